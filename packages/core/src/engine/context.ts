@@ -1,0 +1,28 @@
+import type { Clock } from '../clock.js';
+import type { TidingsEmitter } from '../events.js';
+import type { Storage } from '../storage.js';
+
+/** What every engine module shares: where records live, what time it is, and whom to tell. */
+export interface EngineContext {
+  readonly storage: Storage;
+  readonly clock: Clock;
+  readonly env: string;
+  readonly organizationId: string;
+  readonly events: TidingsEmitter;
+  readonly options: EngineOptions;
+  /** The clock's now as stored text. */
+  now(): string;
+}
+
+export interface EngineOptions {
+  /** What happens to email/sms/chat/push steps outside a subscriber's schedule. @default 'defer' */
+  readonly outsideSchedule: 'defer' | 'skip';
+  /** How long a claimed job is leased to this worker before another may take it. @default 30_000 */
+  readonly leaseMs: number;
+  /** How many jobs one claim takes. @default 100 */
+  readonly batchSize: number;
+  /** How many times a job is tried before it is given up. @default 5 */
+  readonly maxAttempts: number;
+  /** Longest sleep of the job loop when no job is due, in case another process enqueued one. @default 5_000 */
+  readonly maxIdleMs: number;
+}

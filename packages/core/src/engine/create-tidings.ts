@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { systemClock, type Clock } from '../clock.js';
+import { createEmitter, type TidingsEvents } from '../events.js';
+import type { Storage } from '../storage.js';
+import { parseInput } from '../validation.js';
+import { integrationsApi, tenantsApi, workflowsApi } from './catalog-api.js';
+import type { EngineContext, EngineOptions } from './context.js';
+import { createJobLoop } from './job-loop.js';
+import { createJobRunner } from './job-runner.js';
+import { messagesApi } from './messages-api.js';
+import { subscribersApi, topicsApi } from './people-api.js';
+import { triggerApi } from './trigger-api.js';
+
+export interface TidingsOptions {
+  /** Where every record lives: `memoryStorage()`, `sqliteStorage(...)`, `postgresStorage(...)`. */
+  storage: Storage;
+  /** Where time comes from. @default the system clock */
+  clock?: Clock;
+  /** The environment this engine works in; records of other environments are invisible. @default 'default' */
+  environmentId?: string;
+  /** @default 'default' */
+  organizationId?: string;
+  /** @default 'defer' */
+  outsideSchedule?: EngineOptions['outsideSchedule'];
+  /** @default 30_000 */
+  leaseMs?: number;
+  /** @default 100 */
+  batchSize?: number;
+  /** @default 5 */
+  maxAttempts?: number;
+  /** @default 5_000 */
+  maxIdleMs?: number;
+  /** Called with errors the background job loop could not hand to anyone. @default console.error */
+  onError?: (error: unknown) => void;
+}
+
+const optionsSchema = z.object({
+  environmentId: z.string().min(1).default('default'),
+  organizationId: z.string().min(1).default('default'),
+  outsideSchedule: z.enum(['defer', 'skip']).default('defer'),
+  leaseMs: z.number().int().min(100).default(30_000),
+  batchSize: z.number().int().min(1).max(10_000).default(100),
+  maxAttempts: z.number().int().min(1).max(100).default(5),
+  maxIdleMs: z.number().int().min(10).default(5_000),
+});
+
+/** Creates an engine over a storage. Nothing runs in the background until `start()`. */
+export function createTidings(options: TidingsOptions) {
+  const { storage, clock = systemClock, onError = (error: unknown) => console.error('[tidings]', error) } = options;
+  const { environmentId, organizationId, ...engineOptions } = parseInput(
+    optionsSchema,
+    Object.fromEntries(Object.entries(options).filter(([key]) => key in optionsSchema.shape)),
+    'engine options',
+  );
+  const events = createEmitter();
+  const ctx: EngineContext = {
+    storage,
+    clock,
+    env: environmentId,
+    organizationId,
+    events,
+    options: engineOptions,
+    now: () => clock.now().toISOString(),
+  };
+  const runner = createJobRunner(ctx);
+  const loop = createJobLoop(ctx, runner, onError);
+  const triggers = triggerApi(ctx);
+
+  return {
+    environmentId,
+    organizationId,
+    storage,
+    workflows: workflowsApi(ctx),
+    subscribers: subscribersApi(ctx),
+    topics: topicsApi(ctx),
+    tenants: tenantsApi(ctx),
+    integrations: integrationsApi(ctx),
+    messages: messagesApi(ctx),
+    trigger: triggers.trigger,
+    triggerBulk: triggers.triggerBulk,
+    cancel: triggers.cancel,
+    /** Runs every job due by the clock now; returns how many ran. For tests with a manual clock. */
+    runDue: runner.runDue,
+    /** Starts the background job loop. */
+    start: loop.start,
+    /** Stops the job loop after the jobs in flight; the storage stays open. */
+    stop: loop.stop,
+    events: {
+      on: events.on,
+      off: events.off,
+    } as Pick<typeof events, 'on' | 'off'>,
+  };
+}
+
+export type Tidings = ReturnType<typeof createTidings>;
+export type { TidingsEvents };

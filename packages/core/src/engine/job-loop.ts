@@ -1,0 +1,76 @@
+import type { EngineContext } from './context.js';
+import type { JobRunner } from './job-runner.js';
+
+export interface JobLoop {
+  start(): void;
+  /** Stops claiming new jobs and resolves once the jobs in flight have finished. */
+  stop(): Promise<void>;
+  readonly running: boolean;
+}
+
+/**
+ * Runs due jobs until stopped. Between runs it sleeps until the earliest job becomes due (never past
+ * `maxIdleMs`, in case another process enqueued one) and wakes at once when this engine enqueues jobs.
+ */
+export function createJobLoop(ctx: EngineContext, runner: JobRunner, onError: (error: unknown) => void): JobLoop {
+  let running = false;
+  let current: Promise<void> | null = null;
+  let wake: (() => void) | null = null;
+  let poked = false;
+
+  ctx.events.on('jobs.enqueued', () => {
+    poked = true;
+    wake?.();
+  });
+
+  function sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wake = null;
+        resolve();
+      }
+      wake = done;
+    });
+  }
+
+  async function loop(): Promise<void> {
+    while (running) {
+      poked = false;
+      let ran = 0;
+      try {
+        ran = await runner.runDue();
+      } catch (error) {
+        onError(error);
+      }
+      if (!running) break;
+      if (poked) continue;
+      let wait = ctx.options.maxIdleMs;
+      try {
+        const next = await ctx.storage.jobs.nextDueAt(ctx.env);
+        if (next !== null) wait = Math.min(wait, Math.max(Date.parse(next) - ctx.clock.now().getTime(), ran === 0 ? 25 : 0));
+      } catch (error) {
+        onError(error);
+      }
+      if (running && !poked) await sleep(wait);
+    }
+  }
+
+  return {
+    get running() {
+      return running;
+    },
+    start() {
+      if (running) return;
+      running = true;
+      current = loop();
+    },
+    async stop() {
+      running = false;
+      wake?.();
+      await current;
+      current = null;
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import { notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import {
+  subscriberIdListSchema,
+  subscriberInputSchema,
+  topicInputSchema,
+  topicKeySchema,
+  type Subscriber,
+  type SubscriberInput,
+  type Topic,
+  type TopicInput,
+  type TopicSubscription,
+} from '../schemas/index.js';
+import type { StorageRepositories } from '../storage.js';
+import { parseInput } from '../validation.js';
+import type { EngineContext } from './context.js';
+
+export function subscribersApi(ctx: EngineContext) {
+  const { storage, env } = ctx;
+  return {
+    /** Creates the subscriber or changes only the members given (`data` is replaced whole). */
+    async upsert(input: SubscriberInput): Promise<Subscriber> {
+      const patch = parseInput(subscriberInputSchema, input, 'subscriber');
+      const [stored] = await storage.subscribers.upsertMany(env, [{ patch, _id: newId(ctx.clock.now()) }], ctx.now(), ctx.organizationId);
+      return stored!;
+    },
+    /** The subscriber, or null when there is none. */
+    async get(subscriberId: string): Promise<Subscriber | null> {
+      const [found] = await storage.subscribers.getMany(env, [subscriberId]);
+      return found ?? null;
+    },
+    /** Deletes the subscriber with its preferences and topic memberships; not_found when absent. */
+    async delete(subscriberId: string): Promise<void> {
+      if (!(await storage.subscribers.delete(env, subscriberId))) throw notFound('Subscriber', subscriberId);
+    },
+  };
+}
+
+async function ensureTopic(ctx: EngineContext, tx: StorageRepositories, key: string, name?: string): Promise<Topic> {
+  const existing = await tx.topics.get(ctx.env, key);
+  if (existing && (name === undefined || name === existing.name)) return existing;
+  const now = ctx.now();
+  return tx.topics.upsert(ctx.env, {
+    _id: existing?._id ?? newId(ctx.clock.now()),
+    key,
+    name: name ?? existing?.name ?? key,
+    _environmentId: ctx.env,
+    _organizationId: ctx.organizationId,
+    createdAt: existing?.createdAt ?? now,
+    updatedAt: now,
+  });
+}
+
+export function topicsApi(ctx: EngineContext) {
+  const { storage, env } = ctx;
+  return {
+    async upsert(input: TopicInput): Promise<Topic> {
+      const parsed = parseInput(topicInputSchema, input, 'topic');
+      return storage.transaction((tx) => ensureTopic(ctx, tx, parsed.key, parsed.name));
+    },
+    get: (key: string) => storage.topics.get(env, key),
+    /**
+     * Adds existing subscribers to the topic (created when missing). Unknown subscriberIds are
+     * reported in `notFound` and not added.
+     */
+    async addSubscribers(key: string, subscriberIds: readonly string[]): Promise<{ succeeded: string[]; notFound: string[] }> {
+      const topicKey = parseInput(topicKeySchema, key, 'topic key');
+      const ids = [...new Set(parseInput(subscriberIdListSchema, subscriberIds, 'subscriber ids'))];
+      return storage.transaction(async (tx) => {
+        const topic = await ensureTopic(ctx, tx, topicKey);
+        const found = await tx.subscribers.getMany(env, ids);
+        await tx.topics.addMembers(env, topic, found);
+        const known = new Set(found.map((s) => s.subscriberId));
+        return { succeeded: ids.filter((id) => known.has(id)), notFound: ids.filter((id) => !known.has(id)) };
+      });
+    },
+    /** Removes members; returns how many were in the topic. */
+    async removeSubscribers(key: string, subscriberIds: readonly string[]): Promise<{ removed: number }> {
+      const ids = parseInput(subscriberIdListSchema, subscriberIds, 'subscriber ids');
+      return { removed: await storage.topics.removeMembers(env, key, ids) };
+    },
+    /** The membership, or null when the subscriber is not in the topic (or the topic does not exist). */
+    getSubscription: (key: string, subscriberId: string): Promise<TopicSubscription | null> =>
+      storage.topics.getSubscription(env, key, subscriberId),
+  };
+}

@@ -1,0 +1,23 @@
+import mitt, { type Emitter } from 'mitt';
+import type { Job, Message, Notification } from './schemas/index.js';
+
+/** Every state change the engine makes, by name, with what it carries. */
+export type TidingsEvents = {
+  'notification.triggered': { notification: Notification; subscriberIds: string[] };
+  'message.created': { message: Message };
+  'message.sent': { message: Message };
+  'message.failed': { message: Message; error: string };
+  'message.read': { message: Message };
+  'message.seen': { message: Message };
+  'message.unread': { message: Message };
+  'message.unseen': { message: Message };
+  'message.action': { message: Message };
+  'digest.flushed': { transactionIds: string[]; subscriberId: string; count: number };
+  'job.failed': { job: Job; error: string };
+  /** Jobs were added: the job loop wakes to look at them. */
+  'jobs.enqueued': { count: number; earliestRunAt: string };
+};
+
+export type TidingsEmitter = Emitter<TidingsEvents>;
+
+export const createEmitter = (): TidingsEmitter => mitt<TidingsEvents>();

@@ -1,0 +1,2 @@
+export { evaluateFilters, explainFilters, firstFailure } from './evaluate.js';
+export type { FilterContext, FilterTrace, GroupTrace, PartTrace } from './evaluate.js';

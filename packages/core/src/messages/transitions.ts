@@ -1,0 +1,31 @@
+import type { ActionStatus, ButtonType, JsonObject, MarkValue, Message } from '../schemas/index.js';
+
+/**
+ * The message after marking it. `read` sets read and seen; `seen` sets seen; `unread` clears read and
+ * leaves it seen; `unseen` clears both, so "read implies seen" always holds. The date of the flag
+ * touched moves to `now` (never backwards).
+ */
+export function applyMarkAs(message: Message, markAs: MarkValue, now: string): Message {
+  const later = (previous: string | undefined) => (previous !== undefined && previous > now ? previous : now);
+  switch (markAs) {
+    case 'read':
+      return { ...message, read: true, seen: true, lastReadDate: later(message.lastReadDate), lastSeenDate: later(message.lastSeenDate) };
+    case 'seen':
+      return { ...message, seen: true, lastSeenDate: later(message.lastSeenDate) };
+    case 'unread':
+      return { ...message, read: false, seen: true, lastReadDate: later(message.lastReadDate) };
+    case 'unseen':
+      return { ...message, read: false, seen: false, lastSeenDate: later(message.lastSeenDate) };
+  }
+}
+
+/** The message after a CTA button action: the action's status and result change; read/seen do not. */
+export function applyAction(message: Message, type: ButtonType, status: ActionStatus, payload: JsonObject = {}): Message {
+  return {
+    ...message,
+    cta: {
+      ...message.cta,
+      action: { ...message.cta.action, status, result: { type, payload } },
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import { z } from 'zod';
+
+export const CHANNELS = ['in_app', 'email', 'sms', 'chat', 'push'] as const;
+export const channelSchema = z.enum(CHANNELS);
+export type Channel = z.infer<typeof channelSchema>;
+
+export const stepTypeSchema = z.enum([...CHANNELS, 'digest', 'delay']);
+export type StepType = z.infer<typeof stepTypeSchema>;
+
+export const messageStatusSchema = z.enum(['sent', 'error', 'warning']);
+export type MessageStatus = z.infer<typeof messageStatusSchema>;
+
+export const actionStatusSchema = z.enum(['pending', 'done']);
+export type ActionStatus = z.infer<typeof actionStatusSchema>;
+
+export const overrideSourceSchema = z.enum(['subscriber', 'template', 'workflowOverride']);
+export type OverrideSource = z.infer<typeof overrideSourceSchema>;
+
+export const markValueSchema = z.enum(['read', 'seen', 'unread', 'unseen']);
+export type MarkValue = z.infer<typeof markValueSchema>;
+
+export const timeUnitSchema = z.enum(['seconds', 'minutes', 'hours', 'days', 'weeks', 'months']);
+export type TimeUnit = z.infer<typeof timeUnitSchema>;
+
+export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
+export const weekdaySchema = z.enum(WEEKDAYS);
+export type Weekday = z.infer<typeof weekdaySchema>;
+
+export const buttonTypeSchema = z.enum(['primary', 'secondary']);
+export type ButtonType = z.infer<typeof buttonTypeSchema>;
+
+/** Chat and push provider ids a subscriber's channel settings may name. */
+export const channelProviderIdSchema = z.enum([
+  'slack',
+  'discord',
+  'msteams',
+  'mattermost',
+  'ryver',
+  'zulip',
+  'grafana-on-call',
+  'getstream',
+  'rocket-chat',
+  'whatsapp-business',
+  'chat-webhook',
+  'novu-slack',
+  'fcm',
+  'apns',
+  'expo',
+  'one-signal',
+  'pushpad',
+  'push-webhook',
+  'pusher-beams',
+  'appio',
+]);
+export type ChannelProviderId = z.infer<typeof channelProviderIdSchema>;
+
+export const triggerStatusSchema = z.enum([
+  'error',
+  'trigger_not_active',
+  'no_workflow_active_steps_defined',
+  'no_workflow_steps_defined',
+  'processed',
+  'no_tenant_found',
+  'invalid_recipients',
+]);
+export type TriggerStatus = z.infer<typeof triggerStatusSchema>;
+
+/** An ISO 8601 instant as every record stores it: `Date#toISOString()` form, so text order is time order. */
+export const isoInstantSchema = z.string();
+
+export const jsonObjectSchema = z.record(z.string(), z.unknown());
+export type JsonObject = z.infer<typeof jsonObjectSchema>;

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { channelSchema, isoInstantSchema } from './enums.js';
+import { filterSchema } from './filter.js';
+
+const STRING_CREDENTIALS = [
+  'apiKey', 'user', 'secretKey', 'domain', 'password', 'host', 'port', 'region', 'accountSid', 'messageProfileId',
+  'token', 'from', 'senderName', 'projectName', 'applicationId', 'clientId', 'baseUrl', 'webhookUrl', 'redirectUrl',
+  'serviceAccount', 'ipPoolName', 'apiKeyRequestHeader', 'secretKeyRequestHeader', 'idPath', 'datePath', 'apiToken',
+  'authenticationTokenKey', 'instanceId', 'alertUid', 'title', 'imageUrl', 'state', 'externalLink', 'channelId',
+  'phoneNumberIdentification', 'accessKey', 'appSid', 'senderId', 'AppIOBaseUrl',
+] as const;
+const BOOLEAN_CREDENTIALS = ['secure', 'requireTls', 'ignoreTls', 'hmac', 'authenticateByToken'] as const;
+
+/** Credential members that hold secrets: masked whenever integrations leave the process. */
+export const SECRET_CREDENTIALS = [
+  'apiKey', 'secretKey', 'password', 'token', 'apiToken', 'accessKey', 'serviceAccount', 'authenticationTokenKey',
+] as const;
+
+export const credentialsSchema = z.object({
+  ...(Object.fromEntries(STRING_CREDENTIALS.map((k) => [k, z.string().optional()])) as {
+    [K in (typeof STRING_CREDENTIALS)[number]]: z.ZodOptional<z.ZodString>;
+  }),
+  ...(Object.fromEntries(BOOLEAN_CREDENTIALS.map((k) => [k, z.boolean().optional()])) as {
+    [K in (typeof BOOLEAN_CREDENTIALS)[number]]: z.ZodOptional<z.ZodBoolean>;
+  }),
+  tlsOptions: z.record(z.string(), z.unknown()).optional(),
+});
+export type Credentials = z.infer<typeof credentialsSchema>;
+
+const integrationFields = {
+  _id: z.string().optional(),
+  name: z.string().trim().min(1, 'must not be empty'),
+  identifier: z.string().trim().min(1).optional(),
+  providerId: z.string().trim().min(1, 'must not be empty'),
+  channel: channelSchema,
+  credentials: credentialsSchema.default({}),
+  configurations: z
+    .object({ inboundWebhookEnabled: z.boolean().optional(), inboundWebhookSigningKey: z.string().optional() })
+    .optional(),
+  active: z.boolean().default(true),
+  primary: z.boolean().default(false),
+  conditions: z.array(filterSchema).default([]),
+};
+
+export const integrationInputSchema = z.object(integrationFields);
+export type IntegrationInput = z.input<typeof integrationInputSchema>;
+
+export const integrationSchema = z.object({
+  ...integrationFields,
+  _id: z.string(),
+  identifier: z.string(),
+  _environmentId: z.string(),
+  _organizationId: z.string(),
+  deleted: z.boolean(),
+  deletedAt: z.string().optional(),
+  deletedBy: z.string().optional(),
+  createdAt: isoInstantSchema,
+  updatedAt: isoInstantSchema,
+});
+export type Integration = z.infer<typeof integrationSchema>;

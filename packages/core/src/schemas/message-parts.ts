@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { actionStatusSchema, buttonTypeSchema, jsonObjectSchema } from './enums.js';
+
+export const emailBlockSchema = z.object({
+  type: z.enum(['button', 'text']),
+  content: z.string(),
+  url: z.string().optional(),
+  styles: z.object({ textAlign: z.enum(['center', 'left', 'right']) }).optional(),
+});
+export type EmailBlock = z.infer<typeof emailBlockSchema>;
+
+export const actionButtonSchema = z.object({
+  type: buttonTypeSchema,
+  content: z.string(),
+  resultContent: z.string().optional(),
+});
+export type ActionButton = z.infer<typeof actionButtonSchema>;
+
+export const messageActionSchema = z.object({
+  status: actionStatusSchema.optional(),
+  buttons: z.array(actionButtonSchema).optional(),
+  result: z
+    .object({
+      payload: jsonObjectSchema.optional(),
+      type: buttonTypeSchema.optional(),
+    })
+    .optional(),
+});
+export type MessageAction = z.infer<typeof messageActionSchema>;
+
+export const messageCtaSchema = z.object({
+  type: z.literal('redirect').optional(),
+  data: z.object({ url: z.string().optional() }).optional(),
+  action: messageActionSchema.optional(),
+});
+export type MessageCta = z.infer<typeof messageCtaSchema>;

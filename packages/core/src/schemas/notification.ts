@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { isoInstantSchema, jsonObjectSchema } from './enums.js';
+
+/** One accepted trigger: the record every job and message of that trigger points back to. */
+export const notificationSchema = z.object({
+  _id: z.string(),
+  _environmentId: z.string(),
+  _organizationId: z.string(),
+  _templateId: z.string(),
+  templateIdentifier: z.string(),
+  transactionId: z.string(),
+  payload: jsonObjectSchema,
+  overrides: jsonObjectSchema,
+  actorId: z.string().nullable(),
+  tenantId: z.string().nullable(),
+  context: z.record(z.string(), z.string()),
+  createdAt: isoInstantSchema,
+});
+export type Notification = z.infer<typeof notificationSchema>;
+
+export const jobDataSchema = z.object({
+  notificationId: z.string(),
+  /** Index of the next step to walk. */
+  stepIndex: z.number().int().min(0),
+});
+export type JobData = z.infer<typeof jobDataSchema>;
+
+/** A durable unit of work: walk the steps of one notification for one subscriber from `data.stepIndex`. */
+export interface Job {
+  id: string;
+  environmentId: string;
+  kind: 'walk';
+  runAt: string;
+  attempts: number;
+  lockedBy: string | null;
+  lockedUntil: string | null;
+  transactionId: string;
+  subscriberId: string;
+  data: JobData;
+  lastError: string | null;
+}

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { filterSchema } from './filter.js';
+import { jsonObjectSchema, stepTypeSchema, timeUnitSchema, weekdaySchema } from './enums.js';
+import { emailBlockSchema, messageCtaSchema } from './message-parts.js';
+
+const amountSchema = z.number().positive();
+
+export const digestRegularMetadataSchema = z.object({
+  type: z.enum(['regular', 'backoff']),
+  amount: amountSchema.optional(),
+  unit: timeUnitSchema.optional(),
+  digestKey: z.string().optional(),
+  backoff: z.boolean().optional(),
+  backoffAmount: amountSchema.optional(),
+  backoffUnit: timeUnitSchema.optional(),
+  updateMode: z.boolean().optional(),
+});
+
+const ATTIME = /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/;
+const MONTH_DAY = /^([1-9]|[12]\d|3[01])$/;
+
+export const timedConfigSchema = z.object({
+  atTime: z.string().regex(ATTIME, 'must be a 24-hour time HH:mm or HH:mm:ss').optional(),
+  weekDays: z.array(weekdaySchema).optional(),
+  monthDays: z.array(z.union([z.string(), z.number()]).transform(String).pipe(z.string().regex(MONTH_DAY, 'must be a day of the month from 1 to 31'))).optional(),
+  ordinal: z.union([z.enum(['1', '2', '3', '4', '5', 'last']), z.number().int().min(1).max(5).transform(String)]).optional(),
+  ordinalValue: z.enum(['day', 'weekday', 'weekend', ...weekdaySchema.options]).optional(),
+  monthlyType: z.enum(['each', 'on']).optional(),
+});
+export type TimedConfig = z.infer<typeof timedConfigSchema>;
+
+export const digestTimedMetadataSchema = z.object({
+  type: z.literal('timed'),
+  amount: amountSchema.optional(),
+  unit: timeUnitSchema.optional(),
+  digestKey: z.string().optional(),
+  timed: timedConfigSchema.optional(),
+});
+
+export const delayScheduledMetadataSchema = z.object({
+  type: z.literal('scheduled'),
+  delayPath: z.string().min(1),
+});
+
+export const digestMetadataSchema = z.discriminatedUnion('type', [digestRegularMetadataSchema, digestTimedMetadataSchema]);
+export type DigestMetadata = z.infer<typeof digestMetadataSchema>;
+
+export const delayRegularMetadataSchema = z.object({
+  type: z.literal('regular'),
+  amount: amountSchema.optional(),
+  unit: timeUnitSchema.optional(),
+});
+export const delayMetadataSchema = z.discriminatedUnion('type', [delayRegularMetadataSchema, delayScheduledMetadataSchema]);
+export type DelayMetadata = z.infer<typeof delayMetadataSchema>;
+
+/** What a step renders: its type and the content fields of that channel. */
+export const stepTemplateSchema = z.object({
+  type: stepTypeSchema,
+  name: z.string().optional(),
+  subject: z.string().optional(),
+  title: z.string().optional(),
+  preheader: z.string().optional(),
+  senderName: z.string().optional(),
+  content: z.union([z.string(), z.array(emailBlockSchema)]).optional(),
+  avatar: z.string().optional(),
+  cta: messageCtaSchema.optional(),
+  data: jsonObjectSchema.optional(),
+});
+export type StepTemplate = z.infer<typeof stepTemplateSchema>;
+
+const stepFields = {
+  _id: z.string().optional(),
+  uuid: z.string().optional(),
+  name: z.string().optional(),
+  _templateId: z.string().optional(),
+  active: z.boolean().default(true),
+  shouldStopOnFail: z.boolean().default(false),
+  template: stepTemplateSchema,
+  filters: z.array(filterSchema).default([]),
+  _parentId: z.string().optional(),
+  metadata: z.union([digestMetadataSchema, delayScheduledMetadataSchema]).optional(),
+  replyCallback: z.object({ active: z.boolean().optional(), url: z.string().optional() }).optional(),
+};
+
+export const stepVariantSchema = z.object(stepFields);
+export type StepVariant = z.infer<typeof stepVariantSchema>;
+
+export const stepSchema = z.object({ ...stepFields, variants: z.array(stepVariantSchema).default([]) });
+export type Step = z.infer<typeof stepSchema>;
+export type StepInput = z.input<typeof stepSchema>;

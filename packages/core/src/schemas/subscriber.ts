@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { isValidTimeZone } from '../schedule/time-zone.js';
+import { channelProviderIdSchema, isoInstantSchema, jsonObjectSchema } from './enums.js';
+
+export const channelCredentialsSchema = z.object({
+  webhookUrl: z.string().optional(),
+  channel: z.string().optional(),
+  deviceTokens: z.array(z.string()).optional(),
+  alertUid: z.string().optional(),
+  title: z.string().optional(),
+  imageUrl: z.string().optional(),
+  state: z.string().optional(),
+  externalUrl: z.string().optional(),
+});
+export type ChannelCredentials = z.infer<typeof channelCredentialsSchema>;
+
+export const channelSettingsInputSchema = z.object({
+  providerId: channelProviderIdSchema,
+  integrationIdentifier: z.string().optional(),
+  credentials: channelCredentialsSchema.default({}),
+  _integrationId: z.string().optional(),
+});
+
+export const channelSettingsSchema = channelSettingsInputSchema.extend({ _integrationId: z.string() });
+export type ChannelSettings = z.infer<typeof channelSettingsSchema>;
+
+export const timeZoneSchema = z.string().refine(isValidTimeZone, { message: 'must be an IANA time zone such as "Europe/Paris"' });
+
+const nullableText = z.string().nullable().optional();
+
+/** What a caller gives to create or update a subscriber: only `subscriberId` is required. */
+export const subscriberInputSchema = z.object({
+  subscriberId: z.string().trim().min(1, 'must not be empty'),
+  firstName: nullableText,
+  lastName: nullableText,
+  email: nullableText,
+  phone: nullableText,
+  avatar: nullableText,
+  locale: nullableText,
+  timezone: timeZoneSchema.nullable().optional(),
+  data: jsonObjectSchema.nullable().optional(),
+  channels: z.array(channelSettingsInputSchema).optional(),
+  isOnline: z.boolean().nullable().optional(),
+  lastOnlineAt: z.string().nullable().optional(),
+});
+export type SubscriberInput = z.input<typeof subscriberInputSchema>;
+export type SubscriberPatch = z.output<typeof subscriberInputSchema>;
+
+export const subscriberSchema = z.object({
+  _id: z.string(),
+  subscriberId: z.string(),
+  firstName: z.string().nullable(),
+  lastName: z.string().nullable(),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+  avatar: z.string().nullable(),
+  locale: z.string().nullable(),
+  timezone: z.string().nullable(),
+  data: jsonObjectSchema.nullable(),
+  channels: z.array(channelSettingsSchema),
+  isOnline: z.boolean().nullable(),
+  lastOnlineAt: z.string().nullable(),
+  _organizationId: z.string(),
+  _environmentId: z.string(),
+  deleted: z.boolean(),
+  createdAt: isoInstantSchema,
+  updatedAt: isoInstantSchema,
+});
+export type Subscriber = z.infer<typeof subscriberSchema>;

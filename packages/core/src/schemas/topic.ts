@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { isoInstantSchema, jsonObjectSchema } from './enums.js';
+
+export const topicKeySchema = z.string().trim().min(1, 'must not be empty');
+
+export const topicInputSchema = z.object({ key: topicKeySchema, name: z.string().optional() });
+export type TopicInput = z.input<typeof topicInputSchema>;
+
+export const topicSchema = z.object({
+  _id: z.string(),
+  key: z.string(),
+  name: z.string(),
+  _environmentId: z.string(),
+  _organizationId: z.string(),
+  createdAt: isoInstantSchema,
+  updatedAt: isoInstantSchema,
+});
+export type Topic = z.infer<typeof topicSchema>;
+
+export const topicSubscriptionSchema = z.object({
+  _organizationId: z.string(),
+  _environmentId: z.string(),
+  _subscriberId: z.string(),
+  _topicId: z.string(),
+  topicKey: z.string(),
+  externalSubscriberId: z.string(),
+});
+export type TopicSubscription = z.infer<typeof topicSubscriptionSchema>;
+
+export const subscriberIdListSchema = z.array(z.string().trim().min(1, 'must not be empty')).max(10_000);
+
+export const tenantInputSchema = z.object({
+  identifier: z.string().trim().min(1, 'must not be empty'),
+  name: z.string().optional(),
+  data: jsonObjectSchema.optional(),
+});
+export type TenantInput = z.input<typeof tenantInputSchema>;
+
+export const tenantSchema = z.object({
+  _id: z.string(),
+  identifier: z.string(),
+  name: z.string(),
+  data: jsonObjectSchema,
+  _environmentId: z.string(),
+  createdAt: isoInstantSchema,
+  updatedAt: isoInstantSchema,
+});
+export type Tenant = z.infer<typeof tenantSchema>;

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { jsonObjectSchema, triggerStatusSchema } from './enums.js';
+import { subscriberInputSchema } from './subscriber.js';
+import { topicKeySchema } from './topic.js';
+
+export const MAX_BULK_EVENTS = 100;
+
+export const topicRecipientSchema = z.object({ type: z.literal('Topic'), topicKey: topicKeySchema });
+export type TopicRecipient = z.infer<typeof topicRecipientSchema>;
+
+/** One recipient: a subscriberId, a subscriber object (upserted), or a topic reference. */
+export const recipientSchema = z.union([z.string(), topicRecipientSchema, subscriberInputSchema]);
+export type Recipient = z.input<typeof recipientSchema>;
+
+export const triggerEventSchema = z.object({
+  name: z.string({ error: 'is required: the workflow trigger identifier' }).trim().min(1, 'must not be empty'),
+  payload: jsonObjectSchema.default({}),
+  overrides: jsonObjectSchema.default({}),
+  to: z.union([recipientSchema, z.array(recipientSchema)], { error: 'is required: a subscriberId, a subscriber, a topic or an array of them' }),
+  transactionId: z.string().trim().min(1).max(255).optional(),
+  actor: z.union([z.string().min(1), subscriberInputSchema]).optional(),
+  tenant: z.union([z.string().min(1), z.object({ identifier: z.string().min(1), name: z.string().optional(), data: jsonObjectSchema.optional() })]).optional(),
+  context: z.record(z.string(), z.string()).optional(),
+});
+export type TriggerEvent = z.input<typeof triggerEventSchema>;
+export type ParsedTriggerEvent = z.output<typeof triggerEventSchema>;
+
+export const triggerResultSchema = z.object({
+  acknowledged: z.boolean(),
+  status: triggerStatusSchema,
+  error: z.array(z.string()).optional(),
+  transactionId: z.string().optional(),
+});
+export type TriggerResult = z.infer<typeof triggerResultSchema>;

@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import { channelPreferencesSchema } from './schedule.js';
+import { isoInstantSchema, jsonObjectSchema } from './enums.js';
+import { delayMetadataSchema, digestMetadataSchema, stepSchema, type Step } from './step.js';
+import { templateSyntaxError } from '../templates/render.js';
+
+export const triggerSchema = z.object({
+  type: z.literal('event').default('event'),
+  identifier: z.string().trim().min(1, 'must not be empty'),
+  variables: z.array(z.object({ name: z.string() })).default([]),
+  subscriberVariables: z.array(z.object({ name: z.string() })).optional(),
+});
+export type WorkflowTrigger = z.infer<typeof triggerSchema>;
+
+export const notificationGroupSchema = z.object({
+  _id: z.string().optional(),
+  name: z.string(),
+  _environmentId: z.string(),
+  _organizationId: z.string(),
+  _parentId: z.string().optional(),
+});
+
+type StepCheck = (step: Step, addIssue: (path: (string | number)[], message: string) => void) => void;
+
+/** Checks the schema alone cannot: metadata must fit the step type (digest or delay). */
+const checkStepMetadata: StepCheck = (step, addIssue) => {
+  const type = step.template.type;
+  if (type === 'digest') {
+    const parsed = digestMetadataSchema.safeParse(step.metadata ?? { type: 'regular' });
+    if (!parsed.success) for (const i of parsed.error.issues) addIssue(['metadata', ...i.path.map(String)], i.message);
+  } else if (type === 'delay') {
+    const parsed = delayMetadataSchema.safeParse(step.metadata ?? { type: 'regular' });
+    if (!parsed.success) for (const i of parsed.error.issues) addIssue(['metadata', ...i.path.map(String)], i.message);
+  } else if (step.metadata !== undefined) {
+    addIssue(['metadata'], `a ${type} step takes no digest or delay metadata`);
+  }
+};
+
+/** Templates are parsed when the workflow is saved, so a syntax error never waits for the first send. */
+const checkTemplateSyntax: StepCheck = (step, addIssue) => {
+  const { subject, title, content, avatar, cta } = step.template;
+  const texts: [string, string | undefined][] = [
+    ['subject', subject],
+    ['title', title],
+    ['avatar', avatar],
+    ['cta.data.url', cta?.data?.url],
+  ];
+  if (typeof content === 'string') texts.push(['content', content]);
+  else content?.forEach((block, i) => texts.push([`content[${i}].content`, block.content], [`content[${i}].url`, block.url]));
+  for (const [field, text] of texts) {
+    const error = text === undefined ? null : templateSyntaxError(text);
+    if (error) addIssue(['template', ...field.split('.')], `template does not parse: ${error}`);
+  }
+};
+
+const stepChecks: StepCheck[] = [checkStepMetadata, checkTemplateSyntax];
+
+const workflowFields = {
+  _id: z.string().optional(),
+  name: z.string().trim().min(1, 'must not be empty'),
+  description: z.string().default(''),
+  active: z.boolean().default(true),
+  draft: z.boolean().default(false),
+  critical: z.boolean().default(false),
+  preferenceSettings: channelPreferencesSchema.default({}),
+  tags: z.array(z.string()).default([]),
+  steps: z.array(stepSchema).default([]),
+  triggers: z.array(triggerSchema).min(1, 'a workflow needs a trigger identifier'),
+  slug: z.string().optional(),
+  _notificationGroupId: z.string().optional(),
+  notificationGroup: notificationGroupSchema.optional(),
+  data: jsonObjectSchema.optional(),
+  workflowIntegrationStatus: jsonObjectSchema.optional(),
+  _parentId: z.string().optional(),
+};
+
+/** The interface's Workflow as a caller gives it; server-made members are optional. */
+export const workflowInputSchema = z.object(workflowFields).superRefine((workflow, ctx) => {
+  workflow.steps.forEach((step, s) => {
+    const report = (base: (string | number)[]) => (path: (string | number)[], message: string) =>
+      ctx.addIssue({ code: 'custom', path: [...base, ...path], message });
+    for (const check of stepChecks) {
+      check(step, report(['steps', s]));
+      step.variants.forEach((variant, v) => check({ ...variant, variants: [] }, report(['steps', s, 'variants', v])));
+    }
+  });
+});
+export type WorkflowInput = z.input<typeof workflowInputSchema>;
+
+export const workflowSchema = z.object({
+  ...workflowFields,
+  _id: z.string(),
+  identifier: z.string(),
+  slug: z.string(),
+  _organizationId: z.string(),
+  _environmentId: z.string(),
+  _creatorId: z.string(),
+  _notificationGroupId: z.string(),
+  deleted: z.boolean(),
+  deletedAt: z.string().nullable(),
+  deletedBy: z.string().nullable(),
+  createdAt: isoInstantSchema,
+  updatedAt: isoInstantSchema,
+});
+export type Workflow = z.infer<typeof workflowSchema>;

@@ -1,0 +1,216 @@
+import type {
+  Channel,
+  Integration,
+  Job,
+  Message,
+  Notification,
+  PreferenceRow,
+  Subscriber,
+  SubscriberPatch,
+  Tenant,
+  Topic,
+  TopicSubscription,
+  Workflow,
+} from './schemas/index.js';
+
+/**
+ * The Storage port. Every method is scoped to one environment (`env`), never sees another's records,
+ * and takes arrays where callers may have many items (one round trip per batch). Instants are ISO 8601
+ * strings in `toISOString()` form and always come from the engine's clock, never from the database.
+ * Methods named for a race (`notifications.insert`, `jobs.claimDue`, `messages.insertMany`) are atomic
+ * on their own; everything else is atomic when run inside `transaction`.
+ */
+export interface Storage extends StorageRepositories {
+  readonly capabilities: StorageCapabilities;
+  /**
+   * Runs `fn` with repositories whose writes commit together when it resolves and are all undone when
+   * it throws (the error is rethrown). Concurrent transactions behave as if run one after the other.
+   */
+  transaction<T>(fn: (tx: StorageRepositories) => Promise<T>): Promise<T>;
+  /** Releases connections the storage opened itself; a client passed in by the user stays open. */
+  close(): Promise<void>;
+}
+
+export interface StorageCapabilities {
+  /** Several processes may share this storage, and jobs are handed out between them safely. */
+  readonly multiProcess: boolean;
+  /** Records survive the process. */
+  readonly durable: boolean;
+}
+
+export interface StorageRepositories {
+  readonly workflows: WorkflowRepository;
+  readonly subscribers: SubscriberRepository;
+  readonly topics: TopicRepository;
+  readonly tenants: TenantRepository;
+  readonly integrations: IntegrationRepository;
+  readonly preferences: PreferenceRepository;
+  readonly notifications: NotificationRepository;
+  readonly jobs: JobRepository;
+  readonly messages: MessageRepository;
+}
+
+export interface WorkflowRepository {
+  /**
+   * Inserts or replaces the workflow with this `_id`. Throws TidingsError `conflict` when another
+   * workflow of the environment already has its `identifier`.
+   */
+  upsert(env: string, workflow: Workflow): Promise<Workflow>;
+  /** The workflow whose `_id`, `identifier` or `slug` equals `ref` (checked in that order), or null. */
+  find(env: string, ref: string): Promise<Workflow | null>;
+  /** Workflows with these `_id`s; missing ones are left out. */
+  getMany(env: string, ids: readonly string[]): Promise<Workflow[]>;
+  /** Every workflow of the environment, oldest first; empty when there is none. */
+  list(env: string): Promise<Workflow[]>;
+  /** Removes the workflow; false when there was none. */
+  delete(env: string, id: string): Promise<boolean>;
+}
+
+/** A subscriber to create or update; `_id` and `now` are used only when it is created. */
+export interface SubscriberUpsert {
+  readonly patch: SubscriberPatch;
+  readonly _id: string;
+}
+
+export interface SubscriberRepository {
+  /**
+   * Creates each subscriber that does not exist and, for those that do, changes only the members
+   * present in the patch (`undefined` keeps the stored value; `data` is replaced whole). Items are
+   * applied in order, so the same subscriberId twice ends with the later values. Returns the stored
+   * records in input order. Atomic as a batch; two racing creators end with one record.
+   */
+  upsertMany(env: string, items: readonly SubscriberUpsert[], now: string, organizationId: string): Promise<Subscriber[]>;
+  /** Subscribers with these subscriberIds (not internal ids); missing ones are left out. */
+  getMany(env: string, subscriberIds: readonly string[]): Promise<Subscriber[]>;
+  /** Removes the subscriber with its preferences and topic memberships; false when there was none. */
+  delete(env: string, subscriberId: string): Promise<boolean>;
+}
+
+export interface TopicRepository {
+  /** Creates the topic with `key` or renames it; returns the stored record. */
+  upsert(env: string, topic: Topic): Promise<Topic>;
+  get(env: string, key: string): Promise<Topic | null>;
+  /** Adds members; a subscriber already in the topic is left as is. */
+  addMembers(env: string, topic: Topic, subscribers: readonly Pick<Subscriber, '_id' | 'subscriberId'>[]): Promise<void>;
+  /** Removes members by subscriberId; unknown ids are ignored. Returns how many were removed. */
+  removeMembers(env: string, topicKey: string, subscriberIds: readonly string[]): Promise<number>;
+  /** The subscriberIds of every member of these topics, each once; unknown topics add nothing. */
+  memberIds(env: string, topicKeys: readonly string[]): Promise<string[]>;
+  /** The membership of one subscriber, or null when the topic or the membership does not exist. */
+  getSubscription(env: string, topicKey: string, subscriberId: string): Promise<TopicSubscription | null>;
+}
+
+export interface TenantRepository {
+  upsert(env: string, tenant: Tenant): Promise<Tenant>;
+  get(env: string, identifier: string): Promise<Tenant | null>;
+}
+
+export interface IntegrationRepository {
+  /**
+   * Inserts or replaces by `_id`. Throws `conflict` when another integration has the `identifier`.
+   * Storing one with `primary: true` clears `primary` on every other integration of its channel, in
+   * the same atomic step, so a channel never has two primaries.
+   */
+  upsert(env: string, integration: Integration): Promise<Integration>;
+  /** Integrations of the environment, oldest first, optionally only active ones or one channel. */
+  list(env: string, filter?: { active?: boolean; channel?: Channel }): Promise<Integration[]>;
+  get(env: string, id: string): Promise<Integration | null>;
+}
+
+export interface PreferenceRepository {
+  /** Every stored row of the subscriber (global has `workflowId: null`); empty when none. */
+  list(env: string, subscriberId: string): Promise<PreferenceRow[]>;
+  /** Rows for many subscribers at once, for the job runner. */
+  listMany(env: string, subscriberIds: readonly string[]): Promise<PreferenceRow[]>;
+  /** Replaces each row keyed by (subscriberId, workflowId) whole, creating it when absent. */
+  putMany(env: string, rows: readonly PreferenceRow[]): Promise<void>;
+}
+
+export interface NotificationRepository {
+  /**
+   * Stores the notification unless its `transactionId` is already used in the environment; returns
+   * false then and stores nothing. Of two racing inserts with one transactionId exactly one wins.
+   */
+  insert(env: string, notification: Notification): Promise<boolean>;
+  getMany(env: string, ids: readonly string[]): Promise<Notification[]>;
+  getByTransactionId(env: string, transactionId: string): Promise<Notification | null>;
+}
+
+export interface ClaimOptions {
+  /** Only this environment's jobs; all environments when absent. */
+  readonly env?: string;
+  readonly workerId: string;
+  /** The clock's now: jobs with `runAt ≤ now` whose lease is free or expired are due. */
+  readonly now: string;
+  readonly limit: number;
+  readonly leaseMs: number;
+}
+
+export interface JobRepository {
+  /** Stores new jobs (attempts 0, unlocked). */
+  enqueue(jobs: readonly Job[]): Promise<void>;
+  /**
+   * Atomically leases up to `limit` due jobs, earliest `runAt` first: sets `lockedBy = workerId`,
+   * `lockedUntil = now + leaseMs`, counts the attempt, and returns them as updated. A job is never
+   * handed to two workers while its lease holds; once the lease passes, it is due again.
+   */
+  claimDue(options: ClaimOptions): Promise<Job[]>;
+  /** Deletes finished jobs, but only those still leased by `workerId`; returns how many. */
+  complete(ids: readonly string[], workerId: string): Promise<number>;
+  /**
+   * Releases a job leased by `workerId` to run again at `runAt` with new `data` and `lastError`; false
+   * (nothing changed) when the worker no longer holds it.
+   */
+  reschedule(id: string, workerId: string, change: { runAt: string; data: Job['data']; lastError: string | null; resetAttempts: boolean }): Promise<boolean>;
+  /** Deletes every job of the trigger, leased or not; returns how many. */
+  cancelByTransaction(env: string, transactionId: string): Promise<number>;
+  /** The earliest instant any job becomes claimable (its `runAt`, or its lease end), or null. */
+  nextDueAt(env?: string): Promise<string | null>;
+  /** Jobs of the environment, earliest first, optionally of one trigger or subscriber. */
+  list(env: string, filter?: { transactionId?: string; subscriberId?: string }): Promise<Job[]>;
+}
+
+export interface FeedQuery {
+  readonly limit: number;
+  /** The `nextCursor` of the previous page. */
+  readonly cursor?: string;
+  readonly channel?: Channel;
+  readonly read?: boolean;
+  readonly seen?: boolean;
+}
+
+export interface FeedPage {
+  readonly items: Message[];
+  /** Null on the last page. */
+  readonly nextCursor: string | null;
+}
+
+export interface MessageRepository {
+  /**
+   * Stores messages whose `_id` is new and ignores the others (a job run twice creates nothing twice).
+   * Returns the messages actually inserted.
+   */
+  insertMany(messages: readonly Message[]): Promise<Message[]>;
+  /** Messages with these ids that belong to the subscriber (`_subscriberId`); others are left out. */
+  getMany(env: string, subscriberInternalId: string, ids: readonly string[]): Promise<Message[]>;
+  /** Writes whole messages over the stored ones with the same `_id`. */
+  replaceMany(messages: readonly Message[]): Promise<void>;
+  /**
+   * The subscriber's messages newest first (`createdAt`, then `_id`, descending). The cursor is a
+   * position, not an offset, so pages stay stable while new messages arrive.
+   */
+  feed(env: string, subscriberInternalId: string, query: FeedQuery): Promise<FeedPage>;
+  /** Counts computed by the storage in one query. */
+  counts(env: string, subscriberInternalId: string, channel?: Channel): Promise<{ total: number; unread: number; unseen: number }>;
+  /** Every message of a trigger, oldest first. */
+  listByTransaction(env: string, transactionId: string): Promise<Message[]>;
+}
+
+/** Encodes a feed position; shared by every backend so cursors mean the same everywhere. */
+export const feedCursor = {
+  encode: (message: Pick<Message, 'createdAt' | '_id'>) => Buffer.from(`${message.createdAt}|${message._id}`).toString('base64url'),
+  decode(cursor: string): { createdAt: string; id: string } | null {
+    const [createdAt, id] = Buffer.from(cursor, 'base64url').toString().split('|');
+    return createdAt && id ? { createdAt, id } : null;
+  },
+};

@@ -1,0 +1,38 @@
+import type { EmailBlock, MessageCta, StepTemplate } from '../schemas/index.js';
+import { renderTemplate } from './render.js';
+
+/** A step's template with every text rendered. */
+export interface RenderedContent {
+  readonly subject?: string;
+  readonly title?: string;
+  readonly content: string | EmailBlock[];
+  readonly avatar?: string;
+  readonly cta: MessageCta;
+}
+
+/** Renders every text of a step template against the variables (subscriber, payload, step, …). */
+export function renderStep(template: StepTemplate, variables: Record<string, unknown>): RenderedContent {
+  const r = (text: string) => renderTemplate(text, variables);
+  const content =
+    typeof template.content === 'string' || template.content === undefined
+      ? r(template.content ?? '')
+      : template.content.map((block) => ({
+          ...block,
+          content: r(block.content),
+          ...(block.url !== undefined && { url: r(block.url) }),
+        }));
+  const cta: MessageCta = template.cta
+    ? {
+        ...template.cta,
+        ...(template.cta.data && { data: { ...template.cta.data, ...(template.cta.data.url !== undefined && { url: r(template.cta.data.url) }) } }),
+        ...(template.cta.action && { action: { status: 'pending' as const, ...template.cta.action } }),
+      }
+    : {};
+  return {
+    content,
+    cta,
+    ...(template.subject !== undefined && { subject: r(template.subject) }),
+    ...(template.title !== undefined && { title: r(template.title) }),
+    ...(template.avatar !== undefined && { avatar: r(template.avatar) }),
+  };
+}

@@ -1,0 +1,58 @@
+import { afterEach, beforeEach, describe } from 'vitest';
+import type { Storage } from '../storage.js';
+import { catalogSuite } from './suite/catalog.js';
+import { engineSuite } from './suite/engine.js';
+import { jobsSuite } from './suite/jobs.js';
+import { messagesSuite } from './suite/messages.js';
+import { notificationsSuite } from './suite/notifications.js';
+import { peopleSuite } from './suite/people.js';
+import { transactionsSuite } from './suite/transactions.js';
+
+export interface StorageUnderTest {
+  /** A new, empty storage; called before every test. */
+  create(): Storage | Promise<Storage>;
+  /** Cleans up after a test; `storage.close()` when absent. */
+  destroy?(storage: Storage): Promise<void>;
+  /**
+   * Reads a stored record straight from the backend (not through the port), to catch a round trip
+   * that hides a bug: `rawMessage(id)` returns the message's `read`, `seen` and `createdAt` columns.
+   */
+  rawMessage?(storage: Storage, id: string): Promise<{ read: boolean; seen: boolean; createdAt: string } | null>;
+}
+
+/** Gives each suite the current storage: `get()` inside a test returns the one made for it. */
+export interface SuiteContext {
+  get(): Storage;
+  readonly backend: StorageUnderTest;
+}
+
+/**
+ * The whole Storage contract as vitest tests. Every storage adapter runs it in one short test file:
+ * `describeStorage('sqlite', { create: () => sqliteStorage({ filename: ':memory:' }) })`.
+ */
+export function describeStorage(name: string, backend: StorageUnderTest): void {
+  describe(`storage conformance: ${name}`, () => {
+    let storage: Storage | null = null;
+    beforeEach(async () => {
+      storage = await backend.create();
+    });
+    afterEach(async () => {
+      if (storage) await (backend.destroy ? backend.destroy(storage) : storage.close());
+      storage = null;
+    });
+    const context: SuiteContext = {
+      backend,
+      get: () => {
+        if (!storage) throw new Error('storage is only available inside a test');
+        return storage;
+      },
+    };
+    catalogSuite(context);
+    peopleSuite(context);
+    notificationsSuite(context);
+    jobsSuite(context);
+    messagesSuite(context);
+    transactionsSuite(context);
+    engineSuite(context);
+  });
+}

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { manualClock } from '../../clock.js';
+import { createTidings } from '../../engine/create-tidings.js';
+import type { SuiteContext } from '../describe-storage.js';
+
+const welcome = {
+  name: 'Welcome',
+  triggers: [{ identifier: 'welcome' }],
+  steps: [{ template: { type: 'in_app' as const, content: 'Hello {{ subscriber.firstName }}, {{ payload.greeting | default: "hi" }}!', cta: { type: 'redirect' as const, data: { url: '/start/{{ payload.id }}' } } } }],
+};
+
+export function engineSuite({ get }: SuiteContext): void {
+  describe('engine over this storage', () => {
+    const engine = (environmentId = 'env-a') => {
+      const clock = manualClock('2026-05-04T08:00:00.000Z');
+      return { clock, tidings: createTidings({ storage: get(), clock, environmentId }) };
+    };
+
+    it('engine — trigger, runDue, and the rendered in_app message is in the feed with status sent', async () => {
+      const { tidings, clock } = engine();
+      await tidings.workflows.upsert(welcome);
+      const [result] = await tidings.triggerBulk([{ name: 'welcome', to: { subscriberId: 'ada', firstName: 'Ada' }, payload: { greeting: 'welcome aboard', id: 7 } }]);
+      expect(result).toMatchObject({ acknowledged: true, status: 'processed' });
+      expect(await tidings.runDue()).toBe(1);
+      const feed = await tidings.messages.feed('ada');
+      expect(feed.items).toHaveLength(1);
+      expect(feed.items[0]).toMatchObject({
+        content: 'Hello Ada, welcome aboard!',
+        status: 'sent',
+        channel: 'in_app',
+        read: false,
+        seen: false,
+        transactionId: result!.transactionId,
+        templateIdentifier: 'welcome',
+        createdAt: clock.now().toISOString(),
+        cta: { type: 'redirect', data: { url: '/start/7' } },
+      });
+      expect(await tidings.messages.counts('ada')).toEqual({ total: 1, unread: 1, unseen: 1 });
+    });
+
+    it('engine — a topic fans out to each member once, and a job run twice stores each message once', async () => {
+      const { tidings, clock } = engine();
+      await tidings.workflows.upsert(welcome);
+      for (const id of ['a', 'b', 'c']) await tidings.subscribers.upsert({ subscriberId: id });
+      await tidings.topics.addSubscribers('team', ['a', 'b', 'c']);
+      const result = await tidings.trigger({ name: 'welcome', to: [{ type: 'Topic', topicKey: 'team' }, 'a'], actor: 'c' });
+      expect(result.status).toBe('processed');
+      const storage = get();
+      const jobs = await storage.jobs.claimDue({ env: 'env-a', workerId: 'crashed', now: '2026-05-04T08:00:00.000Z', limit: 10, leaseMs: 1 });
+      expect(jobs.map((j) => j.subscriberId).sort()).toEqual(['a', 'b']);
+      // The "crashed" worker's lease runs out, so runDue takes the jobs again; then run them twice over.
+      clock.advance(1);
+      expect(await tidings.runDue()).toBe(2);
+      const messages = await tidings.messages.byTransaction(result.transactionId!);
+      expect(messages.map((m) => m.subscriberId).sort()).toEqual(['a', 'b']);
+      await storage.jobs.enqueue(jobs.map((j) => ({ ...j, id: `${j.id}-again`, lockedBy: null, lockedUntil: null, attempts: 0 })));
+      await tidings.runDue();
+      expect(await tidings.messages.byTransaction(result.transactionId!)).toHaveLength(2);
+    });
+
+    it('engine — a duplicate transactionId is refused per event and the environment of another engine is invisible', async () => {
+      const { tidings } = engine('env-a');
+      const { tidings: other } = engine('env-b');
+      await tidings.workflows.upsert(welcome);
+      const results = await tidings.triggerBulk([
+        { name: 'welcome', to: 'ada', transactionId: 'tx-1' },
+        { name: 'welcome', to: 'bob', transactionId: 'tx-1' },
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['processed', 'error']);
+      expect(results[1]).toEqual({ acknowledged: true, status: 'error', error: ['duplicate_transaction_id'], transactionId: 'tx-1' });
+      expect(await tidings.subscribers.get('bob')).toBeNull();
+      expect((await other.trigger({ name: 'welcome', to: 'ada' })).error).toEqual(['workflow_not_found']);
+      expect(await other.runDue()).toBe(0);
+      expect(await tidings.runDue()).toBe(1);
+      expect(await other.subscribers.get('ada')).toBeNull();
+    });
+
+    it('engine — markAs persists read/seen and the counts follow', async () => {
+      const { tidings } = engine();
+      await tidings.workflows.upsert(welcome);
+      await tidings.triggerBulk([{ name: 'welcome', to: 'ada' }, { name: 'welcome', to: 'ada' }]);
+      await tidings.runDue();
+      const { items } = await tidings.messages.feed('ada');
+      const [marked] = await tidings.messages.markAs('ada', { messageId: items[0]!._id, markAs: 'read' });
+      expect(marked).toMatchObject({ read: true, seen: true });
+      expect(await tidings.messages.counts('ada')).toEqual({ total: 2, unread: 1, unseen: 1 });
+      await tidings.messages.markAs('ada', { messageId: items.map((m) => m._id), markAs: 'seen' });
+      expect(await tidings.messages.counts('ada')).toEqual({ total: 2, unread: 1, unseen: 0 });
+    });
+  });
+}

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import type { SuiteContext } from '../describe-storage.js';
+import { T0, jobRecord, plus } from '../fixtures.js';
+
+const LEASE = 30_000;
+
+export function jobsSuite({ get }: SuiteContext): void {
+  describe('jobs', () => {
+    it('jobs.claimDue — hands out only due jobs, earliest first, up to the limit, counting the attempt and setting the lease', async () => {
+      const s = get();
+      const late = jobRecord('env-a', { runAt: plus(T0, -1000) });
+      const early = jobRecord('env-a', { runAt: plus(T0, -5000) });
+      const future = jobRecord('env-a', { runAt: plus(T0, 60_000) });
+      const third = jobRecord('env-a', { runAt: T0 });
+      await s.jobs.enqueue([late, early, future, third]);
+      const claimed = await s.jobs.claimDue({ workerId: 'w1', now: T0, limit: 2, leaseMs: LEASE });
+      expect(claimed.map((j) => j.id)).toEqual([early.id, late.id]);
+      expect(claimed[0]).toMatchObject({ lockedBy: 'w1', lockedUntil: plus(T0, LEASE), attempts: 1, data: early.data });
+      const rest = await s.jobs.claimDue({ workerId: 'w2', now: T0, limit: 10, leaseMs: LEASE });
+      expect(rest.map((j) => j.id)).toEqual([third.id]);
+    });
+
+    it('jobs.claimDue — never hands one job to two workers before its lease ends', async () => {
+      const s = get();
+      await s.jobs.enqueue(Array.from({ length: 40 }, () => jobRecord('env-a')));
+      const batches = await Promise.all(
+        ['w1', 'w2', 'w3', 'w4'].map((workerId) => s.jobs.claimDue({ workerId, now: T0, limit: 15, leaseMs: LEASE })),
+      );
+      const ids = batches.flat().map((j) => j.id);
+      expect(ids).toHaveLength(40);
+      expect(new Set(ids).size).toBe(40);
+      expect(await s.jobs.claimDue({ workerId: 'w5', now: plus(T0, LEASE - 1), limit: 100, leaseMs: LEASE })).toEqual([]);
+    });
+
+    it('jobs.claimDue — a job whose lease expired is claimed again, and the old worker can no longer complete it', async () => {
+      const s = get();
+      const job = jobRecord('env-a');
+      await s.jobs.enqueue([job]);
+      await s.jobs.claimDue({ workerId: 'dead', now: T0, limit: 1, leaseMs: LEASE });
+      const later = plus(T0, LEASE);
+      expect(await s.jobs.nextDueAt()).toBe(later);
+      const [again] = await s.jobs.claimDue({ workerId: 'alive', now: later, limit: 1, leaseMs: LEASE });
+      expect(again).toMatchObject({ id: job.id, lockedBy: 'alive', attempts: 2 });
+      expect(await s.jobs.complete([job.id], 'dead')).toBe(0);
+      expect(await s.jobs.complete([job.id], 'alive')).toBe(1);
+      expect(await s.jobs.list('env-a')).toEqual([]);
+    });
+
+    it('jobs.reschedule — releases the lease with new data and run time, only for the holder', async () => {
+      const s = get();
+      const job = jobRecord('env-a');
+      await s.jobs.enqueue([job]);
+      await s.jobs.claimDue({ workerId: 'w1', now: T0, limit: 1, leaseMs: LEASE });
+      const runAt = plus(T0, 3_600_000);
+      const change = { runAt, data: { notificationId: 'n', stepIndex: 2 }, lastError: 'boom', resetAttempts: false };
+      expect(await s.jobs.reschedule(job.id, 'w2', change)).toBe(false);
+      expect(await s.jobs.reschedule(job.id, 'w1', change)).toBe(true);
+      const [stored] = await s.jobs.list('env-a');
+      expect(stored).toMatchObject({ runAt, lockedBy: null, lockedUntil: null, attempts: 1, lastError: 'boom', data: { stepIndex: 2 } });
+      expect(await s.jobs.claimDue({ workerId: 'w1', now: T0, limit: 1, leaseMs: LEASE })).toEqual([]);
+      await s.jobs.claimDue({ workerId: 'w1', now: runAt, limit: 1, leaseMs: LEASE });
+      await s.jobs.reschedule(job.id, 'w1', { ...change, resetAttempts: true });
+      expect((await s.jobs.list('env-a'))[0]!.attempts).toBe(0);
+    });
+
+    it('jobs — environment scoping of claimDue, list, nextDueAt and cancelByTransaction', async () => {
+      const s = get();
+      const a = jobRecord('env-a', { transactionId: 'tx', runAt: plus(T0, 10) });
+      const b = jobRecord('env-b', { transactionId: 'tx', runAt: plus(T0, 5) });
+      await s.jobs.enqueue([a, b]);
+      expect(await s.jobs.nextDueAt('env-a')).toBe(a.runAt);
+      expect(await s.jobs.nextDueAt()).toBe(b.runAt);
+      expect((await s.jobs.list('env-b')).map((j) => j.id)).toEqual([b.id]);
+      expect(await s.jobs.cancelByTransaction('env-a', 'tx')).toBe(1);
+      expect((await s.jobs.claimDue({ env: 'env-a', workerId: 'w', now: plus(T0, 100), limit: 10, leaseMs: LEASE })).length).toBe(0);
+      expect((await s.jobs.claimDue({ env: 'env-b', workerId: 'w', now: plus(T0, 100), limit: 10, leaseMs: LEASE })).map((j) => j.id)).toEqual([b.id]);
+      expect(await s.jobs.nextDueAt('env-a')).toBeNull();
+    });
+
+    it('jobs.cancelByTransaction / list — cancels leased and waiting jobs of one trigger; list filters by trigger and subscriber', async () => {
+      const s = get();
+      const jobs = [
+        jobRecord('env-a', { transactionId: 't1', subscriberId: 'u1' }),
+        jobRecord('env-a', { transactionId: 't1', subscriberId: 'u2', runAt: plus(T0, 1) }),
+        jobRecord('env-a', { transactionId: 't2', subscriberId: 'u1', runAt: plus(T0, 2) }),
+      ];
+      await s.jobs.enqueue(jobs);
+      await s.jobs.claimDue({ workerId: 'w', now: T0, limit: 1, leaseMs: LEASE });
+      expect((await s.jobs.list('env-a', { subscriberId: 'u1' })).map((j) => j.transactionId)).toEqual(['t1', 't2']);
+      expect((await s.jobs.list('env-a', { transactionId: 't1' })).length).toBe(2);
+      expect(await s.jobs.cancelByTransaction('env-a', 't1')).toBe(2);
+      expect((await s.jobs.list('env-a')).map((j) => j.transactionId)).toEqual(['t2']);
+    });
+  });
+}

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../../schemas/index.js';
+import type { SuiteContext } from '../describe-storage.js';
+import { T0, messageRecord, plus } from '../fixtures.js';
+
+const ada = { _id: 'i-ada', subscriberId: 'ada' };
+const bob = { _id: 'i-bob', subscriberId: 'bob' };
+
+export function messagesSuite({ get, backend }: SuiteContext): void {
+  describe('messages', () => {
+    it('messages.insertMany — idempotent by _id: a second insert of the same id stores nothing and is not returned', async () => {
+      const s = get();
+      const m = messageRecord('env-a', ada, {
+        cta: { type: 'redirect', data: { url: 'https://x' }, action: { status: 'pending', buttons: [{ type: 'primary', content: 'Go' }] } },
+        content: [{ type: 'text', content: 'Hi' }],
+        payload: { deep: { list: [1, 'two', null] } },
+        subject: 'S',
+      });
+      expect(await s.messages.insertMany([m])).toEqual([m]);
+      expect(await s.messages.insertMany([{ ...m, content: 'changed' }])).toEqual([]);
+      expect(await s.messages.getMany('env-a', ada._id, [m._id])).toEqual([m]);
+    });
+
+    it('messages — round trip keeps booleans, dates and JSON exactly (checked with a raw read where the backend offers one)', async () => {
+      const s = get();
+      const m = messageRecord('env-a', ada, { read: true, seen: true, lastReadDate: plus(T0, 5), createdAt: plus(T0, 1) });
+      await s.messages.insertMany([m]);
+      expect((await s.messages.getMany('env-a', ada._id, [m._id]))[0]).toEqual(m);
+      if (backend.rawMessage) {
+        expect(await backend.rawMessage(s, m._id)).toEqual({ read: true, seen: true, createdAt: m.createdAt });
+      }
+    });
+
+    it('messages.getMany — only the subscriber’s own messages in its environment', async () => {
+      const s = get();
+      const mine = messageRecord('env-a', ada);
+      const theirs = messageRecord('env-a', bob);
+      await s.messages.insertMany([mine, theirs]);
+      expect((await s.messages.getMany('env-a', ada._id, [mine._id, theirs._id])).map((m) => m._id)).toEqual([mine._id]);
+      expect(await s.messages.getMany('env-b', ada._id, [mine._id])).toEqual([]);
+    });
+
+    it('messages.replaceMany — writes whole messages; unknown ids are ignored', async () => {
+      const s = get();
+      const m = messageRecord('env-a', ada);
+      await s.messages.insertMany([m]);
+      const next: Message = { ...m, read: true, seen: true, lastReadDate: plus(T0, 9), cta: { action: { status: 'done', result: { type: 'primary', payload: { a: 1 } } } } };
+      await s.messages.replaceMany([next, messageRecord('env-a', ada)]);
+      expect(await s.messages.getMany('env-a', ada._id, [m._id])).toEqual([next]);
+      expect(await s.messages.counts('env-a', ada._id)).toEqual({ total: 1, unread: 0, unseen: 0 });
+    });
+
+    it('messages.feed — newest first, cursor pages stay stable while new messages arrive, filters apply', async () => {
+      const s = get();
+      const made = Array.from({ length: 7 }, (_, i) =>
+        messageRecord('env-a', ada, { createdAt: plus(T0, (i % 3) * 1000), read: i % 2 === 0, seen: i % 2 === 0, channel: i === 6 ? 'email' : 'in_app' }),
+      );
+      await s.messages.insertMany(made);
+      await s.messages.insertMany([messageRecord('env-a', bob)]);
+      const expected = made
+        .filter((m) => m.channel === 'in_app')
+        .sort((a, b) => (a.createdAt === b.createdAt ? (a._id < b._id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1))
+        .map((m) => m._id);
+      const first = await s.messages.feed('env-a', ada._id, { limit: 4, channel: 'in_app' });
+      expect(first.items.map((m) => m._id)).toEqual(expected.slice(0, 4));
+      await s.messages.insertMany([messageRecord('env-a', ada, { createdAt: plus(T0, 99_000) })]);
+      const second = await s.messages.feed('env-a', ada._id, { limit: 4, channel: 'in_app', cursor: first.nextCursor! });
+      expect(second.items.map((m) => m._id)).toEqual(expected.slice(4));
+      expect(second.nextCursor).toBeNull();
+      const unread = await s.messages.feed('env-a', ada._id, { limit: 50, read: false });
+      expect(unread.items.every((m) => !m.read)).toBe(true);
+      expect(unread.items).toHaveLength(4);
+      expect((await s.messages.feed('env-b', ada._id, { limit: 50 })).items).toEqual([]);
+    });
+
+    it('messages.counts — total, unread and unseen per subscriber and channel', async () => {
+      const s = get();
+      await s.messages.insertMany([
+        messageRecord('env-a', ada, { read: true, seen: true }),
+        messageRecord('env-a', ada, { seen: true }),
+        messageRecord('env-a', ada),
+        messageRecord('env-a', ada, { channel: 'email' }),
+        messageRecord('env-a', bob),
+      ]);
+      expect(await s.messages.counts('env-a', ada._id, 'in_app')).toEqual({ total: 3, unread: 2, unseen: 1 });
+      expect(await s.messages.counts('env-a', ada._id)).toEqual({ total: 4, unread: 3, unseen: 2 });
+      expect(await s.messages.counts('env-b', ada._id)).toEqual({ total: 0, unread: 0, unseen: 0 });
+    });
+
+    it('messages.listByTransaction — every message of one trigger, oldest first', async () => {
+      const s = get();
+      const a = messageRecord('env-a', ada, { transactionId: 't', createdAt: plus(T0, 2) });
+      const b = messageRecord('env-a', bob, { transactionId: 't', createdAt: plus(T0, 1) });
+      await s.messages.insertMany([a, b, messageRecord('env-a', ada, { transactionId: 'other' })]);
+      expect((await s.messages.listByTransaction('env-a', 't')).map((m) => m._id)).toEqual([b._id, a._id]);
+      expect(await s.messages.listByTransaction('env-b', 't')).toEqual([]);
+    });
+  });
+}

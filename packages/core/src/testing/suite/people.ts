@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import type { SuiteContext } from '../describe-storage.js';
+import { ORG, T0, plus, topicRecord } from '../fixtures.js';
+
+export function peopleSuite({ get }: SuiteContext): void {
+  describe('subscribers', () => {
+    it('subscribers.upsertMany — creates with defaults, then changes only the given members; data is replaced whole', async () => {
+      const s = get();
+      const [created] = await s.subscribers.upsertMany('env-a', [{ _id: 'i1', patch: { subscriberId: 'u1', firstName: 'Ada', data: { a: 1, b: 2 } } }], T0, ORG);
+      expect(created).toMatchObject({ _id: 'i1', subscriberId: 'u1', firstName: 'Ada', lastName: null, data: { a: 1, b: 2 }, deleted: false, createdAt: T0, channels: [] });
+      const later = plus(T0, 1000);
+      const [updated] = await s.subscribers.upsertMany('env-a', [{ _id: 'ignored', patch: { subscriberId: 'u1', lastName: 'Lovelace', data: { c: 3 } } }], later, ORG);
+      expect(updated).toMatchObject({ _id: 'i1', firstName: 'Ada', lastName: 'Lovelace', data: { c: 3 }, createdAt: T0, updatedAt: later });
+      expect((await s.subscribers.getMany('env-a', ['u1']))[0]).toEqual(updated);
+    });
+
+    it('subscribers.upsertMany — null clears a member, the same id twice ends with the later values, order is kept', async () => {
+      const s = get();
+      await s.subscribers.upsertMany('env-a', [{ _id: 'i1', patch: { subscriberId: 'u1', email: 'a@x.io', timezone: 'Europe/Paris' } }], T0, ORG);
+      const result = await s.subscribers.upsertMany(
+        'env-a',
+        [
+          { _id: 'i2', patch: { subscriberId: 'u2', firstName: 'One' } },
+          { _id: 'i1b', patch: { subscriberId: 'u1', email: null } },
+          { _id: 'i2b', patch: { subscriberId: 'u2', firstName: 'Two' } },
+        ],
+        T0,
+        ORG,
+      );
+      expect(result.map((r) => r.subscriberId)).toEqual(['u2', 'u1', 'u2']);
+      const [u1, u2] = await s.subscribers.getMany('env-a', ['u1', 'u2']);
+      expect(u1).toMatchObject({ email: null, timezone: 'Europe/Paris' });
+      expect(u2).toMatchObject({ _id: 'i2', firstName: 'Two' });
+    });
+
+    it('subscribers.upsertMany — channel settings merge by provider and keep other credentials', async () => {
+      const s = get();
+      await s.subscribers.upsertMany('env-a', [{ _id: 'i1', patch: { subscriberId: 'u1', channels: [{ providerId: 'slack', credentials: { webhookUrl: 'https://a', channel: '#x' } }] } }], T0, ORG);
+      const [u] = await s.subscribers.upsertMany('env-a', [{ _id: 'i', patch: { subscriberId: 'u1', channels: [{ providerId: 'slack', credentials: { webhookUrl: 'https://b' } }, { providerId: 'fcm', credentials: { deviceTokens: ['t1'] } }] } }], T0, ORG);
+      expect(u!.channels).toEqual([
+        { providerId: 'slack', credentials: { webhookUrl: 'https://b', channel: '#x' }, _integrationId: '' },
+        { providerId: 'fcm', credentials: { deviceTokens: ['t1'] }, _integrationId: '' },
+      ]);
+    });
+
+    it('subscribers — environments are isolated, getMany leaves out missing ids, delete answers false when absent', async () => {
+      const s = get();
+      await s.subscribers.upsertMany('env-a', [{ _id: 'i1', patch: { subscriberId: 'u1' } }], T0, ORG);
+      expect(await s.subscribers.getMany('env-b', ['u1'])).toEqual([]);
+      expect(await s.subscribers.delete('env-b', 'u1')).toBe(false);
+      expect((await s.subscribers.getMany('env-a', ['missing', 'u1'])).map((x) => x.subscriberId)).toEqual(['u1']);
+      expect(await s.subscribers.delete('env-a', 'u1')).toBe(true);
+      expect(await s.subscribers.getMany('env-a', ['u1'])).toEqual([]);
+    });
+
+    it('subscribers.delete — removes topic memberships and preferences too', async () => {
+      const s = get();
+      const [u] = await s.subscribers.upsertMany('env-a', [{ _id: 'i1', patch: { subscriberId: 'u1' } }], T0, ORG);
+      const topic = await s.topics.upsert('env-a', topicRecord('env-a', 'news'));
+      await s.topics.addMembers('env-a', topic, [u!]);
+      await s.preferences.putMany('env-a', [{ subscriberId: 'u1', workflowId: null, enabled: true, channels: { email: false }, updatedAt: T0 }]);
+      await s.subscribers.delete('env-a', 'u1');
+      expect(await s.topics.memberIds('env-a', ['news'])).toEqual([]);
+      expect(await s.preferences.list('env-a', 'u1')).toEqual([]);
+    });
+  });
+
+  describe('topics', () => {
+    it('topics — members are added once, listed once across topics, removed by subscriberId', async () => {
+      const s = get();
+      const subs = await s.subscribers.upsertMany('env-a', ['a', 'b', 'c'].map((id) => ({ _id: `i-${id}`, patch: { subscriberId: id } })), T0, ORG);
+      const news = await s.topics.upsert('env-a', topicRecord('env-a', 'news'));
+      const sports = await s.topics.upsert('env-a', topicRecord('env-a', 'sports'));
+      await s.topics.addMembers('env-a', news, subs.slice(0, 2));
+      await s.topics.addMembers('env-a', news, subs.slice(0, 2));
+      await s.topics.addMembers('env-a', sports, subs.slice(1));
+      expect((await s.topics.memberIds('env-a', ['news', 'sports', 'unknown'])).sort()).toEqual(['a', 'b', 'c']);
+      expect(await s.topics.removeMembers('env-a', 'news', ['a', 'zzz'])).toBe(1);
+      expect((await s.topics.memberIds('env-a', ['news'])).sort()).toEqual(['b']);
+      expect(await s.topics.removeMembers('env-a', 'unknown', ['a'])).toBe(0);
+    });
+
+    it('topics.getSubscription — the membership with internal ids; null for non-members, unknown topics and other environments', async () => {
+      const s = get();
+      const [u] = await s.subscribers.upsertMany('env-a', [{ _id: 'i-a', patch: { subscriberId: 'a' } }], T0, ORG);
+      const topic = await s.topics.upsert('env-a', topicRecord('env-a', 'news'));
+      await s.topics.addMembers('env-a', topic, [u!]);
+      expect(await s.topics.getSubscription('env-a', 'news', 'a')).toEqual({
+        _organizationId: ORG,
+        _environmentId: 'env-a',
+        _subscriberId: 'i-a',
+        _topicId: topic._id,
+        topicKey: 'news',
+        externalSubscriberId: 'a',
+      });
+      expect(await s.topics.getSubscription('env-a', 'news', 'b')).toBeNull();
+      expect(await s.topics.getSubscription('env-a', 'nope', 'a')).toBeNull();
+      expect(await s.topics.getSubscription('env-b', 'news', 'a')).toBeNull();
+      expect(await s.topics.get('env-b', 'news')).toBeNull();
+    });
+
+    it('topics.upsert — a second upsert renames and keeps the id', async () => {
+      const s = get();
+      const first = await s.topics.upsert('env-a', topicRecord('env-a', 'news', { name: 'News' }));
+      const second = await s.topics.upsert('env-a', topicRecord('env-a', 'news', { name: 'Headlines', updatedAt: plus(T0, 5) }));
+      expect(second._id).toBe(first._id);
+      expect(await s.topics.get('env-a', 'news')).toMatchObject({ _id: first._id, name: 'Headlines' });
+    });
+  });
+
+  describe('preferences', () => {
+    it('preferences.putMany — rows keyed by (subscriber, workflow) are replaced whole; list and listMany read them back', async () => {
+      const s = get();
+      const global = { subscriberId: 'u1', workflowId: null, enabled: true, channels: { email: false }, schedule: { isEnabled: true, weeklySchedule: { monday: { isEnabled: true, hours: [{ start: '9:00 AM', end: '5:00 PM' }] } } }, updatedAt: T0 };
+      const perWorkflow = { subscriberId: 'u1', workflowId: 'wf1', enabled: false, channels: { sms: true }, updatedAt: T0 };
+      await s.preferences.putMany('env-a', [global, perWorkflow]);
+      await s.preferences.putMany('env-a', [{ ...perWorkflow, channels: {} }]);
+      const rows = await s.preferences.list('env-a', 'u1');
+      expect(rows.find((r) => r.workflowId === null)).toEqual(global);
+      expect(rows.find((r) => r.workflowId === 'wf1')).toEqual({ ...perWorkflow, channels: {} });
+      expect(await s.preferences.list('env-b', 'u1')).toEqual([]);
+      await s.preferences.putMany('env-a', [{ ...perWorkflow, subscriberId: 'u2' }]);
+      expect((await s.preferences.listMany('env-a', ['u1', 'u2', 'u3'])).length).toBe(3);
+    });
+  });
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import type { SuiteContext } from '../describe-storage.js';
+import { ORG, T0, jobRecord, notificationRecord } from '../fixtures.js';
+
+export function transactionsSuite({ get }: SuiteContext): void {
+  describe('transactions', () => {
+    it('transaction — commits every write together when the function resolves', async () => {
+      const s = get();
+      const n = notificationRecord('env-a');
+      const result = await s.transaction(async (tx) => {
+        await tx.subscribers.upsertMany('env-a', [{ _id: 'i1', patch: { subscriberId: 'u1' } }], T0, ORG);
+        await tx.notifications.insert('env-a', n);
+        await tx.jobs.enqueue([jobRecord('env-a', { transactionId: n.transactionId })]);
+        return 'done';
+      });
+      expect(result).toBe('done');
+      expect(await s.subscribers.getMany('env-a', ['u1'])).toHaveLength(1);
+      expect(await s.jobs.list('env-a')).toHaveLength(1);
+    });
+
+    it('transaction — undoes every write when the function throws, and rethrows', async () => {
+      const s = get();
+      await s.subscribers.upsertMany('env-a', [{ _id: 'i0', patch: { subscriberId: 'u0', firstName: 'Before' } }], T0, ORG);
+      const n = notificationRecord('env-a');
+      await expect(
+        s.transaction(async (tx) => {
+          await tx.subscribers.upsertMany('env-a', [{ _id: 'i1', patch: { subscriberId: 'u1' } }, { _id: 'x', patch: { subscriberId: 'u0', firstName: 'After' } }], T0, ORG);
+          await tx.notifications.insert('env-a', n);
+          await tx.jobs.enqueue([jobRecord('env-a')]);
+          throw new Error('boom');
+        }),
+      ).rejects.toThrow('boom');
+      expect(await s.subscribers.getMany('env-a', ['u1'])).toEqual([]);
+      expect((await s.subscribers.getMany('env-a', ['u0']))[0]?.firstName).toBe('Before');
+      expect(await s.notifications.getByTransactionId('env-a', n.transactionId)).toBeNull();
+      expect(await s.jobs.list('env-a')).toEqual([]);
+      expect(await s.notifications.insert('env-a', n)).toBe(true);
+    });
+
+    it('transaction — concurrent transactions do not interleave their read-then-write', async () => {
+      const s = get();
+      await s.subscribers.upsertMany('env-a', [{ _id: 'i', patch: { subscriberId: 'counter', data: { n: 0 } } }], T0, ORG);
+      await Promise.all(
+        Array.from({ length: 10 }, () =>
+          s.transaction(async (tx) => {
+            const [current] = await tx.subscribers.getMany('env-a', ['counter']);
+            const n = (current!.data as { n: number }).n;
+            await tx.subscribers.upsertMany('env-a', [{ _id: 'i', patch: { subscriberId: 'counter', data: { n: n + 1 } } }], T0, ORG);
+          }),
+        ),
+      );
+      expect((await s.subscribers.getMany('env-a', ['counter']))[0]!.data).toEqual({ n: 10 });
+    });
+  });
+}

@@ -1,0 +1,129 @@
+import { explainFilters, firstFailure, type FilterContext, type PartTrace } from '../filters/evaluate.js';
+import type { Channel, DelayMetadata, Notification, Step, StepVariant, Subscriber, Tenant, Workflow } from '../schemas/index.js';
+import { renderStep, type RenderedContent } from '../templates/render-step.js';
+import { delayDueAt, type DelayOverride } from '../timing/delay-due-at.js';
+import { CHANNELS } from '../schemas/enums.js';
+
+/** Why a step did what it did, for "why did / didn't this subscriber get this message". */
+export interface TraceEntry {
+  readonly stepIndex: number;
+  readonly stepId: string;
+  readonly type: Step['template']['type'];
+  readonly decision: 'delivered' | 'skipped' | 'delayed' | 'failed';
+  readonly reason: string;
+  readonly variantIndex?: number;
+  readonly failedFilter?: PartTrace;
+}
+
+/** A channel step that passed every check, rendered and ready to become a message. */
+export interface Delivery {
+  readonly stepIndex: number;
+  readonly step: StepVariant;
+  readonly channel: Channel;
+  readonly rendered: RenderedContent;
+}
+
+export interface WalkInput {
+  readonly workflow: Workflow;
+  readonly notification: Notification;
+  readonly subscriber: Subscriber;
+  readonly actor: Subscriber | null;
+  readonly tenant: Tenant | null;
+  readonly startIndex: number;
+  readonly now: Date;
+}
+
+export interface WalkResult {
+  readonly deliveries: Delivery[];
+  /** Where the walk continues later (after a delay), or null when it is over. */
+  readonly resume: { stepIndex: number; runAt: Date } | null;
+  readonly trace: TraceEntry[];
+}
+
+const isChannel = (type: string): type is Channel => (CHANNELS as readonly string[]).includes(type);
+
+function delayOverride(overrides: Record<string, unknown>): DelayOverride | null {
+  const delay = overrides['delay'];
+  if (typeof delay !== 'object' || delay === null) return null;
+  const { amount, unit } = delay as Record<string, unknown>;
+  const units = ['seconds', 'minutes', 'hours', 'days', 'weeks', 'months'];
+  return typeof amount === 'number' && amount >= 0 && typeof unit === 'string' && units.includes(unit)
+    ? { amount, unit: unit as DelayOverride['unit'] }
+    : null;
+}
+
+/** The data templates and filters see for this walk. */
+export function walkVariables(input: WalkInput): Record<string, unknown> & FilterContext {
+  const { subscriber, notification, actor, tenant } = input;
+  return {
+    subscriber: { ...subscriber, data: subscriber.data ?? {} },
+    payload: notification.payload,
+    actor: actor ?? {},
+    tenant: tenant ? { identifier: tenant.identifier, name: tenant.name, data: tenant.data } : {},
+    step: { events: [notification.payload], total_count: 1, digest: false },
+  };
+}
+
+/**
+ * Walks a workflow's steps for one subscriber from `startIndex`: picks each step's variant, applies
+ * filters, renders channel steps, and stops at a delay (returning where to resume). Pure: it reads no
+ * storage and no clock, so the same input always gives the same walk.
+ */
+export function walkSteps(input: WalkInput): WalkResult {
+  const { workflow, notification, now } = input;
+  const variables = walkVariables(input);
+  const deliveries: Delivery[] = [];
+  const trace: TraceEntry[] = [];
+  for (let stepIndex = input.startIndex; stepIndex < workflow.steps.length; stepIndex++) {
+    const base = workflow.steps[stepIndex]!;
+    const entry = (decision: TraceEntry['decision'], reason: string, extra: Partial<TraceEntry> = {}) =>
+      trace.push({ stepIndex, stepId: base._id ?? String(stepIndex), type: base.template.type, decision, reason, ...extra });
+    if (!base.active) {
+      entry('skipped', 'step is inactive');
+      continue;
+    }
+    const variantIndex = base.variants.findIndex((v) => v.active && explainFilters(v.filters, variables).passed);
+    const step: StepVariant = variantIndex >= 0 ? base.variants[variantIndex]! : base;
+    const chosen = variantIndex >= 0 ? { variantIndex } : {};
+    if (variantIndex < 0) {
+      const filters = explainFilters(base.filters, variables);
+      if (!filters.passed) {
+        const failed = firstFailure(filters);
+        entry('skipped', 'a step filter did not pass', failed ? { failedFilter: failed } : {});
+        continue;
+      }
+    }
+    const type = step.template.type;
+    if (type === 'delay') {
+      const due = delayDueAt((step.metadata ?? { type: 'regular' }) as DelayMetadata, now, {
+        payload: notification.payload,
+        timeZone: input.subscriber.timezone,
+        override: delayOverride(notification.overrides),
+      });
+      if (!due.ok) {
+        entry('failed', due.error, chosen);
+        if (step.shouldStopOnFail) break;
+        continue;
+      }
+      if (due.runAt.getTime() > now.getTime()) {
+        entry('delayed', `delayed until ${due.runAt.toISOString()}`, chosen);
+        return { deliveries, resume: { stepIndex: stepIndex + 1, runAt: due.runAt }, trace };
+      }
+      entry('delayed', 'the delay had already passed', chosen);
+      continue;
+    }
+    if (type === 'digest') {
+      entry('skipped', 'digest steps pass each event on alone until digest scheduling is enabled', chosen);
+      continue;
+    }
+    if (!isChannel(type)) continue;
+    try {
+      deliveries.push({ stepIndex, step, channel: type, rendered: renderStep(step.template, variables) });
+      entry('delivered', `rendered for ${type}`, chosen);
+    } catch (error) {
+      entry('failed', `template failed to render: ${error instanceof Error ? error.message : String(error)}`, chosen);
+      if (step.shouldStopOnFail) break;
+    }
+  }
+  return { deliveries, resume: null, trace };
+}

@@ -1,0 +1,55 @@
+import type { Storage, StorageRepositories } from '@tidings/core';
+import { catalogRepositories } from './repositories/catalog.js';
+import { deliveryRepositories } from './repositories/delivery.js';
+import { peopleRepositories } from './repositories/people.js';
+import { Tables } from './tables.js';
+
+/**
+ * Storage in plain Maps: for tests and apps that need nothing to survive a restart. Transactions run
+ * one at a time and are undone whole when they throw; calls outside a transaction wait for the
+ * running one, so nobody sees half of one.
+ */
+export function memoryStorage(): Storage {
+  const tables = new Tables();
+  const raw: StorageRepositories = {
+    ...catalogRepositories(tables),
+    ...peopleRepositories(tables),
+    ...deliveryRepositories(tables),
+  };
+
+  let tail: Promise<unknown> = Promise.resolve();
+  function exclusive<T>(fn: (tx: StorageRepositories) => Promise<T>): Promise<T> {
+    const run = tail.then(async () => {
+      tables.begin();
+      try {
+        const result = await fn(raw);
+        tables.commit();
+        return result;
+      } catch (error) {
+        tables.rollback();
+        throw error;
+      }
+    });
+    tail = run.catch(() => undefined);
+    return run;
+  }
+
+  const outside = Object.fromEntries(
+    Object.entries(raw).map(([name, repository]) => [
+      name,
+      Object.fromEntries(
+        Object.entries(repository as Record<string, (...args: unknown[]) => Promise<unknown>>).map(([method, fn]) => [
+          method,
+          (...args: unknown[]) => exclusive(() => fn(...args)),
+        ]),
+      ),
+    ]),
+  ) as unknown as StorageRepositories;
+
+  return {
+    ...outside,
+    capabilities: { multiProcess: false, durable: false },
+    transaction: exclusive,
+    async close() {},
+  };
+}

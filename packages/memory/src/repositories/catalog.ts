@@ -1,0 +1,83 @@
+import { TidingsError, type StorageRepositories } from '@tidings/core';
+import { copy, k, type Tables } from '../tables.js';
+
+type Catalog = Pick<StorageRepositories, 'workflows' | 'tenants' | 'integrations'>;
+
+const byCreation = <T extends { createdAt: string }>(a: T, b: T) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0);
+
+function ofEnv<T extends { _environmentId: string }>(map: Map<string, T>, env: string): T[] {
+  const out: T[] = [];
+  for (const value of map.values()) if (value._environmentId === env) out.push(value);
+  return out;
+}
+
+/** Workflows, tenants and integrations: the records an app configures. */
+export function catalogRepositories(t: Tables): Catalog {
+  return {
+    workflows: {
+      async upsert(env, workflow) {
+        for (const other of t.workflows.values()) {
+          if (other._environmentId === env && other._id !== workflow._id && other.identifier === workflow.identifier) {
+            throw new TidingsError('conflict', `A workflow with identifier "${workflow.identifier}" already exists`);
+          }
+        }
+        t.put(t.workflows, k(env, workflow._id), copy(workflow));
+        return copy(workflow);
+      },
+      async find(env, ref) {
+        const byId = t.workflows.get(k(env, ref));
+        if (byId) return copy(byId);
+        const all = ofEnv(t.workflows, env);
+        const found = all.find((w) => w.identifier === ref) ?? all.find((w) => w.slug === ref);
+        return found ? copy(found) : null;
+      },
+      async getMany(env, ids) {
+        return ids.flatMap((id) => {
+          const found = t.workflows.get(k(env, id));
+          return found ? [copy(found)] : [];
+        });
+      },
+      async list(env) {
+        return ofEnv(t.workflows, env).sort(byCreation).map(copy);
+      },
+      async delete(env, id) {
+        return t.del(t.workflows, k(env, id));
+      },
+    },
+    tenants: {
+      async upsert(env, tenant) {
+        t.put(t.tenants, k(env, tenant.identifier), copy(tenant));
+        return copy(tenant);
+      },
+      async get(env, identifier) {
+        const found = t.tenants.get(k(env, identifier));
+        return found ? copy(found) : null;
+      },
+    },
+    integrations: {
+      async upsert(env, integration) {
+        for (const other of ofEnv(t.integrations, env)) {
+          if (other._id === integration._id) continue;
+          if (other.identifier === integration.identifier) {
+            throw new TidingsError('conflict', `An integration with identifier "${integration.identifier}" already exists`);
+          }
+          if (integration.primary && other.primary && other.channel === integration.channel) {
+            t.put(t.integrations, k(env, other._id), { ...other, primary: false });
+          }
+        }
+        t.put(t.integrations, k(env, integration._id), copy(integration));
+        return copy(integration);
+      },
+      async list(env, filter = {}) {
+        return ofEnv(t.integrations, env)
+          .filter((i) => (filter.active === undefined || i.active === filter.active) && (filter.channel === undefined || i.channel === filter.channel))
+          .sort(byCreation)
+          .map(copy);
+      },
+      async get(env, id) {
+        const found = t.integrations.get(k(env, id));
+        return found ? copy(found) : null;
+      },
+    },
+  };
+}

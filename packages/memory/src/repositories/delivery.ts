@@ -1,0 +1,160 @@
+import { feedCursor, type Job, type Message, type StorageRepositories } from '@tidings/core';
+import { copy, k, type Tables } from '../tables.js';
+
+type Delivery = Pick<StorageRepositories, 'notifications' | 'jobs' | 'messages'>;
+
+const newestFirst = (a: Message, b: Message) =>
+  a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : a._id < b._id ? 1 : a._id > b._id ? -1 : 0;
+
+const claimableAt = (job: Job) => (job.lockedUntil !== null && job.lockedUntil > job.runAt ? job.lockedUntil : job.runAt);
+
+/** Notifications, the job queue and messages. */
+export function deliveryRepositories(t: Tables): Delivery {
+  return {
+    notifications: {
+      async insert(env, notification) {
+        const txKey = k(env, notification.transactionId);
+        if (t.transactionIds.has(txKey)) return false;
+        t.put(t.transactionIds, txKey, notification._id);
+        t.put(t.notifications, k(env, notification._id), copy(notification));
+        return true;
+      },
+      async getMany(env, ids) {
+        return ids.flatMap((id) => {
+          const found = t.notifications.get(k(env, id));
+          return found ? [copy(found)] : [];
+        });
+      },
+      async getByTransactionId(env, transactionId) {
+        const id = t.transactionIds.get(k(env, transactionId));
+        const found = id === undefined ? undefined : t.notifications.get(k(env, id));
+        return found ? copy(found) : null;
+      },
+    },
+    jobs: {
+      async enqueue(jobs) {
+        for (const job of jobs) t.put(t.jobs, job.id, copy(job));
+      },
+      async claimDue({ env, workerId, now, limit, leaseMs }) {
+        const due: Job[] = [];
+        for (const job of t.jobs.values()) {
+          if ((env === undefined || job.environmentId === env) && job.runAt <= now && (job.lockedUntil === null || job.lockedUntil <= now)) due.push(job);
+        }
+        due.sort((a, b) => (a.runAt < b.runAt ? -1 : a.runAt > b.runAt ? 1 : 0));
+        const lockedUntil = new Date(Date.parse(now) + leaseMs).toISOString();
+        return due.slice(0, limit).map((job) => {
+          const claimed: Job = { ...job, lockedBy: workerId, lockedUntil, attempts: job.attempts + 1 };
+          t.put(t.jobs, job.id, claimed);
+          return copy(claimed);
+        });
+      },
+      async complete(ids, workerId) {
+        let done = 0;
+        for (const id of ids) if (t.jobs.get(id)?.lockedBy === workerId && t.del(t.jobs, id)) done++;
+        return done;
+      },
+      async reschedule(id, workerId, change) {
+        const job = t.jobs.get(id);
+        if (!job || job.lockedBy !== workerId) return false;
+        t.put(t.jobs, id, {
+          ...job,
+          runAt: change.runAt,
+          data: copy(change.data),
+          lastError: change.lastError,
+          attempts: change.resetAttempts ? 0 : job.attempts,
+          lockedBy: null,
+          lockedUntil: null,
+        });
+        return true;
+      },
+      async cancelByTransaction(env, transactionId) {
+        let cancelled = 0;
+        for (const job of [...t.jobs.values()]) {
+          if (job.environmentId === env && job.transactionId === transactionId && t.del(t.jobs, job.id)) cancelled++;
+        }
+        return cancelled;
+      },
+      async nextDueAt(env) {
+        let next: string | null = null;
+        for (const job of t.jobs.values()) {
+          if (env !== undefined && job.environmentId !== env) continue;
+          const at = claimableAt(job);
+          if (next === null || at < next) next = at;
+        }
+        return next;
+      },
+      async list(env, filter = {}) {
+        return [...t.jobs.values()]
+          .filter(
+            (j) =>
+              j.environmentId === env &&
+              (filter.transactionId === undefined || j.transactionId === filter.transactionId) &&
+              (filter.subscriberId === undefined || j.subscriberId === filter.subscriberId),
+          )
+          .sort((a, b) => (a.runAt < b.runAt ? -1 : a.runAt > b.runAt ? 1 : 0))
+          .map(copy);
+      },
+    },
+    messages: {
+      async insertMany(messages) {
+        const inserted: Message[] = [];
+        for (const message of messages) {
+          if (t.messages.has(message._id)) continue;
+          const stored = copy(message);
+          t.put(t.messages, message._id, stored);
+          t.put(t.inner(t.inboxes, k(message._environmentId, message._subscriberId)), message._id, stored);
+          inserted.push(message);
+        }
+        return inserted;
+      },
+      async getMany(env, subscriberInternalId, ids) {
+        const inbox = t.inboxes.get(k(env, subscriberInternalId));
+        return ids.flatMap((id) => {
+          const found = inbox?.get(id);
+          return found ? [copy(found)] : [];
+        });
+      },
+      async replaceMany(messages) {
+        for (const message of messages) {
+          if (!t.messages.has(message._id)) continue;
+          const stored = copy(message);
+          t.put(t.messages, message._id, stored);
+          t.put(t.inner(t.inboxes, k(message._environmentId, message._subscriberId)), message._id, stored);
+        }
+      },
+      async feed(env, subscriberInternalId, query) {
+        const after = query.cursor ? feedCursor.decode(query.cursor) : null;
+        const items = [...(t.inboxes.get(k(env, subscriberInternalId))?.values() ?? [])]
+          .filter(
+            (m) =>
+              (query.channel === undefined || m.channel === query.channel) &&
+              (query.read === undefined || m.read === query.read) &&
+              (query.seen === undefined || m.seen === query.seen) &&
+              (after === null || m.createdAt < after.createdAt || (m.createdAt === after.createdAt && m._id < after.id)),
+          )
+          .sort(newestFirst);
+        const page = items.slice(0, query.limit).map(copy);
+        const last = page[page.length - 1];
+        return { items: page, nextCursor: items.length > query.limit && last ? feedCursor.encode(last) : null };
+      },
+      async counts(env, subscriberInternalId, channel) {
+        let total = 0;
+        let unread = 0;
+        let unseen = 0;
+        for (const m of t.inboxes.get(k(env, subscriberInternalId))?.values() ?? []) {
+          if (channel !== undefined && m.channel !== channel) continue;
+          total++;
+          if (!m.read) unread++;
+          if (!m.seen) unseen++;
+        }
+        return { total, unread, unseen };
+      },
+      async listByTransaction(env, transactionId) {
+        return [...t.messages.values()]
+          .filter((m) => m._environmentId === env && m.transactionId === transactionId)
+          .sort((a, b) => -newestFirst(a, b))
+          .map(copy);
+      },
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import { mergeSubscriber, type StorageRepositories } from '@tidings/core';
+import { copy, k, type Tables } from '../tables.js';
+
+type People = Pick<StorageRepositories, 'subscribers' | 'topics' | 'preferences'>;
+
+/** Subscribers, their topic memberships and their preferences. */
+export function peopleRepositories(t: Tables): People {
+  return {
+    subscribers: {
+      async upsertMany(env, items, now, organizationId) {
+        return items.map(({ patch, _id }) => {
+          const key = k(env, patch.subscriberId);
+          const next = mergeSubscriber(t.subscribers.get(key) ?? null, patch, { _id, now, environmentId: env, organizationId });
+          t.put(t.subscribers, key, copy(next));
+          return next;
+        });
+      },
+      async getMany(env, subscriberIds) {
+        const out = [];
+        for (const id of subscriberIds) {
+          const found = t.subscribers.get(k(env, id));
+          if (found) out.push(copy(found));
+        }
+        return out;
+      },
+      async delete(env, subscriberId) {
+        if (!t.del(t.subscribers, k(env, subscriberId))) return false;
+        t.del(t.preferences, k(env, subscriberId));
+        for (const [key, members] of t.topicMembers) {
+          if (key.startsWith(k(env, '')) && members.has(subscriberId)) t.del(members, subscriberId);
+        }
+        return true;
+      },
+    },
+    topics: {
+      async upsert(env, topic) {
+        const existing = t.topics.get(k(env, topic.key));
+        const stored = existing ? { ...existing, name: topic.name, updatedAt: topic.updatedAt } : topic;
+        t.put(t.topics, k(env, topic.key), copy(stored));
+        return copy(stored);
+      },
+      async get(env, key) {
+        const found = t.topics.get(k(env, key));
+        return found ? copy(found) : null;
+      },
+      async addMembers(env, topic, subscribers) {
+        const members = t.inner(t.topicMembers, k(env, topic.key));
+        for (const s of subscribers) if (!members.has(s.subscriberId)) t.put(members, s.subscriberId, s._id);
+      },
+      async removeMembers(env, topicKey, subscriberIds) {
+        const members = t.topicMembers.get(k(env, topicKey));
+        if (!members) return 0;
+        let removed = 0;
+        for (const id of subscriberIds) if (t.del(members, id)) removed++;
+        return removed;
+      },
+      async memberIds(env, topicKeys) {
+        const ids = new Set<string>();
+        for (const key of topicKeys) for (const id of t.topicMembers.get(k(env, key))?.keys() ?? []) ids.add(id);
+        return [...ids];
+      },
+      async getSubscription(env, topicKey, subscriberId) {
+        const topic = t.topics.get(k(env, topicKey));
+        const internalId = t.topicMembers.get(k(env, topicKey))?.get(subscriberId);
+        if (!topic || internalId === undefined) return null;
+        return {
+          _organizationId: topic._organizationId,
+          _environmentId: env,
+          _subscriberId: internalId,
+          _topicId: topic._id,
+          topicKey,
+          externalSubscriberId: subscriberId,
+        };
+      },
+    },
+    preferences: {
+      async list(env, subscriberId) {
+        return [...(t.preferences.get(k(env, subscriberId))?.values() ?? [])].map(copy);
+      },
+      async listMany(env, subscriberIds) {
+        return subscriberIds.flatMap((id) => [...(t.preferences.get(k(env, id))?.values() ?? [])].map(copy));
+      },
+      async putMany(env, rows) {
+        for (const row of rows) t.put(t.inner(t.preferences, k(env, row.subscriberId)), row.workflowId ?? '', copy(row));
+      },
+    },
+  };
+}

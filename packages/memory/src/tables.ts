@@ -1,0 +1,84 @@
+import type {
+  Integration,
+  Job,
+  Message,
+  Notification,
+  PreferenceRow,
+  Subscriber,
+  Tenant,
+  Topic,
+  Workflow,
+} from '@tidings/core';
+
+/** Composite map key of an environment and an id. */
+export const k = (env: string, id: string) => `${env}\u0000${id}`;
+
+/**
+ * Every record lives in plain Maps. While a transaction runs, each write records how to undo itself,
+ * so a failed transaction puts every map back as it was.
+ */
+export class Tables {
+  readonly workflows = new Map<string, Workflow>();
+  readonly subscribers = new Map<string, Subscriber>();
+  readonly topics = new Map<string, Topic>();
+  /** env|topicKey → subscriberId → internal subscriber id */
+  readonly topicMembers = new Map<string, Map<string, string>>();
+  readonly tenants = new Map<string, Tenant>();
+  readonly integrations = new Map<string, Integration>();
+  /** env|subscriberId → (workflowId ?? '') → row */
+  readonly preferences = new Map<string, Map<string, PreferenceRow>>();
+  readonly notifications = new Map<string, Notification>();
+  /** env|transactionId → notification id */
+  readonly transactionIds = new Map<string, string>();
+  readonly jobs = new Map<string, Job>();
+  readonly messages = new Map<string, Message>();
+  /** env|internal subscriber id → message id → message */
+  readonly inboxes = new Map<string, Map<string, Message>>();
+
+  private undo: (() => void)[] | null = null;
+
+  put<K, V>(map: Map<K, V>, key: K, value: V): void {
+    if (this.undo) {
+      const had = map.has(key);
+      const old = map.get(key);
+      this.undo.push(() => (had ? map.set(key, old as V) : map.delete(key)));
+    }
+    map.set(key, value);
+  }
+
+  del<K, V>(map: Map<K, V>, key: K): boolean {
+    if (!map.has(key)) return false;
+    if (this.undo) {
+      const old = map.get(key) as V;
+      this.undo.push(() => map.set(key, old));
+    }
+    return map.delete(key);
+  }
+
+  /** The inner map under `key`, created (undoably) when missing. */
+  inner<V>(map: Map<string, Map<string, V>>, key: string): Map<string, V> {
+    let found = map.get(key);
+    if (!found) {
+      found = new Map();
+      this.put(map, key, found);
+    }
+    return found;
+  }
+
+  begin(): void {
+    this.undo = [];
+  }
+
+  commit(): void {
+    this.undo = null;
+  }
+
+  rollback(): void {
+    const undo = this.undo ?? [];
+    this.undo = null;
+    for (let i = undo.length - 1; i >= 0; i--) undo[i]!();
+  }
+}
+
+/** Records go in and come out as copies, so callers can never change what is stored by accident. */
+export const copy = <T>(value: T): T => structuredClone(value);

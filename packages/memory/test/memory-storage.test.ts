@@ -1,0 +1,4 @@
+import { describeStorage } from '@tidings/core/testing';
+import { memoryStorage } from '../src/index.js';
+
+describeStorage('memory', { create: () => memoryStorage() });

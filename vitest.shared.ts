@@ -1,0 +1,14 @@
+import { fileURLToPath } from 'node:url';
+import { defineProject, type UserWorkspaceConfig } from 'vitest/config';
+
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+/** Workspace imports resolve to sources, so tests run without a build. Longest keys first. */
+export const sourceAliases = [
+  { find: /^@tidings\/core\/testing$/, replacement: here('./packages/core/src/testing/index.ts') },
+  { find: /^@tidings\/([a-z-]+)$/, replacement: here('./packages/$1/src/index.ts') },
+];
+
+export function project(name: string, test: UserWorkspaceConfig['test'] = {}) {
+  return defineProject({ resolve: { alias: sourceAliases }, test: { name, ...test } });
+}
