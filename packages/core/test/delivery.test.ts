@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import { memoryStorage } from '@tidings/memory';
+import { createTidings, isTidingsError, type Message } from '../src/index.js';
+import { inAppWorkflow, testEngine } from './helpers.js';
+
+describe('walking steps', () => {
+  it('a regular delay holds the rest of the walk until due; overrides.delay replaces it', async () => {
+    const { tidings, clock } = testEngine();
+    await tidings.workflows.upsert({
+      name: 'd',
+      triggers: [{ identifier: 'd' }],
+      steps: [
+        { template: { type: 'in_app', content: 'first' } },
+        { template: { type: 'delay' }, metadata: { type: 'regular', amount: 2, unit: 'hours' } },
+        { template: { type: 'in_app', content: 'second' } },
+      ],
+    });
+    const plain = await tidings.trigger({ name: 'd', to: 'ada' });
+    const overridden = await tidings.trigger({ name: 'd', to: 'bob', overrides: { delay: { amount: 5, unit: 'minutes' } } });
+    await tidings.runDue();
+    const contents = async (tx: string) => (await tidings.messages.byTransaction(tx)).map((m) => m.content);
+    expect(await contents(plain.transactionId!)).toEqual(['first']);
+    clock.advance(5 * 60_000);
+    await tidings.runDue();
+    expect(await contents(overridden.transactionId!)).toEqual(['first', 'second']);
+    expect(await contents(plain.transactionId!)).toEqual(['first']);
+    clock.advance(2 * 3_600_000);
+    await tidings.runDue();
+    expect(await contents(plain.transactionId!)).toEqual(['first', 'second']);
+  });
+
+  it('a scheduled delay waits for the payload date; a past date runs at once; a bad date fails the step', async () => {
+    const { tidings, clock } = testEngine();
+    await tidings.workflows.upsert({
+      name: 's',
+      triggers: [{ identifier: 's' }],
+      steps: [
+        { template: { type: 'delay' }, metadata: { type: 'scheduled', delayPath: 'send.at' }, shouldStopOnFail: true },
+        { template: { type: 'in_app', content: 'after' } },
+      ],
+    });
+    const future = await tidings.trigger({ name: 's', to: 'a', payload: { send: { at: '2026-06-01T13:00:00Z' } } });
+    const past = await tidings.trigger({ name: 's', to: 'b', payload: { send: { at: '2020-01-01T00:00:00Z' } } });
+    const bad = await tidings.trigger({ name: 's', to: 'c', payload: { send: { at: 'tomorrow-ish' } } });
+    await tidings.runDue();
+    expect(await tidings.messages.byTransaction(past.transactionId!)).toHaveLength(1);
+    expect(await tidings.messages.byTransaction(future.transactionId!)).toHaveLength(0);
+    clock.set('2026-06-01T13:00:00Z');
+    await tidings.runDue();
+    expect(await tidings.messages.byTransaction(future.transactionId!)).toHaveLength(1);
+    expect(await tidings.messages.byTransaction(bad.transactionId!)).toHaveLength(0);
+  });
+
+  it('inactive steps are skipped; cancel removes pending jobs', async () => {
+    const { tidings } = testEngine();
+    await tidings.workflows.upsert({
+      name: 'c',
+      triggers: [{ identifier: 'c' }],
+      steps: [
+        { active: false, template: { type: 'in_app', content: 'never' } },
+        { template: { type: 'delay' }, metadata: { type: 'regular', amount: 1, unit: 'days' } },
+        { template: { type: 'in_app', content: 'later' } },
+      ],
+    });
+    const result = await tidings.trigger({ name: 'c', to: 'ada' });
+    await tidings.runDue();
+    expect(await tidings.cancel(result.transactionId!)).toEqual({ cancelled: 1 });
+    expect(await tidings.messages.byTransaction(result.transactionId!)).toEqual([]);
+    await expect(tidings.cancel('unknown')).rejects.toSatisfy((e) => isTidingsError(e, 'not_found'));
+  });
+
+  it('channels without a provider produce a warning message, not a silent drop', async () => {
+    const { tidings } = testEngine();
+    await tidings.workflows.upsert({
+      name: 'e',
+      triggers: [{ identifier: 'e' }],
+      steps: [{ template: { type: 'email', subject: 'Hi {{ subscriber.firstName }}', content: [{ type: 'text', content: 'Body {{ payload.n }}' }] } }],
+    });
+    const result = await tidings.trigger({ name: 'e', to: { subscriberId: 'ada', firstName: 'Ada', email: 'ada@x.io' }, payload: { n: 3 } });
+    await tidings.runDue();
+    const [message] = await tidings.messages.byTransaction(result.transactionId!);
+    expect(message).toMatchObject({ channel: 'email', status: 'warning', subject: 'Hi Ada', email: 'ada@x.io', content: [{ type: 'text', content: 'Body 3' }], errorText: 'no active email integration' });
+  });
+});
+
+describe('messages', () => {
+  async function withMessages() {
+    const env = testEngine();
+    await env.tidings.workflows.upsert({
+      name: 'cta',
+      triggers: [{ identifier: 'cta' }],
+      steps: [{ template: { type: 'in_app', content: 'Invite', cta: { action: { buttons: [{ type: 'primary', content: 'Accept' }, { type: 'secondary', content: 'Decline' }] } } } }],
+    });
+    await env.tidings.triggerBulk([{ name: 'cta', to: 'ada' }, { name: 'cta', to: 'ada' }, { name: 'cta', to: 'bob' }]);
+    await env.tidings.runDue();
+    const ada = (await env.tidings.messages.feed('ada')).items;
+    const bob = (await env.tidings.messages.feed('bob')).items;
+    return { ...env, ada, bob };
+  }
+
+  it('markAs with another subscriber’s id is not_found and changes nothing', async () => {
+    const { tidings, ada, bob } = await withMessages();
+    await expect(tidings.messages.markAs('ada', { messageId: [ada[0]!._id, bob[0]!._id], markAs: 'read' })).rejects.toSatisfy((e) => isTidingsError(e, 'not_found'));
+    expect(await tidings.messages.counts('ada')).toEqual({ total: 2, unread: 2, unseen: 2 });
+    await expect(tidings.messages.markAs('ghost', { messageId: 'x', markAs: 'read' })).rejects.toSatisfy((e) => isTidingsError(e, 'not_found'));
+    await expect(tidings.messages.markAs('ada', { messageId: [], markAs: 'read' })).rejects.toSatisfy((e) => isTidingsError(e, 'validation_failed'));
+  });
+
+  it('markAs takes comma-separated ids, emits events, and unread keeps seen', async () => {
+    const { tidings, clock, ada } = await withMessages();
+    const seen: Message[] = [];
+    tidings.events.on('message.unread', ({ message }) => seen.push(message));
+    await tidings.messages.markAs('ada', { messageId: ada.map((m) => m._id).join(','), markAs: 'read' });
+    clock.advance(1000);
+    const [m] = await tidings.messages.markAs('ada', { messageId: ada[0]!._id, markAs: 'unread' });
+    expect(m).toMatchObject({ read: false, seen: true, lastReadDate: clock.now().toISOString() });
+    expect(seen).toHaveLength(1);
+  });
+
+  it('action sets the CTA status and result and leaves read/seen alone', async () => {
+    const { tidings, ada } = await withMessages();
+    expect(ada[0]!.cta.action?.status).toBe('pending');
+    const updated = await tidings.messages.action('ada', ada[0]!._id, 'primary', { status: 'done', payload: { answer: 'yes' } });
+    expect(updated.cta.action).toMatchObject({ status: 'done', result: { type: 'primary', payload: { answer: 'yes' } }, buttons: [{ content: 'Accept' }, { content: 'Decline' }] });
+    expect(updated).toMatchObject({ read: false, seen: false });
+    await expect(tidings.messages.action('ada', ada[0]!._id, 'tertiary', { status: 'done' })).rejects.toSatisfy((e) => isTidingsError(e, 'validation_failed'));
+  });
+});
+
+describe('job loop', () => {
+  it('start() delivers without runDue and wakes on new triggers; stop() returns once idle', async () => {
+    const tidings = createTidings({ storage: memoryStorage(), maxIdleMs: 10_000 });
+    await tidings.workflows.upsert(inAppWorkflow('live', 'live!'));
+    tidings.start();
+    const delivered = new Promise<Message>((resolve) => tidings.events.on('message.created', ({ message }) => resolve(message)));
+    const started = Date.now();
+    await tidings.trigger({ name: 'live', to: 'ada' });
+    const message = await delivered;
+    expect(message.content).toBe('live!');
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await tidings.stop();
+  });
+});

@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { isTidingsError } from '../src/index.js';
+import { inAppWorkflow, testEngine } from './helpers.js';
+
+describe('trigger statuses (DESIGN §6)', () => {
+  it('each status in its order of precedence', async () => {
+    const { tidings } = testEngine();
+    await tidings.workflows.upsert(inAppWorkflow('ok'));
+    await tidings.workflows.upsert(inAppWorkflow('off', 'x', { active: false }));
+    await tidings.workflows.upsert(inAppWorkflow('draft', 'x', { draft: true }));
+    await tidings.workflows.upsert({ name: 'empty', triggers: [{ identifier: 'empty' }], steps: [] });
+    await tidings.workflows.upsert({ name: 'idle', triggers: [{ identifier: 'idle' }], steps: [{ active: false, template: { type: 'in_app', content: 'x' } }] });
+    await tidings.tenants.upsert({ identifier: 'acme' });
+    const results = await tidings.triggerBulk([
+      { name: 'ok', to: 'ada' },
+      { name: 'missing', to: 'ada' },
+      { name: 'off', to: 'ada' },
+      { name: 'draft', to: 'ada' },
+      { name: 'empty', to: 'ada' },
+      { name: 'idle', to: 'ada' },
+      { name: 'ok', to: 'ada', tenant: 'nobody' },
+      { name: 'ok', to: 'ada', tenant: 'acme' },
+      { name: 'ok', to: [] },
+      { name: 'ok', to: [{ type: 'Topic', topicKey: 'unknown' }] },
+      { name: 'ok', to: '   ' },
+    ]);
+    expect(results.map((r) => r.status)).toEqual([
+      'processed',
+      'error',
+      'trigger_not_active',
+      'trigger_not_active',
+      'no_workflow_steps_defined',
+      'no_workflow_active_steps_defined',
+      'no_tenant_found',
+      'processed',
+      'invalid_recipients',
+      'invalid_recipients',
+      'invalid_recipients',
+    ]);
+    expect(results[1]!.error).toEqual(['workflow_not_found']);
+    expect(results.every((r) => r.acknowledged)).toBe(true);
+    expect(results[0]!.transactionId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('an invalid event gets one message per bad field, and the others still process', async () => {
+    const { tidings } = testEngine();
+    await tidings.workflows.upsert(inAppWorkflow('ok'));
+    const results = await tidings.triggerBulk([
+      { payload: 'nope' } as never,
+      { name: 'ok', to: 'ada' },
+      42 as never,
+    ]);
+    expect(results[0]).toMatchObject({ acknowledged: true, status: 'error' });
+    expect(results[0]!.error!.some((e) => e.startsWith('name:'))).toBe(true);
+    expect(results[0]!.error!.some((e) => e.startsWith('to:'))).toBe(true);
+    expect(results[0]!.error!.some((e) => e.startsWith('payload:'))).toBe(true);
+    expect(results[1]!.status).toBe('processed');
+    expect(results[2]).toEqual({ acknowledged: true, status: 'error', error: ['event must be an object'] });
+  });
+
+  it('a caller transactionId is echoed; a duplicate is refused even across calls and stores nothing', async () => {
+    const { tidings } = testEngine();
+    await tidings.workflows.upsert(inAppWorkflow('ok'));
+    expect(await tidings.trigger({ name: 'ok', to: 'ada', transactionId: 'order-1' })).toEqual({ acknowledged: true, status: 'processed', transactionId: 'order-1' });
+    expect(await tidings.trigger({ name: 'ok', to: { subscriberId: 'bob' }, transactionId: 'order-1' })).toMatchObject({ status: 'error', error: ['duplicate_transaction_id'] });
+    expect(await tidings.subscribers.get('bob')).toBeNull();
+  });
+
+  it('bulk: none or more than 100 events refuse the whole call and process nothing', async () => {
+    const { tidings } = testEngine();
+    await tidings.workflows.upsert(inAppWorkflow('ok'));
+    const events = Array.from({ length: 101 }, (_, i) => ({ name: 'ok', to: `s${i}` }));
+    await expect(tidings.triggerBulk(events)).rejects.toSatisfy((e) => isTidingsError(e, 'too_many_events') && e.message === 'events must contain no more than 100 elements');
+    await expect(tidings.triggerBulk([])).rejects.toSatisfy((e) => isTidingsError(e, 'validation_failed'));
+    expect(await tidings.subscribers.get('s0')).toBeNull();
+    expect(await tidings.runDue()).toBe(0);
+    expect(await tidings.triggerBulk(events.slice(0, 100))).toHaveLength(100);
+  });
+});
+
+describe('recipients', () => {
+  it('inline subscribers: only given fields change, data is replaced, string ids create bare subscribers', async () => {
+    const { tidings } = testEngine();
+    await tidings.workflows.upsert(inAppWorkflow('ok'));
+    await tidings.subscribers.upsert({ subscriberId: 'ada', firstName: 'Ada', email: 'ada@x.io', data: { a: 1 } });
+    await tidings.trigger({ name: 'ok', to: [{ subscriberId: 'ada', lastName: 'Lovelace', data: { b: 2 } }, 'newbie'] });
+    expect(await tidings.subscribers.get('ada')).toMatchObject({ firstName: 'Ada', lastName: 'Lovelace', email: 'ada@x.io', data: { b: 2 } });
+    expect(await tidings.subscribers.get('newbie')).toMatchObject({ subscriberId: 'newbie', firstName: null });
+  });
+
+  it('topics: members deduplicated with direct recipients, the actor left out of topic members only', async () => {
+    const { tidings } = testEngine();
+    await tidings.workflows.upsert(inAppWorkflow('ok', '{{ actor.firstName }} says hi to {{ subscriber.subscriberId }}'));
+    for (const id of ['a', 'b', 'c']) await tidings.subscribers.upsert({ subscriberId: id, firstName: id.toUpperCase() });
+    await tidings.topics.addSubscribers('t1', ['a', 'b']);
+    await tidings.topics.addSubscribers('t2', ['b', 'c']);
+    const result = await tidings.trigger({ name: 'ok', to: [{ type: 'Topic', topicKey: 't1' }, { type: 'Topic', topicKey: 't2' }, 'b'], actor: 'c' });
+    await tidings.runDue();
+    const messages = await tidings.messages.byTransaction(result.transactionId!);
+    expect(messages.map((m) => m.content).sort()).toEqual(['C says hi to a', 'C says hi to b']);
+  });
+
+  it('an invalid inline subscriber makes the event an error naming the field', async () => {
+    const { tidings } = testEngine();
+    await tidings.workflows.upsert(inAppWorkflow('ok'));
+    const result = await tidings.trigger({ name: 'ok', to: [{ subscriberId: 'ada', timezone: 'Mars/Olympus' }] });
+    expect(result.status).toBe('error');
+    expect(result.error!.join()).toMatch(/timezone/);
+    expect(await tidings.subscribers.get('ada')).toBeNull();
+  });
+});
