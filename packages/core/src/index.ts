@@ -18,3 +18,4 @@ export { applyMarkAs, applyAction } from './messages/transitions.js';
 export { renderTemplate, templateSyntaxError } from './templates/render.js';
 export { walkSteps, type WalkInput, type WalkResult, type TraceEntry, type Delivery } from './trigger/walk-steps.js';
 export { readPath } from './util/path.js';
+export { selectIntegration, type IntegrationChoice } from './integrations/select-integration.js';

@@ -12,6 +12,7 @@ import type {
   TopicSubscription,
   Workflow,
 } from './schemas/index.js';
+import type { TraceEntry } from './trigger/walk-steps.js';
 
 /**
  * The Storage port. Every method is scoped to one environment (`env`), never sees another's records,
@@ -48,6 +49,7 @@ export interface StorageRepositories {
   readonly notifications: NotificationRepository;
   readonly jobs: JobRepository;
   readonly messages: MessageRepository;
+  readonly traces: TraceRepository;
 }
 
 export interface WorkflowRepository {
@@ -204,6 +206,23 @@ export interface MessageRepository {
   counts(env: string, subscriberInternalId: string, channel?: Channel): Promise<{ total: number; unread: number; unseen: number }>;
   /** Every message of a trigger, oldest first. */
   listByTransaction(env: string, transactionId: string): Promise<Message[]>;
+}
+
+/** Why one job run did what it did, step by step. */
+export interface DecisionRecord {
+  readonly environmentId: string;
+  readonly transactionId: string;
+  readonly subscriberId: string;
+  readonly jobId: string;
+  readonly at: string;
+  readonly entries: readonly TraceEntry[];
+}
+
+export interface TraceRepository {
+  /** Appends records; stored ones never change. */
+  append(records: readonly DecisionRecord[]): Promise<void>;
+  /** Records of one trigger, oldest first (ties in append order), optionally one subscriber's. */
+  list(env: string, transactionId: string, subscriberId?: string): Promise<DecisionRecord[]>;
 }
 
 /** Encodes a feed position; shared by every backend so cursors mean the same everywhere. */

@@ -1,4 +1,5 @@
 import type {
+  DecisionRecord,
   Integration,
   Job,
   Message,
@@ -34,6 +35,8 @@ export class Tables {
   readonly messages = new Map<string, Message>();
   /** env|internal subscriber id → message id → message */
   readonly inboxes = new Map<string, Map<string, Message>>();
+  /** env|transactionId → records in append order */
+  readonly traces = new Map<string, DecisionRecord[]>();
 
   private undo: (() => void)[] | null = null;
 

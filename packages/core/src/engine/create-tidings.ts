@@ -79,6 +79,11 @@ export function createTidings(options: TidingsOptions) {
     trigger: triggers.trigger,
     triggerBulk: triggers.triggerBulk,
     cancel: triggers.cancel,
+    /**
+     * Why each subscriber of a trigger did or did not get each step: the decision records of every
+     * job run (filters that failed, variants chosen, delays, integrations picked), oldest first.
+     */
+    explain: (transactionId: string, subscriberId?: string) => storage.traces.list(environmentId, transactionId, subscriberId),
     /** Runs every job due by the clock now; returns how many ran. For tests with a manual clock. */
     runDue: runner.runDue,
     /** Starts the background job loop. */

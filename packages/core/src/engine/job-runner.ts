@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { buildMessage } from '../messages/build-message.js';
-import type { Job, Message, Notification, Subscriber, Tenant, Workflow } from '../schemas/index.js';
-import { walkSteps } from '../trigger/walk-steps.js';
+import { selectIntegration } from '../integrations/select-integration.js';
+import type { Integration, Job, Message, Notification, Subscriber, Tenant, Workflow } from '../schemas/index.js';
+import type { DecisionRecord } from '../storage.js';
+import { walkSteps, type Delivery, type TraceEntry } from '../trigger/walk-steps.js';
 import type { EngineContext } from './context.js';
 
 const byKey = <T, K>(items: readonly T[], key: (item: T) => K) => new Map(items.map((item) => [key(item), item]));
@@ -29,42 +31,52 @@ export function createJobRunner(ctx: EngineContext): JobRunner {
     for (const id of unique([...notifications.values()].flatMap((n) => (n.tenantId ? [n.tenantId] : [])))) {
       tenants.set(id, await storage.tenants.get(env, id));
     }
-    return { notifications, subscribers, workflows, tenants };
+    const integrations = await storage.integrations.list(env, { active: true });
+    return { notifications, subscribers, workflows, tenants, integrations };
   }
 
-  async function deliveryStatus(channel: Message['channel']): Promise<Pick<Message, 'status' | 'errorText'>> {
-    if (channel === 'in_app') return { status: 'sent' };
-    const active = await storage.integrations.list(env, { active: true, channel });
-    return active.length === 0
-      ? { status: 'warning', errorText: `no active ${channel} integration` }
-      : { status: 'warning', errorText: `no provider is registered for ${channel}` };
+  /** Status of a channel message, the integration chosen for it, and what the trace says. */
+  function deliveryOutcome(delivery: Delivery, integrations: readonly Integration[], tenant: Tenant | null) {
+    if (delivery.channel === 'in_app') return { status: 'sent' as const, fields: {}, note: {} };
+    const choice = selectIntegration(integrations, delivery.channel, tenant);
+    if (!choice.integration) return { status: 'warning' as const, fields: { errorText: choice.reason }, note: { reason: choice.reason } };
+    const { providerId, identifier } = choice.integration;
+    const errorText = `no provider is registered for "${providerId}"`;
+    return { status: 'warning' as const, fields: { providerId, errorText }, note: { integration: identifier, reason: `${choice.reason}; ${errorText}` } };
   }
 
   async function runJob(
     job: Job,
     loaded: Awaited<ReturnType<typeof loadBatch>>,
     now: Date,
-  ): Promise<{ messages: Message[]; resume: { runAt: Date; stepIndex: number } | null }> {
+  ): Promise<{ messages: Message[]; resume: { runAt: Date; stepIndex: number } | null; trace: TraceEntry[] }> {
     const notification: Notification | undefined = loaded.notifications.get(job.data.notificationId);
     const subscriber: Subscriber | undefined = loaded.subscribers.get(job.subscriberId);
     const workflow: Workflow | undefined = notification && loaded.workflows.get(notification._templateId);
-    if (!notification || !subscriber || !workflow) return { messages: [], resume: null };
+    if (!notification || !subscriber || !workflow) {
+      const missing = !notification ? 'notification' : !subscriber ? 'subscriber' : 'workflow';
+      return { messages: [], resume: null, trace: [{ stepIndex: job.data.stepIndex, stepId: '', type: 'in_app', decision: 'skipped', reason: `the ${missing} no longer exists` }] };
+    }
+    const tenant = notification.tenantId ? loaded.tenants.get(notification.tenantId) ?? null : null;
     const walk = walkSteps({
       workflow,
       notification,
       subscriber,
       actor: notification.actorId ? loaded.subscribers.get(notification.actorId) ?? null : null,
-      tenant: notification.tenantId ? loaded.tenants.get(notification.tenantId) ?? null : null,
+      tenant,
       startIndex: job.data.stepIndex,
       now,
     });
     const messages: Message[] = [];
+    const notes = new Map<number, Partial<TraceEntry>>();
     for (const delivery of walk.deliveries) {
-      const { status, errorText } = await deliveryStatus(delivery.channel);
-      const message = buildMessage(delivery, { workflow, notification, subscriber, now: now.toISOString(), status });
-      messages.push(errorText === undefined ? message : { ...message, errorText });
+      const outcome = deliveryOutcome(delivery, loaded.integrations, tenant);
+      const message = buildMessage(delivery, { workflow, notification, subscriber, now: now.toISOString(), status: outcome.status });
+      messages.push({ ...message, ...outcome.fields });
+      notes.set(delivery.stepIndex, outcome.note);
     }
-    return { messages, resume: walk.resume };
+    const trace = walk.trace.map((entry) => (entry.decision === 'delivered' && notes.has(entry.stepIndex) ? { ...entry, ...notes.get(entry.stepIndex) } : entry));
+    return { messages, resume: walk.resume, trace };
   }
 
   async function failJob(job: Job, error: unknown, now: Date): Promise<void> {
@@ -86,10 +98,12 @@ export function createJobRunner(ctx: EngineContext): JobRunner {
     const loaded = await loadBatch(jobs);
     const messages: Message[] = [];
     const done: string[] = [];
+    const records: DecisionRecord[] = [];
     for (const job of jobs) {
       try {
         const outcome = await runJob(job, loaded, now);
         messages.push(...outcome.messages);
+        records.push({ environmentId: env, transactionId: job.transactionId, subscriberId: job.subscriberId, jobId: job.id, at: now.toISOString(), entries: outcome.trace });
         if (outcome.resume) {
           await storage.jobs.reschedule(job.id, workerId, {
             runAt: outcome.resume.runAt.toISOString(),
@@ -105,6 +119,7 @@ export function createJobRunner(ctx: EngineContext): JobRunner {
     // Messages first, then completion: a crash in between re-runs the jobs, and the message ids,
     // derived from (notification, subscriber, step), keep the second run from adding anything.
     const inserted = await storage.messages.insertMany(messages);
+    await storage.traces.append(records);
     await storage.jobs.complete(done, workerId);
     for (const message of inserted) {
       ctx.events.emit('message.created', { message });

@@ -5,10 +5,11 @@ import type { Delivery } from '../trigger/walk-steps.js';
 /**
  * A message id from (notification, subscriber, step): running the same job twice yields the same id,
  * so the storage keeps one message. It starts with the notification id's time and counter, so
- * messages created in the same millisecond still sort in the order their triggers came in.
+ * messages created in the same millisecond still sort in the order of their triggers and steps.
  */
 export function messageId(notificationId: string, subscriberInternalId: string, stepIndex: number): string {
-  return notificationId.slice(0, 8) + notificationId.slice(18, 24) + deterministicId(notificationId, subscriberInternalId, stepIndex).slice(0, 10);
+  const step = Math.min(stepIndex, 0xfff).toString(16).padStart(3, '0');
+  return notificationId.slice(0, 8) + notificationId.slice(18, 24) + step + deterministicId(notificationId, subscriberInternalId, stepIndex).slice(0, 7);
 }
 
 /** The message record of one delivery. */

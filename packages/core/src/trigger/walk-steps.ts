@@ -9,10 +9,12 @@ export interface TraceEntry {
   readonly stepIndex: number;
   readonly stepId: string;
   readonly type: Step['template']['type'];
-  readonly decision: 'delivered' | 'skipped' | 'delayed' | 'failed';
+  readonly decision: 'delivered' | 'skipped' | 'delayed' | 'held' | 'failed';
   readonly reason: string;
   readonly variantIndex?: number;
   readonly failedFilter?: PartTrace;
+  /** The integration that delivered (or would have delivered) a channel step. */
+  readonly integration?: string;
 }
 
 /** A channel step that passed every check, rendered and ready to become a message. */

@@ -1,14 +1,14 @@
 import { feedCursor, type Job, type Message, type StorageRepositories } from '@tidings/core';
 import { copy, k, type Tables } from '../tables.js';
 
-type Delivery = Pick<StorageRepositories, 'notifications' | 'jobs' | 'messages'>;
+type Delivery = Pick<StorageRepositories, 'notifications' | 'jobs' | 'messages' | 'traces'>;
 
 const newestFirst = (a: Message, b: Message) =>
   a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : a._id < b._id ? 1 : a._id > b._id ? -1 : 0;
 
 const claimableAt = (job: Job) => (job.lockedUntil !== null && job.lockedUntil > job.runAt ? job.lockedUntil : job.runAt);
 
-/** Notifications, the job queue and messages. */
+/** Notifications, the job queue, messages and decision traces. */
 export function deliveryRepositories(t: Tables): Delivery {
   return {
     notifications: {
@@ -153,6 +153,20 @@ export function deliveryRepositories(t: Tables): Delivery {
         return [...t.messages.values()]
           .filter((m) => m._environmentId === env && m.transactionId === transactionId)
           .sort((a, b) => -newestFirst(a, b))
+          .map(copy);
+      },
+    },
+    traces: {
+      async append(records) {
+        for (const record of records) {
+          const key = k(record.environmentId, record.transactionId);
+          t.put(t.traces, key, [...(t.traces.get(key) ?? []), copy(record)]);
+        }
+      },
+      async list(env, transactionId, subscriberId) {
+        return (t.traces.get(k(env, transactionId)) ?? [])
+          .filter((r) => subscriberId === undefined || r.subscriberId === subscriberId)
+          .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))
           .map(copy);
       },
     },

@@ -32,4 +32,18 @@ export function notificationsSuite({ get }: SuiteContext): void {
       expect(await s.notifications.getMany('env-a', [n._id, 'missing'])).toEqual([n]);
     });
   });
+
+  describe('traces', () => {
+    it('traces.append / list — records of one trigger oldest first, per subscriber on request, scoped by environment', async () => {
+      const s = get();
+      const entry = { stepIndex: 0, stepId: 's1', type: 'in_app' as const, decision: 'skipped' as const, reason: 'a step filter did not pass', failedFilter: { on: 'payload' as const, field: 'n', operator: 'EQUAL' as const, expected: '1', actual: 2, passed: false } };
+      const late = { environmentId: 'env-a', transactionId: 'tx', subscriberId: 'u2', jobId: 'j2', at: '2026-01-01T00:00:02.000Z', entries: [entry] };
+      const early = { ...late, subscriberId: 'u1', jobId: 'j1', at: '2026-01-01T00:00:01.000Z' };
+      await s.traces.append([late, early, { ...early, transactionId: 'other' }]);
+      expect(await s.traces.list('env-a', 'tx')).toEqual([early, late]);
+      expect(await s.traces.list('env-a', 'tx', 'u2')).toEqual([late]);
+      expect(await s.traces.list('env-b', 'tx')).toEqual([]);
+      await s.traces.append([]);
+    });
+  });
 }
