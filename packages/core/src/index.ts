@@ -18,3 +18,4 @@ export { renderTemplate, templateSyntaxError } from './templates/render.js';
 export { walkSteps, type WalkInput, type WalkResult, type TraceEntry, type Delivery } from './trigger/walk-steps.js';
 export { readPath } from './util/path.js';
 export { selectIntegration, type IntegrationChoice } from './integrations/select-integration.js';
+export * from './preferences/index.js';

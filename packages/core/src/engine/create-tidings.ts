@@ -9,6 +9,7 @@ import { createJobLoop } from './job-loop.js';
 import { createJobRunner } from './job-runner.js';
 import { messagesApi } from './messages-api.js';
 import { subscribersApi, topicsApi } from './people-api.js';
+import { preferencesApi } from './preferences-api.js';
 import { triggerApi } from './trigger-api.js';
 
 export interface TidingsOptions {
@@ -76,6 +77,7 @@ export function createTidings(options: TidingsOptions) {
     tenants: tenantsApi(ctx),
     integrations: integrationsApi(ctx),
     messages: messagesApi(ctx),
+    preferences: preferencesApi(ctx),
     trigger: triggers.trigger,
     triggerBulk: triggers.triggerBulk,
     cancel: triggers.cancel,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { buildMessage } from '../messages/build-message.js';
 import { selectIntegration } from '../integrations/select-integration.js';
-import type { Integration, Job, Message, Notification, Subscriber, Tenant, Workflow } from '../schemas/index.js';
+import type { Integration, Job, Message, Notification, PreferenceRow, Subscriber, Tenant, Workflow } from '../schemas/index.js';
 import type { DecisionRecord } from '../storage.js';
 import { walkSteps, type Delivery, type TraceEntry } from '../trigger/walk-steps.js';
 import type { EngineContext } from './context.js';
@@ -32,7 +32,11 @@ export function createJobRunner(ctx: EngineContext): JobRunner {
       tenants.set(id, await storage.tenants.get(env, id));
     }
     const integrations = await storage.integrations.list(env, { active: true });
-    return { notifications, subscribers, workflows, tenants, integrations };
+    const preferences = new Map<string, PreferenceRow[]>();
+    for (const row of await storage.preferences.listMany(env, unique(jobs.map((j) => j.subscriberId)))) {
+      preferences.set(row.subscriberId, [...(preferences.get(row.subscriberId) ?? []), row]);
+    }
+    return { notifications, subscribers, workflows, tenants, integrations, preferences };
   }
 
   /** Status of a channel message, the integration chosen for it, and what the trace says. */
@@ -66,6 +70,8 @@ export function createJobRunner(ctx: EngineContext): JobRunner {
       tenant,
       startIndex: job.data.stepIndex,
       now,
+      preferences: loaded.preferences.get(subscriber.subscriberId) ?? [],
+      outsideSchedule: options.outsideSchedule,
     });
     const messages: Message[] = [];
     const notes = new Map<number, Partial<TraceEntry>>();

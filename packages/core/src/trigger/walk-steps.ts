@@ -1,5 +1,7 @@
 import { explainFilters, firstFailure, type FilterContext, type PartTrace } from '../filters/evaluate.js';
-import type { Channel, DelayMetadata, Notification, Step, StepVariant, Subscriber, Tenant, Workflow } from '../schemas/index.js';
+import { channelPermitted } from '../preferences/resolve-preferences.js';
+import type { Channel, DelayMetadata, Notification, PreferenceRow, Step, StepVariant, Subscriber, Tenant, Workflow } from '../schemas/index.js';
+import { isWithinSchedule, nextScheduleOpening } from '../schedule/weekly-schedule.js';
 import { renderStep, type RenderedContent } from '../templates/render-step.js';
 import { delayDueAt, type DelayOverride } from '../timing/delay-due-at.js';
 import { CHANNELS } from '../schemas/enums.js';
@@ -33,6 +35,10 @@ export interface WalkInput {
   readonly tenant: Tenant | null;
   readonly startIndex: number;
   readonly now: Date;
+  /** The subscriber's stored preference rows (global and per workflow). */
+  readonly preferences: readonly PreferenceRow[];
+  /** Email, sms, chat and push steps outside the subscriber's schedule wait for it or are dropped. */
+  readonly outsideSchedule: 'defer' | 'skip';
 }
 
 export interface WalkResult {
@@ -119,6 +125,24 @@ export function walkSteps(input: WalkInput): WalkResult {
       continue;
     }
     if (!isChannel(type)) continue;
+    const permitted = channelPermitted(workflow, input.preferences, type);
+    if (!permitted.allowed) {
+      entry('skipped', permitted.reason, chosen);
+      continue;
+    }
+    if (type !== 'in_app' && !workflow.critical) {
+      const schedule = input.preferences.find((row) => row.workflowId === null)?.schedule;
+      const zone = input.subscriber.timezone ?? 'UTC';
+      if (!isWithinSchedule(schedule, now, zone)) {
+        const opening = input.outsideSchedule === 'defer' ? nextScheduleOpening(schedule, now, zone) : null;
+        if (!opening) {
+          entry('skipped', input.outsideSchedule === 'skip' ? "outside the subscriber's delivery schedule" : "the subscriber's delivery schedule never opens", chosen);
+          continue;
+        }
+        entry('held', `outside the subscriber's delivery schedule; held until ${opening.toISOString()}`, chosen);
+        return { deliveries, resume: { stepIndex, runAt: opening }, trace };
+      }
+    }
     try {
       deliveries.push({ stepIndex, step, channel: type, rendered: renderStep(step.template, variables) });
       entry('delivered', `rendered for ${type}`, chosen);
