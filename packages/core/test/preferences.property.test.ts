@@ -22,7 +22,7 @@ function reference(channel: Channel, wf: Workflow, global: PreferenceRow | null,
   return { value: enabled && value, source: subscriberSays !== undefined ? 'subscriber' : 'template' };
 }
 
-const row = (workflowId: string | null) => fc.option(fc.record({ subscriberId: fc.constant('u'), workflowId: fc.constant(workflowId), enabled: fc.boolean(), channels: flags, updatedAt: fc.constant(fixtures.T0) }), { nil: null });
+const row = (workflowId: string | null): fc.Arbitrary<PreferenceRow | null> => fc.option<PreferenceRow>(fc.record({ subscriberId: fc.constant('u'), workflowId: fc.constant(workflowId), enabled: fc.boolean(), channels: flags, updatedAt: fc.constant(fixtures.T0) }), { nil: null });
 
 describe('preferences — properties', () => {
   it('resolvePreferences agrees with a layer-by-layer reference, listing only the workflow’s channels', () => {
