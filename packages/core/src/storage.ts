@@ -30,6 +30,11 @@ export interface Storage extends StorageRepositories {
   transaction<T>(fn: (tx: StorageRepositories) => Promise<T>): Promise<T>;
   /** Releases connections the storage opened itself; a client passed in by the user stays open. */
   close(): Promise<void>;
+  /**
+   * Present on storages shared by several processes: calls `listener` with the environment whenever
+   * any process enqueues jobs, so idle job loops wake at once. Returns the unsubscribe function.
+   */
+  subscribeJobs?(listener: (env: string) => void): () => void;
 }
 
 export interface StorageCapabilities {

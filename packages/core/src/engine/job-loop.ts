@@ -10,18 +10,21 @@ export interface JobLoop {
 
 /**
  * Runs due jobs until stopped. Between runs it sleeps until the earliest job becomes due (never past
- * `maxIdleMs`, in case another process enqueued one) and wakes at once when this engine enqueues jobs.
+ * `maxIdleMs`, in case another process enqueued one) and wakes at once when jobs are enqueued here or,
+ * on storages that report it, by another process.
  */
 export function createJobLoop(ctx: EngineContext, runner: JobRunner, onError: (error: unknown) => void): JobLoop {
   let running = false;
   let current: Promise<void> | null = null;
   let wake: (() => void) | null = null;
   let poked = false;
+  let unsubscribe: (() => void) | null = null;
 
-  ctx.events.on('jobs.enqueued', () => {
+  const poke = () => {
     poked = true;
     wake?.();
-  });
+  };
+  ctx.events.on('jobs.enqueued', poke);
 
   function sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
@@ -64,10 +67,14 @@ export function createJobLoop(ctx: EngineContext, runner: JobRunner, onError: (e
     start() {
       if (running) return;
       running = true;
+      // Storages shared by several processes tell us when another process enqueued jobs.
+      unsubscribe = ctx.storage.subscribeJobs?.((env) => env === ctx.env && poke()) ?? null;
       current = loop();
     },
     async stop() {
       running = false;
+      unsubscribe?.();
+      unsubscribe = null;
       wake?.();
       await current;
       current = null;

@@ -1,0 +1,54 @@
+import type { Job } from '@tidings/core';
+import { jobFromRow, type Db, type JobRow, type SqlDialect } from '@tidings/sql';
+import { sql } from 'kysely';
+
+export const JOBS_CHANNEL = 'tidings_jobs';
+const MIGRATION_LOCK = 0x7469_6469; // "tidi"
+const RETRYABLE = new Set(['40001', '40P01']); // serialization failure, deadlock
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export const postgresDialect: SqlDialect = {
+  name: 'postgres',
+  jsonType: 'jsonb',
+  serialType: 'bigserial',
+  maxParams: 60_000,
+  multiProcess: true,
+  async transaction(db, fn) {
+    // SERIALIZABLE makes concurrent transactions behave as if run one after the other; Postgres
+    // reports the losers of a conflict, and they are run again from the start.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await db.transaction().setIsolationLevel('serializable').execute(fn);
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        if (attempt >= 20 || code === undefined || !RETRYABLE.has(code)) throw error;
+        await pause(Math.random() * Math.min(100, 2 ** attempt));
+      }
+    }
+  },
+  async claimDue(db, { env, workerId, now, limit, leaseMs }) {
+    const until = new Date(Date.parse(now) + leaseMs).toISOString();
+    const envFilter = env === undefined ? sql`` : sql`and env = ${env}`;
+    const { rows } = await sql<JobRow>`
+      update tidings_jobs
+         set locked_by = ${workerId}, locked_until = ${until}, attempts = attempts + 1
+       where id in (
+         select id from tidings_jobs
+          where run_at <= ${now} and (locked_until is null or locked_until <= ${now}) ${envFilter}
+          order by run_at, id
+          limit ${limit}
+          for update skip locked)
+      returning *`.execute(db);
+    return rows.map(jobFromRow).sort((a: Job, b: Job) => (a.runAt < b.runAt ? -1 : a.runAt > b.runAt ? 1 : a.id < b.id ? -1 : 1));
+  },
+  async withMigrationLock(db, fn) {
+    await db.transaction().execute(async (tx) => {
+      await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(tx);
+      await fn(tx);
+    });
+  },
+  async notifyJobs(db, env) {
+    await sql`select pg_notify(${JOBS_CHANNEL}, ${env})`.execute(db);
+  },
+};

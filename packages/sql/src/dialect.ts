@@ -1,0 +1,43 @@
+import type { ClaimOptions, Job } from '@tidings/core';
+import type { Kysely } from 'kysely';
+import type { Database } from './tables.js';
+
+export type Db = Kysely<Database>;
+
+/**
+ * What differs between SQLite and Postgres, side by side in the two implementations of this
+ * interface; every other statement is shared.
+ */
+export interface SqlDialect {
+  readonly name: 'sqlite' | 'postgres';
+  /** Column type of JSON documents. */
+  readonly jsonType: 'text' | 'jsonb';
+  /** Column type of the auto-numbered trace sequence. */
+  readonly serialType: 'integer' | 'bigserial';
+  /** Most bound parameters one statement may carry. */
+  readonly maxParams: number;
+  readonly multiProcess: boolean;
+  /** Runs `fn` in a transaction that behaves as if it ran alone (retrying where the dialect must). */
+  transaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T>;
+  /** Leases due jobs in one statement (see `JobRepository.claimDue`). */
+  claimDue(db: Db, options: ClaimOptions): Promise<Job[]>;
+  /** Runs `fn` holding a lock that other processes migrating the same database wait for. */
+  withMigrationLock(db: Db, fn: (db: Db) => Promise<void>): Promise<void>;
+  /** Tells other processes that jobs were enqueued (inside the enqueuing transaction). */
+  notifyJobs?(db: Db, env: string): Promise<void>;
+}
+
+/** A raw job row as both dialects return it. */
+export interface JobRow {
+  id: string;
+  env: string;
+  kind: string;
+  run_at: string;
+  attempts: number | string;
+  locked_by: string | null;
+  locked_until: string | null;
+  transaction_id: string;
+  subscriber_id: string;
+  data: unknown;
+  last_error: string | null;
+}

@@ -1,0 +1,161 @@
+import { sql, type ColumnDefinitionBuilder } from 'kysely';
+import type { Db, SqlDialect } from './dialect.js';
+
+export interface Migration {
+  readonly name: string;
+  up(db: Db, dialect: SqlDialect): Promise<void>;
+}
+
+/** Ordered, append-only: a released migration is never edited, only followed by a new one. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    name: '0001_initial',
+    async up(db, dialect) {
+      const json = dialect.jsonType;
+      // Instants and ids are compared as text; byte order keeps that right whatever the database locale.
+      const ordered = (c: ColumnDefinitionBuilder) => (dialect.name === 'postgres' ? c.modifyFront(sql`collate "C"`) : c).notNull();
+      await db.schema
+        .createTable('tidings_workflows')
+        .addColumn('env', 'text', (c) => c.notNull())
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('identifier', 'text', (c) => c.notNull())
+        .addColumn('slug', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', ordered)
+        .addColumn('doc', json, (c) => c.notNull())
+        .addPrimaryKeyConstraint('tidings_workflows_pk', ['env', 'id'])
+        .addUniqueConstraint('tidings_workflows_identifier', ['env', 'identifier'])
+        .execute();
+      await db.schema
+        .createTable('tidings_subscribers')
+        .addColumn('env', 'text', (c) => c.notNull())
+        .addColumn('subscriber_id', 'text', (c) => c.notNull())
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('doc', json, (c) => c.notNull())
+        .addPrimaryKeyConstraint('tidings_subscribers_pk', ['env', 'subscriber_id'])
+        .execute();
+      await db.schema
+        .createTable('tidings_topics')
+        .addColumn('env', 'text', (c) => c.notNull())
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('doc', json, (c) => c.notNull())
+        .addPrimaryKeyConstraint('tidings_topics_pk', ['env', 'key'])
+        .execute();
+      await db.schema
+        .createTable('tidings_topic_members')
+        .addColumn('env', 'text', (c) => c.notNull())
+        .addColumn('topic_key', 'text', (c) => c.notNull())
+        .addColumn('subscriber_id', 'text', (c) => c.notNull())
+        .addColumn('subscriber_internal_id', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('tidings_topic_members_pk', ['env', 'topic_key', 'subscriber_id'])
+        .execute();
+      await db.schema.createIndex('tidings_topic_members_subscriber').on('tidings_topic_members').columns(['env', 'subscriber_id']).execute();
+      await db.schema
+        .createTable('tidings_tenants')
+        .addColumn('env', 'text', (c) => c.notNull())
+        .addColumn('identifier', 'text', (c) => c.notNull())
+        .addColumn('doc', json, (c) => c.notNull())
+        .addPrimaryKeyConstraint('tidings_tenants_pk', ['env', 'identifier'])
+        .execute();
+      await db.schema
+        .createTable('tidings_integrations')
+        .addColumn('env', 'text', (c) => c.notNull())
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('identifier', 'text', (c) => c.notNull())
+        .addColumn('channel', 'text', (c) => c.notNull())
+        .addColumn('active', 'integer', (c) => c.notNull())
+        .addColumn('is_primary', 'integer', (c) => c.notNull())
+        .addColumn('created_at', 'text', ordered)
+        .addColumn('doc', json, (c) => c.notNull())
+        .addPrimaryKeyConstraint('tidings_integrations_pk', ['env', 'id'])
+        .addUniqueConstraint('tidings_integrations_identifier', ['env', 'identifier'])
+        .execute();
+      await db.schema
+        .createTable('tidings_preferences')
+        .addColumn('env', 'text', (c) => c.notNull())
+        .addColumn('subscriber_id', 'text', (c) => c.notNull())
+        .addColumn('workflow_id', 'text', (c) => c.notNull())
+        .addColumn('doc', json, (c) => c.notNull())
+        .addPrimaryKeyConstraint('tidings_preferences_pk', ['env', 'subscriber_id', 'workflow_id'])
+        .execute();
+      await db.schema
+        .createTable('tidings_notifications')
+        .addColumn('env', 'text', (c) => c.notNull())
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('transaction_id', 'text', (c) => c.notNull())
+        .addColumn('doc', json, (c) => c.notNull())
+        .addPrimaryKeyConstraint('tidings_notifications_pk', ['env', 'id'])
+        .addUniqueConstraint('tidings_notifications_transaction', ['env', 'transaction_id'])
+        .execute();
+      await db.schema
+        .createTable('tidings_jobs')
+        .addColumn('id', 'text', (c) => ordered(c).primaryKey())
+        .addColumn('env', 'text', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('run_at', 'text', ordered)
+        .addColumn('attempts', 'integer', (c) => c.notNull())
+        .addColumn('locked_by', 'text')
+        .addColumn('locked_until', 'text', (c) => (dialect.name === 'postgres' ? c.modifyFront(sql`collate "C"`) : c))
+        .addColumn('transaction_id', 'text', (c) => c.notNull())
+        .addColumn('subscriber_id', 'text', (c) => c.notNull())
+        .addColumn('data', json, (c) => c.notNull())
+        .addColumn('last_error', 'text')
+        .execute();
+      await db.schema.createIndex('tidings_jobs_due').on('tidings_jobs').columns(['run_at', 'id']).execute();
+      await db.schema.createIndex('tidings_jobs_transaction').on('tidings_jobs').columns(['env', 'transaction_id']).execute();
+      await db.schema
+        .createTable('tidings_messages')
+        .addColumn('id', 'text', (c) => ordered(c).primaryKey())
+        .addColumn('env', 'text', (c) => c.notNull())
+        .addColumn('subscriber_internal_id', 'text', (c) => c.notNull())
+        .addColumn('transaction_id', 'text', (c) => c.notNull())
+        .addColumn('channel', 'text', (c) => c.notNull())
+        .addColumn('read', 'integer', (c) => c.notNull())
+        .addColumn('seen', 'integer', (c) => c.notNull())
+        .addColumn('created_at', 'text', ordered)
+        .addColumn('doc', json, (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('tidings_messages_feed')
+        .on('tidings_messages')
+        .columns(['env', 'subscriber_internal_id', 'created_at desc', 'id desc'])
+        .execute();
+      await db.schema.createIndex('tidings_messages_transaction').on('tidings_messages').columns(['env', 'transaction_id']).execute();
+      await db.schema
+        .createTable('tidings_traces')
+        .addColumn('seq', dialect.serialType, (c) => c.primaryKey())
+        .addColumn('env', 'text', (c) => c.notNull())
+        .addColumn('transaction_id', 'text', (c) => c.notNull())
+        .addColumn('subscriber_id', 'text', (c) => c.notNull())
+        .addColumn('at', 'text', ordered)
+        .addColumn('doc', json, (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('tidings_traces_transaction').on('tidings_traces').columns(['env', 'transaction_id', 'at']).execute();
+    },
+  },
+];
+
+/**
+ * Applies every migration not yet recorded in `tidings_migrations`, in order, inside one lock that
+ * other processes migrating the same database wait for. Returns the names it applied.
+ */
+export async function migrate(db: Db, dialect: SqlDialect, migrations: readonly Migration[] = MIGRATIONS): Promise<string[]> {
+  const applied: string[] = [];
+  await dialect.withMigrationLock(db, async (locked) => {
+    await locked.schema
+      .createTable('tidings_migrations')
+      .ifNotExists()
+      .addColumn('name', 'text', (c) => c.primaryKey())
+      .addColumn('applied_at', 'text', (c) => c.notNull())
+      .execute();
+    const done = new Set((await locked.selectFrom('tidings_migrations').select('name').execute()).map((r) => r.name));
+    for (const migration of migrations) {
+      if (done.has(migration.name)) continue;
+      await migration.up(locked, dialect);
+      await locked.insertInto('tidings_migrations').values({ name: migration.name, applied_at: new Date().toISOString() }).execute();
+      applied.push(migration.name);
+    }
+  });
+  return applied;
+}
+

@@ -1,0 +1,201 @@
+import { feedCursor, type DecisionRecord, type Job, type Message, type Notification, type StorageRepositories } from '@tidings/core';
+import { bit, chunk, decodeJson, encodeJson } from '../codec.js';
+import type { JobRow } from '../dialect.js';
+import type { RepoContext } from './context.js';
+
+type Delivery = Pick<StorageRepositories, 'notifications' | 'jobs' | 'messages' | 'traces'>;
+
+export function jobFromRow(row: JobRow): Job {
+  return {
+    id: row.id,
+    environmentId: row.env,
+    kind: row.kind as Job['kind'],
+    runAt: row.run_at,
+    attempts: Number(row.attempts),
+    lockedBy: row.locked_by,
+    lockedUntil: row.locked_until,
+    transactionId: row.transaction_id,
+    subscriberId: row.subscriber_id,
+    data: decodeJson<Job['data']>(row.data),
+    lastError: row.last_error,
+  };
+}
+
+const messageRow = (m: Message) => ({
+  id: m._id,
+  env: m._environmentId,
+  subscriber_internal_id: m._subscriberId,
+  transaction_id: m.transactionId,
+  channel: m.channel,
+  read: bit(m.read),
+  seen: bit(m.seen),
+  created_at: m.createdAt,
+  doc: encodeJson(m),
+});
+
+export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
+  const max = dialect.maxParams;
+  return {
+    notifications: {
+      async insert(env, notification) {
+        const result = await db
+          .insertInto('tidings_notifications')
+          .values({ env, id: notification._id, transaction_id: notification.transactionId, doc: encodeJson(notification) })
+          .onConflict((oc) => oc.doNothing())
+          .executeTakeFirst();
+        return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+      },
+      async getMany(env, ids) {
+        const out: Notification[] = [];
+        for (const part of chunk([...new Set(ids)], 1, max - 1)) {
+          const rows = await db.selectFrom('tidings_notifications').select('doc').where('env', '=', env).where('id', 'in', part).execute();
+          for (const row of rows) out.push(decodeJson<Notification>(row.doc));
+        }
+        return out;
+      },
+      async getByTransactionId(env, transactionId) {
+        const row = await db.selectFrom('tidings_notifications').select('doc').where('env', '=', env).where('transaction_id', '=', transactionId).executeTakeFirst();
+        return row ? decodeJson<Notification>(row.doc) : null;
+      },
+    },
+    jobs: {
+      async enqueue(jobs) {
+        const rows = jobs.map((j) => ({
+          id: j.id,
+          env: j.environmentId,
+          kind: j.kind,
+          run_at: j.runAt,
+          attempts: j.attempts,
+          locked_by: j.lockedBy,
+          locked_until: j.lockedUntil,
+          transaction_id: j.transactionId,
+          subscriber_id: j.subscriberId,
+          data: encodeJson(j.data),
+          last_error: j.lastError,
+        }));
+        for (const part of chunk(rows, 11, max)) await db.insertInto('tidings_jobs').values(part).execute();
+        if (dialect.notifyJobs) for (const env of new Set(jobs.map((j) => j.environmentId))) await dialect.notifyJobs(db, env);
+      },
+      claimDue: (options) => dialect.claimDue(db, options),
+      async complete(ids, workerId) {
+        let done = 0;
+        for (const part of chunk([...ids], 1, max - 1)) {
+          const result = await db.deleteFrom('tidings_jobs').where('id', 'in', part).where('locked_by', '=', workerId).executeTakeFirst();
+          done += Number(result.numDeletedRows);
+        }
+        return done;
+      },
+      async reschedule(id, workerId, change) {
+        const result = await db
+          .updateTable('tidings_jobs')
+          .set((eb) => ({
+            run_at: change.runAt,
+            data: encodeJson(change.data),
+            last_error: change.lastError,
+            locked_by: null,
+            locked_until: null,
+            attempts: change.resetAttempts ? 0 : eb.ref('attempts'),
+          }))
+          .where('id', '=', id)
+          .where('locked_by', '=', workerId)
+          .executeTakeFirst();
+        return Number(result.numUpdatedRows) > 0;
+      },
+      async cancelByTransaction(env, transactionId) {
+        const result = await db.deleteFrom('tidings_jobs').where('env', '=', env).where('transaction_id', '=', transactionId).executeTakeFirst();
+        return Number(result.numDeletedRows);
+      },
+      async nextDueAt(env) {
+        // A job becomes claimable at its run_at, or at its lease end when a lease is still held.
+        let query = db.selectFrom('tidings_jobs').select(['run_at', 'locked_until']).orderBy('run_at').limit(1);
+        if (env !== undefined) query = query.where('env', '=', env);
+        const earliest = await query.where('locked_until', 'is', null).executeTakeFirst();
+        let leased = db.selectFrom('tidings_jobs').select(['locked_until']).where('locked_until', 'is not', null).orderBy('locked_until').limit(1);
+        if (env !== undefined) leased = leased.where('env', '=', env);
+        const lease = await leased.executeTakeFirst();
+        const candidates = [earliest?.run_at, lease?.locked_until].filter((x): x is string => typeof x === 'string');
+        return candidates.length === 0 ? null : candidates.sort()[0]!;
+      },
+      async list(env, filter = {}) {
+        let query = db.selectFrom('tidings_jobs').selectAll().where('env', '=', env);
+        if (filter.transactionId !== undefined) query = query.where('transaction_id', '=', filter.transactionId);
+        if (filter.subscriberId !== undefined) query = query.where('subscriber_id', '=', filter.subscriberId);
+        return (await query.orderBy('run_at').orderBy('id').execute()).map(jobFromRow);
+      },
+    },
+    messages: {
+      async insertMany(messages) {
+        const inserted = new Set<string>();
+        for (const part of chunk(messages.map(messageRow), 9, max)) {
+          const rows = await db.insertInto('tidings_messages').values(part).onConflict((oc) => oc.doNothing()).returning('id').execute();
+          for (const row of rows) inserted.add(row.id);
+        }
+        return messages.filter((m) => inserted.has(m._id));
+      },
+      async getMany(env, subscriberInternalId, ids) {
+        if (ids.length === 0) return [];
+        const found = new Map<string, Message>();
+        for (const part of chunk([...new Set(ids)], 1, max - 2)) {
+          const rows = await db.selectFrom('tidings_messages').select('doc').where('env', '=', env).where('subscriber_internal_id', '=', subscriberInternalId).where('id', 'in', part).execute();
+          for (const row of rows) {
+            const m = decodeJson<Message>(row.doc);
+            found.set(m._id, m);
+          }
+        }
+        return ids.flatMap((id) => {
+          const m = found.get(id);
+          return m ? [m] : [];
+        });
+      },
+      async replaceMany(messages) {
+        for (const m of messages) {
+          const { id, env, ...columns } = messageRow(m);
+          await db.updateTable('tidings_messages').set(columns).where('id', '=', id).where('env', '=', env).execute();
+        }
+      },
+      async feed(env, subscriberInternalId, query) {
+        let q = db.selectFrom('tidings_messages').select('doc').where('env', '=', env).where('subscriber_internal_id', '=', subscriberInternalId);
+        if (query.channel !== undefined) q = q.where('channel', '=', query.channel);
+        if (query.read !== undefined) q = q.where('read', '=', bit(query.read));
+        if (query.seen !== undefined) q = q.where('seen', '=', bit(query.seen));
+        const after = query.cursor ? feedCursor.decode(query.cursor) : null;
+        if (after) {
+          q = q.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]));
+        }
+        const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit + 1).execute();
+        const items = rows.slice(0, query.limit).map((r) => decodeJson<Message>(r.doc));
+        const last = items[items.length - 1];
+        return { items, nextCursor: rows.length > query.limit && last ? feedCursor.encode(last) : null };
+      },
+      async counts(env, subscriberInternalId, channel) {
+        let q = db
+          .selectFrom('tidings_messages')
+          .select((eb) => [
+            eb.fn.countAll().as('total'),
+            eb.fn.sum(eb.case().when('read', '=', 0).then(1).else(0).end()).as('unread'),
+            eb.fn.sum(eb.case().when('seen', '=', 0).then(1).else(0).end()).as('unseen'),
+          ])
+          .where('env', '=', env)
+          .where('subscriber_internal_id', '=', subscriberInternalId);
+        if (channel !== undefined) q = q.where('channel', '=', channel);
+        const row = await q.executeTakeFirstOrThrow();
+        return { total: Number(row.total), unread: Number(row.unread ?? 0), unseen: Number(row.unseen ?? 0) };
+      },
+      async listByTransaction(env, transactionId) {
+        const rows = await db.selectFrom('tidings_messages').select('doc').where('env', '=', env).where('transaction_id', '=', transactionId).orderBy('created_at').orderBy('id').execute();
+        return rows.map((r) => decodeJson<Message>(r.doc));
+      },
+    },
+    traces: {
+      async append(records) {
+        const rows = records.map((r) => ({ env: r.environmentId, transaction_id: r.transactionId, subscriber_id: r.subscriberId, at: r.at, doc: encodeJson(r) }));
+        for (const part of chunk(rows, 5, max)) await db.insertInto('tidings_traces').values(part).execute();
+      },
+      async list(env, transactionId, subscriberId) {
+        let q = db.selectFrom('tidings_traces').select('doc').where('env', '=', env).where('transaction_id', '=', transactionId);
+        if (subscriberId !== undefined) q = q.where('subscriber_id', '=', subscriberId);
+        return (await q.orderBy('at').orderBy('seq').execute()).map((r) => decodeJson<DecisionRecord>(r.doc));
+      },
+    },
+  };
+}

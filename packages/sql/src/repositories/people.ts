@@ -1,0 +1,150 @@
+import { mergeSubscriber, type PreferenceRow, type StorageRepositories, type Subscriber, type Topic } from '@tidings/core';
+import { chunk, decodeJson, encodeJson } from '../codec.js';
+import type { RepoContext } from './context.js';
+
+type People = Pick<StorageRepositories, 'subscribers' | 'topics' | 'preferences'>;
+
+export function peopleRepositories({ db, dialect, atomic }: RepoContext): People {
+  const max = dialect.maxParams;
+  return {
+    subscribers: {
+      upsertMany: (env, items, now, organizationId) =>
+        atomic(async (tx) => {
+          if (items.length === 0) return [];
+          const ids = [...new Set(items.map((i) => i.patch.subscriberId))];
+          const current = new Map<string, Subscriber>();
+          for (const part of chunk(ids, 1, max - 1)) {
+            const rows = await tx.selectFrom('tidings_subscribers').select('doc').where('env', '=', env).where('subscriber_id', 'in', part).execute();
+            for (const row of rows) {
+              const s = decodeJson<Subscriber>(row.doc);
+              current.set(s.subscriberId, s);
+            }
+          }
+          const result = items.map(({ patch, _id }) => {
+            const next = mergeSubscriber(current.get(patch.subscriberId) ?? null, patch, { _id, now, environmentId: env, organizationId });
+            current.set(next.subscriberId, next);
+            return next;
+          });
+          const rows = [...new Set(result.map((s) => s.subscriberId))].map((id) => {
+            const s = current.get(id)!;
+            return { env, subscriber_id: s.subscriberId, id: s._id, doc: encodeJson(s) };
+          });
+          for (const part of chunk(rows, 4, max)) {
+            await tx
+              .insertInto('tidings_subscribers')
+              .values(part)
+              .onConflict((oc) => oc.columns(['env', 'subscriber_id']).doUpdateSet((eb) => ({ doc: eb.ref('excluded.doc') })))
+              .execute();
+          }
+          return result;
+        }),
+      async getMany(env, subscriberIds) {
+        if (subscriberIds.length === 0) return [];
+        const found = new Map<string, Subscriber>();
+        for (const part of chunk([...new Set(subscriberIds)], 1, max - 1)) {
+          const rows = await db.selectFrom('tidings_subscribers').select('doc').where('env', '=', env).where('subscriber_id', 'in', part).execute();
+          for (const row of rows) {
+            const s = decodeJson<Subscriber>(row.doc);
+            found.set(s.subscriberId, s);
+          }
+        }
+        return subscriberIds.flatMap((id) => {
+          const s = found.get(id);
+          return s ? [s] : [];
+        });
+      },
+      delete: (env, subscriberId) =>
+        atomic(async (tx) => {
+          const result = await tx.deleteFrom('tidings_subscribers').where('env', '=', env).where('subscriber_id', '=', subscriberId).executeTakeFirst();
+          if (Number(result.numDeletedRows) === 0) return false;
+          await tx.deleteFrom('tidings_preferences').where('env', '=', env).where('subscriber_id', '=', subscriberId).execute();
+          await tx.deleteFrom('tidings_topic_members').where('env', '=', env).where('subscriber_id', '=', subscriberId).execute();
+          return true;
+        }),
+    },
+    topics: {
+      upsert: (env, topic) =>
+        atomic(async (tx) => {
+          const row = await tx.selectFrom('tidings_topics').select('doc').where('env', '=', env).where('key', '=', topic.key).executeTakeFirst();
+          const existing = row ? decodeJson<Topic>(row.doc) : null;
+          const stored = existing ? { ...existing, name: topic.name, updatedAt: topic.updatedAt } : topic;
+          const doc = encodeJson(stored);
+          await tx
+            .insertInto('tidings_topics')
+            .values({ env, key: stored.key, id: stored._id, doc })
+            .onConflict((oc) => oc.columns(['env', 'key']).doUpdateSet({ doc }))
+            .execute();
+          return stored;
+        }),
+      async get(env, key) {
+        const row = await db.selectFrom('tidings_topics').select('doc').where('env', '=', env).where('key', '=', key).executeTakeFirst();
+        return row ? decodeJson<Topic>(row.doc) : null;
+      },
+      async addMembers(env, topic, subscribers) {
+        const rows = subscribers.map((s) => ({ env, topic_key: topic.key, subscriber_id: s.subscriberId, subscriber_internal_id: s._id }));
+        for (const part of chunk(rows, 4, max)) {
+          await db.insertInto('tidings_topic_members').values(part).onConflict((oc) => oc.doNothing()).execute();
+        }
+      },
+      async removeMembers(env, topicKey, subscriberIds) {
+        let removed = 0;
+        for (const part of chunk([...subscriberIds], 1, max - 2)) {
+          const result = await db.deleteFrom('tidings_topic_members').where('env', '=', env).where('topic_key', '=', topicKey).where('subscriber_id', 'in', part).executeTakeFirst();
+          removed += Number(result.numDeletedRows);
+        }
+        return removed;
+      },
+      async memberIds(env, topicKeys) {
+        if (topicKeys.length === 0) return [];
+        const rows = await db.selectFrom('tidings_topic_members').select('subscriber_id').distinct().where('env', '=', env).where('topic_key', 'in', [...topicKeys]).execute();
+        return rows.map((r) => r.subscriber_id);
+      },
+      async getSubscription(env, topicKey, subscriberId) {
+        const row = await db
+          .selectFrom('tidings_topic_members as m')
+          .innerJoin('tidings_topics as t', (join) => join.onRef('t.env', '=', 'm.env').onRef('t.key', '=', 'm.topic_key'))
+          .select(['m.subscriber_internal_id', 't.doc'])
+          .where('m.env', '=', env)
+          .where('m.topic_key', '=', topicKey)
+          .where('m.subscriber_id', '=', subscriberId)
+          .executeTakeFirst();
+        if (!row) return null;
+        const topic = decodeJson<Topic>(row.doc);
+        return {
+          _organizationId: topic._organizationId,
+          _environmentId: env,
+          _subscriberId: row.subscriber_internal_id,
+          _topicId: topic._id,
+          topicKey,
+          externalSubscriberId: subscriberId,
+        };
+      },
+    },
+    preferences: {
+      async list(env, subscriberId) {
+        const rows = await db.selectFrom('tidings_preferences').select('doc').where('env', '=', env).where('subscriber_id', '=', subscriberId).execute();
+        return rows.map((r) => decodeJson<PreferenceRow>(r.doc));
+      },
+      async listMany(env, subscriberIds) {
+        const out: PreferenceRow[] = [];
+        for (const part of chunk([...new Set(subscriberIds)], 1, max - 1)) {
+          const rows = await db.selectFrom('tidings_preferences').select('doc').where('env', '=', env).where('subscriber_id', 'in', part).execute();
+          for (const row of rows) out.push(decodeJson<PreferenceRow>(row.doc));
+        }
+        return out;
+      },
+      async putMany(env, rows) {
+        // The last row per key wins; one statement may not update the same row twice on Postgres.
+        const byKey = new Map(rows.map((r) => [`${r.subscriberId}\u0000${r.workflowId ?? ''}`, r]));
+        const values = [...byKey.values()].map((r) => ({ env, subscriber_id: r.subscriberId, workflow_id: r.workflowId ?? '', doc: encodeJson(r) }));
+        for (const part of chunk(values, 4, max)) {
+          await db
+            .insertInto('tidings_preferences')
+            .values(part)
+            .onConflict((oc) => oc.columns(['env', 'subscriber_id', 'workflow_id']).doUpdateSet((eb) => ({ doc: eb.ref('excluded.doc') })))
+            .execute();
+        }
+      },
+    },
+  };
+}

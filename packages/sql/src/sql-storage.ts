@@ -1,0 +1,74 @@
+import type { Storage, StorageRepositories } from '@tidings/core';
+import type { Db, SqlDialect } from './dialect.js';
+import { migrate } from './migrations.js';
+import { catalogRepositories } from './repositories/catalog.js';
+import type { RepoContext } from './repositories/context.js';
+import { deliveryRepositories } from './repositories/delivery.js';
+import { peopleRepositories } from './repositories/people.js';
+
+function repositories(context: RepoContext): StorageRepositories {
+  return { ...catalogRepositories(context), ...peopleRepositories(context), ...deliveryRepositories(context) };
+}
+
+export interface SqlStorageOptions {
+  readonly db: Db;
+  readonly dialect: SqlDialect;
+  /** Closes what the adapter opened itself; a client the user passed in is left open. */
+  readonly close: () => Promise<void>;
+  readonly durable: boolean;
+  /** Apply pending migrations before the first operation. @default true */
+  readonly migrate?: boolean;
+  /** Runs before the migrations (e.g. creating the Postgres schema they run in). */
+  readonly beforeMigrate?: () => Promise<void>;
+}
+
+/** A Storage over SQL with its `migrate()`; thin packages add the driver (`@tidings/sqlite`, `@tidings/postgres`). */
+export interface SqlStorage extends Storage {
+  /** Applies pending migrations; returns the names applied. Safe when several processes call it at once. */
+  migrate(): Promise<string[]>;
+  /** The Kysely instance, for apps that want to read Tidings' tables themselves. */
+  readonly db: Db;
+}
+
+/** Every repository method waits for `ready` (the migrations) before it runs. */
+function afterReady(repos: StorageRepositories, ready: () => Promise<unknown>): StorageRepositories {
+  return Object.fromEntries(
+    Object.entries(repos).map(([name, repository]) => [
+      name,
+      Object.fromEntries(
+        Object.entries(repository as Record<string, (...args: unknown[]) => Promise<unknown>>).map(([method, fn]) => [
+          method,
+          async (...args: unknown[]) => {
+            await ready();
+            return fn(...args);
+          },
+        ]),
+      ),
+    ]),
+  ) as unknown as StorageRepositories;
+}
+
+export function createSqlStorage({ db, dialect, close, durable, migrate: autoMigrate = true, beforeMigrate }: SqlStorageOptions): SqlStorage {
+  let migrating: Promise<string[]> | null = null;
+  const runMigrations = () => (migrating ??= (async () => {
+    await beforeMigrate?.();
+    return migrate(db, dialect);
+  })().catch((error: unknown) => {
+    migrating = null;
+    throw error;
+  }));
+  const ready = autoMigrate ? runMigrations : () => Promise.resolve();
+  const transaction = async <T>(fn: (tx: StorageRepositories) => Promise<T>): Promise<T> => {
+    await ready();
+    return dialect.transaction(db, (tx) => fn(repositories({ db: tx, dialect, atomic: (inner) => inner(tx) })));
+  };
+  const outside = afterReady(repositories({ db, dialect, atomic: (fn) => dialect.transaction(db, fn) }), ready);
+  return {
+    ...outside,
+    db,
+    capabilities: { multiProcess: dialect.multiProcess, durable },
+    transaction,
+    migrate: runMigrations,
+    close,
+  };
+}

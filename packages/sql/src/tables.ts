@@ -1,0 +1,45 @@
+import type { Generated } from 'kysely';
+
+/**
+ * The tables. Each record is kept whole in `doc` (JSON text on SQLite, jsonb on Postgres) so it reads
+ * back exactly as written; the other columns are the keys and what queries filter or sort on, written
+ * from the same record in the same statement. Booleans are 0/1 integers on both dialects.
+ */
+export interface Database {
+  tidings_migrations: { name: string; applied_at: string };
+  tidings_workflows: { env: string; id: string; identifier: string; slug: string; created_at: string; doc: unknown };
+  tidings_subscribers: { env: string; subscriber_id: string; id: string; doc: unknown };
+  tidings_topics: { env: string; key: string; id: string; doc: unknown };
+  tidings_topic_members: { env: string; topic_key: string; subscriber_id: string; subscriber_internal_id: string };
+  tidings_tenants: { env: string; identifier: string; doc: unknown };
+  tidings_integrations: { env: string; id: string; identifier: string; channel: string; active: number; is_primary: number; created_at: string; doc: unknown };
+  tidings_preferences: { env: string; subscriber_id: string; workflow_id: string; doc: unknown };
+  tidings_notifications: { env: string; id: string; transaction_id: string; doc: unknown };
+  tidings_jobs: {
+    id: string;
+    env: string;
+    kind: string;
+    run_at: string;
+    attempts: number;
+    locked_by: string | null;
+    locked_until: string | null;
+    transaction_id: string;
+    subscriber_id: string;
+    data: unknown;
+    last_error: string | null;
+  };
+  tidings_messages: {
+    id: string;
+    env: string;
+    subscriber_internal_id: string;
+    transaction_id: string;
+    channel: string;
+    read: number;
+    seen: number;
+    created_at: string;
+    doc: unknown;
+  };
+  tidings_traces: { seq: Generated<number>; env: string; transaction_id: string; subscriber_id: string; at: string; doc: unknown };
+}
+
+export type TableName = keyof Database;

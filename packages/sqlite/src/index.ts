@@ -1,0 +1,2 @@
+export { sqliteStorage, type SqliteStorageOptions } from './sqlite-storage.js';
+export { sqliteDialect } from './sqlite-dialect.js';

@@ -1,0 +1,54 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { createSqlStorage, type Database as Tables, type SqlStorage } from '@tidings/sql';
+import Database from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import { sqliteDialect } from './sqlite-dialect.js';
+import { withStatementCache } from './statement-cache.js';
+
+export type SqliteStorageOptions = (
+  | {
+      /** Path of the database file (its folder is created), or `:memory:`. */
+      filename: string;
+      database?: never;
+    }
+  | {
+      /** The app's own better-sqlite3 handle; Tidings never closes it. */
+      database: Database.Database;
+      filename?: never;
+    }
+) & {
+  /** Apply pending migrations before the first operation. @default true */
+  migrate?: boolean;
+  /** How long a writer waits for another process's lock, in ms. @default 5000 */
+  busyTimeoutMs?: number;
+};
+
+/**
+ * Storage in one SQLite file: the embedded default. WAL journal, `synchronous=NORMAL`, a busy timeout
+ * and cached prepared statements. One process writes at a time; for many processes use Postgres.
+ */
+export function sqliteStorage(options: SqliteStorageOptions): SqlStorage {
+  const own = options.database === undefined;
+  let database: Database.Database;
+  if (options.database) database = options.database;
+  else {
+    if (options.filename !== ':memory:' && options.filename !== '') mkdirSync(dirname(options.filename), { recursive: true });
+    database = new Database(options.filename);
+  }
+  if (!database.memory) database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
+  const cached = withStatementCache(database);
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: { prepare: cached.prepare, close: () => cached.close() } }) });
+  return createSqlStorage({
+    db,
+    dialect: sqliteDialect,
+    durable: !database.memory,
+    ...(options.migrate !== undefined && { migrate: options.migrate }),
+    async close() {
+      await db.destroy();
+      if (own && database.open) database.close();
+    },
+  });
+}
