@@ -36,9 +36,10 @@ export function sqliteStorage(options: SqliteStorageOptions): SqlStorage {
     if (options.filename !== ':memory:' && options.filename !== '') mkdirSync(dirname(options.filename), { recursive: true });
     database = new Database(options.filename);
   }
+  // The busy timeout first: switching a new file to WAL takes a lock another process may hold.
+  database.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
   if (!database.memory) database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
-  database.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
   const cached = withStatementCache(database);
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: { prepare: cached.prepare, close: () => cached.close() } }) });
   return createSqlStorage({

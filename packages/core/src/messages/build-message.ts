@@ -1,15 +1,14 @@
-import { deterministicId } from '../ids.js';
 import type { Message, MessageStatus, Notification, Subscriber, Workflow } from '../schemas/index.js';
 import type { Delivery } from '../trigger/walk-steps.js';
 
 /**
- * A message id from (notification, subscriber, step): running the same job twice yields the same id,
- * so the storage keeps one message. It starts with the notification id's time and counter, so
- * messages created in the same millisecond still sort in the order of their triggers and steps.
+ * A message id from (notification, step, subscriber): running the same job twice yields the same id,
+ * so the storage keeps one message. Made of the ids themselves, not a hash, so two deliveries can
+ * never collide; it starts with the notification id (time, process, counter), so messages created in
+ * the same millisecond still sort in the order of their triggers and steps.
  */
 export function messageId(notificationId: string, subscriberInternalId: string, stepIndex: number): string {
-  const step = Math.min(stepIndex, 0xfff).toString(16).padStart(3, '0');
-  return notificationId.slice(0, 8) + notificationId.slice(18, 24) + step + deterministicId(notificationId, subscriberInternalId, stepIndex).slice(0, 7);
+  return `${notificationId}${stepIndex.toString(16).padStart(3, '0')}${subscriberInternalId}`;
 }
 
 /** The message record of one delivery. */
