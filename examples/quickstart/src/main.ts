@@ -1,9 +1,12 @@
+import { rmSync } from 'node:fs';
 import { createTidings } from '@tidings/core';
-import { memoryStorage } from '@tidings/memory';
+import { sqliteStorage } from '@tidings/sqlite';
 
 /** The quick start: one workflow, two subscribers, a bulk trigger, and the feed it produced. */
-export async function main(log: (line: string) => void = console.log) {
-  const tidings = createTidings({ storage: memoryStorage() });
+export async function main(log: (line: string) => void = console.log, filename = '.tidings/quickstart.db') {
+  // A demo: it starts from an empty database each run, so the feed it prints is always the same.
+  for (const suffix of ['', '-wal', '-shm']) rmSync(filename + suffix, { force: true });
+  const tidings = createTidings({ storage: sqliteStorage({ filename }) });
 
   await tidings.workflows.upsert({
     name: 'Comment received',

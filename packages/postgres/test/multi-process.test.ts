@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import { createTidings } from '@tidings/core';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { spawnTs, waitForOutput } from '../../../test-support/spawn-ts.js';
+import { postgresStorage } from '../src/index.js';
+
+const url = process.env['TIDINGS_TEST_PG_URL'];
+const WORKER = 'packages/postgres/test/fixtures/worker.ts';
+
+describe.skipIf(!url)('postgres — many processes on one database', () => {
+  const schemas: string[] = [];
+  const freshSchema = () => {
+    const schema = `tidings_mp_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+    schemas.push(schema);
+    return schema;
+  };
+  afterAll(async () => {
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    for (const schema of schemas) await admin.query(`drop schema if exists "${schema}" cascade`);
+    await admin.end();
+  });
+
+  async function seed(schema: string, subscribers: number) {
+    const storage = postgresStorage({ connectionString: url!, schema });
+    const tidings = createTidings({ storage });
+    await tidings.workflows.upsert({
+      name: 'two-step',
+      triggers: [{ identifier: 'two-step' }],
+      steps: [
+        { template: { type: 'in_app', content: 'first {{ payload.i }}' } },
+        { template: { type: 'delay' }, metadata: { type: 'regular', amount: 1, unit: 'seconds' } },
+        { template: { type: 'in_app', content: 'second {{ payload.i }}' } },
+      ],
+    });
+    for (let i = 0; i < subscribers; i += 100) {
+      const results = await tidings.triggerBulk(Array.from({ length: Math.min(100, subscribers - i) }, (_, k) => ({ name: 'two-step', to: `u${i + k}`, payload: { i: i + k } })));
+      expect(results.every((r) => r.status === 'processed')).toBe(true);
+    }
+    return { storage, tidings };
+  }
+
+  async function waitForMessages(storage: ReturnType<typeof postgresStorage>, expected: number, timeoutMs: number) {
+    const started = Date.now();
+    for (;;) {
+      const { rows } = await storage.db.selectFrom('tidings_messages').select((eb) => eb.fn.countAll().as('n')).execute().then((r) => ({ rows: r }));
+      const n = Number(rows[0]!.n);
+      if (n >= expected || Date.now() - started > timeoutMs) return n;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  it('two worker processes drain the same jobs (delays included): every message exactly once, no job lost', async () => {
+    const schema = freshSchema();
+    const { storage } = await seed(schema, 300);
+    const workers = [spawnTs(WORKER, ['work', url!, schema]), spawnTs(WORKER, ['work', url!, schema])];
+    await Promise.all(workers.map((w) => waitForOutput(w, 'READY')));
+    expect(await waitForMessages(storage, 600, 30_000)).toBe(600);
+    for (const w of workers) w.kill('SIGTERM');
+    await Promise.all(workers.map((w) => w.exited));
+    const perWorker = workers.map((w) => Number(/DONE (\d+)/.exec(w.output())?.[1] ?? NaN));
+    expect(perWorker.reduce((a, b) => a + b, 0)).toBe(600);
+    expect(perWorker.every((n) => n > 0)).toBe(true);
+    const messages = await storage.db.selectFrom('tidings_messages').select(['subscriber_internal_id', 'doc']).execute();
+    const contents = new Set(messages.map((m) => `${m.subscriber_internal_id}:${(m.doc as { content: string }).content.split(' ')[0]}`));
+    expect(contents.size).toBe(600);
+    expect(await storage.jobs.list('default')).toEqual([]);
+    await storage.close();
+  }, 60_000);
+
+  it('a worker killed with SIGKILL holding leased jobs: another finishes them after the lease', async () => {
+    const schema = freshSchema();
+    const { storage } = await seed(schema, 40);
+    const doomed = spawnTs(WORKER, ['claim-and-die', url!, schema, '25']);
+    await doomed.exited;
+    expect(doomed.output()).toContain('CLAIMED 25');
+    const leased = (await storage.jobs.list('default')).filter((j) => j.lockedBy === 'doomed');
+    expect(leased).toHaveLength(25);
+    const survivor = spawnTs(WORKER, ['work', url!, schema]);
+    await waitForOutput(survivor, 'READY');
+    expect(await waitForMessages(storage, 80, 30_000)).toBe(80);
+    survivor.kill('SIGTERM');
+    await survivor.exited;
+    expect(await storage.jobs.list('default')).toEqual([]);
+    await storage.close();
+  }, 60_000);
+
+  it('LISTEN/NOTIFY: an idle job loop in one engine wakes when another engine on another pool enqueues', async () => {
+    const schema = freshSchema();
+    const a = postgresStorage({ connectionString: url!, schema });
+    const b = postgresStorage({ connectionString: url!, schema });
+    const producer = createTidings({ storage: a });
+    const consumer = createTidings({ storage: b, maxIdleMs: 60_000 });
+    await producer.workflows.upsert({ name: 'n', triggers: [{ identifier: 'n' }], steps: [{ template: { type: 'in_app', content: 'hi' } }] });
+    await b.migrate();
+    consumer.start();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const delivered = new Promise<number>((resolve) => consumer.events.on('message.created', () => resolve(Date.now())));
+    const sent = Date.now();
+    await producer.trigger({ name: 'n', to: 'ada' });
+    expect((await delivered) - sent).toBeLessThan(2_000);
+    await consumer.stop();
+    await a.close();
+    await b.close();
+  }, 30_000);
+
+  it('migrations are safe when several storages start at once (advisory lock)', async () => {
+    const schema = freshSchema();
+    const storages = Array.from({ length: 4 }, () => postgresStorage({ connectionString: url!, schema, migrate: false }));
+    const applied = await Promise.all(storages.map((s) => s.migrate()));
+    expect(applied.flat()).toEqual(['0001_initial']);
+    await Promise.all(storages.map((s) => s.close()));
+  });
+
+  it('{ pool }: uses the app’s pool and leaves it open on close', async () => {
+    const schema = freshSchema();
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    const storage = postgresStorage({ pool, schema });
+    await createTidings({ storage }).subscribers.upsert({ subscriberId: 'ada' });
+    await storage.close();
+    const { rows } = await pool.query(`select count(*)::int as n from "${schema}".tidings_subscribers`);
+    expect(rows[0].n).toBe(1);
+    await pool.end();
+  });
+});
