@@ -19,3 +19,6 @@ export { walkSteps, type WalkInput, type WalkResult, type TraceEntry, type Deliv
 export { readPath } from './util/path.js';
 export { selectIntegration, type IntegrationChoice } from './integrations/select-integration.js';
 export * from './preferences/index.js';
+export { ProviderError, type Provider, type ProviderMessage, type ProviderRecipient, type ProviderResult } from './delivery/provider.js';
+export { resolveRecipient } from './delivery/recipient.js';
+export { renderEmailBody, htmlToText } from './templates/email-html.js';

@@ -3,7 +3,7 @@ import { jobFromRow, type Db, type JobRow, type SqlDialect } from '@tidings/sql'
 import { sql } from 'kysely';
 
 export const JOBS_CHANNEL = 'tidings_jobs';
-const MIGRATION_LOCK = 0x7469_6469; // "tidi"
+export const MIGRATION_LOCK = 0x7469_6469; // "tidi"
 const RETRYABLE = new Set(['40001', '40P01']); // serialization failure, deadlock
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

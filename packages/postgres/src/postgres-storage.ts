@@ -1,7 +1,7 @@
 import { createSqlStorage, type Database, type SqlStorage } from '@tidings/sql';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { JOBS_CHANNEL, postgresDialect } from './postgres-dialect.js';
+import { JOBS_CHANNEL, MIGRATION_LOCK, postgresDialect } from './postgres-dialect.js';
 
 export type PostgresStorageOptions = (
   | {
@@ -25,6 +25,22 @@ export type PostgresStorageOptions = (
 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
+/** `create schema if not exists` races with itself across processes, so it runs under the migration lock. */
+async function createSchema(pool: pg.Pool, schema: string): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    await client.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query(`create schema if not exists ${quoteIdent(schema)}`);
+    await client.query('commit');
+  } catch (error) {
+    await client.query('rollback').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
 /**
  * Storage in PostgreSQL, for apps that run many processes: jobs are claimed with
  * `FOR UPDATE SKIP LOCKED` leases, transactions are serializable, and LISTEN/NOTIFY wakes idle
@@ -45,7 +61,7 @@ export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
     dialect: postgresDialect,
     durable: true,
     ...(options.migrate !== undefined && { migrate: options.migrate }),
-    ...(options.schema && { beforeMigrate: async () => void (await pool.query(`create schema if not exists ${quoteIdent(options.schema!)}`)) }),
+    ...(options.schema && { beforeMigrate: () => createSchema(pool, options.schema!) }),
     async close() {
       await stopListening();
       if (own) await db.destroy();

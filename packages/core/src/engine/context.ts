@@ -25,4 +25,8 @@ export interface EngineOptions {
   readonly maxAttempts: number;
   /** Longest sleep of the job loop when no job is due, in case another process enqueued one. @default 5_000 */
   readonly maxIdleMs: number;
+  /** How long one provider call may take before it counts as a (retryable) failure. @default 10_000 */
+  readonly providerTimeoutMs: number;
+  /** How many jobs of a batch deliver at once, so one slow provider never holds up the others. @default 16 */
+  readonly deliveryConcurrency: number;
 }

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { systemClock, type Clock } from '../clock.js';
 import { createEmitter, type TidingsEvents } from '../events.js';
+import { TidingsError } from '../errors.js';
+import type { Provider } from '../delivery/provider.js';
 import type { Storage } from '../storage.js';
 import { parseInput } from '../validation.js';
 import { integrationsApi, tenantsApi, workflowsApi } from './catalog-api.js';
@@ -31,6 +33,12 @@ export interface TidingsOptions {
   maxAttempts?: number;
   /** @default 5_000 */
   maxIdleMs?: number;
+  /** Delivery providers, matched to integrations by `providerId` and channel (see `@tidings/providers`). */
+  providers?: readonly Provider[];
+  /** @default 10_000 */
+  providerTimeoutMs?: number;
+  /** @default 16 */
+  deliveryConcurrency?: number;
   /** Called with errors the background job loop could not hand to anyone. @default console.error */
   onError?: (error: unknown) => void;
 }
@@ -43,6 +51,8 @@ const optionsSchema = z.object({
   batchSize: z.number().int().min(1).max(10_000).default(100),
   maxAttempts: z.number().int().min(1).max(100).default(5),
   maxIdleMs: z.number().int().min(10).default(5_000),
+  providerTimeoutMs: z.number().int().min(1).default(10_000),
+  deliveryConcurrency: z.number().int().min(1).max(1_000).default(16),
 });
 
 /** Creates an engine over a storage. Nothing runs in the background until `start()`. */
@@ -63,7 +73,13 @@ export function createTidings(options: TidingsOptions) {
     options: engineOptions,
     now: () => clock.now().toISOString(),
   };
-  const runner = createJobRunner(ctx);
+  const providers = new Map<string, Provider>();
+  for (const provider of options.providers ?? []) {
+    const key = `${provider.channel}:${provider.id}`;
+    if (providers.has(key)) throw new TidingsError('validation_failed', `Two providers serve "${provider.id}" on ${provider.channel}`, { issues: [{ path: 'providers', message: `duplicate provider ${key}` }] });
+    providers.set(key, provider);
+  }
+  const runner = createJobRunner(ctx, providers);
   const loop = createJobLoop(ctx, runner, onError);
   const triggers = triggerApi(ctx);
 

@@ -1,15 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { buildMessage } from '../messages/build-message.js';
+import { ProviderError, type Provider } from '../delivery/provider.js';
+import { resolveRecipient } from '../delivery/recipient.js';
 import { selectIntegration } from '../integrations/select-integration.js';
-import type { Integration, Job, Message, Notification, PreferenceRow, Subscriber, Tenant, Workflow } from '../schemas/index.js';
+import { buildMessage } from '../messages/build-message.js';
+import type { Integration, Job, JsonObject, Message, Notification, PreferenceRow, Subscriber, Tenant, Workflow } from '../schemas/index.js';
 import type { DecisionRecord } from '../storage.js';
+import { renderEmailBody } from '../templates/email-html.js';
 import { walkSteps, type Delivery, type TraceEntry } from '../trigger/walk-steps.js';
 import type { EngineContext } from './context.js';
 
 const byKey = <T, K>(items: readonly T[], key: (item: T) => K) => new Map(items.map((item) => [key(item), item]));
 const unique = <T>(items: readonly T[]) => [...new Set(items)];
 
-/** Seconds to wait before the next attempt of a failed job: 1 s, 2 s, 4 s … capped at an hour. */
+/** Milliseconds before the next attempt of a failed job: 1 s, 2 s, 4 s … capped at an hour. */
 export const retryDelayMs = (attempts: number) => Math.min(1_000 * 2 ** Math.max(0, attempts - 1), 3_600_000);
 
 export interface JobRunner {
@@ -18,11 +21,11 @@ export interface JobRunner {
   readonly workerId: string;
 }
 
-export function createJobRunner(ctx: EngineContext): JobRunner {
-  const { storage, env, options } = ctx;
-  const workerId = `worker-${randomUUID()}`;
+type Loaded = Awaited<ReturnType<ReturnType<typeof loaderFor>>>;
 
-  async function loadBatch(jobs: readonly Job[]) {
+function loaderFor(ctx: EngineContext) {
+  const { storage, env } = ctx;
+  return async (jobs: readonly Job[]) => {
     const notifications = byKey(await storage.notifications.getMany(env, unique(jobs.map((j) => j.data.notificationId))), (n) => n._id);
     const people = unique([...jobs.map((j) => j.subscriberId), ...[...notifications.values()].flatMap((n) => (n.actorId ? [n.actorId] : []))]);
     const subscribers = byKey(await storage.subscribers.getMany(env, people), (s) => s.subscriberId);
@@ -37,29 +40,124 @@ export function createJobRunner(ctx: EngineContext): JobRunner {
       preferences.set(row.subscriberId, [...(preferences.get(row.subscriberId) ?? []), row]);
     }
     return { notifications, subscribers, workflows, tenants, integrations, preferences };
-  }
+  };
+}
 
-  /** Status of a channel message, the integration chosen for it, and what the trace says. */
-  function deliveryOutcome(delivery: Delivery, integrations: readonly Integration[], tenant: Tenant | null) {
-    if (delivery.channel === 'in_app') return { status: 'sent' as const, fields: {}, note: {} };
-    const choice = selectIntegration(integrations, delivery.channel, tenant);
-    if (!choice.integration) return { status: 'warning' as const, fields: { errorText: choice.reason }, note: { reason: choice.reason } };
-    const { providerId, identifier } = choice.integration;
-    const errorText = `no provider is registered for "${providerId}"`;
-    return { status: 'warning' as const, fields: { providerId, errorText }, note: { integration: identifier, reason: `${choice.reason}; ${errorText}` } };
-  }
+/** What one job run produced and where its walk goes next. */
+interface JobOutcome {
+  readonly messages: Message[];
+  readonly failures: { message: Message; error: string }[];
+  readonly trace: TraceEntry[];
+  /** Run again later from `stepIndex` (after a delay or schedule hold, or to retry a provider). */
+  readonly next: { runAt: Date; stepIndex: number; retry: boolean; lastError: string | null } | null;
+}
 
-  async function runJob(
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ProviderError(`the provider did not answer within ${ms} ms`, { retryable: true, code: 'timeout' })), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight, keeping results in order. */
+async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  });
+  await Promise.all(lanes);
+  return results;
+}
+
+export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<string, Provider>): JobRunner {
+  const { storage, env, options } = ctx;
+  const workerId = `worker-${randomUUID()}`;
+  const load = loaderFor(ctx);
+
+  type Sent =
+    | { kind: 'message'; message: Message; note: Partial<TraceEntry>; failure?: string }
+    | { kind: 'retry'; error: string; note: Partial<TraceEntry> };
+
+  /** Delivers one channel step: picks the integration, resolves the address, calls the provider. */
+  async function deliver(
     job: Job,
-    loaded: Awaited<ReturnType<typeof loadBatch>>,
-    now: Date,
-  ): Promise<{ messages: Message[]; resume: { runAt: Date; stepIndex: number } | null; trace: TraceEntry[] }> {
-    const notification: Notification | undefined = loaded.notifications.get(job.data.notificationId);
-    const subscriber: Subscriber | undefined = loaded.subscribers.get(job.subscriberId);
+    delivery: Delivery,
+    base: Message,
+    context: { subscriber: Subscriber; tenant: Tenant | null; integrations: readonly Integration[]; notification: Notification },
+  ): Promise<Sent> {
+    if (delivery.channel === 'in_app') return { kind: 'message', message: base, note: {} };
+    const warning = (reason: string, integration?: Integration): Sent => ({
+      kind: 'message',
+      message: { ...base, ...(integration && { providerId: integration.providerId }), status: 'warning', deliveredAt: [], errorText: reason },
+      note: { reason, ...(integration && { integration: integration.identifier }) },
+    });
+    const choice = selectIntegration(context.integrations, delivery.channel, context.tenant);
+    const integration = choice.integration;
+    if (!integration) return warning(choice.reason);
+    const provider = providers.get(`${delivery.channel}:${integration.providerId}`);
+    if (!provider) return warning(`${choice.reason}; no provider is registered for "${integration.providerId}"`, integration);
+    const recipient = resolveRecipient(context.subscriber, delivery.channel, integration);
+    if (!recipient.ok) return warning(recipient.reason, integration);
+    const note = { integration: integration.identifier, reason: choice.reason };
+    const body = typeof base.content === 'string' && delivery.channel !== 'email' ? { content: base.content } : (() => {
+      const { html, text } = renderEmailBody(base.content);
+      return { content: text, html };
+    })();
+    const overrides = context.notification.overrides[integration.providerId];
+    try {
+      const result = await withTimeout(
+        provider.send(
+          {
+            messageId: base._id,
+            transactionId: base.transactionId,
+            channel: delivery.channel,
+            to: recipient.to,
+            ...body,
+            ...(base.subject !== undefined && { subject: base.subject }),
+            ...(base.title !== undefined && { title: base.title }),
+            payload: base.payload,
+            overrides: typeof overrides === 'object' && overrides !== null ? (overrides as JsonObject) : {},
+          },
+          integration.credentials,
+        ),
+        options.providerTimeoutMs,
+      );
+      const address = { ...(recipient.to.email && { email: recipient.to.email }), ...(recipient.to.phone && { phone: recipient.to.phone }), ...(recipient.to.webhookUrl && { directWebhookUrl: recipient.to.webhookUrl }), ...(recipient.to.deviceTokens && { deviceTokens: [...recipient.to.deviceTokens] }) };
+      return {
+        kind: 'message',
+        message: { ...base, ...address, providerId: integration.providerId, status: 'sent', deliveredAt: [result.date ?? base.createdAt] },
+        note: { ...note, reason: `sent by "${integration.identifier}"${result.id ? ` as ${result.id}` : ''}` },
+      };
+    } catch (error) {
+      const text = error instanceof Error ? error.message : String(error);
+      const retryable = error instanceof ProviderError ? error.retryable : true;
+      if (retryable && job.attempts < options.maxAttempts) return { kind: 'retry', error: text, note: { ...note, reason: `${text}; will retry` } };
+      const errorId = error instanceof ProviderError ? (error.options.code ?? (error.options.status ? `http_${error.options.status}` : 'provider_error')) : 'provider_error';
+      return {
+        kind: 'message',
+        message: { ...base, providerId: integration.providerId, status: 'error', deliveredAt: [], errorId, errorText: text },
+        note: { ...note, reason: `failed: ${text}` },
+        failure: text,
+      };
+    }
+  }
+
+  async function runJob(job: Job, loaded: Loaded, now: Date): Promise<JobOutcome> {
+    const notification = loaded.notifications.get(job.data.notificationId);
+    const subscriber = loaded.subscribers.get(job.subscriberId);
     const workflow: Workflow | undefined = notification && loaded.workflows.get(notification._templateId);
     if (!notification || !subscriber || !workflow) {
       const missing = !notification ? 'notification' : !subscriber ? 'subscriber' : 'workflow';
-      return { messages: [], resume: null, trace: [{ stepIndex: job.data.stepIndex, stepId: '', type: 'in_app', decision: 'skipped', reason: `the ${missing} no longer exists` }] };
+      return { messages: [], failures: [], next: null, trace: [{ stepIndex: job.data.stepIndex, stepId: '', type: 'in_app', decision: 'skipped', reason: `the ${missing} no longer exists` }] };
     }
     const tenant = notification.tenantId ? loaded.tenants.get(notification.tenantId) ?? null : null;
     const walk = walkSteps({
@@ -74,15 +172,73 @@ export function createJobRunner(ctx: EngineContext): JobRunner {
       outsideSchedule: options.outsideSchedule,
     });
     const messages: Message[] = [];
+    const failures: JobOutcome['failures'] = [];
     const notes = new Map<number, Partial<TraceEntry>>();
+    const traceUpTo = (stepIndex: number) =>
+      walk.trace.filter((e) => e.stepIndex <= stepIndex).map((e) => (e.decision === 'delivered' && notes.has(e.stepIndex) ? { ...e, ...notes.get(e.stepIndex) } : e));
+    const context = { subscriber, tenant, integrations: loaded.integrations, notification };
     for (const delivery of walk.deliveries) {
-      const outcome = deliveryOutcome(delivery, loaded.integrations, tenant);
-      const message = buildMessage(delivery, { workflow, notification, subscriber, now: now.toISOString(), status: outcome.status });
-      messages.push({ ...message, ...outcome.fields });
-      notes.set(delivery.stepIndex, outcome.note);
+      const base = buildMessage(delivery, { workflow, notification, subscriber, now: now.toISOString(), status: 'sent' });
+      const sent = await deliver(job, delivery, base, context);
+      if (sent.kind === 'retry') {
+        notes.set(delivery.stepIndex, { ...sent.note, decision: 'failed' });
+        const runAt = new Date(now.getTime() + retryDelayMs(job.attempts));
+        return { messages, failures, trace: traceUpTo(delivery.stepIndex), next: { runAt, stepIndex: delivery.stepIndex, retry: true, lastError: sent.error } };
+      }
+      messages.push(sent.message);
+      notes.set(delivery.stepIndex, sent.failure ? { ...sent.note, decision: 'failed' } : sent.note);
+      if (sent.failure) {
+        failures.push({ message: sent.message, error: sent.failure });
+        if (delivery.step.shouldStopOnFail) return { messages, failures, trace: traceUpTo(delivery.stepIndex), next: null };
+      }
     }
-    const trace = walk.trace.map((entry) => (entry.decision === 'delivered' && notes.has(entry.stepIndex) ? { ...entry, ...notes.get(entry.stepIndex) } : entry));
-    return { messages, resume: walk.resume, trace };
+    const next = walk.resume ? { ...walk.resume, retry: false, lastError: null } : null;
+    return { messages, failures, trace: traceUpTo(Number.MAX_SAFE_INTEGER), next };
+  }
+
+  async function runBatch(jobs: readonly Job[], now: Date): Promise<void> {
+    const loaded = await load(jobs);
+    const outcomes = await mapLimited(jobs, options.deliveryConcurrency, async (job): Promise<{ job: Job; outcome?: JobOutcome; error?: unknown }> => {
+      try {
+        return { job, outcome: await runJob(job, loaded, now) };
+      } catch (error) {
+        return { job, error };
+      }
+    });
+    const messages: Message[] = [];
+    const records: DecisionRecord[] = [];
+    const done: string[] = [];
+    const failures: JobOutcome['failures'] = [];
+    for (const result of outcomes) {
+      const { job, outcome } = result;
+      if (!outcome) {
+        await failJob(job, result.error, now);
+        continue;
+      }
+      messages.push(...outcome.messages);
+      failures.push(...outcome.failures);
+      records.push({ environmentId: env, transactionId: job.transactionId, subscriberId: job.subscriberId, jobId: job.id, at: now.toISOString(), entries: outcome.trace });
+      if (outcome.next) {
+        await storage.jobs.reschedule(job.id, workerId, {
+          runAt: outcome.next.runAt.toISOString(),
+          data: { ...job.data, stepIndex: outcome.next.stepIndex },
+          lastError: outcome.next.lastError,
+          resetAttempts: !outcome.next.retry,
+        });
+      } else done.push(job.id);
+    }
+    // Messages first, then completion: a crash in between re-runs the jobs, and the message ids,
+    // derived from (notification, step, subscriber), keep the second run from storing anything twice.
+    const inserted = await storage.messages.insertMany(messages);
+    await storage.traces.append(records);
+    await storage.jobs.complete(done, workerId);
+    const failed = new Map(failures.map((f) => [f.message._id, f.error]));
+    for (const message of inserted) {
+      ctx.events.emit('message.created', { message });
+      if (message.status === 'sent') ctx.events.emit('message.sent', { message });
+      const error = failed.get(message._id);
+      if (error !== undefined) ctx.events.emit('message.failed', { message, error });
+    }
   }
 
   async function failJob(job: Job, error: unknown, now: Date): Promise<void> {
@@ -98,39 +254,6 @@ export function createJobRunner(ctx: EngineContext): JobRunner {
       lastError: text,
       resetAttempts: false,
     });
-  }
-
-  async function runBatch(jobs: readonly Job[], now: Date): Promise<void> {
-    const loaded = await loadBatch(jobs);
-    const messages: Message[] = [];
-    const done: string[] = [];
-    const records: DecisionRecord[] = [];
-    for (const job of jobs) {
-      try {
-        const outcome = await runJob(job, loaded, now);
-        messages.push(...outcome.messages);
-        records.push({ environmentId: env, transactionId: job.transactionId, subscriberId: job.subscriberId, jobId: job.id, at: now.toISOString(), entries: outcome.trace });
-        if (outcome.resume) {
-          await storage.jobs.reschedule(job.id, workerId, {
-            runAt: outcome.resume.runAt.toISOString(),
-            data: { ...job.data, stepIndex: outcome.resume.stepIndex },
-            lastError: null,
-            resetAttempts: true,
-          });
-        } else done.push(job.id);
-      } catch (error) {
-        await failJob(job, error, now);
-      }
-    }
-    // Messages first, then completion: a crash in between re-runs the jobs, and the message ids,
-    // derived from (notification, subscriber, step), keep the second run from adding anything.
-    const inserted = await storage.messages.insertMany(messages);
-    await storage.traces.append(records);
-    await storage.jobs.complete(done, workerId);
-    for (const message of inserted) {
-      ctx.events.emit('message.created', { message });
-      if (message.status === 'sent') ctx.events.emit('message.sent', { message });
-    }
   }
 
   return {

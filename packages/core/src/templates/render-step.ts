@@ -13,12 +13,13 @@ export interface RenderedContent {
 /** Renders every text of a step template against the variables (subscriber, payload, step, …). */
 export function renderStep(template: StepTemplate, variables: Record<string, unknown>): RenderedContent {
   const r = (text: string) => renderTemplate(text, variables);
+  const body = (text: string) => renderTemplate(text, variables, { html: template.type === 'email' });
   const content =
     typeof template.content === 'string' || template.content === undefined
-      ? r(template.content ?? '')
+      ? body(template.content ?? '')
       : template.content.map((block) => ({
           ...block,
-          content: r(block.content),
+          content: body(block.content),
           ...(block.url !== undefined && { url: r(block.url) }),
         }));
   const cta: MessageCta = template.cta
