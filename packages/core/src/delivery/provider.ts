@@ -30,7 +30,6 @@ export interface ProviderMessage {
 export interface ProviderResult {
   /** The provider's own id of the sent message. */
   readonly id?: string;
-  readonly date?: string;
 }
 
 /**

@@ -134,7 +134,7 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
       const address = { ...(recipient.to.email && { email: recipient.to.email }), ...(recipient.to.phone && { phone: recipient.to.phone }), ...(recipient.to.webhookUrl && { directWebhookUrl: recipient.to.webhookUrl }), ...(recipient.to.deviceTokens && { deviceTokens: [...recipient.to.deviceTokens] }) };
       return {
         kind: 'message',
-        message: { ...base, ...address, providerId: integration.providerId, status: 'sent', deliveredAt: [result.date ?? base.createdAt] },
+        message: { ...base, ...address, providerId: integration.providerId, status: 'sent', deliveredAt: [base.createdAt] },
         note: { ...note, reason: `sent by "${integration.identifier}"${result.id ? ` as ${result.id}` : ''}` },
       };
     } catch (error) {

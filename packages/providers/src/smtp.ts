@@ -1,0 +1,59 @@
+import { ProviderError, type Credentials, type Provider } from '@tidings/core';
+import nodemailer from 'nodemailer';
+
+const RETRYABLE_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'ECONNREFUSED', 'ECONNRESET', 'EDNS']);
+
+export interface SmtpProviderOptions {
+  /** Connection, greeting and socket timeouts in ms. @default 10_000 */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Email over SMTP with nodemailer (`providerId: 'nodemailer'`). Credentials: `host`, `port`, `secure`,
+ * `user`, `password`, `from`, `senderName`, `requireTls`, `ignoreTls`. Connection failures and 4xx SMTP
+ * replies are retried; 5xx replies are permanent.
+ */
+export function smtpProvider(options: SmtpProviderOptions = {}): Provider {
+  const timeout = options.timeoutMs ?? 10_000;
+  return {
+    id: 'nodemailer',
+    channel: 'email',
+    async send(message, credentials: Credentials) {
+      if (!credentials.host) throw new ProviderError('the SMTP integration has no host', { retryable: false, code: 'missing_host' });
+      const transport = nodemailer.createTransport({
+        host: credentials.host,
+        port: credentials.port ? Number(credentials.port) : 587,
+        secure: credentials.secure ?? false,
+        ...(credentials.requireTls !== undefined && { requireTLS: credentials.requireTls }),
+        ...(credentials.ignoreTls !== undefined && { ignoreTLS: credentials.ignoreTls }),
+        ...(credentials.user && { auth: { user: credentials.user, pass: credentials.password ?? '' } }),
+        connectionTimeout: timeout,
+        greetingTimeout: timeout,
+        socketTimeout: timeout,
+      });
+      try {
+        const from = credentials.from ?? credentials.user ?? 'tidings@localhost';
+        const info = await transport.sendMail({
+          from: credentials.senderName ? { name: credentials.senderName, address: from } : from,
+          to: message.to.email!,
+          subject: message.subject ?? '',
+          text: message.content,
+          ...(message.html !== undefined && { html: message.html }),
+          headers: { 'X-Tidings-Transaction': message.transactionId },
+        });
+        return { id: info.messageId };
+      } catch (error) {
+        const e = error as { code?: string; responseCode?: number; message?: string };
+        const retryable = (e.code !== undefined && RETRYABLE_CODES.has(e.code)) || (e.responseCode !== undefined && e.responseCode < 500);
+        throw new ProviderError(`SMTP: ${e.message ?? String(error)}`, {
+          retryable,
+          ...(e.responseCode !== undefined && { status: e.responseCode }),
+          code: e.code ?? 'smtp_error',
+          cause: error,
+        });
+      } finally {
+        transport.close();
+      }
+    },
+  };
+}
