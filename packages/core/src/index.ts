@@ -22,3 +22,5 @@ export * from './preferences/index.js';
 export { ProviderError, type Provider, type ProviderMessage, type ProviderRecipient, type ProviderResult } from './delivery/provider.js';
 export { resolveRecipient } from './delivery/recipient.js';
 export { renderEmailBody, htmlToText } from './templates/email-html.js';
+export { digestDueAt, nextTimedOccurrence, backoffLetsThrough, type DigestTiming } from './timing/digest-due-at.js';
+export type { TimedRule } from './timing/timed-rule.js';

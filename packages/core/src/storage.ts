@@ -55,6 +55,7 @@ export interface StorageRepositories {
   readonly jobs: JobRepository;
   readonly messages: MessageRepository;
   readonly traces: TraceRepository;
+  readonly digests: DigestRepository;
 }
 
 export interface WorkflowRepository {
@@ -228,6 +229,53 @@ export interface TraceRepository {
   append(records: readonly DecisionRecord[]): Promise<void>;
   /** Records of one trigger, oldest first (ties in append order), optionally one subscriber's. */
   list(env: string, transactionId: string, subscriberId?: string): Promise<DecisionRecord[]>;
+}
+
+/** One event gathered by a digest. */
+export interface DigestEvent {
+  readonly transactionId: string;
+  readonly notificationId: string;
+  readonly payload: Record<string, unknown>;
+  readonly at: string;
+}
+
+/** The events of one (workflow, step, subscriber, digest key) gathered until `dueAt`. */
+export interface Digest {
+  readonly id: string;
+  readonly environmentId: string;
+  /** Workflow id, step index, subscriber and digest key value, joined: one open digest per key. */
+  readonly key: string;
+  readonly workflowId: string;
+  readonly stepIndex: number;
+  readonly subscriberId: string;
+  readonly digestKey: string | null;
+  readonly status: 'open' | 'closed';
+  readonly openedAt: string;
+  readonly dueAt: string;
+  /** In the order they joined; the first is the owner whose job flushes the digest. */
+  readonly events: readonly DigestEvent[];
+}
+
+export interface DigestRepository {
+  /**
+   * Adds the event to the open digest of `open.key`, or opens one with `open` when none is open, in
+   * one atomic step: concurrent joins never open two digests for a key nor lose an event. When
+   * `moveDueAt` is given (debounce), a joined digest's `dueAt` becomes it. Returns the digest after
+   * the join and whether this call opened it.
+   */
+  join(env: string, open: Omit<Digest, 'events' | 'status'>, event: DigestEvent, moveDueAt?: string): Promise<{ digest: Digest; opened: boolean }>;
+  /** Records an event of `key` at `at` and returns the previous event's time, or null (for backoff). */
+  touch(env: string, key: string, at: string): Promise<string | null>;
+  /** Closes the digest (idempotent) and returns it; null when there is none. */
+  close(env: string, id: string): Promise<Digest | null>;
+  get(env: string, id: string): Promise<Digest | null>;
+  /**
+   * Removes the trigger's events from open digests. A digest left empty is deleted; the others are
+   * returned as updated (the first remaining event is their new owner).
+   */
+  removeTransaction(env: string, transactionId: string): Promise<{ updated: Digest[]; removedOwnerOf: string[] }>;
+  /** Open digests, earliest due first, optionally of one subscriber or holding one trigger's event. */
+  listOpen(env: string, filter?: { subscriberId?: string; transactionId?: string }): Promise<Digest[]>;
 }
 
 /** Encodes a feed position; shared by every backend so cursors mean the same everywhere. */

@@ -1,6 +1,7 @@
 import type { Storage, StorageRepositories } from '@tidings/core';
 import { catalogRepositories } from './repositories/catalog.js';
 import { deliveryRepositories } from './repositories/delivery.js';
+import { digestRepositories } from './repositories/digests.js';
 import { peopleRepositories } from './repositories/people.js';
 import { Tables } from './tables.js';
 
@@ -15,6 +16,7 @@ export function memoryStorage(): Storage {
     ...catalogRepositories(tables),
     ...peopleRepositories(tables),
     ...deliveryRepositories(tables),
+    ...digestRepositories(tables),
   };
 
   let tail: Promise<unknown> = Promise.resolve();

@@ -1,5 +1,6 @@
 import type {
   DecisionRecord,
+  Digest,
   Integration,
   Job,
   Message,
@@ -37,6 +38,11 @@ export class Tables {
   readonly inboxes = new Map<string, Map<string, Message>>();
   /** env|transactionId → records in append order */
   readonly traces = new Map<string, DecisionRecord[]>();
+  readonly digests = new Map<string, Digest>();
+  /** env|digest key → id of its open digest */
+  readonly openDigests = new Map<string, string>();
+  /** env|digest key → time of its latest event */
+  readonly digestLastEvents = new Map<string, string>();
 
   private undo: (() => void)[] | null = null;
 

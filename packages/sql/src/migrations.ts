@@ -133,6 +133,32 @@ export const MIGRATIONS: readonly Migration[] = [
       await db.schema.createIndex('tidings_traces_transaction').on('tidings_traces').columns(['env', 'transaction_id', 'at']).execute();
     },
   },
+  {
+    name: '0002_digests',
+    async up(db, dialect) {
+      const ordered = (c: ColumnDefinitionBuilder) => (dialect.name === 'postgres' ? c.modifyFront(sql`collate "C"`) : c).notNull();
+      await db.schema
+        .createTable('tidings_digests')
+        .addColumn('env', 'text', (c) => c.notNull())
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('subscriber_id', 'text', (c) => c.notNull())
+        .addColumn('due_at', 'text', ordered)
+        .addColumn('doc', dialect.jsonType, (c) => c.notNull())
+        .addPrimaryKeyConstraint('tidings_digests_pk', ['env', 'id'])
+        .execute();
+      // At most one open digest per key: the database refuses a second even if two joins race.
+      await sql`create unique index tidings_digests_open on tidings_digests (env, key) where status = 'open'`.execute(db);
+      await db.schema
+        .createTable('tidings_digest_keys')
+        .addColumn('env', 'text', (c) => c.notNull())
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('last_at', 'text', ordered)
+        .addPrimaryKeyConstraint('tidings_digest_keys_pk', ['env', 'key'])
+        .execute();
+    },
+  },
 ];
 
 /**

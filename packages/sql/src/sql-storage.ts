@@ -4,10 +4,11 @@ import { migrate } from './migrations.js';
 import { catalogRepositories } from './repositories/catalog.js';
 import type { RepoContext } from './repositories/context.js';
 import { deliveryRepositories } from './repositories/delivery.js';
+import { digestRepositories } from './repositories/digests.js';
 import { peopleRepositories } from './repositories/people.js';
 
 function repositories(context: RepoContext): StorageRepositories {
-  return { ...catalogRepositories(context), ...peopleRepositories(context), ...deliveryRepositories(context) };
+  return { ...catalogRepositories(context), ...peopleRepositories(context), ...deliveryRepositories(context), ...digestRepositories(context) };
 }
 
 export interface SqlStorageOptions {

@@ -39,6 +39,8 @@ export interface Database {
     created_at: string;
     doc: unknown;
   };
+  tidings_digests: { env: string; id: string; key: string; status: string; subscriber_id: string; due_at: string; doc: unknown };
+  tidings_digest_keys: { env: string; key: string; last_at: string };
   tidings_traces: { seq: Generated<number>; env: string; transaction_id: string; subscriber_id: string; at: string; doc: unknown };
 }
 

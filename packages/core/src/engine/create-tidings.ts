@@ -97,6 +97,7 @@ export function createTidings(options: TidingsOptions) {
     trigger: triggers.trigger,
     triggerBulk: triggers.triggerBulk,
     cancel: triggers.cancel,
+    pending: triggers.pending,
     /**
      * Why each subscriber of a trigger did or did not get each step: the decision records of every
      * job run (filters that failed, variants chosen, delays, integrations picked), oldest first.

@@ -3,10 +3,13 @@ import { ProviderError, type Provider } from '../delivery/provider.js';
 import { resolveRecipient } from '../delivery/recipient.js';
 import { selectIntegration } from '../integrations/select-integration.js';
 import { buildMessage } from '../messages/build-message.js';
-import type { Integration, Job, JsonObject, Message, Notification, PreferenceRow, Subscriber, Tenant, Workflow } from '../schemas/index.js';
+import type { DigestMetadata, Integration, Job, JsonObject, Message, Notification, PreferenceRow, Subscriber, Tenant, Workflow } from '../schemas/index.js';
 import type { DecisionRecord } from '../storage.js';
 import { renderEmailBody } from '../templates/email-html.js';
-import { walkSteps, type Delivery, type TraceEntry } from '../trigger/walk-steps.js';
+import { delayOverride, walkSteps, type Delivery, type TraceEntry } from '../trigger/walk-steps.js';
+import { newId } from '../ids.js';
+import { backoffLetsThrough, digestDueAt } from '../timing/digest-due-at.js';
+import { readPath } from '../util/path.js';
 import type { EngineContext } from './context.js';
 
 const byKey = <T, K>(items: readonly T[], key: (item: T) => K) => new Map(items.map((item) => [key(item), item]));
@@ -48,8 +51,8 @@ interface JobOutcome {
   readonly messages: Message[];
   readonly failures: { message: Message; error: string }[];
   readonly trace: TraceEntry[];
-  /** Run again later from `stepIndex` (after a delay or schedule hold, or to retry a provider). */
-  readonly next: { runAt: Date; stepIndex: number; retry: boolean; lastError: string | null } | null;
+  /** Run again later from `stepIndex` (after a delay, schedule hold or digest, or to retry a provider). */
+  readonly next: { runAt: Date; stepIndex: number; retry: boolean; lastError: string | null; digestId?: string } | null;
 }
 
 async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -159,41 +162,109 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
       const missing = !notification ? 'notification' : !subscriber ? 'subscriber' : 'workflow';
       return { messages: [], failures: [], next: null, trace: [{ stepIndex: job.data.stepIndex, stepId: '', type: 'in_app', decision: 'skipped', reason: `the ${missing} no longer exists` }] };
     }
-    const tenant = notification.tenantId ? loaded.tenants.get(notification.tenantId) ?? null : null;
-    const walk = walkSteps({
-      workflow,
-      notification,
-      subscriber,
-      actor: notification.actorId ? loaded.subscribers.get(notification.actorId) ?? null : null,
-      tenant,
-      startIndex: job.data.stepIndex,
-      now,
-      preferences: loaded.preferences.get(subscriber.subscriberId) ?? [],
-      outsideSchedule: options.outsideSchedule,
-    });
     const messages: Message[] = [];
     const failures: JobOutcome['failures'] = [];
-    const notes = new Map<number, Partial<TraceEntry>>();
-    const traceUpTo = (stepIndex: number) =>
-      walk.trace.filter((e) => e.stepIndex <= stepIndex).map((e) => (e.decision === 'delivered' && notes.has(e.stepIndex) ? { ...e, ...notes.get(e.stepIndex) } : e));
-    const context = { subscriber, tenant, integrations: loaded.integrations, notification };
-    for (const delivery of walk.deliveries) {
-      const base = buildMessage(delivery, { workflow, notification, subscriber, now: now.toISOString(), status: 'sent' });
-      const sent = await deliver(job, delivery, base, context);
-      if (sent.kind === 'retry') {
-        notes.set(delivery.stepIndex, { ...sent.note, decision: 'failed' });
-        const runAt = new Date(now.getTime() + retryDelayMs(job.attempts));
-        return { messages, failures, trace: traceUpTo(delivery.stepIndex), next: { runAt, stepIndex: delivery.stepIndex, retry: true, lastError: sent.error } };
+    const trace: TraceEntry[] = [];
+    const zone = subscriber.timezone ?? 'UTC';
+
+    // A digest's flush job: wait longer if a debounced join moved the digest, else close it and go on
+    // with its events.
+    let digestEvents: Record<string, unknown>[] | undefined;
+    if (job.data.digestId) {
+      const digest = await storage.digests.get(env, job.data.digestId);
+      if (digest && digest.status === 'open' && Date.parse(digest.dueAt) > now.getTime()) {
+        return { messages, failures, trace, next: { runAt: new Date(digest.dueAt), stepIndex: job.data.stepIndex, retry: false, lastError: null, digestId: digest.id } };
       }
-      messages.push(sent.message);
-      notes.set(delivery.stepIndex, sent.failure ? { ...sent.note, decision: 'failed' } : sent.note);
-      if (sent.failure) {
-        failures.push({ message: sent.message, error: sent.failure });
-        if (delivery.step.shouldStopOnFail) return { messages, failures, trace: traceUpTo(delivery.stepIndex), next: null };
+      const closed = digest && (await storage.digests.close(env, digest.id));
+      if (!closed || closed.events.length === 0) {
+        return { messages, failures, next: null, trace: [{ stepIndex: job.data.stepIndex, stepId: '', type: 'digest', decision: 'skipped', reason: 'the digest no longer exists' }] };
       }
+      digestEvents = closed.events.map((e) => e.payload);
+      ctx.events.emit('digest.flushed', { transactionIds: closed.events.map((e) => e.transactionId), subscriberId: subscriber.subscriberId, count: closed.events.length });
     }
-    const next = walk.resume ? { ...walk.resume, retry: false, lastError: null } : null;
-    return { messages, failures, trace: traceUpTo(Number.MAX_SAFE_INTEGER), next };
+
+    const tenant = notification.tenantId ? loaded.tenants.get(notification.tenantId) ?? null : null;
+    const context = { subscriber, tenant, integrations: loaded.integrations, notification };
+    let startIndex = job.data.stepIndex;
+    for (;;) {
+      const walk = walkSteps({
+        workflow,
+        notification,
+        subscriber,
+        actor: notification.actorId ? loaded.subscribers.get(notification.actorId) ?? null : null,
+        tenant,
+        startIndex,
+        now,
+        preferences: loaded.preferences.get(subscriber.subscriberId) ?? [],
+        outsideSchedule: options.outsideSchedule,
+        ...(digestEvents && { digestEvents }),
+      });
+      const notes = new Map<number, Partial<TraceEntry>>();
+      const noted = (upTo: number) =>
+        walk.trace.filter((e) => e.stepIndex <= upTo).map((e) => (notes.has(e.stepIndex) ? { ...e, ...notes.get(e.stepIndex) } : e));
+      for (const delivery of walk.deliveries) {
+        const base = buildMessage(delivery, { workflow, notification, subscriber, now: now.toISOString(), status: 'sent' });
+        const sent = await deliver(job, delivery, base, context);
+        if (sent.kind === 'retry') {
+          notes.set(delivery.stepIndex, { ...sent.note, decision: 'failed' });
+          trace.push(...noted(delivery.stepIndex));
+          const runAt = new Date(now.getTime() + retryDelayMs(job.attempts));
+          return { messages, failures, trace, next: { runAt, stepIndex: delivery.stepIndex, retry: true, lastError: sent.error, ...(job.data.digestId && { digestId: job.data.digestId }) } };
+        }
+        messages.push(sent.message);
+        notes.set(delivery.stepIndex, sent.failure ? { ...sent.note, decision: 'failed' } : sent.note);
+        if (sent.failure) {
+          failures.push({ message: sent.message, error: sent.failure });
+          if (delivery.step.shouldStopOnFail) {
+            trace.push(...noted(delivery.stepIndex));
+            return { messages, failures, trace, next: null };
+          }
+        }
+      }
+      trace.push(...noted(Number.MAX_SAFE_INTEGER));
+      if (walk.resume) return { messages, failures, trace, next: { ...walk.resume, retry: false, lastError: null } };
+      if (!walk.digest) return { messages, failures, trace, next: null };
+
+      const digested = await joinDigest(workflow, notification, subscriber, walk.digest, now, zone);
+      trace.push({ stepIndex: walk.digest.stepIndex, stepId: walk.digest.step._id ?? String(walk.digest.stepIndex), type: 'digest', decision: digested.kind === 'through' ? 'delivered' : 'delayed', reason: digested.reason });
+      if (digested.kind === 'opened') {
+        return { messages, failures, trace, next: { runAt: digested.dueAt, stepIndex: walk.digest.stepIndex + 1, retry: false, lastError: null, digestId: digested.digestId } };
+      }
+      if (digested.kind === 'joined') return { messages, failures, trace, next: null };
+      // Let through (backoff): the walk goes on at once with this event alone.
+      startIndex = walk.digest.stepIndex + 1;
+      digestEvents = [notification.payload];
+    }
+  }
+
+  /** Joins or opens the digest of a digest step (or lets a backoff event through). */
+  async function joinDigest(
+    workflow: Workflow,
+    notification: Notification,
+    subscriber: Subscriber,
+    at: { stepIndex: number; step: Delivery['step'] },
+    now: Date,
+    zone: string,
+  ): Promise<{ kind: 'through'; reason: string } | { kind: 'joined'; reason: string } | { kind: 'opened'; reason: string; dueAt: Date; digestId: string }> {
+    const metadata = (at.step.metadata ?? { type: 'regular' }) as DigestMetadata;
+    const keyPath = metadata.digestKey;
+    const keyValue = keyPath ? readPath(notification.payload, keyPath) : undefined;
+    const digestKey = keyPath === undefined ? null : keyValue === undefined ? null : JSON.stringify(keyValue);
+    const key = [workflow._id, at.stepIndex, subscriber.subscriberId, keyPath ?? '', digestKey ?? '\u0000missing'].join('\u0001');
+    const previous = await storage.digests.touch(env, key, now.toISOString());
+    if (backoffLetsThrough(metadata, previous, now, zone)) return { kind: 'through', reason: 'no event of this digest within the backoff window: sent at once' };
+    const override = delayOverride(notification.overrides);
+    const dueAt = digestDueAt(metadata, { openedAt: now, now, timeZone: zone, override });
+    if (!dueAt) return { kind: 'through', reason: 'the timed digest never fires: sent at once' };
+    const event = { transactionId: notification.transactionId, notificationId: notification._id, payload: notification.payload, at: now.toISOString() };
+    const { digest, opened } = await storage.digests.join(
+      env,
+      { id: newId(now), environmentId: env, key, workflowId: workflow._id, stepIndex: at.stepIndex, subscriberId: subscriber.subscriberId, digestKey, openedAt: now.toISOString(), dueAt: dueAt.toISOString() },
+      event,
+      metadata.type !== 'timed' && metadata.updateMode ? dueAt.toISOString() : undefined,
+    );
+    if (opened) return { kind: 'opened', reason: `opened a digest due ${digest.dueAt}`, dueAt: new Date(digest.dueAt), digestId: digest.id };
+    return { kind: 'joined', reason: `joined the digest due ${digest.dueAt} (${digest.events.length} events)` };
   }
 
   async function runBatch(jobs: readonly Job[], now: Date): Promise<void> {
@@ -221,7 +292,7 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
       if (outcome.next) {
         await storage.jobs.reschedule(job.id, workerId, {
           runAt: outcome.next.runAt.toISOString(),
-          data: { ...job.data, stepIndex: outcome.next.stepIndex },
+          data: { notificationId: job.data.notificationId, stepIndex: outcome.next.stepIndex, ...(outcome.next.digestId !== undefined && { digestId: outcome.next.digestId }) },
           lastError: outcome.next.lastError,
           resetAttempts: !outcome.next.retry,
         });

@@ -142,11 +142,47 @@ export function triggerApi(ctx: EngineContext) {
       for (const event of events) results.push(await triggerOne(event));
       return results;
     },
-    /** Cancels the trigger's pending jobs; returns how many. not_found when the transaction is unknown. */
+    /**
+     * Cancels the trigger's pending jobs (delays, held and retried steps) and takes its events out of
+     * open digests. A digest the trigger opened passes to its oldest remaining event, keeping its due
+     * time. Returns how many jobs were cancelled; not_found when the transaction is unknown.
+     */
     async cancel(transactionId: string): Promise<{ cancelled: number }> {
       const notification = await storage.notifications.getByTransactionId(env, transactionId);
       if (!notification) throw notFound('Transaction', transactionId);
-      return { cancelled: await storage.jobs.cancelByTransaction(env, transactionId) };
+      return storage.transaction(async (tx) => {
+        const cancelled = await tx.jobs.cancelByTransaction(env, transactionId);
+        const { updated, removedOwnerOf } = await tx.digests.removeTransaction(env, transactionId);
+        const handedOver: Job[] = updated
+          .filter((digest) => removedOwnerOf.includes(digest.id))
+          .map((digest) => {
+            const owner = digest.events[0]!;
+            return {
+              id: newId(ctx.clock.now()),
+              environmentId: env,
+              kind: 'walk',
+              runAt: digest.dueAt,
+              attempts: 0,
+              lockedBy: null,
+              lockedUntil: null,
+              transactionId: owner.transactionId,
+              subscriberId: digest.subscriberId,
+              data: { notificationId: owner.notificationId, stepIndex: digest.stepIndex + 1, digestId: digest.id },
+              lastError: null,
+            };
+          });
+        if (handedOver.length > 0) await tx.jobs.enqueue(handedOver);
+        return { cancelled };
+      });
+    },
+    /** What is still to happen: pending jobs (delays, held steps, digest flushes) and open digests. */
+    async pending(filter: { subscriberId?: string; transactionId?: string } = {}) {
+      const jobs = await storage.jobs.list(env, filter);
+      const digests = await storage.digests.listOpen(env, filter);
+      return {
+        jobs: jobs.map((j) => ({ transactionId: j.transactionId, subscriberId: j.subscriberId, runAt: j.runAt, stepIndex: j.data.stepIndex, attempts: j.attempts, digestId: j.data.digestId ?? null, lastError: j.lastError })),
+        digests: digests.map((d) => ({ id: d.id, workflowId: d.workflowId, subscriberId: d.subscriberId, digestKey: d.digestKey, openedAt: d.openedAt, dueAt: d.dueAt, count: d.events.length, transactionIds: d.events.map((e) => e.transactionId) })),
+      };
     },
   };
 }

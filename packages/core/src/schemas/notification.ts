@@ -22,6 +22,8 @@ export const jobDataSchema = z.object({
   notificationId: z.string(),
   /** Index of the next step to walk. */
   stepIndex: z.number().int().min(0),
+  /** Set on the job that flushes a digest: the walk goes on with that digest's events. */
+  digestId: z.string().optional(),
 });
 export type JobData = z.infer<typeof jobDataSchema>;
 

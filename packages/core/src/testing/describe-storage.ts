@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe } from 'vitest';
 import type { Storage } from '../storage.js';
 import { catalogSuite } from './suite/catalog.js';
+import { digestsSuite } from './suite/digests.js';
 import { engineSuite } from './suite/engine.js';
 import { jobsSuite } from './suite/jobs.js';
 import { messagesSuite } from './suite/messages.js';
@@ -53,6 +54,7 @@ export function describeStorage(name: string, backend: StorageUnderTest): void {
     jobsSuite(context);
     messagesSuite(context);
     transactionsSuite(context);
+    digestsSuite(context);
     engineSuite(context);
   });
 }

@@ -39,18 +39,23 @@ export interface WalkInput {
   readonly preferences: readonly PreferenceRow[];
   /** Email, sms, chat and push steps outside the subscriber's schedule wait for it or are dropped. */
   readonly outsideSchedule: 'defer' | 'skip';
+  /** The payloads of the digest this walk continues after (`step.events` in templates), oldest first. */
+  readonly digestEvents?: readonly Record<string, unknown>[];
 }
 
 export interface WalkResult {
   readonly deliveries: Delivery[];
   /** Where the walk continues later (after a delay), or null when it is over. */
   readonly resume: { stepIndex: number; runAt: Date } | null;
+  /** The walk stopped at this digest step: the engine joins or opens the digest. */
+  readonly digest?: { stepIndex: number; step: StepVariant };
   readonly trace: TraceEntry[];
 }
 
 const isChannel = (type: string): type is Channel => (CHANNELS as readonly string[]).includes(type);
 
-function delayOverride(overrides: Record<string, unknown>): DelayOverride | null {
+/** The trigger's `overrides.delay = { amount, unit }`, when well-formed. */
+export function delayOverride(overrides: Record<string, unknown>): DelayOverride | null {
   const delay = overrides['delay'];
   if (typeof delay !== 'object' || delay === null) return null;
   const { amount, unit } = delay as Record<string, unknown>;
@@ -68,7 +73,9 @@ export function walkVariables(input: WalkInput): Record<string, unknown> & Filte
     payload: notification.payload,
     actor: actor ?? {},
     tenant: tenant ? { identifier: tenant.identifier, name: tenant.name, data: tenant.data } : {},
-    step: { events: [notification.payload], total_count: 1, digest: false },
+    step: input.digestEvents
+      ? { events: input.digestEvents, total_count: input.digestEvents.length, digest: true }
+      : { events: [notification.payload], total_count: 1, digest: false },
   };
 }
 
@@ -120,10 +127,7 @@ export function walkSteps(input: WalkInput): WalkResult {
       entry('delayed', 'the delay had already passed', chosen);
       continue;
     }
-    if (type === 'digest') {
-      entry('skipped', 'digest steps pass each event on alone until digest scheduling is enabled', chosen);
-      continue;
-    }
+    if (type === 'digest') return { deliveries, resume: null, digest: { stepIndex, step }, trace };
     if (!isChannel(type)) continue;
     const permitted = channelPermitted(workflow, input.preferences, type);
     if (!permitted.allowed) {

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import type { Digest, DigestEvent } from '../../storage.js';
+import type { SuiteContext } from '../describe-storage.js';
+import { T0, plus } from '../fixtures.js';
+
+const opening = (key: string, id: string, overrides: Partial<Digest> = {}) => ({
+  id,
+  environmentId: 'env-a',
+  key,
+  workflowId: 'wf',
+  stepIndex: 1,
+  subscriberId: 'ada',
+  digestKey: null,
+  openedAt: T0,
+  dueAt: plus(T0, 60_000),
+  ...overrides,
+});
+const event = (n: number): DigestEvent => ({ transactionId: `tx-${n}`, notificationId: `n-${n}`, payload: { n, nested: { list: [n] } }, at: plus(T0, n) });
+
+export function digestsSuite({ get }: SuiteContext): void {
+  describe('digests', () => {
+    it('digests.join — the first join opens, later ones append in order; moveDueAt moves the due time', async () => {
+      const s = get();
+      const first = await s.digests.join('env-a', opening('k', 'd1'), event(1));
+      expect(first.opened).toBe(true);
+      expect(first.digest).toMatchObject({ id: 'd1', status: 'open', events: [event(1)] });
+      const second = await s.digests.join('env-a', opening('k', 'ignored'), event(2));
+      expect(second).toMatchObject({ opened: false, digest: { id: 'd1', dueAt: plus(T0, 60_000) } });
+      const third = await s.digests.join('env-a', opening('k', 'ignored'), event(3), plus(T0, 90_000));
+      expect(third.digest.dueAt).toBe(plus(T0, 90_000));
+      expect((await s.digests.get('env-a', 'd1'))!.events).toEqual([event(1), event(2), event(3)]);
+    });
+
+    it('digests.join — concurrent joins of one key open one digest and lose no event', async () => {
+      const s = get();
+      const results = await Promise.all(Array.from({ length: 12 }, (_, i) => s.digests.join('env-a', opening('race', `d-${i}`), event(i))));
+      expect(results.filter((r) => r.opened)).toHaveLength(1);
+      const open = await s.digests.listOpen('env-a');
+      expect(open).toHaveLength(1);
+      expect(open[0]!.events.map((e) => e.transactionId).sort()).toEqual(Array.from({ length: 12 }, (_, i) => `tx-${i}`).sort());
+    });
+
+    it('digests.close — idempotent; a closed digest takes no joins, the next join opens a new one', async () => {
+      const s = get();
+      await s.digests.join('env-a', opening('k', 'd1'), event(1));
+      expect((await s.digests.close('env-a', 'd1'))!.status).toBe('closed');
+      expect((await s.digests.close('env-a', 'd1'))!.events).toEqual([event(1)]);
+      expect(await s.digests.close('env-a', 'missing')).toBeNull();
+      const next = await s.digests.join('env-a', opening('k', 'd2'), event(2));
+      expect(next).toMatchObject({ opened: true, digest: { id: 'd2', events: [event(2)] } });
+      expect(await s.digests.listOpen('env-a')).toHaveLength(1);
+    });
+
+    it('digests.touch — returns the previous event time of a key and keeps the latest', async () => {
+      const s = get();
+      expect(await s.digests.touch('env-a', 'k', plus(T0, 10))).toBeNull();
+      expect(await s.digests.touch('env-a', 'k', plus(T0, 20))).toBe(plus(T0, 10));
+      expect(await s.digests.touch('env-a', 'k', plus(T0, 5))).toBe(plus(T0, 20));
+      expect(await s.digests.touch('env-b', 'k', T0)).toBeNull();
+    });
+
+    it('digests.removeTransaction — drops the trigger’s events, deletes emptied digests, reports lost owners', async () => {
+      const s = get();
+      await s.digests.join('env-a', opening('a', 'da'), event(1));
+      await s.digests.join('env-a', opening('a', 'x'), event(2));
+      await s.digests.join('env-a', opening('b', 'db'), event(1));
+      const { updated, removedOwnerOf } = await s.digests.removeTransaction('env-a', 'tx-1');
+      expect(removedOwnerOf.sort()).toEqual(['da', 'db']);
+      expect(updated.map((d) => [d.id, d.events.map((e) => e.transactionId)])).toEqual([['da', ['tx-2']]]);
+      expect(await s.digests.get('env-a', 'db')).toBeNull();
+      expect((await s.digests.listOpen('env-a', { transactionId: 'tx-2' })).map((d) => d.id)).toEqual(['da']);
+    });
+
+    it('digests — listOpen filters and sorts by due time; environments are isolated', async () => {
+      const s = get();
+      await s.digests.join('env-a', opening('late', 'd-late', { dueAt: plus(T0, 9_000), subscriberId: 'bob' }), event(1));
+      await s.digests.join('env-a', opening('early', 'd-early', { dueAt: plus(T0, 1_000) }), event(2));
+      await s.digests.join('env-b', opening('early', 'd-other', { environmentId: 'env-b' }), event(3));
+      expect((await s.digests.listOpen('env-a')).map((d) => d.id)).toEqual(['d-early', 'd-late']);
+      expect((await s.digests.listOpen('env-a', { subscriberId: 'bob' })).map((d) => d.id)).toEqual(['d-late']);
+      expect(await s.digests.get('env-b', 'd-early')).toBeNull();
+      expect((await s.digests.join('env-b', opening('early', 'x', { environmentId: 'env-b' }), event(4))).opened).toBe(false);
+    });
+  });
+}

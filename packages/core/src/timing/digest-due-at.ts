@@ -1,0 +1,61 @@
+import type { DigestMetadata, TimeUnit } from '../schemas/index.js';
+import { instantsAtWall, wallTime } from '../schedule/wall-clock.js';
+import { addTime } from './add-time.js';
+import { dayMatches, secondsOfDay, type TimedRule } from './timed-rule.js';
+
+const DAY = 86_400_000;
+/** How far ahead a timed rule is searched: enough for "the 5th Sunday, every 12 months". */
+const SEARCH_DAYS = 366 * 6;
+
+/** The next instant strictly after `after` at which a timed rule fires, on the wall clock of `timeZone`. */
+export function nextTimedOccurrence(rule: TimedRule, after: Date, timeZone = 'UTC'): Date | null {
+  const t = after.getTime();
+  const start = wallTime(t, timeZone).dayMs;
+  const seconds = secondsOfDay(rule);
+  for (let day = start; day <= start + SEARCH_DAYS * DAY; day += DAY) {
+    if (!dayMatches(rule, day)) continue;
+    for (const second of seconds) {
+      // A wall time that occurs twice (clocks falling back) fires at its first occurrence only; one
+      // skipped by a DST change fires at the first instant after the gap.
+      const instant = instantsAtWall(day + second * 1000, timeZone)[0]!;
+      if (instant > t) return new Date(instant);
+    }
+  }
+  return null;
+}
+
+export interface DigestTiming {
+  /** When the digest opened (its first event). */
+  readonly openedAt: Date;
+  /** The event being added now. */
+  readonly now: Date;
+  readonly timeZone?: string | null;
+  /** The trigger's `overrides.delay`, replacing amount and unit of regular digests. */
+  readonly override?: { amount: number; unit: TimeUnit } | null;
+}
+
+/**
+ * When a digest fires. Regular and backoff: `amount unit` after it opened, or after `now` with
+ * `updateMode` (each join moves it). Timed: the next occurrence of the rule strictly after it opened,
+ * in the subscriber's zone. Null when a timed rule never fires.
+ */
+export function digestDueAt(metadata: DigestMetadata, timing: DigestTiming): Date | null {
+  const zone = timing.timeZone ?? 'UTC';
+  if (metadata.type === 'timed') {
+    return nextTimedOccurrence({ unit: metadata.unit ?? 'days', amount: metadata.amount ?? 1, config: metadata.timed ?? {} }, timing.openedAt, zone);
+  }
+  const amount = timing.override?.amount ?? metadata.amount ?? 0;
+  const unit = timing.override?.unit ?? metadata.unit ?? 'minutes';
+  return addTime(metadata.updateMode ? timing.now : timing.openedAt, amount, unit, zone);
+}
+
+/**
+ * Backoff digests send an event at once when none of the same key came within the backoff window
+ * before it; otherwise it is digested. True means "skip the digest".
+ */
+export function backoffLetsThrough(metadata: DigestMetadata, previousEventAt: string | null, now: Date, timeZone?: string | null): boolean {
+  if (metadata.type !== 'backoff' && !(metadata.type === 'regular' && metadata.backoff)) return false;
+  if (previousEventAt === null) return true;
+  const windowEnd = addTime(new Date(previousEventAt), metadata.backoffAmount ?? metadata.amount ?? 0, metadata.backoffUnit ?? metadata.unit ?? 'minutes', timeZone ?? 'UTC');
+  return windowEnd.getTime() < now.getTime();
+}
