@@ -1,3 +1,3 @@
-import { project } from '../../vitest.shared';
+import { project } from '../../vitest.shared.ts';
 
 export default project('core');

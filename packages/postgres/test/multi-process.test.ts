@@ -32,6 +32,8 @@ describe.skipIf(!url)('postgres — many processes on one database', () => {
         { template: { type: 'in_app', content: 'first {{ payload.i }}' } },
         { template: { type: 'delay' }, metadata: { type: 'regular', amount: 1, unit: 'seconds' } },
         { template: { type: 'in_app', content: 'second {{ payload.i }}' } },
+        { template: { type: 'digest' }, metadata: { type: 'regular', amount: 1, unit: 'seconds' } },
+        { template: { type: 'in_app', content: 'digest {{ step.total_count }}' } },
       ],
     });
     for (let i = 0; i < subscribers; i += 100) {
@@ -51,27 +53,30 @@ describe.skipIf(!url)('postgres — many processes on one database', () => {
     }
   }
 
-  it('two worker processes drain the same jobs (delays included): every message exactly once, no job lost', async () => {
+  it('two worker processes drain the same jobs (delays and digests included): every message exactly once, no job lost', async () => {
     const schema = freshSchema();
     const { storage } = await seed(schema, 300);
     const workers = [spawnTs(WORKER, ['work', url!, schema]), spawnTs(WORKER, ['work', url!, schema])];
     await Promise.all(workers.map((w) => waitForOutput(w, 'READY')));
-    expect(await waitForMessages(storage, 600, 30_000)).toBe(600);
+    expect(await waitForMessages(storage, 900, 40_000)).toBe(900);
     for (const w of workers) w.kill('SIGTERM');
     await Promise.all(workers.map((w) => w.exited));
     const perWorker = workers.map((w) => Number(/DONE (\d+)/.exec(w.output())?.[1] ?? NaN));
-    expect(perWorker.reduce((a, b) => a + b, 0)).toBe(600);
+    expect(perWorker.reduce((a, b) => a + b, 0)).toBe(900);
     expect(perWorker.every((n) => n > 0)).toBe(true);
     const messages = await storage.db.selectFrom('tidings_messages').select(['subscriber_internal_id', 'doc']).execute();
     const contents = new Set(messages.map((m) => `${m.subscriber_internal_id}:${(m.doc as { content: string }).content.split(' ')[0]}`));
-    expect(contents.size).toBe(600);
+    expect(contents.size).toBe(900);
+    expect(messages.filter((m) => (m.doc as { content: string }).content === 'digest 1')).toHaveLength(300);
+    expect(await storage.digests.listOpen('default')).toEqual([]);
     expect(await storage.jobs.list('default')).toEqual([]);
     await storage.close();
-  }, 60_000);
+  }, 90_000);
 
   it('a worker killed with SIGKILL holding leased jobs: another finishes them after the lease', async () => {
     const schema = freshSchema();
     const { storage } = await seed(schema, 40);
+    const expected = 120;
     const doomed = spawnTs(WORKER, ['claim-and-die', url!, schema, '25']);
     await doomed.exited;
     expect(doomed.output()).toContain('CLAIMED 25');
@@ -79,7 +84,7 @@ describe.skipIf(!url)('postgres — many processes on one database', () => {
     expect(leased).toHaveLength(25);
     const survivor = spawnTs(WORKER, ['work', url!, schema]);
     await waitForOutput(survivor, 'READY');
-    expect(await waitForMessages(storage, 80, 30_000)).toBe(80);
+    expect(await waitForMessages(storage, expected, 30_000)).toBe(expected);
     survivor.kill('SIGTERM');
     await survivor.exited;
     expect(await storage.jobs.list('default')).toEqual([]);

@@ -250,7 +250,8 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
     const keyPath = metadata.digestKey;
     const keyValue = keyPath ? readPath(notification.payload, keyPath) : undefined;
     const digestKey = keyPath === undefined ? null : keyValue === undefined ? null : JSON.stringify(keyValue);
-    const key = [workflow._id, at.stepIndex, subscriber.subscriberId, keyPath ?? '', digestKey ?? '\u0000missing'].join('\u0001');
+    // JSON keeps a missing value (null) apart from any value, and has no NUL byte Postgres would refuse.
+    const key = JSON.stringify([workflow._id, at.stepIndex, subscriber.subscriberId, keyPath ?? null, digestKey]);
     const previous = await storage.digests.touch(env, key, now.toISOString());
     if (backoffLetsThrough(metadata, previous, now, zone)) return { kind: 'through', reason: 'no event of this digest within the backoff window: sent at once' };
     const override = delayOverride(notification.overrides);

@@ -1,5 +1,5 @@
 import type { DigestMetadata, TimeUnit } from '../schemas/index.js';
-import { instantsAtWall, wallTime } from '../schedule/wall-clock.js';
+import { instantsAtWall, wallTime, zoneOffset } from '../schedule/wall-clock.js';
 import { addTime } from './add-time.js';
 import { dayMatches, secondsOfDay, type TimedRule } from './timed-rule.js';
 
@@ -10,15 +10,18 @@ const SEARCH_DAYS = 366 * 6;
 /** The next instant strictly after `after` at which a timed rule fires, on the wall clock of `timeZone`. */
 export function nextTimedOccurrence(rule: TimedRule, after: Date, timeZone = 'UTC'): Date | null {
   const t = after.getTime();
+  const nowWall = t + zoneOffset(t, timeZone);
   const start = wallTime(t, timeZone).dayMs;
   const seconds = secondsOfDay(rule);
   for (let day = start; day <= start + SEARCH_DAYS * DAY; day += DAY) {
     if (!dayMatches(rule, day)) continue;
     for (const second of seconds) {
-      // A wall time that occurs twice (clocks falling back) fires at its first occurrence only; one
-      // skipped by a DST change fires at the first instant after the gap.
-      const instant = instantsAtWall(day + second * 1000, timeZone)[0]!;
-      if (instant > t) return new Date(instant);
+      // Only wall times still ahead of the clock count, so an hour repeated when clocks fall back
+      // fires once; a wall time skipped by a DST jump fires at the first instant after the jump.
+      const wall = day + second * 1000;
+      if (wall <= nowWall) continue;
+      const instant = instantsAtWall(wall, timeZone).find((i) => i > t);
+      if (instant !== undefined) return new Date(instant);
     }
   }
   return null;

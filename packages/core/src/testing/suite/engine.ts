@@ -87,5 +87,29 @@ export function engineSuite({ get }: SuiteContext): void {
       await tidings.messages.markAs('ada', { messageId: items.map((m) => m._id), markAs: 'seen' });
       expect(await tidings.messages.counts('ada')).toEqual({ total: 2, unread: 1, unseen: 0 });
     });
+
+    it('engine — delays and digests (keyed and unkeyed) resume and flush on the manual clock', async () => {
+      const { tidings, clock } = engine();
+      await tidings.workflows.upsert({
+        name: 'Digest',
+        triggers: [{ identifier: 'digest' }],
+        steps: [
+          { template: { type: 'delay' }, metadata: { type: 'regular', amount: 1, unit: 'minutes' } },
+          { template: { type: 'digest' }, metadata: { type: 'regular', amount: 5, unit: 'minutes', digestKey: 'thread.id' } },
+          { template: { type: 'in_app', content: '{{ step.total_count }} in {{ step.events[0].thread.id | default: "none" }}' } },
+        ],
+      });
+      for (const payload of [{ thread: { id: 't1' } }, { thread: { id: 't1' } }, {}, { thread: { id: 'née\u00e9' } }]) {
+        expect((await tidings.trigger({ name: 'digest', to: 'ada', payload })).status).toBe('processed');
+      }
+      await tidings.runDue();
+      clock.advance(60_000);
+      await tidings.runDue();
+      expect((await tidings.pending()).digests.map((d) => d.count).sort()).toEqual([1, 1, 2]);
+      clock.advance(5 * 60_000);
+      await tidings.runDue();
+      expect((await tidings.messages.feed('ada')).items.map((m) => m.content).sort()).toEqual(['1 in none', '1 in néeé', '2 in t1']);
+      expect(await tidings.pending()).toEqual({ jobs: [], digests: [] });
+    });
   });
 }
