@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { DigestMetadata, WorkflowInput } from '../src/index.js';
+import type { StepInput, WorkflowInput } from '../src/index.js';
 import { testEngine } from './helpers.js';
 
-const digestWorkflow = (metadata: DigestMetadata | Record<string, unknown>, content = '{{ step.total_count }}: {% for e in step.events %}{{ e.n }} {% endfor %}'): WorkflowInput => ({
+const digestWorkflow = (metadata: NonNullable<StepInput['metadata']>, content = '{{ step.total_count }}: {% for e in step.events %}{{ e.n }} {% endfor %}'): WorkflowInput => ({
   name: 'Digest',
   triggers: [{ identifier: 'digest' }],
-  steps: [{ template: { type: 'digest' }, metadata: metadata as DigestMetadata }, { template: { type: 'in_app', content } }],
+  steps: [{ template: { type: 'digest' }, metadata }, { template: { type: 'in_app', content } }],
 });
 
 async function contents(tidings: ReturnType<typeof testEngine>['tidings'], subscriberId = 'ada') {
