@@ -56,6 +56,7 @@ export interface StorageRepositories {
   readonly messages: MessageRepository;
   readonly traces: TraceRepository;
   readonly digests: DigestRepository;
+  readonly idempotency: IdempotencyRepository;
 }
 
 export interface WorkflowRepository {
@@ -276,6 +277,32 @@ export interface DigestRepository {
   removeTransaction(env: string, transactionId: string): Promise<{ updated: Digest[]; removedOwnerOf: string[] }>;
   /** Open digests, earliest due first, optionally of one subscriber or holding one trigger's event. */
   listOpen(env: string, filter?: { subscriberId?: string; transactionId?: string }): Promise<Digest[]>;
+}
+
+/** A response kept for an idempotency key, replayed as it was. */
+export interface StoredResponse {
+  readonly status: number;
+  readonly body: string;
+  readonly headers: Record<string, string>;
+}
+
+export type IdempotencyBegin =
+  | { readonly state: 'started' }
+  | { readonly state: 'in_flight'; readonly fingerprint: string }
+  | { readonly state: 'completed'; readonly fingerprint: string; readonly response: StoredResponse };
+
+export interface IdempotencyRepository {
+  /**
+   * Claims `key` for a request with this `fingerprint` (a hash of what it asks). Exactly one of racing
+   * callers gets `started`; the others see `in_flight` until it completes, then `completed` with the
+   * stored response. A record past `expiresAt` counts as absent. `inFlightUntil` bounds how long a
+   * started request (whose process may have died) blocks the key.
+   */
+  begin(env: string, key: string, fingerprint: string, now: string, inFlightUntil: string): Promise<IdempotencyBegin>;
+  /** Stores the response of a started key, kept until `expiresAt`. */
+  complete(env: string, key: string, response: StoredResponse, expiresAt: string): Promise<void>;
+  /** Forgets a started key (its request failed in a way a retry may repeat). */
+  release(env: string, key: string): Promise<void>;
 }
 
 /** Encodes a feed position; shared by every backend so cursors mean the same everywhere. */

@@ -2,6 +2,7 @@ import type { Storage, StorageRepositories } from '@tidings/core';
 import { catalogRepositories } from './repositories/catalog.js';
 import { deliveryRepositories } from './repositories/delivery.js';
 import { digestRepositories } from './repositories/digests.js';
+import { idempotencyRepositories } from './repositories/idempotency.js';
 import { peopleRepositories } from './repositories/people.js';
 import { Tables } from './tables.js';
 
@@ -17,6 +18,7 @@ export function memoryStorage(): Storage {
     ...peopleRepositories(tables),
     ...deliveryRepositories(tables),
     ...digestRepositories(tables),
+    ...idempotencyRepositories(tables),
   };
 
   let tail: Promise<unknown> = Promise.resolve();

@@ -6,6 +6,7 @@ import type {
   Message,
   Notification,
   PreferenceRow,
+  StoredResponse,
   Subscriber,
   Tenant,
   Topic,
@@ -43,6 +44,8 @@ export class Tables {
   readonly openDigests = new Map<string, string>();
   /** env|digest key → time of its latest event */
   readonly digestLastEvents = new Map<string, string>();
+  /** env|idempotency key → record */
+  readonly idempotency = new Map<string, { fingerprint: string; response: StoredResponse | null; expiresAt: string }>();
 
   private undo: (() => void)[] | null = null;
 

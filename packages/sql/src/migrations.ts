@@ -159,6 +159,20 @@ export const MIGRATIONS: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    name: '0003_idempotency',
+    async up(db, dialect) {
+      await db.schema
+        .createTable('tidings_idempotency')
+        .addColumn('env', 'text', (c) => c.notNull())
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('fingerprint', 'text', (c) => c.notNull())
+        .addColumn('response', dialect.jsonType)
+        .addColumn('expires_at', 'text', (c) => (dialect.name === 'postgres' ? c.modifyFront(sql`collate "C"`) : c).notNull())
+        .addPrimaryKeyConstraint('tidings_idempotency_pk', ['env', 'key'])
+        .execute();
+    },
+  },
 ];
 
 /**

@@ -5,10 +5,11 @@ import { catalogRepositories } from './repositories/catalog.js';
 import type { RepoContext } from './repositories/context.js';
 import { deliveryRepositories } from './repositories/delivery.js';
 import { digestRepositories } from './repositories/digests.js';
+import { idempotencyRepositories } from './repositories/idempotency.js';
 import { peopleRepositories } from './repositories/people.js';
 
 function repositories(context: RepoContext): StorageRepositories {
-  return { ...catalogRepositories(context), ...peopleRepositories(context), ...deliveryRepositories(context), ...digestRepositories(context) };
+  return { ...catalogRepositories(context), ...peopleRepositories(context), ...deliveryRepositories(context), ...digestRepositories(context), ...idempotencyRepositories(context) };
 }
 
 export interface SqlStorageOptions {

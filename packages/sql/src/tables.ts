@@ -41,6 +41,7 @@ export interface Database {
   };
   tidings_digests: { env: string; id: string; key: string; status: string; subscriber_id: string; due_at: string; doc: unknown };
   tidings_digest_keys: { env: string; key: string; last_at: string };
+  tidings_idempotency: { env: string; key: string; fingerprint: string; response: unknown; expires_at: string };
   tidings_traces: { seq: Generated<number>; env: string; transaction_id: string; subscriber_id: string; at: string; doc: unknown };
 }
 

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe } from 'vitest';
 import type { Storage } from '../storage.js';
 import { catalogSuite } from './suite/catalog.js';
 import { digestsSuite } from './suite/digests.js';
+import { idempotencySuite } from './suite/idempotency.js';
 import { engineSuite } from './suite/engine.js';
 import { jobsSuite } from './suite/jobs.js';
 import { messagesSuite } from './suite/messages.js';
@@ -55,6 +56,7 @@ export function describeStorage(name: string, backend: StorageUnderTest): void {
     messagesSuite(context);
     transactionsSuite(context);
     digestsSuite(context);
+    idempotencySuite(context);
     engineSuite(context);
   });
 }
