@@ -87,6 +87,7 @@ export function createTidings(options: TidingsOptions) {
     environmentId,
     organizationId,
     storage,
+    clock,
     workflows: workflowsApi(ctx),
     subscribers: subscribersApi(ctx),
     topics: topicsApi(ctx),

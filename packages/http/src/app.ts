@@ -1,0 +1,77 @@
+import { systemClock, type Tidings } from '@tidings/core';
+import { Hono, type Context } from 'hono';
+import type { AppEnv, HttpAppOptions } from './context.js';
+import { errorBody, HttpError, toHttp } from './errors.js';
+import { idempotency } from './idempotency.js';
+import { openApiDocument } from './openapi.js';
+import { interfaceRoutes } from './routes/six.js';
+import { serverRoutes } from './routes/server.js';
+import type { RouteDefinition } from './routes/route.js';
+
+const API_KEY = /^ApiKey\s+(\S+)\s*$/;
+
+function parseBody(text: string, contentType: string | undefined): unknown {
+  if (text.trim() === '') return undefined;
+  if (contentType !== undefined && !/^application\/(.+\+)?json\b/i.test(contentType.trim())) {
+    throw new HttpError(415, 'Request bodies must be JSON (Content-Type: application/json)');
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new HttpError(400, 'The request body is not valid JSON');
+  }
+}
+
+/**
+ * The Tidings HTTP API as a Hono app (a fetch handler): Novu's paths, `{ "data": … }` envelopes and
+ * status codes, `Authorization: ApiKey <key>` per environment, idempotency keys, and `/openapi.json`.
+ */
+export function createHttpApp(options: HttpAppOptions) {
+  const engines = new Map<string, Tidings>();
+  for (const { tidings, apiKeys } of options.environments) for (const key of apiKeys) engines.set(key, tidings);
+  const clock = options.clock ?? options.environments[0]?.tidings.clock ?? systemClock;
+  const limit = options.bodyLimit ?? 1_048_576;
+  const routes: RouteDefinition[] = [...interfaceRoutes(options.revealSecrets ?? false), ...serverRoutes(options.revealSecrets ?? false)];
+  const document = openApiDocument(routes);
+
+  const app = new Hono<AppEnv>();
+
+  app.onError((error, c) => {
+    const { status, body, headers } = toHttp(error, c.req.path, clock.now());
+    if (status === 500) console.error('[tidings http]', error);
+    return c.json(body, status as 400, headers);
+  });
+  app.notFound((c) => c.json(errorBody(404, `Cannot ${c.req.method} ${c.req.path}`, c.req.path, clock.now()), 404));
+
+  app.get('/openapi.json', (c) => c.json(document));
+
+  app.use('/v1/*', authenticate);
+  app.use('/v2/*', authenticate);
+
+  async function authenticate(c: Context<AppEnv>, next: () => Promise<void>) {
+    const header = c.req.header('authorization');
+    if (!header) throw new HttpError(401, 'Missing the Authorization header (Authorization: ApiKey <key>)');
+    const match = API_KEY.exec(header);
+    if (!match) throw new HttpError(401, 'The Authorization header must use the ApiKey scheme');
+    const tidings = engines.get(match[1]!);
+    if (!tidings) throw new HttpError(401, 'API key not found');
+    c.set('tidings', tidings);
+    const declared = Number(c.req.header('content-length') ?? 0);
+    if (declared > limit) throw new HttpError(413, `The request body is larger than ${limit} bytes`);
+    const text = c.req.method === 'GET' || c.req.method === 'HEAD' ? '' : await c.req.text();
+    if (Buffer.byteLength(text) > limit) throw new HttpError(413, `The request body is larger than ${limit} bytes`);
+    c.set('bodyText', text);
+    await idempotency(c, next);
+  }
+
+  for (const definition of routes) {
+    app[definition.method](definition.path, async (c) => {
+      const body = parseBody(c.get('bodyText'), c.req.header('content-type'));
+      const result = await definition.handle({ tidings: c.get('tidings'), params: c.req.param() as Record<string, string>, query: c.req.query(), body });
+      return c.json(definition.envelope === 'data' ? { data: result ?? null } : result, definition.status);
+    });
+  }
+  return app;
+}
+
+export type HttpApp = ReturnType<typeof createHttpApp>;

@@ -1,0 +1,20 @@
+import type { Clock, Tidings } from '@tidings/core';
+
+export type AppEnv = {
+  Variables: {
+    tidings: Tidings;
+    /** The raw request body, read once (idempotency hashes it, handlers parse it). */
+    bodyText: string;
+  };
+};
+
+export interface HttpAppOptions {
+  /** One engine per environment, and the API keys that reach it. */
+  readonly environments: readonly { tidings: Tidings; apiKeys: readonly string[] }[];
+  /** Largest accepted request body, in bytes. @default 1_048_576 */
+  readonly bodyLimit?: number;
+  /** Show integration secrets unmasked in responses. @default false */
+  readonly revealSecrets?: boolean;
+  /** Time of error envelopes and idempotency records. @default the first engine's clock */
+  readonly clock?: Clock;
+}

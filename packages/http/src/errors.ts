@@ -1,0 +1,74 @@
+import { isTidingsError, type FieldIssue } from '@tidings/core';
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
+  500: 'Internal Server Error',
+};
+
+/** A failure the adapter itself decides (auth, parsing, limits); mapped like a TidingsError. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export interface ErrorBody {
+  statusCode: number;
+  message: string;
+  error: string;
+  timestamp: string;
+  path: string;
+  [extra: string]: unknown;
+}
+
+export function errorBody(status: number, message: string, path: string, now: Date, extra: Record<string, unknown> = {}): ErrorBody {
+  return { statusCode: status, message, error: REASONS[status] ?? 'Error', timestamp: now.toISOString(), path, ...extra };
+}
+
+const fieldErrors = (issues: readonly FieldIssue[]) => {
+  const errors: Record<string, { messages: string[] }> = {};
+  for (const issue of issues) (errors[issue.path || 'body'] ??= { messages: [] }).messages.push(issue.message);
+  return errors;
+};
+
+/**
+ * The one place errors become HTTP: TidingsError codes map to statuses, validation failures name their
+ * fields, anything unexpected is a bare 500 without internals.
+ */
+export function toHttp(error: unknown, path: string, now: Date): { status: number; body: ErrorBody; headers: Record<string, string> } {
+  if (error instanceof HttpError) return { status: error.status, body: errorBody(error.status, error.message, path, now, error.extra), headers: error.headers };
+  if (isTidingsError(error)) {
+    switch (error.code) {
+      case 'validation_failed':
+        return { status: 422, body: errorBody(422, error.message, path, now, { errors: fieldErrors(error.issues) }), headers: {} };
+      case 'too_many_events':
+        return {
+          status: 400,
+          body: errorBody(400, error.message, path, now, { type: 'PayloadValidationException', errors: error.issues.map((i) => ({ field: i.path, message: i.message })) }),
+          headers: {},
+        };
+      case 'not_found':
+        return { status: 404, body: errorBody(404, error.message, path, now), headers: {} };
+      case 'conflict':
+        return { status: 409, body: errorBody(409, error.message, path, now), headers: {} };
+      case 'unauthorized':
+        return { status: 401, body: errorBody(401, error.message, path, now), headers: {} };
+      default:
+        break;
+    }
+  }
+  return { status: 500, body: errorBody(500, 'Internal server error', path, now), headers: {} };
+}

@@ -1,0 +1,42 @@
+import { createHash } from 'node:crypto';
+import type { Context, Next } from 'hono';
+import type { AppEnv } from './context.js';
+import { HttpError } from './errors.js';
+
+const IN_FLIGHT_MS = 60_000;
+const KEEP_MS = 24 * 3_600_000;
+
+/**
+ * POST and PATCH with an `idempotency-key`: the first response is kept for 24 h per environment; the
+ * same key and body replays it (`Idempotency-Replay: true`), another body is a 422, and a request
+ * still running is a 409 with `Retry-After: 1`. Records live in the storage, so this holds across
+ * restarts and processes. GETs ignore the header.
+ */
+export async function idempotency(c: Context<AppEnv>, next: Next): Promise<Response | void> {
+  const key = c.req.header('idempotency-key');
+  if (key === undefined || (c.req.method !== 'POST' && c.req.method !== 'PATCH')) return next();
+  if (key.length === 0 || key.length > 255) throw new HttpError(400, 'idempotency-key must be 1 to 255 characters');
+  const tidings = c.get('tidings');
+  const fingerprint = createHash('sha256').update(`${c.req.method} ${c.req.path}\n${c.get('bodyText')}`).digest('hex');
+  const now = tidings.clock.now();
+  const begun = await tidings.storage.idempotency.begin(tidings.environmentId, key, fingerprint, now.toISOString(), new Date(now.getTime() + IN_FLIGHT_MS).toISOString());
+  if (begun.state !== 'started') {
+    if (begun.fingerprint !== fingerprint) throw new HttpError(422, 'This idempotency-key was already used with another request body', { errors: { 'idempotency-key': { messages: ['was used with another request'] } } });
+    if (begun.state === 'in_flight') throw new HttpError(409, 'A request with this idempotency-key is still being processed', {}, { 'Retry-After': '1' });
+    return new Response(begun.response.body, { status: begun.response.status, headers: { ...begun.response.headers, 'Idempotency-Replay': 'true' } });
+  }
+  try {
+    await next();
+  } catch (error) {
+    await tidings.storage.idempotency.release(tidings.environmentId, key);
+    throw error;
+  }
+  const response = c.res;
+  if (response.status >= 500) {
+    await tidings.storage.idempotency.release(tidings.environmentId, key);
+    return;
+  }
+  const body = await response.clone().text();
+  const expiresAt = new Date(tidings.clock.now().getTime() + KEEP_MS).toISOString();
+  await tidings.storage.idempotency.complete(tidings.environmentId, key, { status: response.status, body, headers: { 'content-type': response.headers.get('content-type') ?? 'application/json' } }, expiresAt);
+}

@@ -1,0 +1,26 @@
+import type { Tidings } from '@tidings/core';
+import type { z } from 'zod';
+
+export interface RouteInput {
+  readonly tidings: Tidings;
+  readonly params: Record<string, string>;
+  readonly query: Record<string, string>;
+  /** The parsed JSON body (undefined when there is none). */
+  readonly body: unknown;
+}
+
+/** One route, defined once: the handler and the schemas `/openapi.json` is generated from. */
+export interface RouteDefinition {
+  readonly method: 'get' | 'post' | 'patch' | 'put' | 'delete';
+  /** Hono form: `/v1/topics/:topicKey`. */
+  readonly path: string;
+  readonly summary: string;
+  readonly status: 200 | 201;
+  readonly body?: z.ZodType;
+  readonly query?: z.ZodType;
+  /** `data`: `{ "data": result }` (Novu's envelope); `raw`: the result is the body. */
+  readonly envelope: 'data' | 'raw';
+  handle(input: RouteInput): Promise<unknown>;
+}
+
+export const route = (definition: RouteDefinition) => definition;

@@ -1,0 +1,154 @@
+import {
+  integrationInputSchema,
+  notFound,
+  subscriberIdListSchema,
+  subscriberInputSchema,
+  tenantInputSchema,
+  TidingsError,
+  topicInputSchema,
+  triggerEventSchema,
+  workflowInputSchema,
+} from '@tidings/core';
+import { z } from 'zod';
+import { integrationToWire, messageToWire } from '../wire.js';
+import { route, type RouteDefinition } from './route.js';
+
+const subscribersBody = z.object({ subscribers: subscriberIdListSchema });
+const feedQuery = z.object({
+  limit: z.string().optional(),
+  cursor: z.string().optional(),
+  read: z.enum(['true', 'false']).optional(),
+  seen: z.enum(['true', 'false']).optional(),
+});
+
+function subscriberIds(body: unknown): string[] {
+  const parsed = subscribersBody.safeParse(body);
+  if (!parsed.success) {
+    throw new TidingsError('validation_failed', 'subscribers must be an array of subscriberIds', {
+      issues: parsed.error.issues.map((i) => ({ path: ['subscribers', ...i.path.map(String)].join('.'), message: i.message })),
+    });
+  }
+  return parsed.data.subscribers;
+}
+
+function boolQuery(value: string | undefined): boolean | undefined {
+  return value === undefined ? undefined : value === 'true';
+}
+
+function limitQuery(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n)) throw new TidingsError('validation_failed', 'limit must be a whole number', { issues: [{ path: 'limit', message: 'must be a whole number from 1 to 100' }] });
+  return n;
+}
+
+/** What a server needs beyond the six operations, following Novu's paths and shapes. */
+export function serverRoutes(revealSecrets: boolean): RouteDefinition[] {
+  const requireSubscriber = async (tidings: Parameters<RouteDefinition['handle']>[0]['tidings'], id: string) => {
+    const subscriber = await tidings.subscribers.get(id);
+    if (!subscriber) throw notFound('Subscriber', id);
+    return subscriber;
+  };
+  return [
+    route({ method: 'post', path: '/v1/events/trigger', summary: 'Trigger one event', status: 201, envelope: 'data', body: triggerEventSchema, handle: ({ tidings, body }) => tidings.trigger(body as never) }),
+    route({
+      method: 'delete',
+      path: '/v1/events/trigger/:transactionId',
+      summary: 'Cancel the pending jobs of a trigger',
+      status: 200,
+      envelope: 'data',
+      handle: async ({ tidings, params }) => (await tidings.cancel(params['transactionId']!)).cancelled >= 0,
+    }),
+    route({ method: 'post', path: '/v1/subscribers', summary: 'Create or update a subscriber', status: 201, envelope: 'data', body: subscriberInputSchema, handle: ({ tidings, body }) => tidings.subscribers.upsert(body as never) }),
+    route({ method: 'get', path: '/v1/subscribers/:subscriberId', summary: 'Get a subscriber', status: 200, envelope: 'data', handle: ({ tidings, params }) => requireSubscriber(tidings, params['subscriberId']!) }),
+    route({
+      method: 'put',
+      path: '/v1/subscribers/:subscriberId',
+      summary: 'Update a subscriber (only the members given change)',
+      status: 200,
+      envelope: 'data',
+      body: subscriberInputSchema.omit({ subscriberId: true }),
+      async handle({ tidings, params, body }) {
+        await requireSubscriber(tidings, params['subscriberId']!);
+        return tidings.subscribers.upsert({ ...(typeof body === 'object' && body !== null ? body : {}), subscriberId: params['subscriberId']! } as never);
+      },
+    }),
+    route({
+      method: 'delete',
+      path: '/v1/subscribers/:subscriberId',
+      summary: 'Delete a subscriber',
+      status: 200,
+      envelope: 'data',
+      async handle({ tidings, params }) {
+        await tidings.subscribers.delete(params['subscriberId']!);
+        return { acknowledged: true, status: 'deleted' };
+      },
+    }),
+    route({ method: 'get', path: '/v2/subscribers/:subscriberId/preferences', summary: 'Get subscriber preferences', status: 200, envelope: 'data', handle: ({ tidings, params }) => tidings.preferences.get(params['subscriberId']!) }),
+    route({
+      method: 'get',
+      path: '/v1/subscribers/:subscriberId/notifications/feed',
+      summary: 'The in-app feed, newest first (cursor pagination)',
+      status: 200,
+      envelope: 'raw',
+      query: feedQuery,
+      async handle({ tidings, params, query }) {
+        const limit = limitQuery(query['limit']) ?? 10;
+        const page = await tidings.messages.feed(params['subscriberId']!, {
+          limit,
+          ...(query['cursor'] !== undefined && { cursor: query['cursor'] }),
+          ...(boolQuery(query['read']) !== undefined && { read: boolQuery(query['read'])! }),
+          ...(boolQuery(query['seen']) !== undefined && { seen: boolQuery(query['seen'])! }),
+        });
+        return { data: page.items.map(messageToWire), hasMore: page.nextCursor !== null, pageSize: limit, nextCursor: page.nextCursor };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/v1/subscribers/:subscriberId/notifications/unseen',
+      summary: 'Count of unseen in-app messages',
+      status: 200,
+      envelope: 'data',
+      handle: async ({ tidings, params }) => ({ count: (await tidings.messages.counts(params['subscriberId']!)).unseen }),
+    }),
+    route({ method: 'post', path: '/v1/topics', summary: 'Create a topic', status: 201, envelope: 'data', body: topicInputSchema, handle: async ({ tidings, body }) => tidings.topics.upsert(body as never) }),
+    route({
+      method: 'post',
+      path: '/v1/topics/:topicKey/subscribers',
+      summary: 'Add subscribers to a topic',
+      status: 200,
+      envelope: 'data',
+      body: subscribersBody,
+      async handle({ tidings, params, body }) {
+        const result = await tidings.topics.addSubscribers(params['topicKey']!, subscriberIds(body));
+        return { succeeded: result.succeeded, failed: { notFound: result.notFound } };
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/v1/topics/:topicKey/subscribers/removal',
+      summary: 'Remove subscribers from a topic',
+      status: 200,
+      envelope: 'data',
+      body: subscribersBody,
+      handle: ({ tidings, params, body }) => tidings.topics.removeSubscribers(params['topicKey']!, subscriberIds(body)),
+    }),
+    route({ method: 'post', path: '/v1/integrations', summary: 'Create an integration', status: 201, envelope: 'data', body: integrationInputSchema, handle: async ({ tidings, body }) => integrationToWire(await tidings.integrations.upsert(body as never), revealSecrets) }),
+    route({ method: 'get', path: '/v1/integrations', summary: 'Every integration of the environment', status: 200, envelope: 'data', handle: async ({ tidings }) => (await tidings.integrations.list()).map((i) => integrationToWire(i, revealSecrets)) }),
+    route({ method: 'post', path: '/v1/tenants', summary: 'Create or update a tenant', status: 201, envelope: 'data', body: tenantInputSchema, handle: ({ tidings, body }) => tidings.tenants.upsert(body as never) }),
+    route({ method: 'post', path: '/v1/workflows', summary: 'Create or update a workflow', status: 201, envelope: 'data', body: workflowInputSchema, handle: ({ tidings, body }) => tidings.workflows.upsert(body as never) }),
+    route({ method: 'get', path: '/v1/workflows', summary: 'Every workflow of the environment', status: 200, envelope: 'data', handle: ({ tidings }) => tidings.workflows.list() }),
+    route({
+      method: 'get',
+      path: '/v1/workflows/:workflowId',
+      summary: 'A workflow by internal id, identifier or slug',
+      status: 200,
+      envelope: 'data',
+      async handle({ tidings, params }) {
+        const workflow = await tidings.workflows.get(params['workflowId']!);
+        if (!workflow) throw notFound('Workflow', params['workflowId']!);
+        return workflow;
+      },
+    }),
+  ];
+}

@@ -1,0 +1,66 @@
+import { actionInputSchema, markAsInputSchema, notFound, preferencesPatchSchema, triggerEventSchema } from '@tidings/core';
+import { z } from 'zod';
+import { integrationToWire, messageToWire } from '../wire.js';
+import { route, type RouteDefinition } from './route.js';
+
+/** The six operations of the published interface. */
+export function interfaceRoutes(revealSecrets: boolean): RouteDefinition[] {
+  return [
+    route({
+      method: 'patch',
+      path: '/v2/subscribers/:subscriberId/preferences',
+      summary: 'Update subscriber preferences (global, or one workflow with workflowId)',
+      status: 200,
+      envelope: 'data',
+      body: preferencesPatchSchema,
+      handle: ({ tidings, params, body }) => tidings.preferences.update(params['subscriberId']!, (body ?? {}) as never),
+    }),
+    route({
+      method: 'post',
+      path: '/v1/subscribers/:subscriberId/messages/mark-as',
+      summary: 'Mark messages as seen, read, unseen or unread',
+      status: 201,
+      envelope: 'data',
+      body: markAsInputSchema,
+      handle: async ({ tidings, params, body }) => (await tidings.messages.markAs(params['subscriberId']!, body as never)).map(messageToWire),
+    }),
+    route({
+      method: 'post',
+      path: '/v1/subscribers/:subscriberId/messages/:messageId/actions/:type',
+      summary: 'Mark a message action (type: primary or secondary)',
+      status: 201,
+      envelope: 'data',
+      body: actionInputSchema,
+      handle: async ({ tidings, params, body }) => messageToWire(await tidings.messages.action(params['subscriberId']!, params['messageId']!, params['type']!, body as never)),
+    }),
+    route({
+      method: 'get',
+      path: '/v1/integrations/active',
+      summary: 'Active integrations of the environment',
+      status: 200,
+      envelope: 'data',
+      handle: async ({ tidings }) => (await tidings.integrations.listActive()).map((i) => integrationToWire(i, revealSecrets)),
+    }),
+    route({
+      method: 'get',
+      path: '/v1/topics/:topicKey/subscribers/:externalSubscriberId',
+      summary: 'Check whether a subscriber belongs to a topic (404 when not)',
+      status: 200,
+      envelope: 'data',
+      async handle({ tidings, params }) {
+        const subscription = await tidings.topics.getSubscription(params['topicKey']!, params['externalSubscriberId']!);
+        if (!subscription) throw notFound(`Subscriber "${params['externalSubscriberId']}" in topic`, params['topicKey']!);
+        return subscription;
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/v1/events/trigger/bulk',
+      summary: 'Trigger up to 100 events in one call',
+      status: 201,
+      envelope: 'data',
+      body: z.object({ events: z.array(triggerEventSchema) }),
+      handle: ({ tidings, body }) => tidings.triggerBulk((body as { events?: never } | undefined)?.events as never),
+    }),
+  ];
+}
