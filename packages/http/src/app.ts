@@ -48,7 +48,7 @@ export function createHttpApp(options: HttpAppOptions) {
   app.use('/v1/*', authenticate);
   app.use('/v2/*', authenticate);
 
-  async function authenticate(c: Context<AppEnv>, next: () => Promise<void>) {
+  async function authenticate(c: Context<AppEnv>, next: () => Promise<void>): Promise<Response | void> {
     const header = c.req.header('authorization');
     if (!header) throw new HttpError(401, 'Missing the Authorization header (Authorization: ApiKey <key>)');
     const match = API_KEY.exec(header);
@@ -61,7 +61,7 @@ export function createHttpApp(options: HttpAppOptions) {
     const text = c.req.method === 'GET' || c.req.method === 'HEAD' ? '' : await c.req.text();
     if (Buffer.byteLength(text) > limit) throw new HttpError(413, `The request body is larger than ${limit} bytes`);
     c.set('bodyText', text);
-    await idempotency(c, next);
+    return idempotency(c, next);
   }
 
   for (const definition of routes) {
