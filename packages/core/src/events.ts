@@ -12,6 +12,10 @@ export type TidingsEvents = {
   'message.unread': { message: Message };
   'message.unseen': { message: Message };
   'message.action': { message: Message };
+  'message.snoozed': { message: Message };
+  'message.unsnoozed': { message: Message };
+  'message.archived': { message: Message };
+  'message.unarchived': { message: Message };
   'digest.flushed': { transactionIds: string[]; subscriberId: string; count: number };
   'job.failed': { job: Job; error: string };
   /** Jobs were added: the job loop wakes to look at them. */

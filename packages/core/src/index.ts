@@ -5,7 +5,7 @@ export * from './clock.js';
 export { newId, deterministicId } from './ids.js';
 export { createTidings, type Tidings, type TidingsOptions } from './engine/create-tidings.js';
 export type { EngineOptions } from './engine/context.js';
-export { markAsInputSchema, actionInputSchema, feedQuerySchema, type MarkAsInput, type ActionInput, type FeedQueryInput } from './engine/messages-api.js';
+export { markAsInputSchema, actionInputSchema, feedQuerySchema, snoozeInputSchema, type MarkAsInput, type ActionInput, type FeedQueryInput, type SnoozeInput } from './engine/messages-api.js';
 export type { TidingsEvents, TidingsEmitter } from './events.js';
 export { parseInput, formatPath } from './validation.js';
 export { mergeSubscriber } from './subscribers/merge-subscriber.js';
@@ -13,7 +13,7 @@ export { evaluateFilters, explainFilters, firstFailure, type FilterContext, type
 export * from './schedule/index.js';
 export { addTime } from './timing/add-time.js';
 export { delayDueAt, type DelayDue, type DelayOverride } from './timing/delay-due-at.js';
-export { applyMarkAs, applyAction } from './messages/transitions.js';
+export { applyMarkAs, applyAction, applySnooze, applyUnsnooze, applyArchive } from './messages/transitions.js';
 export { renderTemplate, templateSyntaxError } from './templates/render.js';
 export { walkSteps, type WalkInput, type WalkResult, type TraceEntry, type Delivery } from './trigger/walk-steps.js';
 export { readPath } from './util/path.js';

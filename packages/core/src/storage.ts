@@ -186,6 +186,18 @@ export interface FeedQuery {
   readonly channel?: Channel;
   readonly read?: boolean;
   readonly seen?: boolean;
+  /** Only archived messages when true; only unarchived ones otherwise (the default feed). */
+  readonly archived?: boolean;
+  /** Messages carrying at least one of these workflow tags. */
+  readonly tags?: readonly string[];
+  /** Hides messages snoozed past this instant. */
+  readonly now?: string;
+}
+
+export interface CountQuery {
+  readonly channel?: Channel;
+  /** Snoozed messages (past this instant) and archived ones are not counted. */
+  readonly now?: string;
 }
 
 export interface FeedPage {
@@ -209,8 +221,8 @@ export interface MessageRepository {
    * position, not an offset, so pages stay stable while new messages arrive.
    */
   feed(env: string, subscriberInternalId: string, query: FeedQuery): Promise<FeedPage>;
-  /** Counts computed by the storage in one query. */
-  counts(env: string, subscriberInternalId: string, channel?: Channel): Promise<{ total: number; unread: number; unseen: number }>;
+  /** Counts of unarchived, unsnoozed messages, computed by the storage in one query. */
+  counts(env: string, subscriberInternalId: string, query?: CountQuery): Promise<{ total: number; unread: number; unseen: number }>;
   /** Every message of a trigger, oldest first. */
   listByTransaction(env: string, transactionId: string): Promise<Message[]>;
 }

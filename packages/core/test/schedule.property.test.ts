@@ -53,7 +53,7 @@ describe('schedules — properties', () => {
       }),
       { numRuns: 1000 },
     );
-  });
+  }, 30_000);
 
   it('nextScheduleOpening is within, not before t, and no minute between t and it is within (minute-by-minute scan)', () => {
     fc.assert(
@@ -67,7 +67,7 @@ describe('schedules — properties', () => {
       }),
       { numRuns: 150 },
     );
-  });
+  }, 60_000);
 
   it('parsing round-trips every valid 12-hour time and refuses everything else', () => {
     fc.assert(

@@ -173,6 +173,15 @@ export const MIGRATIONS: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    name: '0004_inbox',
+    async up(db, dialect) {
+      const collate = (c: ColumnDefinitionBuilder) => (dialect.name === 'postgres' ? c.modifyFront(sql`collate "C"`) : c);
+      await db.schema.alterTable('tidings_messages').addColumn('archived', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema.alterTable('tidings_messages').addColumn('snoozed_until', 'text', collate).execute();
+      await db.schema.alterTable('tidings_messages').addColumn('tags', 'text', (c) => c.notNull().defaultTo('')).execute();
+    },
+  },
 ];
 
 /**

@@ -38,6 +38,10 @@ export interface Database {
     seen: number;
     created_at: string;
     doc: unknown;
+    archived: number;
+    snoozed_until: string | null;
+    /** `,tag1,tag2,`: tag filters match `%,tag,%` on both dialects. */
+    tags: string;
   };
   tidings_digests: { env: string; id: string; key: string; status: string; subscriber_id: string; due_at: string; doc: unknown };
   tidings_digest_keys: { env: string; key: string; last_at: string };

@@ -3,6 +3,7 @@ import { ProviderError, type Provider } from '../delivery/provider.js';
 import { resolveRecipient } from '../delivery/recipient.js';
 import { selectIntegration } from '../integrations/select-integration.js';
 import { buildMessage } from '../messages/build-message.js';
+import { applyUnsnooze } from '../messages/transitions.js';
 import type { DigestMetadata, Integration, Job, JsonObject, Message, Notification, PreferenceRow, Subscriber, Tenant, Workflow } from '../schemas/index.js';
 import type { DecisionRecord } from '../storage.js';
 import { renderEmailBody } from '../templates/email-html.js';
@@ -268,7 +269,26 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
     return { kind: 'joined', reason: `joined the digest due ${digest.dueAt} (${digest.events.length} events)` };
   }
 
-  async function runBatch(jobs: readonly Job[], now: Date): Promise<void> {
+  /** Brings snoozed messages back when their snooze ends (unless it was moved or lifted meanwhile). */
+  async function unsnooze(jobs: readonly Job[], now: Date): Promise<void> {
+    const back: Message[] = [];
+    await storage.transaction(async (tx) => {
+      for (const job of jobs) {
+        const [subscriber] = await tx.subscribers.getMany(env, [job.subscriberId]);
+        const [message] = subscriber && job.data.messageId ? await tx.messages.getMany(env, subscriber._id, [job.data.messageId]) : [];
+        if (message?.snoozedUntil !== undefined && message.snoozedUntil <= now.toISOString()) back.push(applyUnsnooze(message, now.toISOString()));
+      }
+      await tx.messages.replaceMany(back);
+    });
+    await storage.jobs.complete(jobs.map((j) => j.id), workerId);
+    for (const message of back) ctx.events.emit('message.unsnoozed', { message });
+  }
+
+  async function runBatch(all: readonly Job[], now: Date): Promise<void> {
+    const snoozes = all.filter((j) => j.kind === 'unsnooze');
+    if (snoozes.length > 0) await unsnooze(snoozes, now);
+    const jobs = all.filter((j) => j.kind === 'walk');
+    if (jobs.length === 0) return;
     const loaded = await load(jobs);
     const outcomes = await mapLimited(jobs, options.deliveryConcurrency, async (job): Promise<{ job: Job; outcome?: JobOutcome; error?: unknown }> => {
       try {

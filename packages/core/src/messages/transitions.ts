@@ -29,3 +29,21 @@ export function applyAction(message: Message, type: ButtonType, status: ActionSt
     },
   };
 }
+
+/** Snoozed: hidden from the feed until `until`. */
+export function applySnooze(message: Message, until: string): Message {
+  return { ...message, snoozedUntil: until };
+}
+
+/**
+ * Back from a snooze (when it expires, or at once): shown again as new — unseen and unread, with a
+ * new delivery date.
+ */
+export function applyUnsnooze(message: Message, now: string): Message {
+  const { snoozedUntil: _snoozed, ...rest } = message;
+  return { ...rest, seen: false, read: false, deliveredAt: [...message.deliveredAt, now] };
+}
+
+export function applyArchive(message: Message, archived: boolean): Message {
+  return { ...message, archived };
+}

@@ -16,7 +16,8 @@ export type ActionStatus = z.infer<typeof actionStatusSchema>;
 export const overrideSourceSchema = z.enum(['subscriber', 'template', 'workflowOverride']);
 export type OverrideSource = z.infer<typeof overrideSourceSchema>;
 
-export const markValueSchema = z.enum(['read', 'seen', 'unread', 'unseen']);
+export const MARK_VALUES = ['read', 'seen', 'unread', 'unseen'] as const;
+export const markValueSchema = z.enum(MARK_VALUES);
 export type MarkValue = z.infer<typeof markValueSchema>;
 
 export const timeUnitSchema = z.enum(['seconds', 'minutes', 'hours', 'days', 'weeks', 'months']);

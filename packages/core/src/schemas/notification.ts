@@ -24,14 +24,19 @@ export const jobDataSchema = z.object({
   stepIndex: z.number().int().min(0),
   /** Set on the job that flushes a digest: the walk goes on with that digest's events. */
   digestId: z.string().optional(),
+  /** Set on an `unsnooze` job: the message to bring back. */
+  messageId: z.string().optional(),
 });
 export type JobData = z.infer<typeof jobDataSchema>;
 
-/** A durable unit of work: walk the steps of one notification for one subscriber from `data.stepIndex`. */
+/**
+ * A durable unit of work: `walk` the steps of one notification for one subscriber from
+ * `data.stepIndex`, or `unsnooze` one message when its snooze ends.
+ */
 export interface Job {
   id: string;
   environmentId: string;
-  kind: 'walk';
+  kind: 'walk' | 'unsnooze';
   runAt: string;
   attempts: number;
   lockedBy: string | null;

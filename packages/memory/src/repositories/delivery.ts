@@ -130,6 +130,9 @@ export function deliveryRepositories(t: Tables): Delivery {
               (query.channel === undefined || m.channel === query.channel) &&
               (query.read === undefined || m.read === query.read) &&
               (query.seen === undefined || m.seen === query.seen) &&
+              m.archived === (query.archived ?? false) &&
+              (query.now === undefined || m.snoozedUntil === undefined || m.snoozedUntil <= query.now) &&
+              (query.tags === undefined || query.tags.some((tag) => m.tags.includes(tag))) &&
               (after === null || m.createdAt < after.createdAt || (m.createdAt === after.createdAt && m._id < after.id)),
           )
           .sort(newestFirst);
@@ -137,12 +140,13 @@ export function deliveryRepositories(t: Tables): Delivery {
         const last = page[page.length - 1];
         return { items: page, nextCursor: items.length > query.limit && last ? feedCursor.encode(last) : null };
       },
-      async counts(env, subscriberInternalId, channel) {
+      async counts(env, subscriberInternalId, query = {}) {
         let total = 0;
         let unread = 0;
         let unseen = 0;
         for (const m of t.inboxes.get(k(env, subscriberInternalId))?.values() ?? []) {
-          if (channel !== undefined && m.channel !== channel) continue;
+          if (query.channel !== undefined && m.channel !== query.channel) continue;
+          if (m.archived || (query.now !== undefined && m.snoozedUntil !== undefined && m.snoozedUntil > query.now)) continue;
           total++;
           if (!m.read) unread++;
           if (!m.seen) unseen++;

@@ -1,4 +1,5 @@
 import { feedCursor, type DecisionRecord, type Job, type Message, type Notification, type StorageRepositories } from '@tidings/core';
+import { sql } from 'kysely';
 import { bit, chunk, decodeJson, encodeJson } from '../codec.js';
 import type { JobRow } from '../dialect.js';
 import type { RepoContext } from './context.js';
@@ -31,6 +32,9 @@ const messageRow = (m: Message) => ({
   seen: bit(m.seen),
   created_at: m.createdAt,
   doc: encodeJson(m),
+  archived: bit(m.archived),
+  snoozed_until: m.snoozedUntil ?? null,
+  tags: m.tags.length === 0 ? '' : `,${m.tags.join(',')},`,
 });
 
 export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
@@ -126,7 +130,7 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
     messages: {
       async insertMany(messages) {
         const inserted = new Set<string>();
-        for (const part of chunk(messages.map(messageRow), 9, max)) {
+        for (const part of chunk(messages.map(messageRow), 12, max)) {
           const rows = await db.insertInto('tidings_messages').values(part).onConflict((oc) => oc.doNothing()).returning('id').execute();
           for (const row of rows) inserted.add(row.id);
         }
@@ -158,6 +162,13 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
         if (query.channel !== undefined) q = q.where('channel', '=', query.channel);
         if (query.read !== undefined) q = q.where('read', '=', bit(query.read));
         if (query.seen !== undefined) q = q.where('seen', '=', bit(query.seen));
+        q = q.where('archived', '=', bit(query.archived ?? false));
+        if (query.now !== undefined) q = q.where((eb) => eb.or([eb('snoozed_until', 'is', null), eb('snoozed_until', '<=', query.now!)]));
+        if (query.tags !== undefined) {
+          const tags = query.tags;
+          const escaped = (tag: string) => `%,${tag.replace(/[\\%_]/g, (ch) => `\\${ch}`)},%`;
+          q = q.where((eb) => eb.or(tags.map((tag) => sql<boolean>`tags like ${escaped(tag)} escape '\\'`)));
+        }
         const after = query.cursor ? feedCursor.decode(query.cursor) : null;
         if (after) {
           q = q.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]));
@@ -167,7 +178,7 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
         const last = items[items.length - 1];
         return { items, nextCursor: rows.length > query.limit && last ? feedCursor.encode(last) : null };
       },
-      async counts(env, subscriberInternalId, channel) {
+      async counts(env, subscriberInternalId, query = {}) {
         let q = db
           .selectFrom('tidings_messages')
           .select((eb) => [
@@ -176,8 +187,10 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
             eb.fn.sum(eb.case().when('seen', '=', 0).then(1).else(0).end()).as('unseen'),
           ])
           .where('env', '=', env)
-          .where('subscriber_internal_id', '=', subscriberInternalId);
-        if (channel !== undefined) q = q.where('channel', '=', channel);
+          .where('subscriber_internal_id', '=', subscriberInternalId)
+          .where('archived', '=', 0);
+        if (query.channel !== undefined) q = q.where('channel', '=', query.channel);
+        if (query.now !== undefined) q = q.where((eb) => eb.or([eb('snoozed_until', 'is', null), eb('snoozed_until', '<=', query.now!)]));
         const row = await q.executeTakeFirstOrThrow();
         return { total: Number(row.total), unread: Number(row.unread ?? 0), unseen: Number(row.unseen ?? 0) };
       },

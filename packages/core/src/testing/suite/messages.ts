@@ -82,7 +82,7 @@ export function messagesSuite({ get, backend }: SuiteContext): void {
         messageRecord('env-a', ada, { channel: 'email' }),
         messageRecord('env-a', bob),
       ]);
-      expect(await s.messages.counts('env-a', ada._id, 'in_app')).toEqual({ total: 3, unread: 2, unseen: 1 });
+      expect(await s.messages.counts('env-a', ada._id, { channel: 'in_app' })).toEqual({ total: 3, unread: 2, unseen: 1 });
       expect(await s.messages.counts('env-a', ada._id)).toEqual({ total: 4, unread: 3, unseen: 2 });
       expect(await s.messages.counts('env-b', ada._id)).toEqual({ total: 0, unread: 0, unseen: 0 });
     });
@@ -94,6 +94,26 @@ export function messagesSuite({ get, backend }: SuiteContext): void {
       await s.messages.insertMany([a, b, messageRecord('env-a', ada, { transactionId: 'other' })]);
       expect((await s.messages.listByTransaction('env-a', 't')).map((m) => m._id)).toEqual([b._id, a._id]);
       expect(await s.messages.listByTransaction('env-b', 't')).toEqual([]);
+    });
+
+    it('messages.feed / counts — archived messages only on request, snoozed ones hidden until their time, tag filters', async () => {
+      const s = get();
+      const plain = messageRecord('env-a', ada, { tags: ['billing'] });
+      const archived = messageRecord('env-a', ada, { archived: true, tags: ['billing'] });
+      const snoozed = messageRecord('env-a', ada, { snoozedUntil: plus(T0, 60_000), tags: ['social', 'b_1%'] });
+      await s.messages.insertMany([plain, archived, snoozed]);
+      const ids = async (query: Parameters<typeof s.messages.feed>[2]) => (await s.messages.feed('env-a', ada._id, query)).items.map((m) => m._id).sort();
+      expect(await ids({ limit: 10, now: T0 })).toEqual([plain._id]);
+      expect(await ids({ limit: 10, now: plus(T0, 60_000) })).toEqual([plain._id, snoozed._id].sort());
+      expect(await ids({ limit: 10, archived: true })).toEqual([archived._id]);
+      expect(await ids({ limit: 10, tags: ['social'] })).toEqual([snoozed._id]);
+      expect(await ids({ limit: 10, tags: ['b_1%'] })).toEqual([snoozed._id]);
+      expect(await ids({ limit: 10, tags: ['b%'] })).toEqual([]);
+      expect(await ids({ limit: 10, tags: ['billing', 'social'], now: T0 })).toEqual([plain._id]);
+      expect(await s.messages.counts('env-a', ada._id, { now: T0 })).toEqual({ total: 1, unread: 1, unseen: 1 });
+      expect(await s.messages.counts('env-a', ada._id, { now: plus(T0, 60_000) })).toEqual({ total: 2, unread: 2, unseen: 2 });
+      await s.messages.replaceMany([{ ...archived, archived: false }]);
+      expect(await s.messages.counts('env-a', ada._id, { now: T0 })).toEqual({ total: 2, unread: 2, unseen: 2 });
     });
   });
 }
