@@ -3,6 +3,7 @@ import { Hono, type Context } from 'hono';
 import type { AppEnv, HttpAppOptions } from './context.js';
 import { errorBody, HttpError, toHttp } from './errors.js';
 import { idempotency } from './idempotency.js';
+import { liveEvents } from './live.js';
 import { openApiDocument } from './openapi.js';
 import { interfaceRoutes } from './routes/six.js';
 import { serverRoutes } from './routes/server.js';
@@ -63,6 +64,8 @@ export function createHttpApp(options: HttpAppOptions) {
     c.set('bodyText', text);
     return idempotency(c, next);
   }
+
+  app.get('/v1/subscribers/:subscriberId/events', liveEvents);
 
   for (const definition of routes) {
     app[definition.method](definition.path, async (c) => {

@@ -1,6 +1,7 @@
 import {
   integrationInputSchema,
   notFound,
+  snoozeInputSchema,
   subscriberIdListSchema,
   subscriberInputSchema,
   tenantInputSchema,
@@ -19,6 +20,9 @@ const feedQuery = z.object({
   cursor: z.string().optional(),
   read: z.enum(['true', 'false']).optional(),
   seen: z.enum(['true', 'false']).optional(),
+  archived: z.enum(['true', 'false']).optional(),
+  /** Comma-separated workflow tags. */
+  tags: z.string().optional(),
 });
 
 function subscriberIds(body: unknown): string[] {
@@ -99,6 +103,8 @@ export function serverRoutes(revealSecrets: boolean): RouteDefinition[] {
           ...(query['cursor'] !== undefined && { cursor: query['cursor'] }),
           ...(boolQuery(query['read']) !== undefined && { read: boolQuery(query['read'])! }),
           ...(boolQuery(query['seen']) !== undefined && { seen: boolQuery(query['seen'])! }),
+          ...(boolQuery(query['archived']) !== undefined && { archived: boolQuery(query['archived'])! }),
+          ...(query['tags'] !== undefined && { tags: query['tags'].split(',').map((t) => t.trim()).filter(Boolean) }),
         });
         return { data: page.items.map(messageToWire), hasMore: page.nextCursor !== null, pageSize: limit, nextCursor: page.nextCursor };
       },
@@ -110,6 +116,47 @@ export function serverRoutes(revealSecrets: boolean): RouteDefinition[] {
       status: 200,
       envelope: 'data',
       handle: async ({ tidings, params }) => ({ count: (await tidings.messages.counts(params['subscriberId']!)).unseen }),
+    }),
+    route({
+      method: 'post',
+      path: '/v1/subscribers/:subscriberId/messages/:messageId/snooze',
+      summary: 'Hide a message until `until`; it comes back unseen',
+      status: 201,
+      envelope: 'data',
+      body: snoozeInputSchema,
+      handle: async ({ tidings, params, body }) => messageToWire(await tidings.messages.snooze(params['subscriberId']!, params['messageId']!, body as never)),
+    }),
+    route({
+      method: 'post',
+      path: '/v1/subscribers/:subscriberId/messages/:messageId/unsnooze',
+      summary: 'End a snooze now',
+      status: 201,
+      envelope: 'data',
+      handle: async ({ tidings, params }) => messageToWire(await tidings.messages.unsnooze(params['subscriberId']!, params['messageId']!)),
+    }),
+    route({
+      method: 'post',
+      path: '/v1/subscribers/:subscriberId/messages/:messageId/archive',
+      summary: 'Archive a message (out of the default feed and counts)',
+      status: 201,
+      envelope: 'data',
+      handle: async ({ tidings, params }) => messageToWire((await tidings.messages.archive(params['subscriberId']!, [params['messageId']!]))[0]!),
+    }),
+    route({
+      method: 'post',
+      path: '/v1/subscribers/:subscriberId/messages/:messageId/unarchive',
+      summary: 'Bring an archived message back',
+      status: 201,
+      envelope: 'data',
+      handle: async ({ tidings, params }) => messageToWire((await tidings.messages.unarchive(params['subscriberId']!, [params['messageId']!]))[0]!),
+    }),
+    route({
+      method: 'get',
+      path: '/v1/subscribers/:subscriberId/notifications/counts',
+      summary: 'Total, unread and unseen in-app messages',
+      status: 200,
+      envelope: 'data',
+      handle: ({ tidings, params }) => tidings.messages.counts(params['subscriberId']!),
     }),
     route({ method: 'post', path: '/v1/topics', summary: 'Create a topic', status: 201, envelope: 'data', body: topicInputSchema, handle: async ({ tidings, body }) => tidings.topics.upsert(body as never) }),
     route({

@@ -1,0 +1,64 @@
+import type { Message, Tidings, TidingsEvents } from '@tidings/core';
+import type { Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import type { AppEnv } from './context.js';
+import { messageToWire } from './wire.js';
+
+const UPDATES = ['message.read', 'message.seen', 'message.unread', 'message.unseen', 'message.action', 'message.snoozed', 'message.unsnoozed', 'message.archived', 'message.unarchived'] as const;
+
+/**
+ * `GET /v1/subscribers/{id}/events`: Server-Sent Events for one subscriber of the caller's
+ * environment — `counts` at once and after every change, `message` for each new in-app message,
+ * `update` for each changed one — and a comment every 15 s to keep proxies from closing it. Events
+ * come from this process's engine.
+ */
+export async function liveEvents(c: Context<AppEnv>): Promise<Response> {
+  const tidings: Tidings = c.get('tidings');
+  const subscriberId = c.req.param('subscriberId')!;
+  const initial = await tidings.messages.counts(subscriberId);
+  return streamSSE(c, async (stream) => {
+    let closed = false;
+    const queue: { event: string; data: string }[] = [];
+    let wake: (() => void) | null = null;
+    const push = (event: string, data: unknown) => {
+      queue.push({ event, data: JSON.stringify(data) });
+      wake?.();
+    };
+    const mine = (message: Message) => message.subscriberId === subscriberId && message.channel === 'in_app';
+    const sendCounts = () => {
+      tidings.messages.counts(subscriberId).then((counts) => push('counts', counts), () => undefined);
+    };
+    const onCreated = ({ message }: TidingsEvents['message.created']) => {
+      if (!mine(message)) return;
+      push('message', messageToWire(message));
+      sendCounts();
+    };
+    const onUpdate = ({ message }: { message: Message }) => {
+      if (!mine(message)) return;
+      push('update', messageToWire(message));
+      sendCounts();
+    };
+    tidings.events.on('message.created', onCreated);
+    for (const name of UPDATES) tidings.events.on(name, onUpdate);
+    const heartbeat = setInterval(() => push('ping', {}), 15_000);
+    stream.onAbort(() => {
+      closed = true;
+      wake?.();
+    });
+    push('counts', initial);
+    try {
+      while (!closed) {
+        while (queue.length > 0 && !closed) {
+          const next = queue.shift()!;
+          await stream.writeSSE(next);
+        }
+        if (!closed) await new Promise<void>((resolve) => (wake = resolve));
+        wake = null;
+      }
+    } finally {
+      clearInterval(heartbeat);
+      tidings.events.off('message.created', onCreated);
+      for (const name of UPDATES) tidings.events.off(name, onUpdate);
+    }
+  });
+}
