@@ -22,7 +22,7 @@ export function inboxPage(config: { api: string; apiKey: string; subscriberId: s
 </style>
 </head>
 <body>
-<header><strong>Acme app</strong><button id="bell" aria-label="Notifications">🔔<span id="unseen" hidden>0</span></button></header>
+<header><strong>Acme app</strong><button id="bell" aria-label="Notifications"><svg width="24" height="24" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true"><path d="M18 8a6 6 0 0 0-12 0c0 7-3 9-3 9h18s-3-2-3-9"/><path d="M13.73 21a2 2 0 0 1-3.46 0"/></svg><span id="unseen" hidden>0</span></button></header>
 <section id="panel"><ul id="feed"></ul></section>
 <script>window.TIDINGS = ${JSON.stringify(config).replace(/</g, '\\u003c')};</script>
 <script type="module" src="/inbox.js"></script>
