@@ -4,6 +4,6 @@ import { defineConfig } from 'vitest/config';
 // TypeScript sources, so tests never need a build.
 export default defineConfig({
   test: {
-    projects: ['packages/*', 'examples/*'],
+    projects: ['packages/*', 'examples/*', 'bench'],
   },
 });

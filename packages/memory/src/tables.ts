@@ -92,5 +92,17 @@ export class Tables {
   }
 }
 
-/** Records go in and come out as copies, so callers can never change what is stored by accident. */
-export const copy = <T>(value: T): T => structuredClone(value);
+/**
+ * Records go in and come out as copies, so callers can never change what is stored by accident.
+ * Records are JSON data, and a plain recursive copy is several times faster than structuredClone.
+ */
+export function copy<T>(value: T): T {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(copy) as T;
+  const out: Record<string, unknown> = {};
+  for (const key in value) {
+    const item = (value as Record<string, unknown>)[key];
+    if (item !== undefined) out[key] = copy(item);
+  }
+  return out as T;
+}

@@ -1,0 +1,28 @@
+import { createTidings, type Storage } from '@tidings/core';
+
+/**
+ * The end-to-end bulk workload on an engine: `calls` bulk triggers of 100 events, each event to
+ * `perEvent` new inline subscribers, one in_app step; time from the first call until every message is
+ * stored. Returns messages per second.
+ */
+export async function engineBulk(storage: Storage, options: { calls: number; perEvent: number; prefix: string }): Promise<{ messages: number; seconds: number }> {
+  const tidings = createTidings({ storage, batchSize: 500 });
+  await tidings.workflows.upsert({ name: 'Bench', triggers: [{ identifier: 'bench' }], steps: [{ template: { type: 'in_app', content: 'Hello {{ subscriber.firstName }}, {{ payload.n }}' } }] });
+  let n = 0;
+  const started = performance.now();
+  for (let call = 0; call < options.calls; call++) {
+    const events = Array.from({ length: 100 }, () => {
+      n++;
+      return {
+        name: 'bench',
+        to: Array.from({ length: options.perEvent }, (_, k) => ({ subscriberId: `${options.prefix}-${n}-${k}`, firstName: `S${n}` })),
+        payload: { n },
+      };
+    });
+    await tidings.triggerBulk(events);
+    await tidings.runDue();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const messages = options.calls * 100 * options.perEvent;
+  return { messages, seconds };
+}

@@ -1,0 +1,59 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { throughputChart } from './lib/svg.js';
+import { bulkWorkload } from './workloads/bulk.js';
+import { digestWorkload } from './workloads/digest.js';
+import { fanoutWorkload } from './workloads/fanout.js';
+import { httpWorkload } from './workloads/http.js';
+import { memoryWorkload } from './workloads/memory-growth.js';
+import { pgScalingWorkload } from './workloads/pg-scaling.js';
+import type { BenchContext, Row } from './workloads/types.js';
+
+const WORKLOADS = { bulk: bulkWorkload, fanout: fanoutWorkload, digest: digestWorkload, http: httpWorkload, 'pg-scaling': pgScalingWorkload, memory: memoryWorkload };
+
+/** DESIGN §10 targets for the bulk rows: ratios to the same run's baseline, and an absolute floor on memory. */
+function withTargets(row: Row): Row {
+  if (row.unit !== 'messages/s' || row.batch !== 1) return row;
+  if (row.backend === 'sqlite') return { ...row, target: '≥ 50% of raw SQLite', met: (row.ratio ?? 0) >= 0.5 };
+  if (row.backend === 'memory') return { ...row, target: '≥ 40% of plain Map and ≥ 100,000/s', met: (row.ratio ?? 0) >= 0.4 && row.value >= 100_000 };
+  return row;
+}
+
+function format(value: number, unit: string): string {
+  if (unit === 'ms' || unit === 's' || unit.startsWith('s ') || unit === 'MB') return value.toFixed(2);
+  return Math.round(value).toLocaleString('en');
+}
+
+export async function runBench(options: { quick: boolean; only?: string[]; log?: (line: string) => void; write?: boolean }) {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const ctx: BenchContext = { quick: options.quick, runs: options.quick ? 1 : 3, pgUrl: process.env['TIDINGS_TEST_PG_URL'], log };
+  const rows: Row[] = [];
+  for (const [name, workload] of Object.entries(WORKLOADS)) {
+    if (options.only && !options.only.includes(name)) continue;
+    log(`${name}…`);
+    rows.push(...(await workload(ctx)).map(withTargets));
+  }
+  const table = [
+    '| workload | result | spread | vs baseline | target | met |',
+    '|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.workload} | ${format(r.value, r.unit)} ${r.unit} | ${r.runs > 1 ? `±${(r.spread * 50).toFixed(0)}% (${r.runs} runs)` : '1 run'} | ${r.ratio === undefined ? '' : r.baseline !== undefined ? `${(r.ratio * 100).toFixed(0)}% of ${format(r.baseline, r.unit)}` : `${r.ratio.toFixed(2)}×`} | ${r.target ?? ''} | ${r.met === undefined ? '' : r.met ? 'yes' : 'no'} |`),
+  ].join('\n');
+  log(`\n${table}\n`);
+  if (options.write !== false) {
+    const dir = fileURLToPath(new URL('./results/', import.meta.url));
+    mkdirSync(dir, { recursive: true });
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    const meta = { date: new Date().toISOString(), quick: options.quick, node: process.version, cpus: (await import('node:os')).cpus().length };
+    writeFileSync(`${dir}${stamp}${options.quick ? '-quick' : ''}.json`, JSON.stringify({ ...meta, rows }, null, 2));
+    writeFileSync(`${dir}latest.svg`, throughputChart(rows));
+    writeFileSync(`${dir}latest.md`, `${table}\n`);
+  }
+  return rows;
+}
+
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) {
+  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });
+  await runBench({ quick: values.quick ?? false, ...(values.only && { only: values.only.split(',') }) });
+  process.exit(0);
+}

@@ -1,0 +1,62 @@
+import { join } from 'node:path';
+import type { Storage } from '@tidings/core';
+import { memoryStorage } from '@tidings/memory';
+import { postgresStorage } from '@tidings/postgres';
+import { sqliteStorage } from '@tidings/sqlite';
+import { mapBaseline, postgresBaseline, sqliteBaseline, type Baseline } from '../lib/baselines.js';
+import { engineBulk } from '../lib/engine-bulk.js';
+import { repeat } from '../lib/stats.js';
+import { freshName, tempDir } from '../lib/temp.js';
+import type { BenchContext, Row } from './types.js';
+
+interface Backend {
+  name: string;
+  storage: () => Storage;
+  baseline: () => Promise<Baseline> | Baseline;
+}
+
+/** Workloads 1 and 2: bulk trigger end to end on each backend, with its raw baseline in the same run. */
+export async function bulkWorkload(ctx: BenchContext): Promise<Row[]> {
+  const dir = tempDir('bulk');
+  const backends: Backend[] = [
+    { name: 'memory', storage: () => memoryStorage(), baseline: () => mapBaseline() },
+    { name: 'sqlite', storage: () => sqliteStorage({ filename: join(dir, `${freshName('engine')}.db`) }), baseline: () => sqliteBaseline(join(dir, `${freshName('raw')}.db`)) },
+  ];
+  if (ctx.pgUrl) {
+    const url = ctx.pgUrl;
+    backends.push({ name: 'postgres', storage: () => postgresStorage({ connectionString: url, schema: freshName('bench') }), baseline: () => postgresBaseline(url, freshName('raw')) });
+  }
+  const rows: Row[] = [];
+  for (const backend of backends) {
+    for (const perEvent of [1, 10]) {
+      const calls = Math.max(2, Math.round((ctx.quick ? 4 : 40) / perEvent));
+      const storage = backend.storage();
+      const engine = await repeat(ctx.runs, 1, async (run) => {
+        const { messages, seconds } = await engineBulk(storage, { calls, perEvent, prefix: `r${run}` });
+        return messages / seconds;
+      });
+      await storage.close();
+      const baseline = await backend.baseline();
+      let callIndex = 0;
+      const raw = await repeat(ctx.runs, 1, async () => {
+        const started = performance.now();
+        for (let c = 0; c < calls; c++) await baseline.call(callIndex++, perEvent);
+        return (calls * 100 * perEvent) / ((performance.now() - started) / 1000);
+      });
+      await baseline.close();
+      rows.push({
+        workload: `bulk trigger, ${backend.name}, 100 events × ${perEvent} subscriber${perEvent > 1 ? 's' : ''}`,
+        backend: backend.name,
+        batch: perEvent,
+        unit: 'messages/s',
+        value: engine.median,
+        spread: engine.spread,
+        runs: engine.runs,
+        baseline: raw.median,
+        ratio: engine.median / raw.median,
+      });
+      ctx.log(`  ${rows.at(-1)!.workload}: ${Math.round(engine.median)} msg/s (baseline ${Math.round(raw.median)})`);
+    }
+  }
+  return rows;
+}

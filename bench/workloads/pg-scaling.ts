@@ -1,0 +1,50 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createTidings } from '@tidings/core';
+import { postgresStorage } from '@tidings/postgres';
+import pg from 'pg';
+import { freshName } from '../lib/temp.js';
+import type { BenchContext, Row } from './types.js';
+
+const WORKER = fileURLToPath(new URL('./pg-worker.ts', import.meta.url));
+
+function worker(url: string, schema: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@tidings/source', WORKER, url, schema], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('exit', (code) => (code === 0 ? resolve(Number(/RAN (\d+)/.exec(out)?.[1] ?? 0)) : reject(new Error(`worker exited ${code}`))));
+  });
+}
+
+/** Workload 6: one vs two worker processes draining the same jobs on one Postgres database. */
+export async function pgScalingWorkload(ctx: BenchContext): Promise<Row[]> {
+  if (!ctx.pgUrl) return [];
+  const jobs = ctx.quick ? 2_000 : 100_000;
+  const results: Record<number, number> = {};
+  for (const workers of [1, 2]) {
+    const schema = freshName('scale');
+    const storage = postgresStorage({ connectionString: ctx.pgUrl, schema });
+    const tidings = createTidings({ storage });
+    await tidings.workflows.upsert({ name: 'Scale', triggers: [{ identifier: 'scale' }], steps: [{ template: { type: 'in_app', content: 'n {{ payload.n }}' } }] });
+    for (let i = 0; i < jobs; i += 1_000) {
+      await tidings.trigger({ name: 'scale', to: Array.from({ length: 1_000 }, (_, k) => `p-${i + k}`), payload: { n: i } });
+    }
+    const started = performance.now();
+    const ran = await Promise.all(Array.from({ length: workers }, () => worker(ctx.pgUrl!, schema)));
+    const seconds = (performance.now() - started) / 1000;
+    if (ran.reduce((a, b) => a + b, 0) !== jobs) throw new Error(`expected ${jobs} jobs, workers ran ${ran.join('+')}`);
+    results[workers] = jobs / seconds;
+    await storage.close();
+    const admin = new pg.Client({ connectionString: ctx.pgUrl });
+    await admin.connect();
+    await admin.query(`drop schema "${schema}" cascade`);
+    await admin.end();
+    ctx.log(`  postgres, ${workers} worker process${workers > 1 ? 'es' : ''}: ${Math.round(results[workers]!)} jobs/s`);
+  }
+  const ratio = results[2]! / results[1]!;
+  return [
+    { workload: `Postgres, 1 worker process draining ${jobs.toLocaleString('en')} jobs`, backend: 'postgres', unit: 'jobs/s', value: results[1]!, spread: 0, runs: 1 },
+    { workload: `Postgres, 2 worker processes draining ${jobs.toLocaleString('en')} jobs`, backend: 'postgres', unit: 'jobs/s', value: results[2]!, spread: 0, runs: 1, ratio, target: '≥ 1.5× one process', met: ratio >= 1.5 },
+  ];
+}
