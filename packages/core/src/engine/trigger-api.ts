@@ -1,19 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { TidingsError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { MAX_BULK_EVENTS, type Job, type Notification, type ParsedTriggerEvent, type Tenant, type TriggerEvent, type TriggerResult, type TriggerStatus } from '../schemas/index.js';
-import type { StorageRepositories } from '../storage.js';
+import { MAX_BULK_EVENTS, type Job, type Notification, type ParsedTriggerEvent, type Tenant, type TriggerEvent, type TriggerResult, type TriggerStatus, type Workflow } from '../schemas/index.js';
+import type { SubscriberUpsert } from '../storage.js';
 import { readRecipients } from '../trigger/read-recipients.js';
 import { validateEvent } from '../trigger/validate-event.js';
 import { workflowStatus } from '../trigger/workflow-status.js';
 import type { EngineContext } from './context.js';
-
-/** Ends an event's transaction early with a result instead of a failure. */
-class EventRejected extends Error {
-  constructor(readonly status: Exclude<TriggerStatus, 'processed'>, readonly errors: string[]) {
-    super(errors.join('; '));
-  }
-}
 
 async function resolveTenant(ctx: EngineContext, tenant: ParsedTriggerEvent['tenant']): Promise<Tenant | null | 'missing'> {
   if (tenant === undefined) return null;
@@ -32,46 +25,39 @@ async function resolveTenant(ctx: EngineContext, tenant: ParsedTriggerEvent['ten
   });
 }
 
-/** Upserts inline subscribers, expands topics and returns every recipient's subscriberId, each once. */
-async function recordRecipients(ctx: EngineContext, tx: StorageRepositories, event: ParsedTriggerEvent, actorId: string | null): Promise<string[]> {
-  const { env } = ctx;
-  const plan = readRecipients(event.to);
-  const now = ctx.now();
-  const directIds = plan.direct.map((d) => d.subscriberId);
-  const existing = new Set((await tx.subscribers.getMany(env, directIds.filter((_, i) => !plan.direct[i]!.patch))).map((s) => s.subscriberId));
-  const upserts = plan.direct
-    .filter((d) => d.patch !== null || !existing.has(d.subscriberId))
-    .map((d) => ({ patch: d.patch ?? { subscriberId: d.subscriberId }, _id: newId(ctx.clock.now()) }));
-  if (typeof event.actor === 'object') upserts.push({ patch: event.actor, _id: newId(ctx.clock.now()) });
-  if (upserts.length > 0) await tx.subscribers.upsertMany(env, upserts, now, ctx.organizationId);
-  const recipients = new Set(directIds);
-  if (plan.topicKeys.length > 0) {
-    for (const id of await tx.topics.memberIds(env, plan.topicKeys)) if (id !== actorId) recipients.add(id);
-  }
-  return [...recipients];
+/** An event that passed every check made before storage: it is recorded unless its recipients or transactionId fail. */
+interface Prepared {
+  readonly index: number;
+  readonly event: ParsedTriggerEvent;
+  readonly notification: Notification;
+  readonly actorId: string | null;
+  readonly givenId: string | undefined;
 }
+
+const resultOf = (status: TriggerStatus, error: string[] | undefined, transactionId: string | undefined): TriggerResult => ({
+  acknowledged: true,
+  status,
+  ...(error && { error }),
+  ...(transactionId !== undefined && { transactionId }),
+});
 
 export function triggerApi(ctx: EngineContext) {
   const { storage, env } = ctx;
 
-  async function triggerOne(raw: unknown): Promise<TriggerResult> {
+  /** Validation, workflow status and tenant: everything decided before the storage transaction. */
+  async function prepare(raw: unknown, index: number, workflows: Map<string, Promise<Workflow | null>>): Promise<Prepared | TriggerResult> {
     const validation = validateEvent(raw);
     const givenId = typeof (raw as { transactionId?: unknown } | null)?.transactionId === 'string' ? (raw as { transactionId: string }).transactionId : undefined;
-    const result = (status: TriggerStatus, error?: string[], transactionId = givenId): TriggerResult => ({
-      acknowledged: true,
-      status,
-      ...(error && { error }),
-      ...(transactionId !== undefined && { transactionId }),
-    });
-    if (!validation.ok) return result('error', validation.errors);
+    if (!validation.ok) return resultOf('error', validation.errors, givenId);
     const event = validation.event;
-    const workflow = await storage.workflows.find(env, event.name);
-    if (!workflow) return result('error', ['workflow_not_found']);
+    let lookup = workflows.get(event.name);
+    if (!lookup) workflows.set(event.name, (lookup = storage.workflows.find(env, event.name)));
+    const workflow = await lookup;
+    if (!workflow) return resultOf('error', ['workflow_not_found'], givenId);
     const blocked = workflowStatus(workflow);
-    if (blocked) return result(blocked);
+    if (blocked) return resultOf(blocked, undefined, givenId);
     const tenant = await resolveTenant(ctx, event.tenant);
-    if (tenant === 'missing') return result('no_tenant_found', [`tenant "${String(event.tenant)}" was not found`]);
-    const transactionId = event.transactionId ?? randomUUID();
+    if (tenant === 'missing') return resultOf('no_tenant_found', [`tenant "${String(event.tenant)}" was not found`], givenId);
     const actorId = event.actor === undefined ? null : typeof event.actor === 'string' ? event.actor : event.actor.subscriberId;
     const now = ctx.now();
     const notification: Notification = {
@@ -80,7 +66,7 @@ export function triggerApi(ctx: EngineContext) {
       _organizationId: ctx.organizationId,
       _templateId: workflow._id,
       templateIdentifier: workflow.identifier,
-      transactionId,
+      transactionId: event.transactionId ?? randomUUID(),
       payload: event.payload,
       overrides: event.overrides,
       actorId,
@@ -88,40 +74,91 @@ export function triggerApi(ctx: EngineContext) {
       context: event.context ?? {},
       createdAt: now,
     };
-    try {
-      const subscriberIds = await storage.transaction(async (tx) => {
-        const recipients = await recordRecipients(ctx, tx, event, actorId);
-        if (recipients.length === 0) throw new EventRejected('invalid_recipients', ['to holds no subscriber: no subscriberId, or only empty or unknown topics']);
-        if (!(await tx.notifications.insert(env, notification))) throw new EventRejected('error', ['duplicate_transaction_id']);
-        const jobs: Job[] = recipients.map((subscriberId) => ({
-          id: newId(ctx.clock.now()),
-          environmentId: env,
-          kind: 'walk',
-          runAt: now,
-          attempts: 0,
-          lockedBy: null,
-          lockedUntil: null,
-          transactionId,
-          subscriberId,
-          data: { notificationId: notification._id, stepIndex: 0 },
-          lastError: null,
-        }));
-        await tx.jobs.enqueue(jobs);
-        return recipients;
-      });
-      ctx.events.emit('notification.triggered', { notification, subscriberIds });
-      ctx.events.emit('jobs.enqueued', { count: subscriberIds.length, earliestRunAt: now });
-      return result('processed', undefined, transactionId);
-    } catch (error) {
-      if (error instanceof EventRejected) return result(error.status, error.errors);
-      if (error instanceof TidingsError) return result('error', [error.message]);
-      throw error;
+    return { index, event, notification, actorId, givenId };
+  }
+
+  /**
+   * Records the prepared events in one storage transaction: each event's notification, inline
+   * subscribers and jobs are written only once its own checks pass, so an event is whole or absent
+   * and one bad event never touches the others. Writes are batched: one upsert and one enqueue.
+   */
+  async function record(prepared: readonly Prepared[], results: TriggerResult[]): Promise<{ notification: Notification; subscriberIds: string[] }[]> {
+    if (prepared.length === 0) return [];
+    return storage.transaction(async (tx) => {
+      const now = ctx.now();
+      const plans = prepared.map((p) => readRecipients(p.event.to));
+      const bareIds = [...new Set(plans.flatMap((plan) => plan.direct.filter((d) => d.patch === null).map((d) => d.subscriberId)))];
+      const existing = new Set((await tx.subscribers.getMany(env, bareIds)).map((s) => s.subscriberId));
+      const upserts: SubscriberUpsert[] = [];
+      const jobs: Job[] = [];
+      const recorded: { notification: Notification; subscriberIds: string[] }[] = [];
+      for (const [i, p] of prepared.entries()) {
+        const plan = plans[i]!;
+        const recipients = new Set(plan.direct.map((d) => d.subscriberId));
+        if (plan.topicKeys.length > 0) for (const id of await tx.topics.memberIds(env, plan.topicKeys)) if (id !== p.actorId) recipients.add(id);
+        if (recipients.size === 0) {
+          results[p.index] = resultOf('invalid_recipients', ['to holds no subscriber: no subscriberId, or only empty or unknown topics'], p.givenId);
+          continue;
+        }
+        if (!(await tx.notifications.insert(env, p.notification))) {
+          results[p.index] = resultOf('error', ['duplicate_transaction_id'], p.givenId);
+          continue;
+        }
+        for (const d of plan.direct) {
+          if (d.patch !== null) upserts.push({ patch: d.patch, _id: newId(ctx.clock.now()) });
+          else if (!existing.has(d.subscriberId)) {
+            upserts.push({ patch: { subscriberId: d.subscriberId }, _id: newId(ctx.clock.now()) });
+            existing.add(d.subscriberId);
+          }
+        }
+        if (typeof p.event.actor === 'object') upserts.push({ patch: p.event.actor, _id: newId(ctx.clock.now()) });
+        const subscriberIds = [...recipients];
+        for (const subscriberId of subscriberIds) {
+          jobs.push({
+            id: newId(ctx.clock.now()),
+            environmentId: env,
+            kind: 'walk',
+            runAt: now,
+            attempts: 0,
+            lockedBy: null,
+            lockedUntil: null,
+            transactionId: p.notification.transactionId,
+            subscriberId,
+            data: { notificationId: p.notification._id, stepIndex: 0 },
+            lastError: null,
+          });
+        }
+        results[p.index] = resultOf('processed', undefined, p.notification.transactionId);
+        recorded.push({ notification: p.notification, subscriberIds });
+      }
+      if (upserts.length > 0) await tx.subscribers.upsertMany(env, upserts, now, ctx.organizationId);
+      if (jobs.length > 0) await tx.jobs.enqueue(jobs);
+      return recorded;
+    });
+  }
+
+  async function triggerMany(events: readonly unknown[]): Promise<TriggerResult[]> {
+    const workflows = new Map<string, Promise<Workflow | null>>();
+    const results: TriggerResult[] = new Array(events.length);
+    const prepared: Prepared[] = [];
+    for (const [index, raw] of events.entries()) {
+      const outcome = await prepare(raw, index, workflows);
+      if ('acknowledged' in outcome) results[index] = outcome;
+      else prepared.push(outcome);
     }
+    const recorded = await record(prepared, results);
+    let count = 0;
+    for (const { notification, subscriberIds } of recorded) {
+      ctx.events.emit('notification.triggered', { notification, subscriberIds });
+      count += subscriberIds.length;
+    }
+    if (count > 0) ctx.events.emit('jobs.enqueued', { count, earliestRunAt: ctx.now() });
+    return results;
   }
 
   return {
     /** Triggers one event. The result says what happened; invalid input is a result, not a throw. */
-    trigger: (event: TriggerEvent): Promise<TriggerResult> => triggerOne(event),
+    trigger: async (event: TriggerEvent): Promise<TriggerResult> => (await triggerMany([event]))[0]!,
     /**
      * Triggers up to 100 events, each on its own and in order: one bad event never fails the others.
      * An empty list or more than 100 events refuses the whole call and processes nothing.
@@ -138,9 +175,7 @@ export function triggerApi(ctx: EngineContext) {
           issues: [{ path: 'events', message: `must contain no more than ${MAX_BULK_EVENTS} elements` }],
         });
       }
-      const results: TriggerResult[] = [];
-      for (const event of events) results.push(await triggerOne(event));
-      return results;
+      return triggerMany(events);
     },
     /**
      * Cancels the trigger's pending jobs (delays, held and retried steps) and takes its events out of

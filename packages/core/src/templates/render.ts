@@ -1,4 +1,5 @@
 import { Liquid, type Template } from 'liquidjs';
+import { readPath } from '../util/path.js';
 
 const liquid = new Liquid({ strictFilters: true, cache: false, ownPropertyOnly: true });
 // For HTML bodies: every `{{ }}` output is HTML-escaped, so payload values cannot inject markup.
@@ -31,11 +32,57 @@ export function templateSyntaxError(text: string): string | null {
   }
 }
 
+// Most templates are text with plain `{{ a.b }}` outputs. Those are split once into literal and path
+// parts and rendered without liquid; anything else (filters, tags, non-scalar values) goes to liquid.
+const SIMPLE = /^(?:[^{]|\{(?!\{|%))*(?:\{\{\s*[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*|\[\d+\])*\s*\}\}(?:[^{]|\{(?!\{|%))*)*$/;
+const OUTPUT = /\{\{\s*([^}]+?)\s*\}\}/g;
+const plans = new Map<string, (string | { path: string })[] | null>();
+
+function simplePlan(text: string): (string | { path: string })[] | null {
+  let plan = plans.get(text);
+  if (plan === undefined) {
+    plan = null;
+    if (SIMPLE.test(text)) {
+      plan = [];
+      let last = 0;
+      for (const match of text.matchAll(OUTPUT)) {
+        plan.push(text.slice(last, match.index), { path: match[1]! });
+        last = match.index + match[0].length;
+      }
+      plan.push(text.slice(last));
+    }
+    if (plans.size >= MAX_CACHED) plans.delete(plans.keys().next().value as string);
+    plans.set(text, plan);
+  }
+  return plan;
+}
+
+const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&#34;').replace(/'/g, '&#39;');
+
 /**
  * Renders a liquid template against `variables`; text without `{` is returned as is. With
  * `{ html: true }` every output is HTML-escaped.
  */
 export function renderTemplate(text: string, variables: Record<string, unknown>, options: { html?: boolean } = {}): string {
   if (!text.includes('{')) return text;
+  const plan = simplePlan(text);
+  if (plan) {
+    let out = '';
+    for (const part of plan) {
+      if (typeof part === 'string') {
+        out += part;
+        continue;
+      }
+      const value = readPath(variables, part.path);
+      if (value === undefined || value === null) continue;
+      if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return liquidRender(text, variables, options);
+      out += options.html ? escapeHtml(String(value)) : String(value);
+    }
+    return out;
+  }
+  return liquidRender(text, variables, options);
+}
+
+function liquidRender(text: string, variables: Record<string, unknown>, options: { html?: boolean }): string {
   return (options.html ? htmlLiquid : liquid).renderSync(parse(text, options.html), variables) as string;
 }
