@@ -9,7 +9,8 @@ export const topicRecipientSchema = z.object({ type: z.literal('Topic'), topicKe
 export type TopicRecipient = z.infer<typeof topicRecipientSchema>;
 
 /** One recipient: a subscriberId, a subscriber object (upserted), or a topic reference. */
-export const recipientSchema = z.union([z.string(), topicRecipientSchema, subscriberInputSchema]);
+// Most recipients are ids or subscriber objects: those are tried first (a failed branch costs an issue).
+export const recipientSchema = z.union([z.string(), subscriberInputSchema, topicRecipientSchema]);
 export type Recipient = z.input<typeof recipientSchema>;
 
 export const triggerEventSchema = z.object({
