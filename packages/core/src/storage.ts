@@ -18,7 +18,7 @@ import type { TraceEntry } from './trigger/walk-steps.js';
  * The Storage port. Every method is scoped to one environment (`env`), never sees another's records,
  * and takes arrays where callers may have many items (one round trip per batch). Instants are ISO 8601
  * strings in `toISOString()` form and always come from the engine's clock, never from the database.
- * Methods named for a race (`notifications.insert`, `jobs.claimDue`, `messages.insertMany`) are atomic
+ * Methods named for a race (`notifications.insertMany`, `jobs.claimDue`, `messages.insertMany`) are atomic
  * on their own; everything else is atomic when run inside `transaction`.
  */
 export interface Storage extends StorageRepositories {
@@ -137,10 +137,11 @@ export interface PreferenceRepository {
 
 export interface NotificationRepository {
   /**
-   * Stores the notification unless its `transactionId` is already used in the environment; returns
-   * false then and stores nothing. Of two racing inserts with one transactionId exactly one wins.
+   * Stores each notification whose `transactionId` is not used in the environment yet (by a stored
+   * notification or an earlier one of the batch) and returns the `_id`s it stored, in input order;
+   * the others store nothing. Of racing inserts with one transactionId exactly one wins.
    */
-  insert(env: string, notification: Notification): Promise<boolean>;
+  insertMany(env: string, notifications: readonly Notification[]): Promise<string[]>;
   getMany(env: string, ids: readonly string[]): Promise<Notification[]>;
   getByTransactionId(env: string, transactionId: string): Promise<Notification | null>;
 }

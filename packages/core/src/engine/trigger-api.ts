@@ -92,15 +92,19 @@ export function triggerApi(ctx: EngineContext) {
       const upserts: SubscriberUpsert[] = [];
       const jobs: Job[] = [];
       const recorded: { notification: Notification; subscriberIds: string[] }[] = [];
+      // Recipients first: an event without any is refused before anything of it is written.
+      const withRecipients: { p: Prepared; plan: (typeof plans)[number]; subscriberIds: string[] }[] = [];
       for (const [i, p] of prepared.entries()) {
         const plan = plans[i]!;
         const recipients = new Set(plan.direct.map((d) => d.subscriberId));
         if (plan.topicKeys.length > 0) for (const id of await tx.topics.memberIds(env, plan.topicKeys)) if (id !== p.actorId) recipients.add(id);
-        if (recipients.size === 0) {
-          results[p.index] = resultOf('invalid_recipients', ['to holds no subscriber: no subscriberId, or only empty or unknown topics'], p.givenId);
-          continue;
-        }
-        if (!(await tx.notifications.insert(env, p.notification))) {
+        if (recipients.size === 0) results[p.index] = resultOf('invalid_recipients', ['to holds no subscriber: no subscriberId, or only empty or unknown topics'], p.givenId);
+        else withRecipients.push({ p, plan, subscriberIds: [...recipients] });
+      }
+      // Then the notifications, in one statement: a transactionId already used refuses its event.
+      const stored = new Set(await tx.notifications.insertMany(env, withRecipients.map((w) => w.p.notification)));
+      for (const { p, plan, subscriberIds } of withRecipients) {
+        if (!stored.has(p.notification._id)) {
           results[p.index] = resultOf('error', ['duplicate_transaction_id'], p.givenId);
           continue;
         }
@@ -112,7 +116,6 @@ export function triggerApi(ctx: EngineContext) {
           }
         }
         if (typeof p.event.actor === 'object') upserts.push({ patch: p.event.actor, _id: newId(ctx.clock.now()) });
-        const subscriberIds = [...recipients];
         for (const subscriberId of subscriberIds) {
           jobs.push({
             id: newId(ctx.clock.now()),

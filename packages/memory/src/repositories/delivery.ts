@@ -12,12 +12,16 @@ const claimableAt = (job: Job) => (job.lockedUntil !== null && job.lockedUntil >
 export function deliveryRepositories(t: Tables): Delivery {
   return {
     notifications: {
-      async insert(env, notification) {
-        const txKey = k(env, notification.transactionId);
-        if (t.transactionIds.has(txKey)) return false;
-        t.put(t.transactionIds, txKey, notification._id);
-        t.put(t.notifications, k(env, notification._id), copy(notification));
-        return true;
+      async insertMany(env, notifications) {
+        const stored: string[] = [];
+        for (const notification of notifications) {
+          const txKey = k(env, notification.transactionId);
+          if (t.transactionIds.has(txKey)) continue;
+          t.put(t.transactionIds, txKey, notification._id);
+          t.put(t.notifications, k(env, notification._id), copy(notification));
+          stored.push(notification._id);
+        }
+        return stored;
       },
       async getMany(env, ids) {
         return ids.flatMap((id) => {

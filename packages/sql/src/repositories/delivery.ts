@@ -41,13 +41,14 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
   const max = dialect.maxParams;
   return {
     notifications: {
-      async insert(env, notification) {
-        const result = await db
-          .insertInto('tidings_notifications')
-          .values({ env, id: notification._id, transaction_id: notification.transactionId, doc: encodeJson(notification) })
-          .onConflict((oc) => oc.doNothing())
-          .executeTakeFirst();
-        return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+      async insertMany(env, notifications) {
+        const stored = new Set<string>();
+        const rows = notifications.map((n) => ({ env, id: n._id, transaction_id: n.transactionId, doc: encodeJson(n) }));
+        for (const part of chunk(rows, 4, max)) {
+          const inserted = await db.insertInto('tidings_notifications').values(part).onConflict((oc) => oc.doNothing()).returning('id').execute();
+          for (const row of inserted) stored.add(row.id);
+        }
+        return notifications.filter((n) => stored.has(n._id)).map((n) => n._id);
       },
       async getMany(env, ids) {
         const out: Notification[] = [];

@@ -9,7 +9,7 @@ export function transactionsSuite({ get }: SuiteContext): void {
       const n = notificationRecord('env-a');
       const result = await s.transaction(async (tx) => {
         await tx.subscribers.upsertMany('env-a', [{ _id: 'i1', patch: { subscriberId: 'u1' } }], T0, ORG);
-        await tx.notifications.insert('env-a', n);
+        await tx.notifications.insertMany('env-a', [n]);
         await tx.jobs.enqueue([jobRecord('env-a', { transactionId: n.transactionId })]);
         return 'done';
       });
@@ -25,7 +25,7 @@ export function transactionsSuite({ get }: SuiteContext): void {
       await expect(
         s.transaction(async (tx) => {
           await tx.subscribers.upsertMany('env-a', [{ _id: 'i1', patch: { subscriberId: 'u1' } }, { _id: 'x', patch: { subscriberId: 'u0', firstName: 'After' } }], T0, ORG);
-          await tx.notifications.insert('env-a', n);
+          await tx.notifications.insertMany('env-a', [n]);
           await tx.jobs.enqueue([jobRecord('env-a')]);
           throw new Error('boom');
         }),
@@ -34,7 +34,7 @@ export function transactionsSuite({ get }: SuiteContext): void {
       expect((await s.subscribers.getMany('env-a', ['u0']))[0]?.firstName).toBe('Before');
       expect(await s.notifications.getByTransactionId('env-a', n.transactionId)).toBeNull();
       expect(await s.jobs.list('env-a')).toEqual([]);
-      expect(await s.notifications.insert('env-a', n)).toBe(true);
+      expect(await s.notifications.insertMany('env-a', [n])).toEqual([n._id]);
     });
 
     it('transaction — concurrent transactions do not interleave their read-then-write', async () => {
