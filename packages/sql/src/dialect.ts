@@ -27,17 +27,5 @@ export interface SqlDialect {
   notifyJobs?(db: Db, env: string): Promise<void>;
 }
 
-/** A raw job row as both dialects return it. */
-export interface JobRow {
-  id: string;
-  env: string;
-  kind: string;
-  run_at: string;
-  attempts: number | string;
-  locked_by: string | null;
-  locked_until: string | null;
-  transaction_id: string;
-  subscriber_id: string;
-  data: unknown;
-  last_error: string | null;
-}
+/** A raw job row as both dialects return it (Postgres may hand counts back as text). */
+export type JobRow = Omit<Database['tidings_jobs'], 'attempts'> & { attempts: number | string };

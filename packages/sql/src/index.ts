@@ -4,3 +4,4 @@ export type { Db, SqlDialect, JobRow } from './dialect.js';
 export type { Database } from './tables.js';
 export { jobFromRow } from './repositories/delivery.js';
 export { chunk, decodeJson, encodeJson } from './codec.js';
+export { claimDueJobs } from './claim-due.js';
