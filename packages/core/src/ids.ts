@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
 // Ids look like Mongo ObjectIds (24 hex characters), as Novu's do: 4 bytes of seconds, 5 random bytes
 // fixed per process, 3 bytes of counter. Sortable by creation second, unique without coordination.
@@ -9,9 +9,4 @@ export function newId(now: Date = new Date()): string {
   counter = (counter + 1) & 0xffffff;
   const seconds = Math.floor(now.getTime() / 1000) >>> 0;
   return seconds.toString(16).padStart(8, '0') + processBytes + counter.toString(16).padStart(6, '0');
-}
-
-/** An id derived from its parts: the same parts always give the same id (idempotent inserts). */
-export function deterministicId(...parts: readonly (string | number)[]): string {
-  return createHash('sha1').update(parts.join('\u0000')).digest('hex').slice(0, 24);
 }

@@ -2,7 +2,7 @@ export * from './schemas/index.js';
 export * from './errors.js';
 export * from './storage.js';
 export * from './clock.js';
-export { newId, deterministicId } from './ids.js';
+export { newId } from './ids.js';
 export { createTidings, type Tidings, type TidingsOptions } from './engine/create-tidings.js';
 export type { EngineOptions } from './engine/context.js';
 export { markAsInputSchema, actionInputSchema, feedQuerySchema, snoozeInputSchema, type MarkAsInput, type ActionInput, type FeedQueryInput, type SnoozeInput } from './engine/messages-api.js';

@@ -72,4 +72,4 @@ export function instantsAtWall(wallMs: number, timeZone: string): number[] {
 /** `instantsAtWall` for a minute of a local day. */
 export const instantsAtWallTime = (dayMs: number, minute: number, timeZone: string) => instantsAtWall(dayMs + minute * MINUTE, timeZone);
 
-export { DAY, MINUTE };
+export { DAY };

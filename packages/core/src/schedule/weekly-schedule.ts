@@ -1,6 +1,6 @@
 import { WEEKDAYS, type Schedule } from '../schemas/index.js';
 import { parseClockTime } from './clock-time.js';
-import { DAY, MINUTE, instantsAtWallTime, wallTime } from './wall-clock.js';
+import { DAY, instantsAtWallTime, wallTime } from './wall-clock.js';
 
 /** A day's opening hours in minutes of the day; `end < start` runs past midnight. */
 interface Range {
@@ -72,4 +72,3 @@ export function nextScheduleOpening(schedule: Schedule | null | undefined, insta
   return best === null ? null : new Date(best);
 }
 
-export { MINUTE };
