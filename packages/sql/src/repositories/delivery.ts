@@ -201,14 +201,30 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
       },
     },
     traces: {
+      // Records of one trigger written in one call share a row (a topic fan-out writes one row per
+      // batch, not one per subscriber); `subscriber_id` is '*' on shared rows.
       async append(records) {
-        const rows = records.map((r) => ({ env: r.environmentId, transaction_id: r.transactionId, subscriber_id: r.subscriberId, at: r.at, doc: encodeJson(r) }));
+        const groups = new Map<string, DecisionRecord[]>();
+        for (const r of records) {
+          const key = `${r.environmentId}\u0001${r.transactionId}`;
+          groups.set(key, [...(groups.get(key) ?? []), r]);
+        }
+        const rows = [...groups.values()].map((group) => {
+          const first = group[0]!;
+          const single = group.every((r) => r.subscriberId === first.subscriberId);
+          return { env: first.environmentId, transaction_id: first.transactionId, subscriber_id: single ? first.subscriberId : '*', at: first.at, doc: encodeJson(group) };
+        });
         for (const part of chunk(rows, 5, max)) await db.insertInto('tidings_traces').values(part).execute();
       },
       async list(env, transactionId, subscriberId) {
         let q = db.selectFrom('tidings_traces').select('doc').where('env', '=', env).where('transaction_id', '=', transactionId);
-        if (subscriberId !== undefined) q = q.where('subscriber_id', '=', subscriberId);
-        return (await q.orderBy('at').orderBy('seq').execute()).map((r) => decodeJson<DecisionRecord>(r.doc));
+        if (subscriberId !== undefined) q = q.where((eb) => eb.or([eb('subscriber_id', '=', subscriberId), eb('subscriber_id', '=', '*')]));
+        const records = (await q.orderBy('at').orderBy('seq').execute()).flatMap((r) => {
+          const doc = decodeJson<DecisionRecord | DecisionRecord[]>(r.doc);
+          return Array.isArray(doc) ? doc : [doc];
+        });
+        records.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+        return subscriberId === undefined ? records : records.filter((r) => r.subscriberId === subscriberId);
       },
     },
   };
