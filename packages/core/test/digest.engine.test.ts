@@ -120,6 +120,21 @@ describe('digests in the engine', () => {
     expect((await regular.tidings.pending()).digests[0]!.dueAt).toBe('2026-06-01T12:02:00.000Z');
   });
 
+  it('timed across a DST change: a 09:00 New York digest opened the day before clocks spring forward fires at 09:00 EDT', async () => {
+    const { tidings, clock } = testEngine({}, '2026-03-07T15:00:00.000Z');
+    await tidings.workflows.upsert(digestWorkflow({ type: 'timed', unit: 'days', amount: 1, timed: { atTime: '09:00' } }));
+    await tidings.trigger({ name: 'digest', to: { subscriberId: 'ada', timezone: 'America/New_York' }, payload: { n: 1 } });
+    await tidings.runDue();
+    // 2026-03-08 09:00 in New York is EDT (UTC-4) after the 2 AM change: 13:00Z, not 14:00Z.
+    expect((await tidings.pending()).digests[0]!.dueAt).toBe('2026-03-08T13:00:00.000Z');
+    clock.set('2026-03-08T12:59:59.000Z');
+    await tidings.runDue();
+    expect(await contents(tidings)).toEqual([]);
+    clock.set('2026-03-08T13:00:00.000Z');
+    await tidings.runDue();
+    expect(await contents(tidings)).toEqual(['1: 1 ']);
+  });
+
   it('cancel: the opener’s digest passes to its oldest joined event with the window kept; a cancelled joined event leaves step.events', async () => {
     const { tidings, clock } = testEngine();
     await tidings.workflows.upsert(digestWorkflow({ type: 'regular', amount: 10, unit: 'minutes' }));
