@@ -44,6 +44,8 @@ describe.skipIf(!available)('inbox page in a real browser (Chromium)', () => {
   });
 });
 
-describe.skipIf(available)('inbox page in a real browser', () => {
-  it.skip(`needs Chromium at ${CHROMIUM}: apt-get install -y chromium (CI installs it)`, () => {});
-});
+if (!available) {
+  describe('inbox page in a real browser', () => {
+    it.skip(`needs Chromium at ${CHROMIUM}: apt-get install -y chromium (CI installs it)`, () => {});
+  });
+}
