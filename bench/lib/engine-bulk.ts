@@ -1,12 +1,15 @@
-import { createTidings, type Storage } from '@tidings/core';
+import { createTidings, type Storage, type TidingsOptions } from '@tidings/core';
 
 /**
  * The end-to-end bulk workload on an engine: `calls` bulk triggers of 100 events, each event to
  * `perEvent` new inline subscribers, one in_app step; time from the first call until every message is
  * stored. Returns messages per second.
  */
-export async function engineBulk(storage: Storage, options: { calls: number; perEvent: number; prefix: string }): Promise<{ messages: number; seconds: number }> {
-  const tidings = createTidings({ storage, batchSize: 500 });
+export async function engineBulk(
+  storage: Storage,
+  options: { calls: number; perEvent: number; prefix: string; engine?: Partial<TidingsOptions> },
+): Promise<{ messages: number; seconds: number }> {
+  const tidings = createTidings({ storage, batchSize: 500, ...options.engine });
   await tidings.workflows.upsert({ name: 'Bench', triggers: [{ identifier: 'bench' }], steps: [{ template: { type: 'in_app', content: 'Hello {{ subscriber.firstName }}, {{ payload.n }}' } }] });
   let n = 0;
   const started = performance.now();

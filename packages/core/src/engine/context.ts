@@ -29,4 +29,9 @@ export interface EngineOptions {
   readonly providerTimeoutMs: number;
   /** How many jobs of a batch deliver at once, so one slow provider never holds up the others. @default 16 */
   readonly deliveryConcurrency: number;
+  /**
+   * Store walks that only make in-app messages inside the trigger's transaction instead of queuing
+   * a job for them (no job round trip; messages exist when `trigger` returns). @default false
+   */
+  readonly inlineInApp: boolean;
 }

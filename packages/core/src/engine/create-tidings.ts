@@ -39,6 +39,8 @@ export interface TidingsOptions {
   providerTimeoutMs?: number;
   /** @default 16 */
   deliveryConcurrency?: number;
+  /** Store in-app-only walks in the trigger's transaction, without a job. @default false */
+  inlineInApp?: boolean;
   /** Called with errors the background job loop could not hand to anyone. @default console.error */
   onError?: (error: unknown) => void;
 }
@@ -53,6 +55,7 @@ const optionsSchema = z.object({
   maxIdleMs: z.number().int().min(10).default(5_000),
   providerTimeoutMs: z.number().int().min(1).default(10_000),
   deliveryConcurrency: z.number().int().min(1).max(1_000).default(16),
+  inlineInApp: z.boolean().default(false),
 });
 
 /** Creates an engine over a storage. Nothing runs in the background until `start()`. */

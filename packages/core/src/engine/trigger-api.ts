@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { TidingsError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { MAX_BULK_EVENTS, type Job, type Notification, type ParsedTriggerEvent, type Tenant, type TriggerEvent, type TriggerResult, type TriggerStatus, type Workflow } from '../schemas/index.js';
+import { MAX_BULK_EVENTS, type Job, type Message, type Notification, type ParsedTriggerEvent, type Tenant, type TriggerEvent, type TriggerResult, type TriggerStatus, type Workflow } from '../schemas/index.js';
 import type { SubscriberUpsert } from '../storage.js';
 import { readRecipients } from '../trigger/read-recipients.js';
 import { validateEvent } from '../trigger/validate-event.js';
 import { workflowStatus } from '../trigger/workflow-status.js';
 import type { EngineContext } from './context.js';
+import { deliverInline } from './inline-delivery.js';
 
 async function resolveTenant(ctx: EngineContext, tenant: ParsedTriggerEvent['tenant']): Promise<Tenant | null | 'missing'> {
   if (tenant === undefined) return null;
@@ -29,6 +30,8 @@ async function resolveTenant(ctx: EngineContext, tenant: ParsedTriggerEvent['ten
 interface Prepared {
   readonly index: number;
   readonly event: ParsedTriggerEvent;
+  readonly workflow: Workflow;
+  readonly tenant: Tenant | null;
   readonly notification: Notification;
   readonly actorId: string | null;
   readonly givenId: string | undefined;
@@ -74,7 +77,7 @@ export function triggerApi(ctx: EngineContext) {
       context: event.context ?? {},
       createdAt: now,
     };
-    return { index, event, notification, actorId, givenId };
+    return { index, event, workflow, tenant, notification, actorId, givenId };
   }
 
   /**
@@ -82,8 +85,8 @@ export function triggerApi(ctx: EngineContext) {
    * subscribers and jobs are written only once its own checks pass, so an event is whole or absent
    * and one bad event never touches the others. Writes are batched: one upsert and one enqueue.
    */
-  async function record(prepared: readonly Prepared[], results: TriggerResult[]): Promise<{ notification: Notification; subscriberIds: string[] }[]> {
-    if (prepared.length === 0) return [];
+  async function record(prepared: readonly Prepared[], results: TriggerResult[]): Promise<{ recorded: { notification: Notification; subscriberIds: string[] }[]; queued: number; messages: Message[] }> {
+    if (prepared.length === 0) return { recorded: [], queued: 0, messages: [] };
     return storage.transaction(async (tx) => {
       const now = ctx.now();
       const plans = prepared.map((p) => readRecipients(p.event.to));
@@ -91,6 +94,7 @@ export function triggerApi(ctx: EngineContext) {
       const existing = new Set((await tx.subscribers.getMany(env, bareIds)).map((s) => s.subscriberId));
       const upserts: SubscriberUpsert[] = [];
       const jobs: Job[] = [];
+      const owners = new Map<Job, Prepared>();
       const recorded: { notification: Notification; subscriberIds: string[] }[] = [];
       // Recipients first: an event without any is refused before anything of it is written.
       const withRecipients: { p: Prepared; plan: (typeof plans)[number]; subscriberIds: string[] }[] = [];
@@ -117,7 +121,7 @@ export function triggerApi(ctx: EngineContext) {
         }
         if (typeof p.event.actor === 'object') upserts.push({ patch: p.event.actor, _id: newId(ctx.clock.now()) });
         for (const subscriberId of subscriberIds) {
-          jobs.push({
+          const job: Job = {
             id: newId(ctx.clock.now()),
             environmentId: env,
             kind: 'walk',
@@ -129,14 +133,23 @@ export function triggerApi(ctx: EngineContext) {
             subscriberId,
             data: { notificationId: p.notification._id, stepIndex: 0 },
             lastError: null,
-          });
+          };
+          jobs.push(job);
+          owners.set(job, p);
         }
         results[p.index] = resultOf('processed', undefined, p.notification.transactionId);
         recorded.push({ notification: p.notification, subscriberIds });
       }
       if (upserts.length > 0) await tx.subscribers.upsertMany(env, upserts, now, ctx.organizationId);
-      if (jobs.length > 0) await tx.jobs.enqueue(jobs);
-      return recorded;
+      let queue = jobs;
+      let messages: Message[] = [];
+      if (ctx.options.inlineInApp) {
+        const inline = await deliverInline(ctx, tx, jobs.map((job) => ({ job, workflow: owners.get(job)!.workflow, notification: owners.get(job)!.notification, tenant: owners.get(job)!.tenant })));
+        queue = inline.jobs;
+        messages = inline.messages;
+      }
+      if (queue.length > 0) await tx.jobs.enqueue(queue);
+      return { recorded, queued: queue.length, messages };
     });
   }
 
@@ -149,13 +162,13 @@ export function triggerApi(ctx: EngineContext) {
       if ('acknowledged' in outcome) results[index] = outcome;
       else prepared.push(outcome);
     }
-    const recorded = await record(prepared, results);
-    let count = 0;
-    for (const { notification, subscriberIds } of recorded) {
-      ctx.events.emit('notification.triggered', { notification, subscriberIds });
-      count += subscriberIds.length;
+    const { recorded, queued, messages } = await record(prepared, results);
+    for (const { notification, subscriberIds } of recorded) ctx.events.emit('notification.triggered', { notification, subscriberIds });
+    for (const message of messages) {
+      ctx.events.emit('message.created', { message });
+      ctx.events.emit('message.sent', { message });
     }
-    if (count > 0) ctx.events.emit('jobs.enqueued', { count, earliestRunAt: ctx.now() });
+    if (queued > 0) ctx.events.emit('jobs.enqueued', { count: queued, earliestRunAt: ctx.now() });
     return results;
   }
 

@@ -1,0 +1,67 @@
+import { buildMessage } from '../messages/build-message.js';
+import type { Job, Message, Notification, PreferenceRow, Subscriber, Tenant, Workflow } from '../schemas/index.js';
+import type { DecisionRecord, StorageRepositories } from '../storage.js';
+import { walkSteps } from '../trigger/walk-steps.js';
+import type { EngineContext } from './context.js';
+
+export interface InlineCandidate {
+  readonly job: Job;
+  readonly workflow: Workflow;
+  readonly notification: Notification;
+  readonly tenant: Tenant | null;
+}
+
+/**
+ * With `inlineInApp`, walks that only store in-app messages (no delay, digest, provider step or hold)
+ * run inside the trigger's own transaction: their messages commit with the notification and no job is
+ * queued. Any other walk keeps its job. Returns the jobs still to enqueue and what was stored.
+ */
+export async function deliverInline(
+  ctx: EngineContext,
+  tx: StorageRepositories,
+  candidates: readonly InlineCandidate[],
+): Promise<{ jobs: Job[]; messages: Message[] }> {
+  if (candidates.length === 0) return { jobs: [], messages: [] };
+  const { env } = ctx;
+  const ids = new Set<string>();
+  for (const c of candidates) {
+    ids.add(c.job.subscriberId);
+    if (c.notification.actorId) ids.add(c.notification.actorId);
+  }
+  const subscribers = new Map((await tx.subscribers.getMany(env, [...ids])).map((s) => [s.subscriberId, s] as const));
+  const preferences = new Map<string, PreferenceRow[]>();
+  for (const row of await tx.preferences.listMany(env, candidates.map((c) => c.job.subscriberId))) {
+    preferences.set(row.subscriberId, [...(preferences.get(row.subscriberId) ?? []), row]);
+  }
+  const now = ctx.clock.now();
+  const jobs: Job[] = [];
+  const messages: Message[] = [];
+  const records: DecisionRecord[] = [];
+  for (const { job, workflow, notification, tenant } of candidates) {
+    const subscriber: Subscriber | undefined = subscribers.get(job.subscriberId);
+    if (!subscriber) {
+      jobs.push(job);
+      continue;
+    }
+    const walk = walkSteps({
+      workflow,
+      notification,
+      subscriber,
+      actor: notification.actorId ? subscribers.get(notification.actorId) ?? null : null,
+      tenant,
+      startIndex: 0,
+      now,
+      preferences: preferences.get(subscriber.subscriberId) ?? [],
+      outsideSchedule: ctx.options.outsideSchedule,
+    });
+    if (walk.resume || walk.digest || walk.deliveries.some((d) => d.channel !== 'in_app')) {
+      jobs.push(job);
+      continue;
+    }
+    for (const delivery of walk.deliveries) messages.push(buildMessage(delivery, { workflow, notification, subscriber, now: now.toISOString(), status: 'sent' }));
+    records.push({ environmentId: env, transactionId: job.transactionId, subscriberId: job.subscriberId, jobId: job.id, at: now.toISOString(), entries: walk.trace });
+  }
+  const stored = await tx.messages.insertMany(messages);
+  await tx.traces.append(records);
+  return { jobs, messages: stored };
+}
