@@ -47,24 +47,29 @@ export class Tables {
   /** env|idempotency key → record */
   readonly idempotency = new Map<string, { fingerprint: string; response: StoredResponse | null; expiresAt: string }>();
 
-  private undo: (() => void)[] | null = null;
+  /** What each write of the running transaction replaced: the map, the key, and the old entry if any. */
+  private undoLog: ({ map: Map<unknown, unknown>; key: unknown; had: boolean; old: unknown } | { list: unknown[]; length: number })[] | null = null;
 
   put<K, V>(map: Map<K, V>, key: K, value: V): void {
-    if (this.undo) {
-      const had = map.has(key);
-      const old = map.get(key);
-      this.undo.push(() => (had ? map.set(key, old as V) : map.delete(key)));
-    }
+    if (this.undoLog) this.undoLog.push({ map: map as Map<unknown, unknown>, key, had: map.has(key), old: map.get(key) });
     map.set(key, value);
   }
 
   del<K, V>(map: Map<K, V>, key: K): boolean {
     if (!map.has(key)) return false;
-    if (this.undo) {
-      const old = map.get(key) as V;
-      this.undo.push(() => map.set(key, old));
-    }
+    if (this.undoLog) this.undoLog.push({ map: map as Map<unknown, unknown>, key, had: true, old: map.get(key) });
     return map.delete(key);
+  }
+
+  /** Appends to the list under `key` in place (undone by truncating it back). */
+  append<V>(map: Map<string, V[]>, key: string, item: V): void {
+    let list = map.get(key);
+    if (!list) {
+      list = [];
+      this.put(map, key, list);
+    }
+    if (this.undoLog) this.undoLog.push({ list: list as unknown[], length: list.length });
+    list.push(item);
   }
 
   /** The inner map under `key`, created (undoably) when missing. */
@@ -78,17 +83,22 @@ export class Tables {
   }
 
   begin(): void {
-    this.undo = [];
+    this.undoLog = [];
   }
 
   commit(): void {
-    this.undo = null;
+    this.undoLog = null;
   }
 
   rollback(): void {
-    const undo = this.undo ?? [];
-    this.undo = null;
-    for (let i = undo.length - 1; i >= 0; i--) undo[i]!();
+    const log = this.undoLog ?? [];
+    this.undoLog = null;
+    for (let i = log.length - 1; i >= 0; i--) {
+      const entry = log[i]!;
+      if ('list' in entry) entry.list.length = entry.length;
+      else if (entry.had) entry.map.set(entry.key, entry.old);
+      else entry.map.delete(entry.key);
+    }
   }
 }
 

@@ -166,10 +166,7 @@ export function deliveryRepositories(t: Tables): Delivery {
     },
     traces: {
       async append(records) {
-        for (const record of records) {
-          const key = k(record.environmentId, record.transactionId);
-          t.put(t.traces, key, [...(t.traces.get(key) ?? []), copy(record)]);
-        }
+        for (const record of records) t.append(t.traces, k(record.environmentId, record.transactionId), copy(record));
       },
       async list(env, transactionId, subscriberId) {
         return (t.traces.get(k(env, transactionId)) ?? [])
