@@ -8,7 +8,7 @@ export function throughputChart(rows: readonly Row[]): string {
   const max = Math.max(1, ...bars.flatMap((r) => [r.value, r.baseline ?? 0]));
   const width = 760;
   const left = 250;
-  const scale = (v: number) => Math.max(1, ((width - left - 90) * v) / max);
+  const scale = (v: number) => Math.max(1, ((width - left - 170) * v) / max);
   const lineHeight = 46;
   const height = 40 + bars.length * lineHeight;
   const parts = bars.map((r, i) => {
