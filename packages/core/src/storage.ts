@@ -316,6 +316,8 @@ export interface IdempotencyRepository {
   complete(env: string, key: string, response: StoredResponse, expiresAt: string): Promise<void>;
   /** Forgets a started key (its request failed in a way a retry may repeat). */
   release(env: string, key: string): Promise<void>;
+  /** Deletes records expired at `now` (they already count as absent); returns how many. */
+  purgeExpired(env: string, now: string): Promise<number>;
 }
 
 /** Encodes a feed position; shared by every backend so cursors mean the same everywhere. */

@@ -5,6 +5,9 @@ import { HttpError } from './errors.js';
 
 const IN_FLIGHT_MS = 60_000;
 const KEEP_MS = 24 * 3_600_000;
+/** Every this many stored responses, expired records of the environment are deleted. */
+const PURGE_EVERY = 500;
+let stored = 0;
 
 /**
  * POST and PATCH with an `idempotency-key`: the first response is kept for 24 h per environment; the
@@ -39,4 +42,6 @@ export async function idempotency(c: Context<AppEnv>, next: Next): Promise<Respo
   const body = await response.clone().text();
   const expiresAt = new Date(tidings.clock.now().getTime() + KEEP_MS).toISOString();
   await tidings.storage.idempotency.complete(tidings.environmentId, key, { status: response.status, body, headers: { 'content-type': response.headers.get('content-type') ?? 'application/json' } }, expiresAt);
+  // Novu's SDK sends a key with every call, so records pile up: sweep the expired ones now and then.
+  if (++stored % PURGE_EVERY === 0) await tidings.storage.idempotency.purgeExpired(tidings.environmentId, tidings.clock.now().toISOString());
 }

@@ -16,6 +16,14 @@ export function idempotencyRepositories(t: Tables): Pick<StorageRepositories, 'i
         const found = t.idempotency.get(k(env, key));
         if (found) t.put(t.idempotency, k(env, key), { ...found, response: copy(response), expiresAt });
       },
+      async purgeExpired(env, now) {
+        let purged = 0;
+        const prefix = k(env, '');
+        for (const [key, record] of [...t.idempotency]) {
+          if (key.startsWith(prefix) && record.expiresAt <= now && t.del(t.idempotency, key)) purged++;
+        }
+        return purged;
+      },
       async release(env, key) {
         const found = t.idempotency.get(k(env, key));
         if (found && !found.response) t.del(t.idempotency, k(env, key));

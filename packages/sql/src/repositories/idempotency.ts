@@ -23,6 +23,10 @@ export function idempotencyRepositories({ db, atomic }: RepoContext): Pick<Stora
       async complete(env, key, response, expiresAt) {
         await db.updateTable('tidings_idempotency').set({ response: encodeJson(response), expires_at: expiresAt }).where('env', '=', env).where('key', '=', key).execute();
       },
+      async purgeExpired(env, now) {
+        const result = await db.deleteFrom('tidings_idempotency').where('env', '=', env).where('expires_at', '<=', now).executeTakeFirst();
+        return Number(result.numDeletedRows);
+      },
       async release(env, key) {
         await db.deleteFrom('tidings_idempotency').where('env', '=', env).where('key', '=', key).where('response', 'is', null).execute();
       },

@@ -26,5 +26,15 @@ export function idempotencySuite({ get }: SuiteContext): void {
       await s.idempotency.release('env-a', 'race');
       expect((await s.idempotency.begin('env-a', 'race', 'fp', plus(T0, 60_002), plus(T0, 120_000))).state).toBe('completed');
     });
+
+    it('idempotency.purgeExpired — deletes expired records of the environment only', async () => {
+      const s = get();
+      await s.idempotency.begin('env-a', 'old', 'fp', T0, plus(T0, 1_000));
+      await s.idempotency.begin('env-a', 'new', 'fp', T0, plus(T0, 60_000));
+      await s.idempotency.begin('env-b', 'old', 'fp', T0, plus(T0, 1_000));
+      expect(await s.idempotency.purgeExpired('env-a', plus(T0, 1_000))).toBe(1);
+      expect(await s.idempotency.begin('env-a', 'new', 'fp', plus(T0, 2_000), plus(T0, 60_000))).toEqual({ state: 'in_flight', fingerprint: 'fp' });
+      expect(await s.idempotency.purgeExpired('env-b', plus(T0, 1_000))).toBe(1);
+    });
   });
 }
