@@ -25,7 +25,16 @@ const ROUTES: [string, string][] = [
   ['POST', '/v1/tenants'],
   ['POST', '/v1/workflows'],
   ['GET', '/v1/workflows/{a}'],
+  ['POST', '/v1/subscribers/{a}/messages/{b}/snooze'],
+  ['POST', '/v1/subscribers/{a}/messages/{b}/unsnooze'],
+  ['POST', '/v1/subscribers/{a}/messages/{b}/archive'],
+  ['POST', '/v1/subscribers/{a}/messages/{b}/unarchive'],
+  ['GET', '/v1/subscribers/{a}/notifications/counts'],
+  ['GET', '/v1/subscribers/{a}/notifications/unseen'],
+  ['GET', '/v2/subscribers/{a}/preferences'],
+  ['DELETE', '/v1/subscribers/{a}'],
 ];
+// GET /v1/subscribers/{id}/events is left out: a valid request opens a stream that never ends.
 
 // Domain tables only: idempotency records are request bookkeeping and may change.
 const TABLES = ['tidings_workflows', 'tidings_subscribers', 'tidings_topics', 'tidings_topic_members', 'tidings_tenants', 'tidings_integrations', 'tidings_preferences', 'tidings_notifications', 'tidings_jobs', 'tidings_messages', 'tidings_digests'];
