@@ -1,6 +1,7 @@
 export * from './schemas/index.js';
 export * from './errors.js';
 export * from './storage.js';
+export { wrapRepositories } from './wrap-repositories.js';
 export * from './clock.js';
 export { newId } from './ids.js';
 export { createTidings, type Tidings, type TidingsOptions } from './engine/create-tidings.js';

@@ -1,4 +1,4 @@
-import type { Storage, StorageRepositories } from '@tidings/core';
+import { wrapRepositories, type Storage, type StorageRepositories } from '@tidings/core';
 import { catalogRepositories } from './repositories/catalog.js';
 import { deliveryRepositories } from './repositories/delivery.js';
 import { digestRepositories } from './repositories/digests.js';
@@ -38,17 +38,7 @@ export function memoryStorage(): Storage {
     return run;
   }
 
-  const outside = Object.fromEntries(
-    Object.entries(raw).map(([name, repository]) => [
-      name,
-      Object.fromEntries(
-        Object.entries(repository as Record<string, (...args: unknown[]) => Promise<unknown>>).map(([method, fn]) => [
-          method,
-          (...args: unknown[]) => exclusive(() => fn(...args)),
-        ]),
-      ),
-    ]),
-  ) as unknown as StorageRepositories;
+  const outside = wrapRepositories(raw, (call) => exclusive(call));
 
   return {
     ...outside,

@@ -1,4 +1,4 @@
-import type { Storage, StorageRepositories } from '@tidings/core';
+import { wrapRepositories, type Storage, type StorageRepositories } from '@tidings/core';
 import type { Db, SqlDialect } from './dialect.js';
 import { migrate } from './migrations.js';
 import { catalogRepositories } from './repositories/catalog.js';
@@ -32,24 +32,6 @@ export interface SqlStorage extends Storage {
   readonly db: Db;
 }
 
-/** Every repository method waits for `ready` (the migrations) before it runs. */
-function afterReady(repos: StorageRepositories, ready: () => Promise<unknown>): StorageRepositories {
-  return Object.fromEntries(
-    Object.entries(repos).map(([name, repository]) => [
-      name,
-      Object.fromEntries(
-        Object.entries(repository as Record<string, (...args: unknown[]) => Promise<unknown>>).map(([method, fn]) => [
-          method,
-          async (...args: unknown[]) => {
-            await ready();
-            return fn(...args);
-          },
-        ]),
-      ),
-    ]),
-  ) as unknown as StorageRepositories;
-}
-
 export function createSqlStorage({ db, dialect, close, durable, migrate: autoMigrate = true, beforeMigrate }: SqlStorageOptions): SqlStorage {
   let migrating: Promise<string[]> | null = null;
   const runMigrations = () => (migrating ??= (async () => {
@@ -64,7 +46,11 @@ export function createSqlStorage({ db, dialect, close, durable, migrate: autoMig
     await ready();
     return dialect.transaction(db, (tx) => fn(repositories({ db: tx, dialect, atomic: (inner) => inner(tx) })));
   };
-  const outside = afterReady(repositories({ db, dialect, atomic: (fn) => dialect.transaction(db, fn) }), ready);
+  // Every call outside a transaction waits for the migrations first.
+  const outside = wrapRepositories(repositories({ db, dialect, atomic: (fn) => dialect.transaction(db, fn) }), async (call) => {
+    await ready();
+    return call();
+  });
   return {
     ...outside,
     db,

@@ -1,6 +1,7 @@
 import { buildMessage } from '../messages/build-message.js';
-import type { Job, Message, Notification, PreferenceRow, Subscriber, Tenant, Workflow } from '../schemas/index.js';
+import type { Job, Message, Notification, Subscriber, Tenant, Workflow } from '../schemas/index.js';
 import type { DecisionRecord, StorageRepositories } from '../storage.js';
+import { groupBy } from '../util/group-by.js';
 import { walkSteps } from '../trigger/walk-steps.js';
 import type { EngineContext } from './context.js';
 
@@ -29,10 +30,7 @@ export async function deliverInline(
     if (c.notification.actorId) ids.add(c.notification.actorId);
   }
   const subscribers = new Map((await tx.subscribers.getMany(env, [...ids])).map((s) => [s.subscriberId, s] as const));
-  const preferences = new Map<string, PreferenceRow[]>();
-  for (const row of await tx.preferences.listMany(env, candidates.map((c) => c.job.subscriberId))) {
-    preferences.set(row.subscriberId, [...(preferences.get(row.subscriberId) ?? []), row]);
-  }
+  const preferences = groupBy(await tx.preferences.listMany(env, candidates.map((c) => c.job.subscriberId)), (row) => row.subscriberId);
   const now = ctx.clock.now();
   const jobs: Job[] = [];
   const messages: Message[] = [];

@@ -4,9 +4,10 @@ import { resolveRecipient } from '../delivery/recipient.js';
 import { selectIntegration } from '../integrations/select-integration.js';
 import { buildMessage } from '../messages/build-message.js';
 import { applyUnsnooze } from '../messages/transitions.js';
-import type { DigestMetadata, Integration, Job, JsonObject, Message, Notification, PreferenceRow, Subscriber, Tenant, Workflow } from '../schemas/index.js';
+import type { DigestMetadata, Integration, Job, JsonObject, Message, Notification, Subscriber, Tenant, Workflow } from '../schemas/index.js';
 import type { DecisionRecord } from '../storage.js';
 import { renderEmailBody } from '../templates/email-html.js';
+import { groupBy } from '../util/group-by.js';
 import { delayOverride, walkSteps, type Delivery, type TraceEntry } from '../trigger/walk-steps.js';
 import { newId } from '../ids.js';
 import { backoffLetsThrough, digestDueAt } from '../timing/digest-due-at.js';
@@ -39,10 +40,7 @@ function loaderFor(ctx: EngineContext) {
       tenants.set(id, await storage.tenants.get(env, id));
     }
     const integrations = await storage.integrations.list(env, { active: true });
-    const preferences = new Map<string, PreferenceRow[]>();
-    for (const row of await storage.preferences.listMany(env, unique(jobs.map((j) => j.subscriberId)))) {
-      preferences.set(row.subscriberId, [...(preferences.get(row.subscriberId) ?? []), row]);
-    }
+    const preferences = groupBy(await storage.preferences.listMany(env, unique(jobs.map((j) => j.subscriberId))), (row) => row.subscriberId);
     return { notifications, subscribers, workflows, tenants, integrations, preferences };
   };
 }

@@ -1,6 +1,6 @@
 import type { EmailBlock } from '../schemas/index.js';
+import { escapeHtml } from './render.js';
 
-const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** Plain text of an HTML fragment: tags dropped, block ends as line breaks, entities decoded. */
 export function htmlToText(html: string): string {

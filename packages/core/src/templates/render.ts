@@ -57,7 +57,8 @@ function simplePlan(text: string): (string | { path: string })[] | null {
   return plan;
 }
 
-const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&#34;').replace(/'/g, '&#39;');
+/** HTML-escapes text the way liquid's `escape` filter does. */
+export const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&#34;').replace(/'/g, '&#39;');
 
 /**
  * Renders a liquid template against `variables`; text without `{` is returned as is. With

@@ -4,7 +4,7 @@ import type { Channel, DelayMetadata, Notification, PreferenceRow, Step, StepVar
 import { isWithinSchedule, nextScheduleOpening } from '../schedule/weekly-schedule.js';
 import { renderStep, type RenderedContent } from '../templates/render-step.js';
 import { delayDueAt, type DelayOverride } from '../timing/delay-due-at.js';
-import { CHANNELS } from '../schemas/enums.js';
+import { CHANNELS, timeUnitSchema } from '../schemas/enums.js';
 
 /** Why a step did what it did, for "why did / didn't this subscriber get this message". */
 export interface TraceEntry {
@@ -59,10 +59,8 @@ export function delayOverride(overrides: Record<string, unknown>): DelayOverride
   const delay = overrides['delay'];
   if (typeof delay !== 'object' || delay === null) return null;
   const { amount, unit } = delay as Record<string, unknown>;
-  const units = ['seconds', 'minutes', 'hours', 'days', 'weeks', 'months'];
-  return typeof amount === 'number' && amount >= 0 && typeof unit === 'string' && units.includes(unit)
-    ? { amount, unit: unit as DelayOverride['unit'] }
-    : null;
+  const parsedUnit = timeUnitSchema.safeParse(unit);
+  return typeof amount === 'number' && amount >= 0 && parsedUnit.success ? { amount, unit: parsedUnit.data } : null;
 }
 
 /** The data templates and filters see for this walk. */

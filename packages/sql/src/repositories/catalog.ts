@@ -1,22 +1,22 @@
 import { TidingsError, type Integration, type StorageRepositories, type Tenant, type Workflow } from '@tidings/core';
 import { bit, decodeJson, encodeJson } from '../codec.js';
+import type { Db } from '../dialect.js';
 import { conflictOnDuplicate, type RepoContext } from './context.js';
 
 type Catalog = Pick<StorageRepositories, 'workflows' | 'tenants' | 'integrations'>;
+
+/** Throws `conflict` when another record of the table already has the identifier in the environment. */
+async function refuseTakenIdentifier(db: Db, table: 'tidings_workflows' | 'tidings_integrations', env: string, record: { _id: string; identifier: string }, what: string): Promise<void> {
+  const clash = await db.selectFrom(table).select('id').where('env', '=', env).where('identifier', '=', record.identifier).where('id', '!=', record._id).executeTakeFirst();
+  if (clash) throw new TidingsError('conflict', `${what} with identifier "${record.identifier}" already exists`);
+}
 
 export function catalogRepositories({ db, atomic }: RepoContext): Catalog {
   const docs = <T>(rows: { doc: unknown }[]) => rows.map((r) => decodeJson<T>(r.doc));
   return {
     workflows: {
       async upsert(env, workflow) {
-        const clash = await db
-          .selectFrom('tidings_workflows')
-          .select('id')
-          .where('env', '=', env)
-          .where('identifier', '=', workflow.identifier)
-          .where('id', '!=', workflow._id)
-          .executeTakeFirst();
-        if (clash) throw new TidingsError('conflict', `A workflow with identifier "${workflow.identifier}" already exists`);
+        await refuseTakenIdentifier(db, 'tidings_workflows', env, workflow, 'A workflow');
         const row = { env, id: workflow._id, identifier: workflow.identifier, slug: workflow.slug, created_at: workflow.createdAt, doc: encodeJson(workflow) };
         await conflictOnDuplicate(`A workflow with identifier "${workflow.identifier}"`, () =>
           db
@@ -67,14 +67,7 @@ export function catalogRepositories({ db, atomic }: RepoContext): Catalog {
     integrations: {
       upsert: (env, integration) =>
         atomic(async (tx) => {
-          const clash = await tx
-            .selectFrom('tidings_integrations')
-            .select('id')
-            .where('env', '=', env)
-            .where('identifier', '=', integration.identifier)
-            .where('id', '!=', integration._id)
-            .executeTakeFirst();
-          if (clash) throw new TidingsError('conflict', `An integration with identifier "${integration.identifier}" already exists`);
+          await refuseTakenIdentifier(tx, 'tidings_integrations', env, integration, 'An integration');
           if (integration.primary) {
             const others = await tx
               .selectFrom('tidings_integrations')

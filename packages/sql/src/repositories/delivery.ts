@@ -207,7 +207,9 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
         const groups = new Map<string, DecisionRecord[]>();
         for (const r of records) {
           const key = `${r.environmentId}\u0001${r.transactionId}`;
-          groups.set(key, [...(groups.get(key) ?? []), r]);
+          const group = groups.get(key);
+          if (group) group.push(r);
+          else groups.set(key, [r]);
         }
         const rows = [...groups.values()].map((group) => {
           const first = group[0]!;
