@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { TidingsError, notFound } from '../errors.js';
-import { newId } from '../ids.js';
+import { newId, newTransactionId } from '../ids.js';
 import { MAX_BULK_EVENTS, type Job, type Message, type Notification, type ParsedTriggerEvent, type Tenant, type TriggerEvent, type TriggerResult, type TriggerStatus, type Workflow } from '../schemas/index.js';
 import type { SubscriberUpsert } from '../storage.js';
 import { readRecipients } from '../trigger/read-recipients.js';
@@ -69,7 +68,7 @@ export function triggerApi(ctx: EngineContext) {
       _organizationId: ctx.organizationId,
       _templateId: workflow._id,
       templateIdentifier: workflow.identifier,
-      transactionId: event.transactionId ?? randomUUID(),
+      transactionId: event.transactionId ?? newTransactionId(ctx.clock.now()),
       payload: event.payload,
       overrides: event.overrides,
       actorId,
