@@ -34,7 +34,7 @@ describe('generated ids', () => {
     expect(ids.size).toBe(50_000);
   });
 
-  it('record ids are 24 hex characters (Mongo ObjectId shape, as Novu's)', () => {
+  it('record ids are 24 hex characters, shaped like the Mongo ObjectIds Novu uses', () => {
     const at = new Date('2026-11-22T12:00:00Z');
     const ids = Array.from({ length: 1_000 }, () => newId(at));
     for (const id of ids) expect(id).toMatch(/^[0-9a-f]{24}$/);

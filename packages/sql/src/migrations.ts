@@ -182,6 +182,14 @@ export const MIGRATIONS: readonly Migration[] = [
       await db.schema.alterTable('tidings_messages').addColumn('tags', 'text', (c) => c.notNull().defaultTo('')).execute();
     },
   },
+  {
+    name: '0005_jobs_env_due',
+    async up(db) {
+      // Claims filter by environment and take the earliest jobs: without this index the planner picked
+      // (env, transaction_id) and sorted every job of the environment on each claim.
+      await db.schema.createIndex('tidings_jobs_env_due').on('tidings_jobs').columns(['env', 'run_at', 'id']).execute();
+    },
+  },
 ];
 
 /**

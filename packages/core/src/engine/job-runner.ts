@@ -298,6 +298,7 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
     const messages: Message[] = [];
     const records: DecisionRecord[] = [];
     const done: string[] = [];
+    const later: { job: Job; next: NonNullable<JobOutcome['next']> }[] = [];
     const failures: JobOutcome['failures'] = [];
     for (const result of outcomes) {
       const { job, outcome } = result;
@@ -308,20 +309,26 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
       messages.push(...outcome.messages);
       failures.push(...outcome.failures);
       records.push({ environmentId: env, transactionId: job.transactionId, subscriberId: job.subscriberId, jobId: job.id, at: now.toISOString(), entries: outcome.trace });
-      if (outcome.next) {
-        await storage.jobs.reschedule(job.id, workerId, {
-          runAt: outcome.next.runAt.toISOString(),
-          data: { notificationId: job.data.notificationId, stepIndex: outcome.next.stepIndex, ...(outcome.next.digestId !== undefined && { digestId: outcome.next.digestId }) },
-          lastError: outcome.next.lastError,
-          resetAttempts: !outcome.next.retry,
-        });
-      } else done.push(job.id);
+      if (outcome.next) later.push({ job, next: outcome.next });
+      else done.push(job.id);
     }
-    // Messages first, then completion: a crash in between re-runs the jobs, and the message ids,
-    // derived from (notification, step, subscriber), keep the second run from storing anything twice.
-    const inserted = await storage.messages.insertMany(messages);
-    await storage.traces.append(records);
-    await storage.jobs.complete(done, workerId);
+    // The batch's results commit together: its messages, decision records and job completions are all
+    // stored or none. A crash before the commit re-runs the jobs, and the message ids, derived from
+    // (notification, step, subscriber), keep the second run from storing anything twice.
+    const inserted = await storage.transaction(async (tx) => {
+      const stored = await tx.messages.insertMany(messages);
+      await tx.traces.append(records);
+      for (const { job, next } of later) {
+        await tx.jobs.reschedule(job.id, workerId, {
+          runAt: next.runAt.toISOString(),
+          data: { notificationId: job.data.notificationId, stepIndex: next.stepIndex, ...(next.digestId !== undefined && { digestId: next.digestId }) },
+          lastError: next.lastError,
+          resetAttempts: !next.retry,
+        });
+      }
+      await tx.jobs.complete(done, workerId);
+      return stored;
+    });
     const failed = new Map(failures.map((f) => [f.message._id, f.error]));
     for (const message of inserted) {
       ctx.events.emit('message.created', { message });

@@ -2,6 +2,7 @@ import { feedCursor, type DecisionRecord, type Job, type Message, type Notificat
 import { sql } from 'kysely';
 import { bit, chunk, decodeJson, encodeJson } from '../codec.js';
 import type { JobRow } from '../dialect.js';
+import { rowInserter } from '../row-inserter.js';
 import type { RepoContext } from './context.js';
 
 type Delivery = Pick<StorageRepositories, 'notifications' | 'jobs' | 'messages' | 'traces'>;
@@ -21,6 +22,12 @@ export function jobFromRow(row: JobRow): Job {
     lastError: row.last_error,
   };
 }
+
+const insertNotifications = rowInserter('tidings_notifications', ['env', 'id', 'transaction_id', 'doc'], (q) => q.onConflict((oc) => oc.doNothing()).returning('id'));
+const insertJobs = rowInserter('tidings_jobs', ['id', 'env', 'kind', 'run_at', 'attempts', 'locked_by', 'locked_until', 'transaction_id', 'subscriber_id', 'data', 'last_error']);
+const MESSAGE_COLUMNS = ['id', 'env', 'subscriber_internal_id', 'transaction_id', 'channel', 'read', 'seen', 'created_at', 'doc', 'archived', 'snoozed_until', 'tags'] as const;
+const insertMessages = rowInserter('tidings_messages', MESSAGE_COLUMNS, (q) => q.onConflict((oc) => oc.doNothing()).returning('id'));
+const insertTraces = rowInserter('tidings_traces', ['env', 'transaction_id', 'subscriber_id', 'at', 'doc']);
 
 const messageRow = (m: Message) => ({
   id: m._id,
@@ -42,12 +49,8 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
   return {
     notifications: {
       async insertMany(env, notifications) {
-        const stored = new Set<string>();
-        const rows = notifications.map((n) => ({ env, id: n._id, transaction_id: n.transactionId, doc: encodeJson(n) }));
-        for (const part of chunk(rows, 4, max)) {
-          const inserted = await db.insertInto('tidings_notifications').values(part).onConflict((oc) => oc.doNothing()).returning('id').execute();
-          for (const row of inserted) stored.add(row.id);
-        }
+        const rows = await insertNotifications(db, dialect, notifications.map((n) => [env, n._id, n.transactionId, encodeJson(n)]));
+        const stored = new Set((rows as { id: string }[]).map((row) => row.id));
         return notifications.filter((n) => stored.has(n._id)).map((n) => n._id);
       },
       async getMany(env, ids) {
@@ -65,20 +68,7 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
     },
     jobs: {
       async enqueue(jobs) {
-        const rows = jobs.map((j) => ({
-          id: j.id,
-          env: j.environmentId,
-          kind: j.kind,
-          run_at: j.runAt,
-          attempts: j.attempts,
-          locked_by: j.lockedBy,
-          locked_until: j.lockedUntil,
-          transaction_id: j.transactionId,
-          subscriber_id: j.subscriberId,
-          data: encodeJson(j.data),
-          last_error: j.lastError,
-        }));
-        for (const part of chunk(rows, 11, max)) await db.insertInto('tidings_jobs').values(part).execute();
+        await insertJobs(db, dialect, jobs.map((j) => [j.id, j.environmentId, j.kind, j.runAt, j.attempts, j.lockedBy, j.lockedUntil, j.transactionId, j.subscriberId, encodeJson(j.data), j.lastError]));
         if (dialect.notifyJobs) for (const env of new Set(jobs.map((j) => j.environmentId))) await dialect.notifyJobs(db, env);
       },
       claimDue: (options) => dialect.claimDue(db, options),
@@ -130,11 +120,8 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
     },
     messages: {
       async insertMany(messages) {
-        const inserted = new Set<string>();
-        for (const part of chunk(messages.map(messageRow), 12, max)) {
-          const rows = await db.insertInto('tidings_messages').values(part).onConflict((oc) => oc.doNothing()).returning('id').execute();
-          for (const row of rows) inserted.add(row.id);
-        }
+        const rows = await insertMessages(db, dialect, messages.map((m) => { const row = messageRow(m); return MESSAGE_COLUMNS.map((column) => row[column]); }));
+        const inserted = new Set((rows as { id: string }[]).map((row) => row.id));
         return messages.filter((m) => inserted.has(m._id));
       },
       async getMany(env, subscriberInternalId, ids) {
@@ -214,9 +201,9 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
         const rows = [...groups.values()].map((group) => {
           const first = group[0]!;
           const single = group.every((r) => r.subscriberId === first.subscriberId);
-          return { env: first.environmentId, transaction_id: first.transactionId, subscriber_id: single ? first.subscriberId : '*', at: first.at, doc: encodeJson(group) };
+          return [first.environmentId, first.transactionId, single ? first.subscriberId : '*', first.at, encodeJson(group)];
         });
-        for (const part of chunk(rows, 5, max)) await db.insertInto('tidings_traces').values(part).execute();
+        await insertTraces(db, dialect, rows);
       },
       async list(env, transactionId, subscriberId) {
         let q = db.selectFrom('tidings_traces').select('doc').where('env', '=', env).where('transaction_id', '=', transactionId);

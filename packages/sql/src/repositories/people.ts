@@ -1,6 +1,11 @@
 import { mergeSubscriber, type PreferenceRow, type StorageRepositories, type Subscriber, type Topic } from '@tidings/core';
 import { chunk, decodeJson, encodeJson } from '../codec.js';
+import { rowInserter } from '../row-inserter.js';
 import type { RepoContext } from './context.js';
+
+const upsertSubscribers = rowInserter('tidings_subscribers', ['env', 'subscriber_id', 'id', 'doc'], (q) =>
+  q.onConflict((oc) => oc.columns(['env', 'subscriber_id']).doUpdateSet((eb) => ({ doc: eb.ref('excluded.doc') }))),
+);
 
 type People = Pick<StorageRepositories, 'subscribers' | 'topics' | 'preferences'>;
 
@@ -27,15 +32,9 @@ export function peopleRepositories({ db, dialect, atomic }: RepoContext): People
           });
           const rows = [...new Set(result.map((s) => s.subscriberId))].map((id) => {
             const s = current.get(id)!;
-            return { env, subscriber_id: s.subscriberId, id: s._id, doc: encodeJson(s) };
+            return [env, s.subscriberId, s._id, encodeJson(s)];
           });
-          for (const part of chunk(rows, 4, max)) {
-            await tx
-              .insertInto('tidings_subscribers')
-              .values(part)
-              .onConflict((oc) => oc.columns(['env', 'subscriber_id']).doUpdateSet((eb) => ({ doc: eb.ref('excluded.doc') })))
-              .execute();
-          }
+          await upsertSubscribers(tx, dialect, rows);
           return result;
         }),
       async getMany(env, subscriberIds) {
