@@ -20,6 +20,12 @@ export interface ServeOptions {
   /** The API key; generated and kept in `<db folder>/api-key` on first run when absent. */
   apiKey?: string;
   environmentId?: string;
+  /**
+   * Store in-app-only walks inside the trigger request's transaction, so the messages exist when the
+   * response is sent (see the engine's `inlineInApp`). Walks with a delay, digest, provider step or
+   * schedule hold still go through the job loop. @default true
+   */
+  inlineInApp?: boolean;
 }
 
 function loadOrCreateKey(file: string): string {
@@ -37,6 +43,7 @@ export async function serve(options: ServeOptions = {}) {
   const apiKey = options.apiKey ?? loadOrCreateKey(join(options.postgres ? '.tidings' : dirname(db), 'api-key'));
   const tidings = createTidings({
     storage,
+    inlineInApp: options.inlineInApp ?? true,
     ...(options.environmentId && { environmentId: options.environmentId }),
     providers: [smtpProvider(), chatWebhookProvider(), slackProvider(), discordProvider(), msTeamsProvider(), pushWebhookProvider(), ...consoleProviders()],
   });

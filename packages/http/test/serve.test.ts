@@ -27,3 +27,24 @@ it('tidings serve: SQLite by default, prints the URL and a generated key (kept f
   again.kill('SIGTERM');
   await again.exited;
 }, 60_000);
+
+it('serve() stores in-app messages within the trigger request by default; with inlineInApp off the job loop stores them', async () => {
+  const { serve } = await import('../src/serve.js');
+  for (const inlineInApp of [true, false]) {
+    const server = await serve({ port: 0, db: join(dir, `inline-${inlineInApp}.db`), apiKey: 'k', inlineInApp });
+    try {
+      await server.tidings.workflows.upsert({ name: 'Hi', triggers: [{ identifier: 'hi' }], steps: [{ template: { type: 'in_app', content: 'Hi {{ payload.n }}' } }] });
+      const response = await fetch(`${server.url}/v1/events/trigger/bulk`, {
+        method: 'POST',
+        headers: { authorization: 'ApiKey k', 'content-type': 'application/json' },
+        body: JSON.stringify({ events: [{ name: 'hi', to: 'ann', payload: { n: 1 } }, { name: 'hi', to: 'bob', payload: { n: 2 } }] }),
+      });
+      expect(response.status).toBe(201);
+      const stored = async () => (await server.tidings.messages.feed('bob', { limit: 10 })).items.map((m) => m.content);
+      if (inlineInApp) expect(await stored()).toEqual(['Hi 2']);
+      else await expect.poll(stored, { timeout: 10_000 }).toEqual(['Hi 2']);
+    } finally {
+      await server.close();
+    }
+  }
+}, 60_000);
