@@ -13,6 +13,7 @@ export interface InlineCandidate {
 }
 
 /**
+ * `known` holds subscribers the caller already read or wrote in this transaction (their latest state).
  * With `inlineInApp`, walks that only store in-app messages (no delay, digest, provider step or hold)
  * run inside the trigger's own transaction: their messages commit with the notification and no job is
  * queued. Any other walk keeps its job. Returns the jobs still to enqueue and what was stored.
@@ -21,6 +22,7 @@ export async function deliverInline(
   ctx: EngineContext,
   tx: StorageRepositories,
   candidates: readonly InlineCandidate[],
+  known: ReadonlyMap<string, Subscriber> = new Map(),
 ): Promise<{ jobs: Job[]; messages: Message[] }> {
   if (candidates.length === 0) return { jobs: [], messages: [] };
   const { env } = ctx;
@@ -29,7 +31,9 @@ export async function deliverInline(
     ids.add(c.job.subscriberId);
     if (c.notification.actorId) ids.add(c.notification.actorId);
   }
-  const subscribers = new Map((await tx.subscribers.getMany(env, [...ids])).map((s) => [s.subscriberId, s] as const));
+  const subscribers = new Map(known);
+  const missing = [...ids].filter((id) => !known.has(id));
+  if (missing.length > 0) for (const s of await tx.subscribers.getMany(env, missing)) subscribers.set(s.subscriberId, s);
   const preferences = groupBy(await tx.preferences.listMany(env, candidates.map((c) => c.job.subscriberId)), (row) => row.subscriberId);
   const now = ctx.clock.now();
   const jobs: Job[] = [];

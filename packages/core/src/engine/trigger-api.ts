@@ -90,7 +90,9 @@ export function triggerApi(ctx: EngineContext) {
       const now = ctx.now();
       const plans = prepared.map((p) => readRecipients(p.event.to));
       const bareIds = [...new Set(plans.flatMap((plan) => plan.direct.filter((d) => d.patch === null).map((d) => d.subscriberId)))];
-      const existing = new Set((await tx.subscribers.getMany(env, bareIds)).map((s) => s.subscriberId));
+      // Subscribers read or written here, so in-app delivery below does not read them again.
+      const known = new Map((await tx.subscribers.getMany(env, bareIds)).map((s) => [s.subscriberId, s] as const));
+      const existing = new Set(known.keys());
       const upserts: SubscriberUpsert[] = [];
       const jobs: Job[] = [];
       const owners = new Map<Job, Prepared>();
@@ -139,11 +141,11 @@ export function triggerApi(ctx: EngineContext) {
         results[p.index] = resultOf('processed', undefined, p.notification.transactionId);
         recorded.push({ notification: p.notification, subscriberIds });
       }
-      if (upserts.length > 0) await tx.subscribers.upsertMany(env, upserts, now, ctx.organizationId);
+      if (upserts.length > 0) for (const s of await tx.subscribers.upsertMany(env, upserts, now, ctx.organizationId)) known.set(s.subscriberId, s);
       let queue = jobs;
       let messages: Message[] = [];
       if (ctx.options.inlineInApp) {
-        const inline = await deliverInline(ctx, tx, jobs.map((job) => ({ job, workflow: owners.get(job)!.workflow, notification: owners.get(job)!.notification, tenant: owners.get(job)!.tenant })));
+        const inline = await deliverInline(ctx, tx, jobs.map((job) => ({ job, workflow: owners.get(job)!.workflow, notification: owners.get(job)!.notification, tenant: owners.get(job)!.tenant })), known);
         queue = inline.jobs;
         messages = inline.messages;
       }

@@ -2,6 +2,8 @@ import { feedCursor, type DecisionRecord, type Job, type Message, type Notificat
 import { sql } from 'kysely';
 import { bit, chunk, decodeJson, encodeJson } from '../codec.js';
 import type { JobRow } from '../dialect.js';
+import { docsByKeys } from '../docs-by-keys.js';
+import { reusableQuery } from '../reusable-query.js';
 import { rowInserter } from '../row-inserter.js';
 import type { RepoContext } from './context.js';
 
@@ -29,6 +31,9 @@ const MESSAGE_COLUMNS = ['id', 'env', 'subscriber_internal_id', 'transaction_id'
 const insertMessages = rowInserter('tidings_messages', MESSAGE_COLUMNS, (q) => q.onConflict((oc) => oc.doNothing()).returning('id'));
 const insertTraces = rowInserter('tidings_traces', ['env', 'transaction_id', 'subscriber_id', 'at', 'doc']);
 
+const notificationDocs = docsByKeys('tidings_notifications', 'id');
+const deleteClaimed = reusableQuery<{ ids: readonly string[]; workerId: string }>((db, { ids, workerId }) => db.deleteFrom('tidings_jobs').where('id', 'in', ids).where('locked_by', '=', workerId));
+
 const messageRow = (m: Message) => ({
   id: m._id,
   env: m._environmentId,
@@ -53,14 +58,7 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
         const stored = new Set((rows as { id: string }[]).map((row) => row.id));
         return notifications.filter((n) => stored.has(n._id)).map((n) => n._id);
       },
-      async getMany(env, ids) {
-        const out: Notification[] = [];
-        for (const part of chunk([...new Set(ids)], 1, max - 1)) {
-          const rows = await db.selectFrom('tidings_notifications').select('doc').where('env', '=', env).where('id', 'in', part).execute();
-          for (const row of rows) out.push(decodeJson<Notification>(row.doc));
-        }
-        return out;
-      },
+      getMany: (env, ids) => notificationDocs<Notification>(db, dialect, env, ids),
       async getByTransactionId(env, transactionId) {
         const row = await db.selectFrom('tidings_notifications').select('doc').where('env', '=', env).where('transaction_id', '=', transactionId).executeTakeFirst();
         return row ? decodeJson<Notification>(row.doc) : null;
@@ -74,10 +72,7 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
       claimDue: (options) => dialect.claimDue(db, options),
       async complete(ids, workerId) {
         let done = 0;
-        for (const part of chunk([...ids], 1, max - 1)) {
-          const result = await db.deleteFrom('tidings_jobs').where('id', 'in', part).where('locked_by', '=', workerId).executeTakeFirst();
-          done += Number(result.numDeletedRows);
-        }
+        for (const part of chunk([...ids], 1, max - 1)) done += Number((await deleteClaimed(db, dialect, { ids: part, workerId })).numAffectedRows ?? 0);
         return done;
       },
       async reschedule(id, workerId, change) {

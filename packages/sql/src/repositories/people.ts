@@ -1,11 +1,15 @@
 import { mergeSubscriber, type PreferenceRow, type StorageRepositories, type Subscriber, type Topic } from '@tidings/core';
 import { chunk, decodeJson, encodeJson } from '../codec.js';
+import { docsByKeys } from '../docs-by-keys.js';
 import { rowInserter } from '../row-inserter.js';
 import type { RepoContext } from './context.js';
 
 const upsertSubscribers = rowInserter('tidings_subscribers', ['env', 'subscriber_id', 'id', 'doc'], (q) =>
   q.onConflict((oc) => oc.columns(['env', 'subscriber_id']).doUpdateSet((eb) => ({ doc: eb.ref('excluded.doc') }))),
 );
+
+const subscriberDocs = docsByKeys('tidings_subscribers', 'subscriber_id');
+const preferenceDocs = docsByKeys('tidings_preferences', 'subscriber_id');
 
 type People = Pick<StorageRepositories, 'subscribers' | 'topics' | 'preferences'>;
 
@@ -17,14 +21,7 @@ export function peopleRepositories({ db, dialect, atomic }: RepoContext): People
         atomic(async (tx) => {
           if (items.length === 0) return [];
           const ids = [...new Set(items.map((i) => i.patch.subscriberId))];
-          const current = new Map<string, Subscriber>();
-          for (const part of chunk(ids, 1, max - 1)) {
-            const rows = await tx.selectFrom('tidings_subscribers').select('doc').where('env', '=', env).where('subscriber_id', 'in', part).execute();
-            for (const row of rows) {
-              const s = decodeJson<Subscriber>(row.doc);
-              current.set(s.subscriberId, s);
-            }
-          }
+          const current = new Map((await subscriberDocs<Subscriber>(tx, dialect, env, ids)).map((s) => [s.subscriberId, s] as const));
           const result = items.map(({ patch, _id }) => {
             const next = mergeSubscriber(current.get(patch.subscriberId) ?? null, patch, { _id, now, environmentId: env, organizationId });
             current.set(next.subscriberId, next);
@@ -39,14 +36,7 @@ export function peopleRepositories({ db, dialect, atomic }: RepoContext): People
         }),
       async getMany(env, subscriberIds) {
         if (subscriberIds.length === 0) return [];
-        const found = new Map<string, Subscriber>();
-        for (const part of chunk([...new Set(subscriberIds)], 1, max - 1)) {
-          const rows = await db.selectFrom('tidings_subscribers').select('doc').where('env', '=', env).where('subscriber_id', 'in', part).execute();
-          for (const row of rows) {
-            const s = decodeJson<Subscriber>(row.doc);
-            found.set(s.subscriberId, s);
-          }
-        }
+        const found = new Map((await subscriberDocs<Subscriber>(db, dialect, env, subscriberIds)).map((s) => [s.subscriberId, s] as const));
         return subscriberIds.flatMap((id) => {
           const s = found.get(id);
           return s ? [s] : [];
@@ -124,14 +114,7 @@ export function peopleRepositories({ db, dialect, atomic }: RepoContext): People
         const rows = await db.selectFrom('tidings_preferences').select('doc').where('env', '=', env).where('subscriber_id', '=', subscriberId).execute();
         return rows.map((r) => decodeJson<PreferenceRow>(r.doc));
       },
-      async listMany(env, subscriberIds) {
-        const out: PreferenceRow[] = [];
-        for (const part of chunk([...new Set(subscriberIds)], 1, max - 1)) {
-          const rows = await db.selectFrom('tidings_preferences').select('doc').where('env', '=', env).where('subscriber_id', 'in', part).execute();
-          for (const row of rows) out.push(decodeJson<PreferenceRow>(row.doc));
-        }
-        return out;
-      },
+      listMany: (env, subscriberIds) => preferenceDocs<PreferenceRow>(db, dialect, env, subscriberIds),
       async putMany(env, rows) {
         // The last row per key wins; one statement may not update the same row twice on Postgres.
         const byKey = new Map(rows.map((r) => [`${r.subscriberId}\u0000${r.workflowId ?? ''}`, r]));
