@@ -4,6 +4,7 @@ import { bit, chunk, decodeJson, encodeJson } from '../codec.js';
 import type { JobRow } from '../dialect.js';
 import { docsByKeys } from '../docs-by-keys.js';
 import { reusableQuery } from '../reusable-query.js';
+import { MESSAGE_SELECT, messageFromRow, messageRow } from '../message-row.js';
 import { rowInserter } from '../row-inserter.js';
 import type { RepoContext } from './context.js';
 
@@ -34,20 +35,6 @@ const insertTraces = rowInserter('tidings_traces', ['env', 'transaction_id', 'su
 const notificationDocs = docsByKeys('tidings_notifications', 'id');
 const deleteClaimed = reusableQuery<{ ids: readonly string[]; workerId: string }>((db, { ids, workerId }) => db.deleteFrom('tidings_jobs').where('id', 'in', ids).where('locked_by', '=', workerId));
 
-const messageRow = (m: Message) => ({
-  id: m._id,
-  env: m._environmentId,
-  subscriber_internal_id: m._subscriberId,
-  transaction_id: m.transactionId,
-  channel: m.channel,
-  read: bit(m.read),
-  seen: bit(m.seen),
-  created_at: m.createdAt,
-  doc: encodeJson(m),
-  archived: bit(m.archived),
-  snoozed_until: m.snoozedUntil ?? null,
-  tags: m.tags.length === 0 ? '' : `,${m.tags.join(',')},`,
-});
 
 export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
   const max = dialect.maxParams;
@@ -123,9 +110,9 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
         if (ids.length === 0) return [];
         const found = new Map<string, Message>();
         for (const part of chunk([...new Set(ids)], 1, max - 2)) {
-          const rows = await db.selectFrom('tidings_messages').select('doc').where('env', '=', env).where('subscriber_internal_id', '=', subscriberInternalId).where('id', 'in', part).execute();
+          const rows = await db.selectFrom('tidings_messages').select(MESSAGE_SELECT).where('env', '=', env).where('subscriber_internal_id', '=', subscriberInternalId).where('id', 'in', part).execute();
           for (const row of rows) {
-            const m = decodeJson<Message>(row.doc);
+            const m = messageFromRow(row);
             found.set(m._id, m);
           }
         }
@@ -141,7 +128,7 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
         }
       },
       async feed(env, subscriberInternalId, query) {
-        let q = db.selectFrom('tidings_messages').select('doc').where('env', '=', env).where('subscriber_internal_id', '=', subscriberInternalId);
+        let q = db.selectFrom('tidings_messages').select(MESSAGE_SELECT).where('env', '=', env).where('subscriber_internal_id', '=', subscriberInternalId);
         if (query.channel !== undefined) q = q.where('channel', '=', query.channel);
         if (query.read !== undefined) q = q.where('read', '=', bit(query.read));
         if (query.seen !== undefined) q = q.where('seen', '=', bit(query.seen));
@@ -157,7 +144,7 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
           q = q.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]));
         }
         const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit + 1).execute();
-        const items = rows.slice(0, query.limit).map((r) => decodeJson<Message>(r.doc));
+        const items = rows.slice(0, query.limit).map(messageFromRow);
         const last = items[items.length - 1];
         return { items, nextCursor: rows.length > query.limit && last ? feedCursor.encode(last) : null };
       },
@@ -178,8 +165,8 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
         return { total: Number(row.total), unread: Number(row.unread ?? 0), unseen: Number(row.unseen ?? 0) };
       },
       async listByTransaction(env, transactionId) {
-        const rows = await db.selectFrom('tidings_messages').select('doc').where('env', '=', env).where('transaction_id', '=', transactionId).orderBy('created_at').orderBy('id').execute();
-        return rows.map((r) => decodeJson<Message>(r.doc));
+        const rows = await db.selectFrom('tidings_messages').select(MESSAGE_SELECT).where('env', '=', env).where('transaction_id', '=', transactionId).orderBy('created_at').orderBy('id').execute();
+        return rows.map(messageFromRow);
       },
     },
     traces: {
