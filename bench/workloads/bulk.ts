@@ -5,6 +5,7 @@ import { postgresStorage } from '@tidings/postgres';
 import { sqliteStorage } from '@tidings/sqlite';
 import { mapBaseline, postgresBaseline, sqliteBaseline, type Baseline } from '../lib/baselines.js';
 import { engineBulk } from '../lib/engine-bulk.js';
+import { sqliteFloor } from '../lib/floors.js';
 import { repeat } from '../lib/stats.js';
 import { freshName, tempDir } from '../lib/temp.js';
 import type { BenchContext, Row } from './types.js';
@@ -13,6 +14,20 @@ interface Backend {
   name: string;
   storage: () => Storage;
   baseline: () => Promise<Baseline> | Baseline;
+  /** Raw statements writing the engine's own rows (see lib/floors.ts), with and without jobs. */
+  floor?: (mode: 'jobs' | 'inline') => Promise<Baseline>;
+}
+
+async function throughput(ctx: BenchContext, make: () => Promise<Baseline> | Baseline, calls: number, perEvent: number) {
+  const baseline = await make();
+  let callIndex = 0;
+  const result = await repeat(ctx.runs, 1, async () => {
+    const started = performance.now();
+    for (let c = 0; c < calls; c++) await baseline.call(callIndex++, perEvent);
+    return (calls * 100 * perEvent) / ((performance.now() - started) / 1000);
+  });
+  await baseline.close();
+  return result;
 }
 
 /** Workloads 1 and 2: bulk trigger end to end on each backend, with its raw baseline in the same run. */
@@ -20,7 +35,12 @@ export async function bulkWorkload(ctx: BenchContext): Promise<Row[]> {
   const dir = tempDir('bulk');
   const backends: Backend[] = [
     { name: 'memory', storage: () => memoryStorage(), baseline: () => mapBaseline() },
-    { name: 'sqlite', storage: () => sqliteStorage({ filename: join(dir, `${freshName('engine')}.db`) }), baseline: () => sqliteBaseline(join(dir, `${freshName('raw')}.db`)) },
+    {
+      name: 'sqlite',
+      storage: () => sqliteStorage({ filename: join(dir, `${freshName('engine')}.db`) }),
+      baseline: () => sqliteBaseline(join(dir, `${freshName('raw')}.db`)),
+      floor: (mode) => sqliteFloor(join(dir, `${freshName(`floor-${mode}`)}.db`), mode),
+    },
   ];
   if (ctx.pgUrl) {
     const url = ctx.pgUrl;
@@ -42,14 +62,7 @@ export async function bulkWorkload(ctx: BenchContext): Promise<Row[]> {
         return messages / seconds;
       });
       await inlineStorage.close();
-      const baseline = await backend.baseline();
-      let callIndex = 0;
-      const raw = await repeat(ctx.runs, 1, async () => {
-        const started = performance.now();
-        for (let c = 0; c < calls; c++) await baseline.call(callIndex++, perEvent);
-        return (calls * 100 * perEvent) / ((performance.now() - started) / 1000);
-      });
-      await baseline.close();
+      const raw = await throughput(ctx, backend.baseline, calls, perEvent);
       rows.push({
         workload: `bulk trigger, ${backend.name}, 100 events × ${perEvent} subscriber${perEvent > 1 ? 's' : ''}`,
         backend: backend.name,
@@ -73,6 +86,25 @@ export async function bulkWorkload(ctx: BenchContext): Promise<Row[]> {
         ratio: inline.median / raw.median,
       });
       ctx.log(`  ${rows.at(-2)!.workload}: ${Math.round(engine.median)} msg/s, inline ${Math.round(inline.median)} (baseline ${Math.round(raw.median)})`);
+      if (backend.floor) {
+        const floor = backend.floor;
+        for (const mode of ['jobs', 'inline'] as const) {
+          const measured = await throughput(ctx, () => floor(mode), calls, perEvent);
+          const engineFigure = mode === 'jobs' ? engine.median : inline.median;
+          rows.push({
+            workload: `floor: raw SQL writing the engine's rows, ${backend.name}, 100 events × ${perEvent}, ${mode === 'jobs' ? 'with jobs' : 'inlineInApp'} (engine at ${Math.round((engineFigure / measured.median) * 100)}% of it)`,
+            backend: `${backend.name} (floor ${mode})`,
+            batch: perEvent,
+            unit: 'messages/s',
+            value: measured.median,
+            spread: measured.spread,
+            runs: measured.runs,
+            baseline: raw.median,
+            ratio: measured.median / raw.median,
+          });
+          ctx.log(`  floor (${mode}): ${Math.round(measured.median)} msg/s; engine at ${Math.round((engineFigure / measured.median) * 100)}% of it`);
+        }
+      }
     }
   }
   return rows;

@@ -1,0 +1,71 @@
+import { sqliteStorage } from '@tidings/sqlite';
+import Database from 'better-sqlite3';
+import type { Baseline } from './baselines.js';
+
+/**
+ * The engine's own floor: raw prepared statements writing exactly the rows the engine writes for the
+ * bulk workload, on its own schema (made by its migrations), with documents of the same size, and no
+ * engine code at all. Per event: the notification, the subscriber, and (with jobs) a job that is
+ * inserted, claimed, and deleted; per message: the message and its decision record. The distance from
+ * this floor to the raw baseline is what the schema costs; from the engine to this floor, what the
+ * engine's code costs.
+ */
+export async function sqliteFloor(filename: string, mode: 'jobs' | 'inline'): Promise<Baseline> {
+  const schema = sqliteStorage({ filename });
+  await schema.migrate();
+  await schema.close();
+  const db = new Database(filename);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  const notification = db.prepare('insert into tidings_notifications (env, id, transaction_id, doc) values (?, ?, ?, ?) on conflict do nothing returning id');
+  const subscriber = db.prepare('insert into tidings_subscribers (env, subscriber_id, id, doc) values (?, ?, ?, ?) on conflict (env, subscriber_id) do update set doc = excluded.doc');
+  const job = db.prepare('insert into tidings_jobs (id, env, kind, run_at, attempts, locked_by, locked_until, transaction_id, subscriber_id, data, last_error) values (?, ?, ?, ?, 0, null, null, ?, ?, ?, null)');
+  const claim = db.prepare(`update tidings_jobs set locked_by = ?, locked_until = ?, attempts = attempts + 1
+    where id in (select id from tidings_jobs where env = ? and run_at <= ? and (locked_until is null or locked_until <= ?) order by run_at, id limit 1000) returning *`);
+  const message = db.prepare('insert into tidings_messages (id, env, subscriber_internal_id, transaction_id, channel, read, seen, created_at, doc, archived, snoozed_until, tags) values (?, ?, ?, ?, ?, 0, 0, ?, ?, 0, null, ?) on conflict do nothing returning id');
+  const trace = db.prepare('insert into tidings_traces (env, transaction_id, subscriber_id, at, doc) values (?, ?, ?, ?, ?)');
+  const done = db.prepare('delete from tidings_jobs where id = ? and locked_by = ?');
+  let seq = 0;
+  // Time-ordered ids, as the engine makes them.
+  const id = () => `${Math.floor(Date.now() / 1000).toString(16)}0000000000${(seq++).toString(16).padStart(6, '0')}`;
+  const record = db.transaction((perEvent: number, call: number) => {
+    const now = new Date().toISOString();
+    const work: { tx: string; notificationId: string; subscriberId: string; internalId: string; n: number }[] = [];
+    for (let e = 0; e < 100; e++) {
+      const n = call * 100 + e;
+      const notificationId = id();
+      const tx = `${Date.now().toString(16).padStart(12, '0')}-7000-8000-${(seq++).toString(16).padStart(12, '0')}`;
+      notification.get('default', notificationId, tx, JSON.stringify({ _id: notificationId, _environmentId: 'default', _organizationId: 'default', _templateId: '6b033dc8d1b29406a655c171', templateIdentifier: 'bench', transactionId: tx, payload: { n }, overrides: {}, actorId: null, tenantId: null, context: {}, createdAt: now }));
+      for (let k = 0; k < perEvent; k++) {
+        const subscriberId = `f-${n}-${k}`;
+        const internalId = id();
+        subscriber.run('default', subscriberId, internalId, JSON.stringify({ _id: internalId, subscriberId, firstName: `S${n}`, lastName: null, email: null, phone: null, avatar: null, locale: null, timezone: null, data: null, channels: [], isOnline: null, lastOnlineAt: null, _organizationId: 'default', _environmentId: 'default', deleted: false, createdAt: now, updatedAt: now }));
+        work.push({ tx, notificationId, subscriberId, internalId, n });
+        if (mode === 'jobs') job.run(id(), 'default', 'walk', now, tx, subscriberId, JSON.stringify({ notificationId, stepIndex: 0 }));
+      }
+    }
+    return work;
+  });
+  const deliver = db.transaction((work: ReturnType<typeof record>, claimed: string[]) => {
+    const now = new Date().toISOString();
+    for (const w of work) {
+      message.get(`${w.notificationId}000${w.internalId}`, 'default', w.internalId, w.tx, 'in_app', now, JSON.stringify({ _templateId: '6b033dc8d1b29406a655c171', _messageTemplateId: '6b033dc8d1b29406a655c172', _organizationId: 'default', _notificationId: w.notificationId, subscriberId: w.subscriberId, templateIdentifier: 'bench', deliveredAt: [now], content: `Hello S${w.n}, ${w.n}`, read: false, seen: false, archived: false, cta: {}, _feedId: null, status: 'sent', payload: { n: w.n }, overrides: {}, contextKeys: [], tags: [] }), '');
+      trace.run('default', w.tx, w.subscriberId, now, JSON.stringify([{ environmentId: 'default', transactionId: w.tx, subscriberId: w.subscriberId, jobId: w.notificationId, at: now, entries: [{ stepIndex: 0, stepId: '6b033dc8d1b29406a655c172', type: 'in_app', decision: 'delivered', reason: 'rendered for in_app' }] }]));
+    }
+    for (const jobId of claimed) done.run(jobId, 'w-floor');
+  });
+  return {
+    call(call, perEvent) {
+      const work = record(perEvent, call);
+      let claimed: string[] = [];
+      if (mode === 'jobs') {
+        const now = new Date().toISOString();
+        claimed = (claim.all('w-floor', new Date(Date.now() + 30_000).toISOString(), 'default', now, now) as { id: string }[]).map((row) => row.id);
+      }
+      deliver(work, claimed);
+    },
+    close() {
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,11 @@
+import { memoryStorage } from '@tidings/memory';
+import { sqliteStorage } from '@tidings/sqlite';
+import { engineBulk } from './lib/engine-bulk.js';
+const backend = process.argv[2] ?? 'memory';
+const calls = Number(process.argv[3] ?? 200);
+const inline = process.argv[4] === 'inline';
+const storage = backend === 'memory' ? memoryStorage() : sqliteStorage({ filename: `/tmp/prof/p-${Date.now()}.db` });
+await engineBulk(storage, { calls: 5, perEvent: 1, prefix: 'w', engine: { inlineInApp: inline } });
+const r = await engineBulk(storage, { calls, perEvent: 1, prefix: 'm', engine: { inlineInApp: inline } });
+console.log(backend, inline ? 'inline' : 'jobs', Math.round(r.messages / r.seconds), 'msg/s');
+await storage.close();
