@@ -63,4 +63,42 @@ describe('sqliteStorage options', () => {
     expect(await tidings.messages.byTransaction(result.transactionId!)).toHaveLength(12_000);
     await storage.close();
   });
+
+  it('messages: the document leaves out what the columns hold, and a row holding the whole message (as earlier versions wrote it) reads back the same', async () => {
+    const database = new Database(':memory:');
+    const storage = sqliteStorage({ database });
+    const tidings = createTidings({ storage });
+    await tidings.workflows.upsert({ name: 'Hi', triggers: [{ identifier: 'hi' }], steps: [{ template: { type: 'in_app', content: 'Hi {{ payload.n }}' } }] });
+    await tidings.trigger({ name: 'hi', to: 'ada', payload: { n: 1 } });
+    await tidings.runDue();
+    await tidings.messages.markAs('ada', { messageId: (await tidings.messages.feed('ada')).items[0]!._id, markAs: 'read' });
+    const [message] = (await tidings.messages.feed('ada')).items;
+    const row = database.prepare('select * from tidings_messages').get() as { id: string; doc: string };
+    const doc = JSON.parse(row.doc) as Record<string, unknown>;
+    for (const member of ['_id', '_environmentId', '_subscriberId', 'transactionId', 'channel', 'read', 'seen', 'createdAt', 'archived']) expect(doc).not.toHaveProperty(member);
+    expect(message).toMatchObject({ _id: row.id, read: true, seen: true, content: 'Hi 1', channel: 'in_app' });
+
+    const legacyId = `${row.id.slice(0, -1)}0`;
+    database
+      .prepare("insert into tidings_messages (id, env, subscriber_internal_id, transaction_id, channel, read, seen, created_at, doc, archived, snoozed_until, tags) select ?, env, subscriber_internal_id, transaction_id, channel, read, seen, created_at, ?, archived, snoozed_until, tags from tidings_messages where id = ?")
+      .run(legacyId, JSON.stringify({ ...message, _id: legacyId }), row.id);
+    const feed = (await tidings.messages.feed('ada')).items;
+    expect(feed.find((m) => m._id === legacyId)).toEqual({ ...message, _id: legacyId });
+    await storage.close();
+    database.close();
+  });
+
+  it('a claim for one environment reads the due jobs in order from the (env, run_at, id) index, without sorting them', () => {
+    const database = new Database(':memory:');
+    const storage = sqliteStorage({ database });
+    return storage.migrate().then(async () => {
+      const plan = database
+        .prepare("explain query plan select id from tidings_jobs where run_at <= ? and (locked_until is null or locked_until <= ?) and env = ? order by run_at, id limit 100")
+        .all('z', 'z', 'default') as { detail: string }[];
+      expect(plan.map((p) => p.detail).join('\n')).toContain('tidings_jobs_env_due');
+      expect(plan.map((p) => p.detail).join('\n')).not.toContain('TEMP B-TREE');
+      await storage.close();
+      database.close();
+    });
+  });
 });
