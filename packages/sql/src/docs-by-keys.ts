@@ -1,4 +1,4 @@
-import { decodeJson } from './codec.js';
+import { chunk, decodeJson } from './codec.js';
 import type { Db, SqlDialect } from './dialect.js';
 import { reusableQuery } from './reusable-query.js';
 import type { Database } from './tables.js';
@@ -18,12 +18,9 @@ export function docsByKeys<T extends KeyedTable>(table: T, column: keyof Databas
       .where(column as 'subscriber_id', 'in', keys),
   );
   return async <D>(db: Db, dialect: SqlDialect, env: string, keys: readonly string[]): Promise<D[]> => {
-    const unique = [...new Set(keys)];
     const out: D[] = [];
-    const size = dialect.maxParams - 1;
-    for (let start = 0; start < unique.length; start += size) {
-      const { rows } = await select<{ doc: unknown }>(db, dialect, { env, keys: unique.length <= size ? unique : unique.slice(start, start + size) });
-      for (const row of rows) out.push(decodeJson<D>(row.doc));
+    for (const part of chunk([...new Set(keys)], 1, dialect.maxParams - 1)) {
+      for (const row of (await select<{ doc: unknown }>(db, dialect, { env, keys: part })).rows) out.push(decodeJson<D>(row.doc));
     }
     return out;
   };

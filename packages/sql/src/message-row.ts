@@ -45,6 +45,6 @@ export function messageFromRow(row: Pick<MessageRow, (typeof MESSAGE_SELECT)[num
     archived: Number(row.archived) === 1,
   };
   if (row.snoozed_until !== null) message.snoozedUntil = row.snoozed_until;
-  else delete message.snoozedUntil;
+  else if ('snoozedUntil' in message) delete message.snoozedUntil;
   return message;
 }

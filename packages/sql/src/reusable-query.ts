@@ -12,7 +12,8 @@ const MARKED = /^\u0001tidings-arg:(.+):(-?\d+)$/;
  * The hot statements (a batch's subscribers, notifications, job completions, inserts of hundreds of
  * rows) run thousands of times a second, and building the same query tree each time cost more than
  * the database spent running it. `build` receives marker values in place of `args` (arrays keep their
- * length); each marker's place among the compiled parameters says where the real value goes.
+ * length); each marker's place among the compiled parameters says where the real value goes. So
+ * `build` must shape the statement from the arguments' lengths only, never from their values.
  */
 export function reusableQuery<A extends Args>(build: (db: Db, args: A) => Compilable) {
   const templates = new Map<string, { sql: string; slots: Slot[] }>();

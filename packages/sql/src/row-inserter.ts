@@ -1,4 +1,5 @@
 import type { Compilable, InsertQueryBuilder, InsertResult } from 'kysely';
+import { chunk } from './codec.js';
 import type { Db, SqlDialect } from './dialect.js';
 import { reusableQuery } from './reusable-query.js';
 import type { Database } from './tables.js';
@@ -22,10 +23,9 @@ export function rowInserter<T extends keyof Database & string, R = unknown>(
   /** Returns what `finish` makes the statement return (nothing unless it adds `returning`). */
   return async (db: Db, dialect: SqlDialect, rows: readonly (readonly unknown[])[]): Promise<R[]> => {
     const out: R[] = [];
-    const size = Math.max(1, Math.floor(dialect.maxParams / columns.length));
-    for (let start = 0; start < rows.length; start += size) {
+    for (const part of chunk(rows, columns.length, dialect.maxParams)) {
       const cells: unknown[] = [];
-      for (const row of rows.length <= size ? rows : rows.slice(start, start + size)) for (const value of row) cells.push(value);
+      for (const row of part) for (const value of row) cells.push(value);
       for (const row of (await insert<R>(db, dialect, { cells })).rows) out.push(row);
     }
     return out;

@@ -35,7 +35,6 @@ const insertTraces = rowInserter('tidings_traces', ['env', 'transaction_id', 'su
 const notificationDocs = docsByKeys('tidings_notifications', 'id');
 const deleteClaimed = reusableQuery<{ ids: readonly string[]; workerId: string }>((db, { ids, workerId }) => db.deleteFrom('tidings_jobs').where('id', 'in', ids).where('locked_by', '=', workerId));
 
-
 export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
   const max = dialect.maxParams;
   return {
