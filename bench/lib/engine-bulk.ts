@@ -1,4 +1,7 @@
-import { createTidings, type Storage, type TidingsOptions } from '@tidings/core';
+import { createTidings, type Storage, type TidingsOptions, type WorkflowInput } from '@tidings/core';
+
+/** The bulk workload's workflow: one in-app step with a template reading the subscriber and payload. */
+export const BENCH_WORKFLOW: WorkflowInput = { name: 'Bench', triggers: [{ identifier: 'bench' }], steps: [{ template: { type: 'in_app', content: 'Hello {{ subscriber.firstName }}, {{ payload.n }}' } }] };
 
 /**
  * The end-to-end bulk workload on an engine: `calls` bulk triggers of 100 events, each event to
@@ -10,7 +13,7 @@ export async function engineBulk(
   options: { calls: number; perEvent: number; prefix: string; engine?: Partial<TidingsOptions> },
 ): Promise<{ messages: number; seconds: number }> {
   const tidings = createTidings({ storage, batchSize: 500, ...options.engine });
-  await tidings.workflows.upsert({ name: 'Bench', triggers: [{ identifier: 'bench' }], steps: [{ template: { type: 'in_app', content: 'Hello {{ subscriber.firstName }}, {{ payload.n }}' } }] });
+  await tidings.workflows.upsert(BENCH_WORKFLOW);
   let n = 0;
   const started = performance.now();
   for (let call = 0; call < options.calls; call++) {

@@ -1,11 +1,12 @@
 import { join } from 'node:path';
-import type { Storage } from '@tidings/core';
+import { createTidings, type Storage } from '@tidings/core';
 import { memoryStorage } from '@tidings/memory';
 import { postgresStorage } from '@tidings/postgres';
 import { sqliteStorage } from '@tidings/sqlite';
 import { mapBaseline, postgresBaseline, sqliteBaseline, type Baseline } from '../lib/baselines.js';
-import { engineBulk } from '../lib/engine-bulk.js';
+import { BENCH_WORKFLOW, engineBulk } from '../lib/engine-bulk.js';
 import { sqliteFloor } from '../lib/floors.js';
+import { pureWorkRate } from '../lib/pure-work.js';
 import { repeat } from '../lib/stats.js';
 import { freshName, tempDir } from '../lib/temp.js';
 import type { BenchContext, Row } from './types.js';
@@ -47,6 +48,21 @@ export async function bulkWorkload(ctx: BenchContext): Promise<Row[]> {
     backends.push({ name: 'postgres', storage: () => postgresStorage({ connectionString: url, schema: freshName('bench') }), baseline: () => postgresBaseline(url, freshName('raw')) });
   }
   const rows: Row[] = [];
+  const workflow = await createTidings({ storage: memoryStorage() }).workflows.upsert(BENCH_WORKFLOW);
+  const pure = await repeat(ctx.runs, 1, async () => pureWorkRate(workflow, ctx.quick ? 20_000 : 200_000));
+  const map = await throughput(ctx, () => mapBaseline(), ctx.quick ? 4 : 40, 1);
+  rows.push({
+    workload: "ceiling: the engine's pure work per message, no storage (validate, subscriber, walk and render, build)",
+    backend: 'memory (pure work)',
+    batch: 1,
+    unit: 'messages/s',
+    value: pure.median,
+    spread: pure.spread,
+    runs: pure.runs,
+    baseline: map.median,
+    ratio: pure.median / map.median,
+  });
+  ctx.log(`  pure work per message: ${Math.round(pure.median)} msg/s (plain Map ${Math.round(map.median)})`);
   for (const backend of backends) {
     for (const perEvent of [1, 10]) {
       const calls = Math.max(2, Math.round((ctx.quick ? 4 : 40) / perEvent));
