@@ -12,6 +12,7 @@ import type {
   Topic,
   Workflow,
 } from '@tidings/core';
+import { JobQueue } from './job-queue.js';
 
 /** Composite map key of an environment and an id. */
 export const k = (env: string, id: string) => `${env}\u0000${id}`;
@@ -34,6 +35,8 @@ export class Tables {
   /** env|transactionId → notification id */
   readonly transactionIds = new Map<string, string>();
   readonly jobs = new Map<string, Job>();
+  /** Claim order of `jobs` (see JobQueue); rebuilt from `jobs` when a transaction rolls back. */
+  readonly jobQueue = new JobQueue();
   readonly messages = new Map<string, Message>();
   /** env|internal subscriber id → message id → message */
   readonly inboxes = new Map<string, Map<string, Message>>();
@@ -99,6 +102,7 @@ export class Tables {
       else if (entry.had) entry.map.set(entry.key, entry.old);
       else entry.map.delete(entry.key);
     }
+    if (log.some((entry) => 'map' in entry && entry.map === this.jobs)) this.jobQueue.reset([...this.jobs.values()].map(({ runAt, id }) => ({ runAt, id })));
   }
 }
 

@@ -1,4 +1,5 @@
 import { feedCursor, type Job, type Message, type StorageRepositories } from '@tidings/core';
+import type { QueueEntry } from '../job-queue.js';
 import { copy, k, type Tables } from '../tables.js';
 
 type Delivery = Pick<StorageRepositories, 'notifications' | 'jobs' | 'messages' | 'traces'>;
@@ -37,16 +38,30 @@ export function deliveryRepositories(t: Tables): Delivery {
     },
     jobs: {
       async enqueue(jobs) {
-        for (const job of jobs) t.put(t.jobs, job.id, copy(job));
+        for (const job of jobs) {
+          t.put(t.jobs, job.id, copy(job));
+          t.jobQueue.push({ runAt: job.runAt, id: job.id });
+        }
       },
       async claimDue({ env, workerId, now, limit, leaseMs }) {
+        // The earliest due jobs come off the queue in (runAt, id) order. Leased jobs keep their entry
+        // (they are due again when the lease passes); entries whose job is gone or has moved are dropped.
         const due: Job[] = [];
-        for (const job of t.jobs.values()) {
-          if ((env === undefined || job.environmentId === env) && job.runAt <= now && (job.lockedUntil === null || job.lockedUntil <= now)) due.push(job);
+        const keep: QueueEntry[] = [];
+        const seen = new Set<string>();
+        while (due.length < limit) {
+          const top = t.jobQueue.peek();
+          if (!top || top.runAt > now) break;
+          t.jobQueue.pop();
+          const job = t.jobs.get(top.id);
+          if (!job || job.runAt !== top.runAt || seen.has(top.id)) continue;
+          seen.add(top.id);
+          keep.push(top);
+          if ((env === undefined || job.environmentId === env) && (job.lockedUntil === null || job.lockedUntil <= now)) due.push(job);
         }
-        due.sort((a, b) => (a.runAt < b.runAt ? -1 : a.runAt > b.runAt ? 1 : 0));
+        for (const entry of keep) t.jobQueue.push(entry);
         const lockedUntil = new Date(Date.parse(now) + leaseMs).toISOString();
-        return due.slice(0, limit).map((job) => {
+        return due.map((job) => {
           const claimed: Job = { ...job, lockedBy: workerId, lockedUntil, attempts: job.attempts + 1 };
           t.put(t.jobs, job.id, claimed);
           return copy(claimed);
@@ -60,6 +75,7 @@ export function deliveryRepositories(t: Tables): Delivery {
       async reschedule(id, workerId, change) {
         const job = t.jobs.get(id);
         if (!job || job.lockedBy !== workerId) return false;
+        if (change.runAt !== job.runAt) t.jobQueue.push({ runAt: change.runAt, id });
         t.put(t.jobs, id, {
           ...job,
           runAt: change.runAt,
