@@ -6,6 +6,7 @@ import { docsByKeys } from '../docs-by-keys.js';
 import { reusableQuery } from '../reusable-query.js';
 import { MESSAGE_SELECT, messageFromRow, messageRow } from '../message-row.js';
 import { rowInserter } from '../row-inserter.js';
+import { decodeTraceDoc, encodeTraceDoc } from '../trace-doc.js';
 import type { RepoContext } from './context.js';
 
 type Delivery = Pick<StorageRepositories, 'notifications' | 'jobs' | 'messages' | 'traces'>;
@@ -182,17 +183,14 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
         const rows = [...groups.values()].map((group) => {
           const first = group[0]!;
           const single = group.every((r) => r.subscriberId === first.subscriberId);
-          return [first.environmentId, first.transactionId, single ? first.subscriberId : '*', first.at, encodeJson(group)];
+          return [first.environmentId, first.transactionId, single ? first.subscriberId : '*', first.at, encodeTraceDoc(group)];
         });
         await insertTraces(db, dialect, rows);
       },
       async list(env, transactionId, subscriberId) {
-        let q = db.selectFrom('tidings_traces').select('doc').where('env', '=', env).where('transaction_id', '=', transactionId);
+        let q = db.selectFrom('tidings_traces').select(['doc', 'env', 'transaction_id']).where('env', '=', env).where('transaction_id', '=', transactionId);
         if (subscriberId !== undefined) q = q.where((eb) => eb.or([eb('subscriber_id', '=', subscriberId), eb('subscriber_id', '=', '*')]));
-        const records = (await q.orderBy('at').orderBy('seq').execute()).flatMap((r) => {
-          const doc = decodeJson<DecisionRecord | DecisionRecord[]>(r.doc);
-          return Array.isArray(doc) ? doc : [doc];
-        });
+        const records = (await q.orderBy('at').orderBy('seq').execute()).flatMap((row) => decodeTraceDoc(row.doc, row));
         records.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
         return subscriberId === undefined ? records : records.filter((r) => r.subscriberId === subscriberId);
       },
