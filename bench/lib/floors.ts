@@ -1,3 +1,5 @@
+import type { DecisionRecord, Job, Message, Notification, SubscriberUpsert } from '@tidings/core';
+import { memoryStorage } from '@tidings/memory';
 import { sqliteStorage } from '@tidings/sqlite';
 import Database from 'better-sqlite3';
 import type { Baseline } from './baselines.js';
@@ -67,5 +69,61 @@ export async function sqliteFloor(filename: string, mode: 'jobs' | 'inline'): Pr
     close() {
       db.close();
     },
+  };
+}
+
+/**
+ * The same floor for the memory store: its own port calls for exactly the engine's records (the
+ * notification, the subscriber, the job enqueued, claimed and completed; the message and its decision
+ * record), in the same transactions, with no engine code. Records are built by hand in the shapes the
+ * engine writes.
+ */
+export function memoryFloor(mode: 'jobs' | 'inline'): Baseline {
+  const storage = memoryStorage();
+  let seq = 0;
+  const id = () => `${Math.floor(Date.now() / 1000).toString(16)}0000000000${(seq++).toString(16).padStart(6, '0')}`;
+  return {
+    async call(call, perEvent) {
+      const now = new Date().toISOString();
+      const notifications: Notification[] = [];
+      const upserts: SubscriberUpsert[] = [];
+      const work: { notification: Notification; subscriberId: string; internalId: string; n: number }[] = [];
+      for (let e = 0; e < 100; e++) {
+        const n = call * 100 + e;
+        const transactionId = `${Date.now().toString(16).padStart(12, '0')}-7000-8000-${(seq++).toString(16).padStart(12, '0')}`;
+        const notification: Notification = { _id: id(), _environmentId: 'default', _organizationId: 'default', _templateId: 'wf', templateIdentifier: 'bench', transactionId, payload: { n }, overrides: {}, actorId: null, tenantId: null, context: {}, createdAt: now };
+        notifications.push(notification);
+        for (let k = 0; k < perEvent; k++) {
+          const subscriberId = `mf-${n}-${k}`;
+          const internalId = id();
+          upserts.push({ _id: internalId, patch: { subscriberId, firstName: `S${n}` } });
+          work.push({ notification, subscriberId, internalId, n });
+        }
+      }
+      const jobs: Job[] = work.map((w) => ({ id: id(), environmentId: 'default', kind: 'walk', runAt: now, attempts: 0, lockedBy: null, lockedUntil: null, transactionId: w.notification.transactionId, subscriberId: w.subscriberId, data: { notificationId: w.notification._id, stepIndex: 0 }, lastError: null }));
+      const messages: Message[] = work.map((w) => ({
+        _id: `${w.notification._id}000${w.internalId}`, _templateId: 'wf', _environmentId: 'default', _messageTemplateId: 'step', _organizationId: 'default', _notificationId: w.notification._id,
+        _subscriberId: w.internalId, subscriberId: w.subscriberId, templateIdentifier: 'bench', createdAt: now, deliveredAt: [now], content: `Hello S${w.n}, ${w.n}`, transactionId: w.notification.transactionId,
+        channel: 'in_app', read: false, seen: false, archived: false, cta: {}, _feedId: null, status: 'sent', payload: { n: w.n }, overrides: {}, contextKeys: [], tags: [],
+      }));
+      const records: DecisionRecord[] = work.map((w, i) => ({ environmentId: 'default', transactionId: w.notification.transactionId, subscriberId: w.subscriberId, jobId: jobs[i]!.id, at: now, entries: [{ stepIndex: 0, stepId: 'step', type: 'in_app', decision: 'delivered', reason: 'rendered for in_app' }] }));
+      await storage.transaction(async (tx) => {
+        await tx.notifications.insertMany('default', notifications);
+        await tx.subscribers.upsertMany('default', upserts, now, 'default');
+        if (mode === 'jobs') await tx.jobs.enqueue(jobs);
+        else {
+          await tx.messages.insertMany(messages);
+          await tx.traces.append(records);
+        }
+      });
+      if (mode === 'inline') return;
+      const claimed = await storage.jobs.claimDue({ env: 'default', workerId: 'w-floor', now, limit: jobs.length, leaseMs: 30_000 });
+      await storage.transaction(async (tx) => {
+        await tx.messages.insertMany(messages);
+        await tx.traces.append(records);
+        await tx.jobs.complete(claimed.map((j) => j.id), 'w-floor');
+      });
+    },
+    close: () => storage.close(),
   };
 }

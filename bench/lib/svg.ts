@@ -20,7 +20,7 @@ export function throughputChart(rows: readonly Row[]): string {
     const y = 30 + i * lineHeight;
     const scale = (v: number) => Math.max(1, ((width - left - 190) * v) / maxOf.get(group(r))!);
     const label = `${r.backend}, ×${r.batch ?? 1}`;
-    const what = r.backend.includes('floor') ? "raw SQL, the engine's rows" : 'engine';
+    const what = r.backend.includes('floor') ? "floor: the engine's rows, no engine code" : r.backend.includes('pure work') ? 'ceiling: pure work, no storage' : 'engine';
     return [
       `<text x="${left - 8}" y="${y + 14}" text-anchor="end">${escape(label)}</text>`,
       `<rect x="${left}" y="${y}" width="${scale(r.value).toFixed(1)}" height="16" fill="#2d6cdf"/>`,
