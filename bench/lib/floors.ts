@@ -1,5 +1,5 @@
 import type { DecisionRecord, Job, Message, Notification, SubscriberUpsert } from '@tidings/core';
-import { memoryStorage } from '@tidings/memory';
+import { memoryStorage, type MemoryStorageOptions } from '@tidings/memory';
 import { sqliteStorage } from '@tidings/sqlite';
 import Database from 'better-sqlite3';
 import type { Baseline } from './baselines.js';
@@ -78,8 +78,8 @@ export async function sqliteFloor(filename: string, mode: 'jobs' | 'inline'): Pr
  * record), in the same transactions, with no engine code. Records are built by hand in the shapes the
  * engine writes.
  */
-export function memoryFloor(mode: 'jobs' | 'inline'): Baseline {
-  const storage = memoryStorage();
+export function memoryFloor(mode: 'jobs' | 'inline', options: MemoryStorageOptions = {}): Baseline {
+  const storage = memoryStorage(options);
   let seq = 0;
   const id = () => `${Math.floor(Date.now() / 1000).toString(16)}0000000000${(seq++).toString(16).padStart(6, '0')}`;
   return {

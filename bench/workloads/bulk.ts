@@ -37,6 +37,12 @@ export async function bulkWorkload(ctx: BenchContext): Promise<Row[]> {
   const backends: Backend[] = [
     { name: 'memory', storage: () => memoryStorage(), baseline: () => mapBaseline(), floor: async (mode) => memoryFloor(mode) },
     {
+      name: 'memory (shared records)',
+      storage: () => memoryStorage({ copyRecords: false }),
+      baseline: () => mapBaseline(),
+      floor: async (mode) => memoryFloor(mode, { copyRecords: false }),
+    },
+    {
       name: 'sqlite',
       storage: () => sqliteStorage({ filename: join(dir, `${freshName('engine')}.db`) }),
       baseline: () => sqliteBaseline(join(dir, `${freshName('raw')}.db`)),
@@ -108,7 +114,7 @@ export async function bulkWorkload(ctx: BenchContext): Promise<Row[]> {
           const measured = await throughput(ctx, () => floor(mode), calls, perEvent);
           const engineFigure = mode === 'jobs' ? engine.median : inline.median;
           rows.push({
-            workload: `floor: ${backend.name === 'memory' ? "the store's own calls" : 'raw SQL'} writing the engine's rows, ${backend.name}, 100 events × ${perEvent}, ${mode === 'jobs' ? 'with jobs' : 'inlineInApp'} (engine at ${Math.round((engineFigure / measured.median) * 100)}% of it)`,
+            workload: `floor: ${backend.name.startsWith('memory') ? "the store's own calls" : 'raw SQL'} writing the engine's rows, ${backend.name}, 100 events × ${perEvent}, ${mode === 'jobs' ? 'with jobs' : 'inlineInApp'} (engine at ${Math.round((engineFigure / measured.median) * 100)}% of it)`,
             backend: `${backend.name} (floor ${mode})`,
             batch: perEvent,
             unit: 'messages/s',

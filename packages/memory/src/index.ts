@@ -1,1 +1,1 @@
-export { memoryStorage } from './memory-storage.js';
+export { memoryStorage, type MemoryStorageOptions } from './memory-storage.js';

@@ -22,6 +22,13 @@ export const k = (env: string, id: string) => `${env}\u0000${id}`;
  * so a failed transaction puts every map back as it was.
  */
 export class Tables {
+  /** How records go in and come out: `copy`, or as they are when the store shares them. */
+  readonly copy: <T>(value: T) => T;
+
+  constructor(options: { copyRecords: boolean }) {
+    this.copy = options.copyRecords ? copy : (value) => value;
+  }
+
   readonly workflows = new Map<string, Workflow>();
   readonly subscribers = new Map<string, Subscriber>();
   readonly topics = new Map<string, Topic>();

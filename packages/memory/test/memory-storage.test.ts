@@ -2,3 +2,4 @@ import { describeStorage } from '@tidings/core/testing';
 import { memoryStorage } from '../src/index.js';
 
 describeStorage('memory', { create: () => memoryStorage() });
+describeStorage('memory (shared records)', { create: () => memoryStorage({ copyRecords: false }) });

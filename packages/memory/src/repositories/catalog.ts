@@ -1,5 +1,5 @@
 import { TidingsError, type StorageRepositories } from '@tidings/core';
-import { copy, k, type Tables } from '../tables.js';
+import { k, type Tables } from '../tables.js';
 
 type Catalog = Pick<StorageRepositories, 'workflows' | 'tenants' | 'integrations'>;
 
@@ -21,24 +21,24 @@ export function catalogRepositories(t: Tables): Catalog {
             throw new TidingsError('conflict', `A workflow with identifier "${workflow.identifier}" already exists`);
           }
         }
-        t.put(t.workflows, k(env, workflow._id), copy(workflow));
-        return copy(workflow);
+        t.put(t.workflows, k(env, workflow._id), t.copy(workflow));
+        return t.copy(workflow);
       },
       async find(env, ref) {
         const byId = t.workflows.get(k(env, ref));
-        if (byId) return copy(byId);
+        if (byId) return t.copy(byId);
         const all = ofEnv(t.workflows, env);
         const found = all.find((w) => w.identifier === ref) ?? all.find((w) => w.slug === ref);
-        return found ? copy(found) : null;
+        return found ? t.copy(found) : null;
       },
       async getMany(env, ids) {
         return ids.flatMap((id) => {
           const found = t.workflows.get(k(env, id));
-          return found ? [copy(found)] : [];
+          return found ? [t.copy(found)] : [];
         });
       },
       async list(env) {
-        return ofEnv(t.workflows, env).sort(byCreation).map(copy);
+        return ofEnv(t.workflows, env).sort(byCreation).map(t.copy);
       },
       async delete(env, id) {
         return t.del(t.workflows, k(env, id));
@@ -46,12 +46,12 @@ export function catalogRepositories(t: Tables): Catalog {
     },
     tenants: {
       async upsert(env, tenant) {
-        t.put(t.tenants, k(env, tenant.identifier), copy(tenant));
-        return copy(tenant);
+        t.put(t.tenants, k(env, tenant.identifier), t.copy(tenant));
+        return t.copy(tenant);
       },
       async get(env, identifier) {
         const found = t.tenants.get(k(env, identifier));
-        return found ? copy(found) : null;
+        return found ? t.copy(found) : null;
       },
     },
     integrations: {
@@ -65,18 +65,18 @@ export function catalogRepositories(t: Tables): Catalog {
             t.put(t.integrations, k(env, other._id), { ...other, primary: false });
           }
         }
-        t.put(t.integrations, k(env, integration._id), copy(integration));
-        return copy(integration);
+        t.put(t.integrations, k(env, integration._id), t.copy(integration));
+        return t.copy(integration);
       },
       async list(env, filter = {}) {
         return ofEnv(t.integrations, env)
           .filter((i) => (filter.active === undefined || i.active === filter.active) && (filter.channel === undefined || i.channel === filter.channel))
           .sort(byCreation)
-          .map(copy);
+          .map(t.copy);
       },
       async get(env, id) {
         const found = t.integrations.get(k(env, id));
-        return found ? copy(found) : null;
+        return found ? t.copy(found) : null;
       },
     },
   };

@@ -1,6 +1,6 @@
 import { feedCursor, type Job, type Message, type StorageRepositories } from '@tidings/core';
 import type { QueueEntry } from '../job-queue.js';
-import { copy, k, type Tables } from '../tables.js';
+import { k, type Tables } from '../tables.js';
 
 type Delivery = Pick<StorageRepositories, 'notifications' | 'jobs' | 'messages' | 'traces'>;
 
@@ -19,7 +19,7 @@ export function deliveryRepositories(t: Tables): Delivery {
           const txKey = k(env, notification.transactionId);
           if (t.transactionIds.has(txKey)) continue;
           t.put(t.transactionIds, txKey, notification._id);
-          t.put(t.notifications, k(env, notification._id), copy(notification));
+          t.put(t.notifications, k(env, notification._id), t.copy(notification));
           stored.push(notification._id);
         }
         return stored;
@@ -27,19 +27,19 @@ export function deliveryRepositories(t: Tables): Delivery {
       async getMany(env, ids) {
         return ids.flatMap((id) => {
           const found = t.notifications.get(k(env, id));
-          return found ? [copy(found)] : [];
+          return found ? [t.copy(found)] : [];
         });
       },
       async getByTransactionId(env, transactionId) {
         const id = t.transactionIds.get(k(env, transactionId));
         const found = id === undefined ? undefined : t.notifications.get(k(env, id));
-        return found ? copy(found) : null;
+        return found ? t.copy(found) : null;
       },
     },
     jobs: {
       async enqueue(jobs) {
         for (const job of jobs) {
-          t.put(t.jobs, job.id, copy(job));
+          t.put(t.jobs, job.id, t.copy(job));
           t.jobQueue.push({ runAt: job.runAt, id: job.id });
         }
       },
@@ -64,7 +64,7 @@ export function deliveryRepositories(t: Tables): Delivery {
         return due.map((job) => {
           const claimed: Job = { ...job, lockedBy: workerId, lockedUntil, attempts: job.attempts + 1 };
           t.put(t.jobs, job.id, claimed);
-          return copy(claimed);
+          return t.copy(claimed);
         });
       },
       async complete(ids, workerId) {
@@ -79,7 +79,7 @@ export function deliveryRepositories(t: Tables): Delivery {
         t.put(t.jobs, id, {
           ...job,
           runAt: change.runAt,
-          data: copy(change.data),
+          data: t.copy(change.data),
           lastError: change.lastError,
           attempts: change.resetAttempts ? 0 : job.attempts,
           lockedBy: null,
@@ -112,7 +112,7 @@ export function deliveryRepositories(t: Tables): Delivery {
               (filter.subscriberId === undefined || j.subscriberId === filter.subscriberId),
           )
           .sort((a, b) => (a.runAt < b.runAt ? -1 : a.runAt > b.runAt ? 1 : 0))
-          .map(copy);
+          .map(t.copy);
       },
     },
     messages: {
@@ -120,7 +120,7 @@ export function deliveryRepositories(t: Tables): Delivery {
         const inserted: Message[] = [];
         for (const message of messages) {
           if (t.messages.has(message._id)) continue;
-          const stored = copy(message);
+          const stored = t.copy(message);
           t.put(t.messages, message._id, stored);
           t.put(t.inner(t.inboxes, k(message._environmentId, message._subscriberId)), message._id, stored);
           inserted.push(message);
@@ -131,13 +131,13 @@ export function deliveryRepositories(t: Tables): Delivery {
         const inbox = t.inboxes.get(k(env, subscriberInternalId));
         return ids.flatMap((id) => {
           const found = inbox?.get(id);
-          return found ? [copy(found)] : [];
+          return found ? [t.copy(found)] : [];
         });
       },
       async replaceMany(messages) {
         for (const message of messages) {
           if (!t.messages.has(message._id)) continue;
-          const stored = copy(message);
+          const stored = t.copy(message);
           t.put(t.messages, message._id, stored);
           t.put(t.inner(t.inboxes, k(message._environmentId, message._subscriberId)), message._id, stored);
         }
@@ -156,7 +156,7 @@ export function deliveryRepositories(t: Tables): Delivery {
               (after === null || m.createdAt < after.createdAt || (m.createdAt === after.createdAt && m._id < after.id)),
           )
           .sort(newestFirst);
-        const page = items.slice(0, query.limit).map(copy);
+        const page = items.slice(0, query.limit).map(t.copy);
         const last = page[page.length - 1];
         return { items: page, nextCursor: items.length > query.limit && last ? feedCursor.encode(last) : null };
       },
@@ -177,18 +177,18 @@ export function deliveryRepositories(t: Tables): Delivery {
         return [...t.messages.values()]
           .filter((m) => m._environmentId === env && m.transactionId === transactionId)
           .sort((a, b) => -newestFirst(a, b))
-          .map(copy);
+          .map(t.copy);
       },
     },
     traces: {
       async append(records) {
-        for (const record of records) t.append(t.traces, k(record.environmentId, record.transactionId), copy(record));
+        for (const record of records) t.append(t.traces, k(record.environmentId, record.transactionId), t.copy(record));
       },
       async list(env, transactionId, subscriberId) {
         return (t.traces.get(k(env, transactionId)) ?? [])
           .filter((r) => subscriberId === undefined || r.subscriberId === subscriberId)
           .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))
-          .map(copy);
+          .map(t.copy);
       },
     },
   };

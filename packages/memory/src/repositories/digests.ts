@@ -1,10 +1,10 @@
 import type { Digest, StorageRepositories } from '@tidings/core';
-import { copy, k, type Tables } from '../tables.js';
+import { k, type Tables } from '../tables.js';
 
 /** Digests: one open digest per key, joined atomically (every call runs alone). */
 export function digestRepositories(t: Tables): Pick<StorageRepositories, 'digests'> {
   const save = (env: string, digest: Digest) => {
-    t.put(t.digests, k(env, digest.id), copy(digest));
+    t.put(t.digests, k(env, digest.id), t.copy(digest));
     if (digest.status === 'open') t.put(t.openDigests, k(env, digest.key), digest.id);
     else if (t.openDigests.get(k(env, digest.key)) === digest.id) t.del(t.openDigests, k(env, digest.key));
   };
@@ -16,11 +16,11 @@ export function digestRepositories(t: Tables): Pick<StorageRepositories, 'digest
         if (!current) {
           const digest: Digest = { ...open, status: 'open', events: [event] };
           save(env, digest);
-          return { digest: copy(digest), opened: true };
+          return { digest: t.copy(digest), opened: true };
         }
         const digest: Digest = { ...current, events: [...current.events, event], ...(moveDueAt !== undefined && { dueAt: moveDueAt }) };
         save(env, digest);
-        return { digest: copy(digest), opened: false };
+        return { digest: t.copy(digest), opened: false };
       },
       async touch(env, key, at) {
         const previous = t.digestLastEvents.get(k(env, key)) ?? null;
@@ -31,11 +31,11 @@ export function digestRepositories(t: Tables): Pick<StorageRepositories, 'digest
         const digest = t.digests.get(k(env, id));
         if (!digest) return null;
         if (digest.status === 'open') save(env, { ...digest, status: 'closed' });
-        return copy({ ...digest, status: 'closed' });
+        return t.copy({ ...digest, status: 'closed' });
       },
       async get(env, id) {
         const digest = t.digests.get(k(env, id));
-        return digest ? copy(digest) : null;
+        return digest ? t.copy(digest) : null;
       },
       async removeTransaction(env, transactionId) {
         const updated: Digest[] = [];
@@ -52,7 +52,7 @@ export function digestRepositories(t: Tables): Pick<StorageRepositories, 'digest
           }
           const next = { ...digest, events };
           save(env, next);
-          updated.push(copy(next));
+          updated.push(t.copy(next));
         }
         return { updated, removedOwnerOf };
       },
@@ -63,7 +63,7 @@ export function digestRepositories(t: Tables): Pick<StorageRepositories, 'digest
           if (!digest || digest.environmentId !== env) continue;
           if (filter.subscriberId !== undefined && digest.subscriberId !== filter.subscriberId) continue;
           if (filter.transactionId !== undefined && !digest.events.some((e) => e.transactionId === filter.transactionId)) continue;
-          out.push(copy(digest));
+          out.push(t.copy(digest));
         }
         return out.sort((a, b) => (a.dueAt < b.dueAt ? -1 : a.dueAt > b.dueAt ? 1 : 0));
       },

@@ -1,5 +1,5 @@
 import type { StorageRepositories } from '@tidings/core';
-import { copy, k, type Tables } from '../tables.js';
+import { k, type Tables } from '../tables.js';
 
 export function idempotencyRepositories(t: Tables): Pick<StorageRepositories, 'idempotency'> {
   return {
@@ -7,14 +7,14 @@ export function idempotencyRepositories(t: Tables): Pick<StorageRepositories, 'i
       async begin(env, key, fingerprint, now, inFlightUntil) {
         const found = t.idempotency.get(k(env, key));
         if (found && found.expiresAt > now) {
-          return found.response ? { state: 'completed', fingerprint: found.fingerprint, response: copy(found.response) } : { state: 'in_flight', fingerprint: found.fingerprint };
+          return found.response ? { state: 'completed', fingerprint: found.fingerprint, response: t.copy(found.response) } : { state: 'in_flight', fingerprint: found.fingerprint };
         }
         t.put(t.idempotency, k(env, key), { fingerprint, response: null, expiresAt: inFlightUntil });
         return { state: 'started' };
       },
       async complete(env, key, response, expiresAt) {
         const found = t.idempotency.get(k(env, key));
-        if (found) t.put(t.idempotency, k(env, key), { ...found, response: copy(response), expiresAt });
+        if (found) t.put(t.idempotency, k(env, key), { ...found, response: t.copy(response), expiresAt });
       },
       async purgeExpired(env, now) {
         let purged = 0;

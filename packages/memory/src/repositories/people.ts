@@ -1,5 +1,5 @@
 import { mergeSubscriber, type StorageRepositories } from '@tidings/core';
-import { copy, k, type Tables } from '../tables.js';
+import { k, type Tables } from '../tables.js';
 
 type People = Pick<StorageRepositories, 'subscribers' | 'topics' | 'preferences'>;
 
@@ -11,7 +11,7 @@ export function peopleRepositories(t: Tables): People {
         return items.map(({ patch, _id }) => {
           const key = k(env, patch.subscriberId);
           const next = mergeSubscriber(t.subscribers.get(key) ?? null, patch, { _id, now, environmentId: env, organizationId });
-          t.put(t.subscribers, key, copy(next));
+          t.put(t.subscribers, key, t.copy(next));
           return next;
         });
       },
@@ -19,7 +19,7 @@ export function peopleRepositories(t: Tables): People {
         const out = [];
         for (const id of subscriberIds) {
           const found = t.subscribers.get(k(env, id));
-          if (found) out.push(copy(found));
+          if (found) out.push(t.copy(found));
         }
         return out;
       },
@@ -36,12 +36,12 @@ export function peopleRepositories(t: Tables): People {
       async upsert(env, topic) {
         const existing = t.topics.get(k(env, topic.key));
         const stored = existing ? { ...existing, name: topic.name, updatedAt: topic.updatedAt } : topic;
-        t.put(t.topics, k(env, topic.key), copy(stored));
-        return copy(stored);
+        t.put(t.topics, k(env, topic.key), t.copy(stored));
+        return t.copy(stored);
       },
       async get(env, key) {
         const found = t.topics.get(k(env, key));
-        return found ? copy(found) : null;
+        return found ? t.copy(found) : null;
       },
       async addMembers(env, topic, subscribers) {
         const members = t.inner(t.topicMembers, k(env, topic.key));
@@ -75,13 +75,13 @@ export function peopleRepositories(t: Tables): People {
     },
     preferences: {
       async list(env, subscriberId) {
-        return [...(t.preferences.get(k(env, subscriberId))?.values() ?? [])].map(copy);
+        return [...(t.preferences.get(k(env, subscriberId))?.values() ?? [])].map(t.copy);
       },
       async listMany(env, subscriberIds) {
-        return subscriberIds.flatMap((id) => [...(t.preferences.get(k(env, id))?.values() ?? [])].map(copy));
+        return subscriberIds.flatMap((id) => [...(t.preferences.get(k(env, id))?.values() ?? [])].map(t.copy));
       },
       async putMany(env, rows) {
-        for (const row of rows) t.put(t.inner(t.preferences, k(env, row.subscriberId)), row.workflowId ?? '', copy(row));
+        for (const row of rows) t.put(t.inner(t.preferences, k(env, row.subscriberId)), row.workflowId ?? '', t.copy(row));
       },
     },
   };
