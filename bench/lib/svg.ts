@@ -12,8 +12,8 @@ export function throughputChart(rows: readonly Row[]): string {
   const bars = rows.filter((r) => r.unit === 'messages/s');
   const maxOf = new Map<string, number>();
   for (const r of bars) maxOf.set(group(r), Math.max(maxOf.get(group(r)) ?? 1, r.value, r.baseline ?? 0));
-  const width = 760;
-  const left = 250;
+  const width = 840;
+  const left = 300;
   const lineHeight = 46;
   const height = 40 + bars.length * lineHeight;
   const parts = bars.map((r, i) => {
