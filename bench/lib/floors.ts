@@ -4,6 +4,15 @@ import { sqliteStorage } from '@tidings/sqlite';
 import Database from 'better-sqlite3';
 import type { Baseline } from './baselines.js';
 
+/** Record ids and transaction ids ordered by time, as the engine makes them. */
+function orderedIds() {
+  let seq = 0;
+  return {
+    id: () => `${Math.floor(Date.now() / 1000).toString(16)}0000000000${(seq++).toString(16).padStart(6, '0')}`,
+    transactionId: () => `${Date.now().toString(16).padStart(12, '0')}-7000-8000-${(seq++).toString(16).padStart(12, '0')}`,
+  };
+}
+
 /**
  * The engine's own floor: raw prepared statements writing exactly the rows the engine writes for the
  * bulk workload, on its own schema (made by its migrations), with documents of the same size, and no
@@ -27,16 +36,14 @@ export async function sqliteFloor(filename: string, mode: 'jobs' | 'inline'): Pr
   const message = db.prepare('insert into tidings_messages (id, env, subscriber_internal_id, transaction_id, channel, read, seen, created_at, doc, archived, snoozed_until, tags) values (?, ?, ?, ?, ?, 0, 0, ?, ?, 0, null, ?) on conflict do nothing returning id');
   const trace = db.prepare('insert into tidings_traces (env, transaction_id, subscriber_id, at, doc) values (?, ?, ?, ?, ?)');
   const done = db.prepare('delete from tidings_jobs where id = ? and locked_by = ?');
-  let seq = 0;
-  // Time-ordered ids, as the engine makes them.
-  const id = () => `${Math.floor(Date.now() / 1000).toString(16)}0000000000${(seq++).toString(16).padStart(6, '0')}`;
+  const { id, transactionId } = orderedIds();
   const record = db.transaction((perEvent: number, call: number) => {
     const now = new Date().toISOString();
     const work: { tx: string; notificationId: string; subscriberId: string; internalId: string; n: number }[] = [];
     for (let e = 0; e < 100; e++) {
       const n = call * 100 + e;
       const notificationId = id();
-      const tx = `${Date.now().toString(16).padStart(12, '0')}-7000-8000-${(seq++).toString(16).padStart(12, '0')}`;
+      const tx = transactionId();
       notification.get('default', notificationId, tx, JSON.stringify({ _id: notificationId, _environmentId: 'default', _organizationId: 'default', _templateId: '6b033dc8d1b29406a655c171', templateIdentifier: 'bench', transactionId: tx, payload: { n }, overrides: {}, actorId: null, tenantId: null, context: {}, createdAt: now }));
       for (let k = 0; k < perEvent; k++) {
         const subscriberId = `f-${n}-${k}`;
@@ -80,8 +87,8 @@ export async function sqliteFloor(filename: string, mode: 'jobs' | 'inline'): Pr
  */
 export function memoryFloor(mode: 'jobs' | 'inline', options: MemoryStorageOptions = {}): Baseline {
   const storage = memoryStorage(options);
-  let seq = 0;
-  const id = () => `${Math.floor(Date.now() / 1000).toString(16)}0000000000${(seq++).toString(16).padStart(6, '0')}`;
+  const ids = orderedIds();
+  const id = ids.id;
   return {
     async call(call, perEvent) {
       const now = new Date().toISOString();
@@ -90,7 +97,7 @@ export function memoryFloor(mode: 'jobs' | 'inline', options: MemoryStorageOptio
       const work: { notification: Notification; subscriberId: string; internalId: string; n: number }[] = [];
       for (let e = 0; e < 100; e++) {
         const n = call * 100 + e;
-        const transactionId = `${Date.now().toString(16).padStart(12, '0')}-7000-8000-${(seq++).toString(16).padStart(12, '0')}`;
+        const transactionId = ids.transactionId();
         const notification: Notification = { _id: id(), _environmentId: 'default', _organizationId: 'default', _templateId: 'wf', templateIdentifier: 'bench', transactionId, payload: { n }, overrides: {}, actorId: null, tenantId: null, context: {}, createdAt: now };
         notifications.push(notification);
         for (let k = 0; k < perEvent; k++) {
