@@ -15,8 +15,34 @@ interface Backend {
   name: string;
   storage: () => Storage;
   baseline: () => Promise<Baseline> | Baseline;
-  /** Raw statements writing the engine's own rows (see lib/floors.ts), with and without jobs. */
+  /** The engine's own rows written with no engine code (see lib/floors.ts), with and without jobs. */
   floor?: (mode: 'jobs' | 'inline') => Promise<Baseline>;
+}
+
+type Measured = Awaited<ReturnType<typeof repeat>>;
+
+/** One messages/s row beside the same run's raw baseline. */
+const rateRow = (workload: string, backend: string, batch: number, measured: Measured, raw: Measured): Row => ({
+  workload,
+  backend,
+  batch,
+  unit: 'messages/s',
+  value: measured.median,
+  spread: measured.spread,
+  runs: measured.runs,
+  baseline: raw.median,
+  ratio: measured.median / raw.median,
+});
+
+/** The engine end to end on a fresh storage, over `ctx.runs` runs after a warm-up. */
+async function engineRate(ctx: BenchContext, backend: Backend, calls: number, perEvent: number, inlineInApp: boolean) {
+  const storage = backend.storage();
+  const result = await repeat(ctx.runs, 1, async (run) => {
+    const { messages, seconds } = await engineBulk(storage, { calls, perEvent, prefix: `${inlineInApp ? 'i' : 'r'}${run}`, engine: { inlineInApp } });
+    return messages / seconds;
+  });
+  await storage.close();
+  return result;
 }
 
 async function throughput(ctx: BenchContext, make: () => Promise<Baseline> | Baseline, calls: number, perEvent: number) {
@@ -57,74 +83,26 @@ export async function bulkWorkload(ctx: BenchContext): Promise<Row[]> {
   const workflow = await createTidings({ storage: memoryStorage() }).workflows.upsert(BENCH_WORKFLOW);
   const pure = await repeat(ctx.runs, 1, async () => pureWorkRate(workflow, ctx.quick ? 20_000 : 200_000));
   const map = await throughput(ctx, () => mapBaseline(), ctx.quick ? 4 : 40, 1);
-  rows.push({
-    workload: "ceiling: the engine's pure work per message, no storage (validate, subscriber, walk and render, build)",
-    backend: 'memory (pure work)',
-    batch: 1,
-    unit: 'messages/s',
-    value: pure.median,
-    spread: pure.spread,
-    runs: pure.runs,
-    baseline: map.median,
-    ratio: pure.median / map.median,
-  });
+  rows.push(rateRow("ceiling: the engine's pure work per message, no storage (validate, subscriber, walk and render, build)", 'memory (pure work)', 1, pure, map));
   ctx.log(`  pure work per message: ${Math.round(pure.median)} msg/s (plain Map ${Math.round(map.median)})`);
   for (const backend of backends) {
     for (const perEvent of [1, 10]) {
       const calls = Math.max(2, Math.round((ctx.quick ? 4 : 40) / perEvent));
-      const storage = backend.storage();
-      const engine = await repeat(ctx.runs, 1, async (run) => {
-        const { messages, seconds } = await engineBulk(storage, { calls, perEvent, prefix: `r${run}` });
-        return messages / seconds;
-      });
-      await storage.close();
-      const inlineStorage = backend.storage();
-      const inline = await repeat(ctx.runs, 1, async (run) => {
-        const { messages, seconds } = await engineBulk(inlineStorage, { calls, perEvent, prefix: `i${run}`, engine: { inlineInApp: true } });
-        return messages / seconds;
-      });
-      await inlineStorage.close();
+      const engine = await engineRate(ctx, backend, calls, perEvent, false);
+      const inline = await engineRate(ctx, backend, calls, perEvent, true);
       const raw = await throughput(ctx, backend.baseline, calls, perEvent);
-      rows.push({
-        workload: `bulk trigger, ${backend.name}, 100 events × ${perEvent} subscriber${perEvent > 1 ? 's' : ''}`,
-        backend: backend.name,
-        batch: perEvent,
-        unit: 'messages/s',
-        value: engine.median,
-        spread: engine.spread,
-        runs: engine.runs,
-        baseline: raw.median,
-        ratio: engine.median / raw.median,
-      });
-      rows.push({
-        workload: `bulk trigger, ${backend.name}, 100 events × ${perEvent}, inlineInApp`,
-        backend: `${backend.name} (inline)`,
-        batch: perEvent,
-        unit: 'messages/s',
-        value: inline.median,
-        spread: inline.spread,
-        runs: inline.runs,
-        baseline: raw.median,
-        ratio: inline.median / raw.median,
-      });
+      rows.push(rateRow(`bulk trigger, ${backend.name}, 100 events × ${perEvent} subscriber${perEvent > 1 ? 's' : ''}`, backend.name, perEvent, engine, raw));
+      rows.push(rateRow(`bulk trigger, ${backend.name}, 100 events × ${perEvent}, inlineInApp`, `${backend.name} (inline)`, perEvent, inline, raw));
       ctx.log(`  ${rows.at(-2)!.workload}: ${Math.round(engine.median)} msg/s, inline ${Math.round(inline.median)} (baseline ${Math.round(raw.median)})`);
       if (backend.floor) {
         const floor = backend.floor;
         for (const mode of ['jobs', 'inline'] as const) {
           const measured = await throughput(ctx, () => floor(mode), calls, perEvent);
-          const engineFigure = mode === 'jobs' ? engine.median : inline.median;
-          rows.push({
-            workload: `floor: ${backend.name.startsWith('memory') ? "the store's own calls" : 'raw SQL'} writing the engine's rows, ${backend.name}, 100 events × ${perEvent}, ${mode === 'jobs' ? 'with jobs' : 'inlineInApp'} (engine at ${Math.round((engineFigure / measured.median) * 100)}% of it)`,
-            backend: `${backend.name} (floor ${mode})`,
-            batch: perEvent,
-            unit: 'messages/s',
-            value: measured.median,
-            spread: measured.spread,
-            runs: measured.runs,
-            baseline: raw.median,
-            ratio: measured.median / raw.median,
-          });
-          ctx.log(`  floor (${mode}): ${Math.round(measured.median)} msg/s; engine at ${Math.round((engineFigure / measured.median) * 100)}% of it`);
+          const share = `${Math.round(((mode === 'jobs' ? engine : inline).median / measured.median) * 100)}%`;
+          const writer = backend.name.startsWith('memory') ? "the store's own calls" : 'raw SQL';
+          const label = `floor: ${writer} writing the engine's rows, ${backend.name}, 100 events × ${perEvent}, ${mode === 'jobs' ? 'with jobs' : 'inlineInApp'} (engine at ${share} of it)`;
+          rows.push(rateRow(label, `${backend.name} (floor ${mode})`, perEvent, measured, raw));
+          ctx.log(`  floor (${mode}): ${Math.round(measured.median)} msg/s; engine at ${share} of it`);
         }
       }
     }

@@ -10,8 +10,8 @@ export interface MemoryStorageOptions {
   /**
    * Records go in and come out as copies, so no caller can change what is stored by accident.
    * `false` shares them instead: the store's own work roughly halves (copies and their garbage
-   * collection are most of its time), for apps that never change a record after handing it to the store or
-   * getting it back (from the store or in an event). The engine never does. @default true
+   * collection are most of its time), for apps that never change a record after handing it to the
+   * store or getting it back (from the store or in an event). The engine never does. @default true
    */
   copyRecords?: boolean;
 }

@@ -22,7 +22,7 @@ export async function deliverInline(
   ctx: EngineContext,
   tx: StorageRepositories,
   candidates: readonly InlineCandidate[],
-  known: ReadonlyMap<string, Subscriber> = new Map(),
+  known: ReadonlyMap<string, Subscriber>,
 ): Promise<{ jobs: Job[]; messages: Message[] }> {
   if (candidates.length === 0) return { jobs: [], messages: [] };
   const { env } = ctx;
@@ -36,6 +36,7 @@ export async function deliverInline(
   if (missing.length > 0) for (const s of await tx.subscribers.getMany(env, missing)) subscribers.set(s.subscriberId, s);
   const preferences = groupBy(await tx.preferences.listMany(env, candidates.map((c) => c.job.subscriberId)), (row) => row.subscriberId);
   const now = ctx.clock.now();
+  const at = now.toISOString();
   const jobs: Job[] = [];
   const messages: Message[] = [];
   const records: DecisionRecord[] = [];
@@ -60,8 +61,8 @@ export async function deliverInline(
       jobs.push(job);
       continue;
     }
-    for (const delivery of walk.deliveries) messages.push(buildMessage(delivery, { workflow, notification, subscriber, now: now.toISOString(), status: 'sent' }));
-    records.push({ environmentId: env, transactionId: job.transactionId, subscriberId: job.subscriberId, jobId: job.id, at: now.toISOString(), entries: walk.trace });
+    for (const delivery of walk.deliveries) messages.push(buildMessage(delivery, { workflow, notification, subscriber, now: at, status: 'sent' }));
+    records.push({ environmentId: env, transactionId: job.transactionId, subscriberId: job.subscriberId, jobId: job.id, at, entries: walk.trace });
   }
   const stored = await tx.messages.insertMany(messages);
   await tx.traces.append(records);
