@@ -78,7 +78,8 @@ describe('sqliteStorage options', () => {
     for (const member of ['_id', '_environmentId', '_subscriberId', 'transactionId', 'channel', 'read', 'seen', 'createdAt', 'archived']) expect(doc).not.toHaveProperty(member);
     expect(message).toMatchObject({ _id: row.id, read: true, seen: true, content: 'Hi 1', channel: 'in_app' });
 
-    const legacyId = `${row.id.slice(0, -1)}0`;
+    // Another id of the same shape: the last character changed (never to itself).
+    const legacyId = `${row.id.slice(0, -1)}${row.id.endsWith('0') ? '1' : '0'}`;
     database
       .prepare("insert into tidings_messages (id, env, subscriber_internal_id, transaction_id, channel, read, seen, created_at, doc, archived, snoozed_until, tags) select ?, env, subscriber_internal_id, transaction_id, channel, read, seen, created_at, ?, archived, snoozed_until, tags from tidings_messages where id = ?")
       .run(legacyId, JSON.stringify({ ...message, _id: legacyId }), row.id);
