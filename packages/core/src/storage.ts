@@ -12,7 +12,6 @@ import type {
   TopicSubscription,
   Workflow,
 } from './schemas/index.js';
-import type { TraceEntry } from './trigger/walk-steps.js';
 
 /**
  * The Storage port. Every method is scoped to one environment (`env`), never sees another's records,
@@ -165,6 +164,19 @@ export interface JobRepository {
    * handed to two workers while its lease holds; once the lease passes, it is due again.
    */
   claimDue(options: ClaimOptions): Promise<Job[]>;
+  /**
+   * Extends to `lockedUntil` the lease of each job still leased by `workerId` and returns their ids;
+   * jobs another worker took (or that are gone) are left out and unchanged. Inside a transaction the
+   * renewed rows stay locked until it ends, so no claim can take them while it runs: the job runner
+   * calls this first in each batch's commit and applies the effects of the returned jobs only.
+   */
+  renew(ids: readonly string[], workerId: string, lockedUntil: string): Promise<string[]>;
+  /**
+   * Frees the lease of every job of the environment leased by a worker not in `alive`, so it is due
+   * again at once. Only for storages without `multiProcess`: there, every live worker is in this
+   * process, and a lease held by any other died with its process. Returns how many were freed.
+   */
+  releaseLeases(env: string, alive: readonly string[]): Promise<number>;
   /** Deletes finished jobs, but only those still leased by `workerId`; returns how many. */
   complete(ids: readonly string[], workerId: string): Promise<number>;
   /**
@@ -228,6 +240,29 @@ export interface MessageRepository {
   listByTransaction(env: string, transactionId: string): Promise<Message[]>;
 }
 
+/** The filter condition that stopped a step, as evaluated. */
+export interface FailedCondition {
+  readonly on: string;
+  readonly field: string;
+  readonly operator: string;
+  readonly expected: string;
+  readonly actual: unknown;
+  readonly passed: boolean;
+}
+
+/** What happened at one step of a walk, and why. */
+export interface DecisionEntry {
+  readonly stepIndex: number;
+  readonly stepId: string;
+  readonly type: string;
+  readonly decision: 'delivered' | 'skipped' | 'delayed' | 'held' | 'failed';
+  readonly reason: string;
+  readonly variantIndex?: number;
+  readonly failedFilter?: FailedCondition;
+  /** The integration that delivered (or would have delivered) a channel step. */
+  readonly integration?: string;
+}
+
 /** Why one job run did what it did, step by step. */
 export interface DecisionRecord {
   readonly environmentId: string;
@@ -235,7 +270,7 @@ export interface DecisionRecord {
   readonly subscriberId: string;
   readonly jobId: string;
   readonly at: string;
-  readonly entries: readonly TraceEntry[];
+  readonly entries: readonly DecisionEntry[];
 }
 
 export interface TraceRepository {
@@ -252,6 +287,12 @@ export interface DigestEvent {
   readonly payload: Record<string, unknown>;
   readonly at: string;
 }
+
+/** A digest without its events: what a join returns, so joining costs the same however many joined. */
+export type DigestHead = Omit<Digest, 'events'> & {
+  /** How many events it holds. */
+  readonly eventCount: number;
+};
 
 /** The events of one (workflow, step, subscriber, digest key) gathered until `dueAt`. */
 export interface Digest {
@@ -274,12 +315,18 @@ export interface DigestRepository {
   /**
    * Adds the event to the open digest of `open.key`, or opens one with `open` when none is open, in
    * one atomic step: concurrent joins never open two digests for a key nor lose an event. When
-   * `moveDueAt` is given (debounce), a joined digest's `dueAt` becomes it. Returns the digest after
-   * the join and whether this call opened it.
+   * `moveDueAt` is given (debounce) and later than a joined digest's `dueAt`, it becomes the due time.
+   * Keyed by the event: when this `transactionId` already joined a digest of the key, nothing changes
+   * and the call answers as the first did (that digest, `opened` when the event is its first). Costs
+   * the same however many events the digest holds. Returns the digest after the join.
    */
-  join(env: string, open: Omit<Digest, 'events' | 'status'>, event: DigestEvent, moveDueAt?: string): Promise<{ digest: Digest; opened: boolean }>;
-  /** Records an event of `key` at `at` and returns the previous event's time, or null (for backoff). */
-  touch(env: string, key: string, at: string): Promise<string | null>;
+  join(env: string, open: Omit<Digest, 'events' | 'status'>, event: DigestEvent, moveDueAt?: string): Promise<{ digest: DigestHead; opened: boolean }>;
+  /**
+   * Records event `transactionId` of `key` at `at` and returns the time of the latest event recorded
+   * before it, or null (for backoff). Keyed by the event: recording the same `transactionId` again as
+   * the latest changes nothing and returns the same answer.
+   */
+  touch(env: string, key: string, at: string, transactionId: string): Promise<string | null>;
   /** Closes the digest (idempotent) and returns it; null when there is none. */
   close(env: string, id: string): Promise<Digest | null>;
   get(env: string, id: string): Promise<Digest | null>;

@@ -1,6 +1,7 @@
 import type {
   DecisionRecord,
   Digest,
+  DigestEvent,
   Integration,
   Job,
   Message,
@@ -49,11 +50,16 @@ export class Tables {
   readonly inboxes = new Map<string, Map<string, Message>>();
   /** env|transactionId → records in append order */
   readonly traces = new Map<string, DecisionRecord[]>();
-  readonly digests = new Map<string, Digest>();
+  /** env|digest id → the digest without its events */
+  readonly digests = new Map<string, Omit<Digest, 'events'>>();
+  /** env|digest id → its events in join order (appended in place) */
+  readonly digestEvents = new Map<string, DigestEvent[]>();
   /** env|digest key → id of its open digest */
   readonly openDigests = new Map<string, string>();
-  /** env|digest key → time of its latest event */
-  readonly digestLastEvents = new Map<string, string>();
+  /** env|digest key|transactionId → id of the digest the event joined */
+  readonly digestMembers = new Map<string, string>();
+  /** env|digest key → its latest event, and the one before (for backoff) */
+  readonly digestLastEvents = new Map<string, { at: string; transactionId: string; previous: string | null }>();
   /** env|idempotency key → record */
   readonly idempotency = new Map<string, { fingerprint: string; response: StoredResponse | null; expiresAt: string }>();
 

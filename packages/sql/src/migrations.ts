@@ -190,6 +190,39 @@ export const MIGRATIONS: readonly Migration[] = [
       await db.schema.createIndex('tidings_jobs_env_due').on('tidings_jobs').columns(['env', 'run_at', 'id']).execute();
     },
   },
+  {
+    name: '0006_digest_events',
+    async up(db, dialect) {
+      // A digest's events move out of its document into rows of their own, keyed by the event, so a
+      // join inserts one row (not a rewrite of every event so far) and a re-run join finds its event.
+      await db.schema
+        .createTable('tidings_digest_events')
+        .addColumn('seq', dialect.serialType, (c) => c.primaryKey())
+        .addColumn('env', 'text', (c) => c.notNull())
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('transaction_id', 'text', (c) => c.notNull())
+        .addColumn('digest_id', 'text', (c) => c.notNull())
+        .addColumn('doc', dialect.jsonType, (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('tidings_digest_events_event').on('tidings_digest_events').columns(['env', 'key', 'transaction_id']).unique().execute();
+      await db.schema.createIndex('tidings_digest_events_digest').on('tidings_digest_events').columns(['env', 'digest_id', 'seq']).execute();
+      await db.schema.createIndex('tidings_digest_events_transaction').on('tidings_digest_events').columns(['env', 'transaction_id']).execute();
+      await db.schema.alterTable('tidings_digests').addColumn('event_count', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema.alterTable('tidings_digest_keys').addColumn('last_transaction_id', 'text').execute();
+      await db.schema.alterTable('tidings_digest_keys').addColumn('previous_at', 'text').execute();
+      const rows = await db.selectFrom('tidings_digests').select(['env', 'id', 'key', 'doc']).orderBy('id').execute();
+      const moved = new Set<string>();
+      for (const row of rows) {
+        const { events: all = [], ...head } = (typeof row.doc === 'string' ? JSON.parse(row.doc) : row.doc) as { events?: { transactionId: string }[] };
+        // An event joined twice before joins were keyed (a re-run job) is kept once.
+        const events = all.filter((event) => !moved.has(JSON.stringify([row.env, row.key, event.transactionId])) && moved.add(JSON.stringify([row.env, row.key, event.transactionId])));
+        for (const event of events) {
+          await db.insertInto('tidings_digest_events').values({ env: row.env, key: row.key, transaction_id: event.transactionId, digest_id: row.id, doc: JSON.stringify(event) }).execute();
+        }
+        await db.updateTable('tidings_digests').set({ doc: JSON.stringify(head), event_count: events.length }).where('env', '=', row.env).where('id', '=', row.id).execute();
+      }
+    },
+  },
 ];
 
 /**

@@ -43,8 +43,11 @@ export interface Database {
     /** `,tag1,tag2,`: tag filters match `%,tag,%` on both dialects. */
     tags: string;
   };
-  tidings_digests: { env: string; id: string; key: string; status: string; subscriber_id: string; due_at: string; doc: unknown };
-  tidings_digest_keys: { env: string; key: string; last_at: string };
+  /** A digest's head; `doc` holds no events since 0006 (rows before it are moved by that migration). */
+  tidings_digests: { env: string; id: string; key: string; status: string; subscriber_id: string; due_at: string; doc: unknown; event_count: number };
+  /** One row per event of a digest: a join inserts one row, whatever the digest holds. */
+  tidings_digest_events: { seq: Generated<number>; env: string; key: string; transaction_id: string; digest_id: string; doc: unknown };
+  tidings_digest_keys: { env: string; key: string; last_at: string; last_transaction_id: string | null; previous_at: string | null };
   tidings_idempotency: { env: string; key: string; fingerprint: string; response: unknown; expires_at: string };
   tidings_traces: { seq: Generated<number>; env: string; transaction_id: string; subscriber_id: string; at: string; doc: unknown };
 }

@@ -9,6 +9,7 @@ import { integrationsApi, tenantsApi, workflowsApi } from './catalog-api.js';
 import type { EngineContext, EngineOptions } from './context.js';
 import { createJobLoop } from './job-loop.js';
 import { createJobRunner } from './job-runner.js';
+import { wakingStorage } from './waking-storage.js';
 import { messagesApi } from './messages-api.js';
 import { subscribersApi, topicsApi } from './people-api.js';
 import { preferencesApi } from './preferences-api.js';
@@ -67,8 +68,13 @@ export function createTidings(options: TidingsOptions) {
     'engine options',
   );
   const events = createEmitter();
+  // Enqueuing wakes the job loop once committed, wherever it happens (trigger, cancel, snooze, …).
+  const engineStorage = wakingStorage(storage, (jobs) => {
+    const earliestRunAt = jobs.reduce((min, job) => (job.runAt < min ? job.runAt : min), jobs[0]!.runAt);
+    events.emit('jobs.enqueued', { count: jobs.length, earliestRunAt });
+  });
   const ctx: EngineContext = {
-    storage,
+    storage: engineStorage,
     clock,
     env: environmentId,
     organizationId,
@@ -82,7 +88,7 @@ export function createTidings(options: TidingsOptions) {
     if (providers.has(key)) throw new TidingsError('validation_failed', `Two providers serve "${provider.id}" on ${provider.channel}`, { issues: [{ path: 'providers', message: `duplicate provider ${key}` }] });
     providers.set(key, provider);
   }
-  const runner = createJobRunner(ctx, providers);
+  const runner = createJobRunner(ctx, providers, storage);
   const loop = createJobLoop(ctx, runner, onError);
   const triggers = triggerApi(ctx);
 

@@ -2,8 +2,8 @@ import { buildMessage } from '../messages/build-message.js';
 import type { Job, Message, Notification, Subscriber, Tenant, Workflow } from '../schemas/index.js';
 import type { DecisionRecord, StorageRepositories } from '../storage.js';
 import { groupBy } from '../util/group-by.js';
-import { walkSteps } from '../trigger/walk-steps.js';
 import type { EngineContext } from './context.js';
+import { decisionRecord, storeWalkResults, walkSubject } from './walk-records.js';
 
 export interface InlineCandidate {
   readonly job: Job;
@@ -46,25 +46,14 @@ export async function deliverInline(
       jobs.push(job);
       continue;
     }
-    const walk = walkSteps({
-      workflow,
-      notification,
-      subscriber,
-      actor: notification.actorId ? subscribers.get(notification.actorId) ?? null : null,
-      tenant,
-      startIndex: 0,
-      now,
-      preferences: preferences.get(subscriber.subscriberId) ?? [],
-      outsideSchedule: ctx.options.outsideSchedule,
-    });
+    const actor = notification.actorId ? subscribers.get(notification.actorId) ?? null : null;
+    const walk = walkSubject(ctx, { workflow, notification, subscriber, actor, tenant, preferences: preferences.get(subscriber.subscriberId) ?? [] }, 0, now);
     if (walk.resume || walk.digest || walk.deliveries.some((d) => d.channel !== 'in_app')) {
       jobs.push(job);
       continue;
     }
     for (const delivery of walk.deliveries) messages.push(buildMessage(delivery, { workflow, notification, subscriber, now: at, status: 'sent' }));
-    records.push({ environmentId: env, transactionId: job.transactionId, subscriberId: job.subscriberId, jobId: job.id, at, entries: walk.trace });
+    records.push(decisionRecord(env, job, at, walk.trace));
   }
-  const stored = await tx.messages.insertMany(messages);
-  await tx.traces.append(records);
-  return { jobs, messages: stored };
+  return { jobs, messages: await storeWalkResults(tx, messages, records) };
 }

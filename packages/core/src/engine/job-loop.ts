@@ -39,15 +39,23 @@ export function createJobLoop(ctx: EngineContext, runner: JobRunner, onError: (e
   }
 
   async function loop(): Promise<void> {
+    let failures = 0;
     while (running) {
       poked = false;
       let ran = 0;
       try {
         ran = await runner.runDue();
+        failures = 0;
       } catch (error) {
         onError(error);
+        failures++;
       }
       if (!running) break;
+      // A storage that keeps failing (a database outage) is retried with backoff, not in a tight loop.
+      if (failures > 0) {
+        await sleep(Math.min(ctx.options.maxIdleMs, 50 * 2 ** Math.min(failures, 10)));
+        continue;
+      }
       if (poked) continue;
       let wait = ctx.options.maxIdleMs;
       try {

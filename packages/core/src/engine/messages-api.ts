@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { notFound, TidingsError } from '../errors.js';
-import { newId } from '../ids.js';
 import { applyAction, applyArchive, applyMarkAs, applySnooze, applyUnsnooze } from '../messages/transitions.js';
 import { buttonTypeSchema, actionStatusSchema, channelSchema, jsonObjectSchema, markValueSchema, type Message, type Subscriber } from '../schemas/index.js';
 import type { FeedPage, StorageRepositories } from '../storage.js';
 import { parseInput } from '../validation.js';
 import type { EngineContext } from './context.js';
+import { newJob } from './jobs.js';
 
 const messageIdsSchema = z
   .union([z.string(), z.array(z.string())])
@@ -96,24 +96,14 @@ export function messagesApi(ctx: EngineContext) {
       const [message] = await update(subscriberId, [messageId], async (m, _now, tx) => {
         await tx.jobs.cancelByTransaction(env, snoozeJobKey(m._id));
         await tx.jobs.enqueue([
-          {
-            id: newId(ctx.clock.now()),
-            environmentId: env,
-            kind: 'unsnooze',
-            runAt: until.toISOString(),
-            attempts: 0,
-            lockedBy: null,
-            lockedUntil: null,
-            transactionId: snoozeJobKey(m._id),
-            subscriberId,
-            data: { notificationId: m._notificationId, stepIndex: 0, messageId: m._id },
-            lastError: null,
-          },
+          newJob(
+            { env, kind: 'unsnooze', runAt: until.toISOString(), transactionId: snoozeJobKey(m._id), subscriberId, data: { notificationId: m._notificationId, stepIndex: 0, messageId: m._id } },
+            ctx.clock.now(),
+          ),
         ]);
         return applySnooze(m, until.toISOString());
       });
       ctx.events.emit('message.snoozed', { message: message! });
-      ctx.events.emit('jobs.enqueued', { count: 1, earliestRunAt: until.toISOString() });
       return message!;
     },
     /** Ends a snooze at once: the message is back in the feed, unseen. */

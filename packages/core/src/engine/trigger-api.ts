@@ -1,28 +1,44 @@
 import { TidingsError, notFound } from '../errors.js';
 import { newId, newTransactionId } from '../ids.js';
 import { MAX_BULK_EVENTS, type Job, type Message, type Notification, type ParsedTriggerEvent, type Tenant, type TriggerEvent, type TriggerResult, type TriggerStatus, type Workflow } from '../schemas/index.js';
-import type { SubscriberUpsert } from '../storage.js';
+import type { StorageRepositories, SubscriberUpsert } from '../storage.js';
+import { scheduledDelayErrors } from '../trigger/scheduled-delays.js';
 import { readRecipients } from '../trigger/read-recipients.js';
 import { validateEvent } from '../trigger/validate-event.js';
 import { workflowStatus } from '../trigger/workflow-status.js';
 import type { EngineContext } from './context.js';
 import { deliverInline } from './inline-delivery.js';
+import { newJob } from './jobs.js';
 
-async function resolveTenant(ctx: EngineContext, tenant: ParsedTriggerEvent['tenant']): Promise<Tenant | null | 'missing'> {
-  if (tenant === undefined) return null;
-  if (typeof tenant === 'string') return (await ctx.storage.tenants.get(ctx.env, tenant)) ?? 'missing';
-  const existing = await ctx.storage.tenants.get(ctx.env, tenant.identifier);
-  if (existing && tenant.name === undefined && tenant.data === undefined) return existing;
+type TenantRef = ParsedTriggerEvent['tenant'];
+type TenantChange = Exclude<TenantRef, string | undefined>;
+
+/** The tenant an event names by identifier, checked before its transaction: null, or 'missing'. */
+async function namedTenant(ctx: EngineContext, tenant: TenantRef): Promise<Tenant | null | 'missing'> {
+  if (typeof tenant !== 'string') return null;
+  return (await ctx.storage.tenants.get(ctx.env, tenant)) ?? 'missing';
+}
+
+/**
+ * Creates or updates the tenant an event carries as an object, inside the event's transaction, so an
+ * event refused there (no recipients, a used transactionId) changes no tenant. `seen` holds the
+ * tenants this call already wrote, so later events of a bulk build on earlier ones.
+ */
+async function upsertTenant(ctx: EngineContext, tx: StorageRepositories, change: TenantChange, seen: Map<string, Tenant>): Promise<Tenant> {
+  const existing = seen.get(change.identifier) ?? (await tx.tenants.get(ctx.env, change.identifier));
+  if (existing && change.name === undefined && change.data === undefined) return existing;
   const now = ctx.now();
-  return ctx.storage.tenants.upsert(ctx.env, {
+  const tenant = await tx.tenants.upsert(ctx.env, {
     _id: existing?._id ?? newId(ctx.clock.now()),
-    identifier: tenant.identifier,
-    name: tenant.name ?? existing?.name ?? tenant.identifier,
-    data: tenant.data ?? existing?.data ?? {},
+    identifier: change.identifier,
+    name: change.name ?? existing?.name ?? change.identifier,
+    data: change.data ?? existing?.data ?? {},
     _environmentId: ctx.env,
     createdAt: existing?.createdAt ?? now,
     updatedAt: now,
   });
+  seen.set(tenant.identifier, tenant);
+  return tenant;
 }
 
 /** An event that passed every check made before storage: it is recorded unless its recipients or transactionId fail. */
@@ -30,6 +46,7 @@ interface Prepared {
   readonly index: number;
   readonly event: ParsedTriggerEvent;
   readonly workflow: Workflow;
+  /** The tenant named by identifier; one given as an object is written and read in the transaction. */
   readonly tenant: Tenant | null;
   readonly notification: Notification;
   readonly actorId: string | null;
@@ -58,7 +75,9 @@ export function triggerApi(ctx: EngineContext) {
     if (!workflow) return resultOf('error', ['workflow_not_found'], givenId);
     const blocked = workflowStatus(workflow);
     if (blocked) return resultOf(blocked, undefined, givenId);
-    const tenant = await resolveTenant(ctx, event.tenant);
+    const delayErrors = scheduledDelayErrors(workflow, event.payload, ctx.clock.now());
+    if (delayErrors.length > 0) return resultOf('error', delayErrors, givenId);
+    const tenant = await namedTenant(ctx, event.tenant);
     if (tenant === 'missing') return resultOf('no_tenant_found', [`tenant "${String(event.tenant)}" was not found`], givenId);
     const actorId = event.actor === undefined ? null : typeof event.actor === 'string' ? event.actor : event.actor.subscriberId;
     const now = ctx.now();
@@ -72,7 +91,7 @@ export function triggerApi(ctx: EngineContext) {
       payload: event.payload,
       overrides: event.overrides,
       actorId,
-      tenantId: tenant?.identifier ?? null,
+      tenantId: typeof event.tenant === 'object' ? event.tenant.identifier : tenant?.identifier ?? null,
       context: event.context ?? {},
       createdAt: now,
     };
@@ -84,8 +103,8 @@ export function triggerApi(ctx: EngineContext) {
    * subscribers and jobs are written only once its own checks pass, so an event is whole or absent
    * and one bad event never touches the others. Writes are batched: one upsert and one enqueue.
    */
-  async function record(prepared: readonly Prepared[], results: TriggerResult[]): Promise<{ recorded: { notification: Notification; subscriberIds: string[] }[]; queued: number; messages: Message[] }> {
-    if (prepared.length === 0) return { recorded: [], queued: 0, messages: [] };
+  async function record(prepared: readonly Prepared[], results: TriggerResult[]): Promise<{ recorded: { notification: Notification; subscriberIds: string[] }[]; messages: Message[] }> {
+    if (prepared.length === 0) return { recorded: [], messages: [] };
     return storage.transaction(async (tx) => {
       const now = ctx.now();
       const plans = prepared.map((p) => readRecipients(p.event.to));
@@ -95,7 +114,8 @@ export function triggerApi(ctx: EngineContext) {
       const existing = new Set(known.keys());
       const upserts: SubscriberUpsert[] = [];
       const jobs: Job[] = [];
-      const owners = new Map<Job, Prepared>();
+      const owners = new Map<Job, { p: Prepared; tenant: Tenant | null }>();
+      const tenants = new Map<string, Tenant>();
       const recorded: { notification: Notification; subscriberIds: string[] }[] = [];
       // Recipients first: an event without any is refused before anything of it is written.
       const withRecipients: { p: Prepared; plan: (typeof plans)[number]; subscriberIds: string[] }[] = [];
@@ -121,22 +141,11 @@ export function triggerApi(ctx: EngineContext) {
           }
         }
         if (typeof p.event.actor === 'object') upserts.push({ patch: p.event.actor, _id: newId(ctx.clock.now()) });
+        const tenant = typeof p.event.tenant === 'object' ? await upsertTenant(ctx, tx, p.event.tenant, tenants) : p.tenant;
         for (const subscriberId of subscriberIds) {
-          const job: Job = {
-            id: newId(ctx.clock.now()),
-            environmentId: env,
-            kind: 'walk',
-            runAt: now,
-            attempts: 0,
-            lockedBy: null,
-            lockedUntil: null,
-            transactionId: p.notification.transactionId,
-            subscriberId,
-            data: { notificationId: p.notification._id, stepIndex: 0 },
-            lastError: null,
-          };
+          const job = newJob({ env, runAt: now, transactionId: p.notification.transactionId, subscriberId, data: { notificationId: p.notification._id, stepIndex: 0 } }, ctx.clock.now());
           jobs.push(job);
-          owners.set(job, p);
+          owners.set(job, { p, tenant });
         }
         results[p.index] = resultOf('processed', undefined, p.notification.transactionId);
         recorded.push({ notification: p.notification, subscriberIds });
@@ -145,12 +154,16 @@ export function triggerApi(ctx: EngineContext) {
       let queue = jobs;
       let messages: Message[] = [];
       if (ctx.options.inlineInApp) {
-        const inline = await deliverInline(ctx, tx, jobs.map((job) => ({ job, workflow: owners.get(job)!.workflow, notification: owners.get(job)!.notification, tenant: owners.get(job)!.tenant })), known);
+        const candidates = jobs.map((job) => {
+          const { p, tenant } = owners.get(job)!;
+          return { job, workflow: p.workflow, notification: p.notification, tenant };
+        });
+        const inline = await deliverInline(ctx, tx, candidates, known);
         queue = inline.jobs;
         messages = inline.messages;
       }
       if (queue.length > 0) await tx.jobs.enqueue(queue);
-      return { recorded, queued: queue.length, messages };
+      return { recorded, messages };
     });
   }
 
@@ -163,13 +176,12 @@ export function triggerApi(ctx: EngineContext) {
       if ('acknowledged' in outcome) results[index] = outcome;
       else prepared.push(outcome);
     }
-    const { recorded, queued, messages } = await record(prepared, results);
+    const { recorded, messages } = await record(prepared, results);
     for (const { notification, subscriberIds } of recorded) ctx.events.emit('notification.triggered', { notification, subscriberIds });
     for (const message of messages) {
       ctx.events.emit('message.created', { message });
       ctx.events.emit('message.sent', { message });
     }
-    if (queued > 0) ctx.events.emit('jobs.enqueued', { count: queued, earliestRunAt: ctx.now() });
     return results;
   }
 
@@ -209,19 +221,8 @@ export function triggerApi(ctx: EngineContext) {
           .filter((digest) => removedOwnerOf.includes(digest.id))
           .map((digest) => {
             const owner = digest.events[0]!;
-            return {
-              id: newId(ctx.clock.now()),
-              environmentId: env,
-              kind: 'walk',
-              runAt: digest.dueAt,
-              attempts: 0,
-              lockedBy: null,
-              lockedUntil: null,
-              transactionId: owner.transactionId,
-              subscriberId: digest.subscriberId,
-              data: { notificationId: owner.notificationId, stepIndex: digest.stepIndex + 1, digestId: digest.id },
-              lastError: null,
-            };
+            const data = { notificationId: owner.notificationId, stepIndex: digest.stepIndex + 1, digestId: digest.id };
+            return newJob({ env, runAt: digest.dueAt, transactionId: owner.transactionId, subscriberId: digest.subscriberId, data }, ctx.clock.now());
           });
         if (handedOver.length > 0) await tx.jobs.enqueue(handedOver);
         return { cancelled };

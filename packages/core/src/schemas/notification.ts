@@ -24,6 +24,8 @@ export const jobDataSchema = z.object({
   stepIndex: z.number().int().min(0),
   /** Set on the job that flushes a digest: the walk goes on with that digest's events. */
   digestId: z.string().optional(),
+  /** Set when a backoff digest let this event through: the walk goes on as a digest of this event alone. */
+  passedDigest: z.boolean().optional(),
   /** Set on an `unsnooze` job: the message to bring back. */
   messageId: z.string().optional(),
 });

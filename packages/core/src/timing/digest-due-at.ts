@@ -52,12 +52,15 @@ export function digestDueAt(metadata: DigestMetadata, timing: DigestTiming): Dat
   return addTime(metadata.updateMode ? timing.now : timing.openedAt, amount, unit, zone);
 }
 
+/** Whether a digest step sends an event at once when its key has been quiet (backoff). */
+export const usesBackoff = (metadata: DigestMetadata): boolean => metadata.type === 'backoff' || (metadata.type === 'regular' && metadata.backoff === true);
+
 /**
  * Backoff digests send an event at once when none of the same key came within the backoff window
  * before it; otherwise it is digested. True means "skip the digest".
  */
 export function backoffLetsThrough(metadata: DigestMetadata, previousEventAt: string | null, now: Date, timeZone?: string | null): boolean {
-  if (metadata.type !== 'backoff' && !(metadata.type === 'regular' && metadata.backoff)) return false;
+  if (metadata.type === 'timed' || !usesBackoff(metadata)) return false;
   if (previousEventAt === null) return true;
   const windowEnd = addTime(new Date(previousEventAt), metadata.backoffAmount ?? metadata.amount ?? 0, metadata.backoffUnit ?? metadata.unit ?? 'minutes', timeZone ?? 'UTC');
   return windowEnd.getTime() < now.getTime();

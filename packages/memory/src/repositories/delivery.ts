@@ -67,6 +67,26 @@ export function deliveryRepositories(t: Tables): Delivery {
           return t.copy(claimed);
         });
       },
+      async renew(ids, workerId, lockedUntil) {
+        const held: string[] = [];
+        for (const id of ids) {
+          const job = t.jobs.get(id);
+          if (job?.lockedBy !== workerId) continue;
+          t.put(t.jobs, id, { ...job, lockedUntil });
+          held.push(id);
+        }
+        return held;
+      },
+      async releaseLeases(env, alive) {
+        const living = new Set(alive);
+        let freed = 0;
+        for (const job of [...t.jobs.values()]) {
+          if (job.environmentId !== env || job.lockedBy === null || living.has(job.lockedBy)) continue;
+          t.put(t.jobs, job.id, { ...job, lockedBy: null, lockedUntil: null });
+          freed++;
+        }
+        return freed;
+      },
       async complete(ids, workerId) {
         let done = 0;
         for (const id of ids) if (t.jobs.get(id)?.lockedBy === workerId && t.del(t.jobs, id)) done++;

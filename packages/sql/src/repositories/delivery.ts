@@ -34,6 +34,9 @@ const insertMessages = rowInserter('tidings_messages', MESSAGE_COLUMNS, (q) => q
 const insertTraces = rowInserter('tidings_traces', ['env', 'transaction_id', 'subscriber_id', 'at', 'doc']);
 
 const notificationDocs = docsByKeys('tidings_notifications', 'id');
+const renewHeld = reusableQuery<{ ids: readonly string[]; workerId: string; until: string }>((db, { ids, workerId, until }) =>
+  db.updateTable('tidings_jobs').set({ locked_until: until }).where('id', 'in', ids).where('locked_by', '=', workerId).returning('id'),
+);
 const deleteClaimed = reusableQuery<{ ids: readonly string[]; workerId: string }>((db, { ids, workerId }) => db.deleteFrom('tidings_jobs').where('id', 'in', ids).where('locked_by', '=', workerId));
 
 export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
@@ -57,6 +60,19 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
         if (dialect.notifyJobs) for (const env of new Set(jobs.map((j) => j.environmentId))) await dialect.notifyJobs(db, env);
       },
       claimDue: (options) => dialect.claimDue(db, options),
+      async renew(ids, workerId, lockedUntil) {
+        const held: string[] = [];
+        for (const part of chunk([...ids], 1, max - 2)) {
+          const rows = (await renewHeld<{ id: string }>(db, dialect, { ids: part, workerId, until: lockedUntil })).rows;
+          held.push(...rows.map((row) => row.id));
+        }
+        return held;
+      },
+      async releaseLeases(env, alive) {
+        let query = db.updateTable('tidings_jobs').set({ locked_by: null, locked_until: null }).where('env', '=', env).where('locked_by', 'is not', null);
+        if (alive.length > 0) query = query.where('locked_by', 'not in', alive);
+        return Number((await query.executeTakeFirst()).numUpdatedRows);
+      },
       async complete(ids, workerId) {
         let done = 0;
         for (const part of chunk([...ids], 1, max - 1)) done += Number((await deleteClaimed(db, dialect, { ids: part, workerId })).numAffectedRows ?? 0);

@@ -23,12 +23,30 @@ export function digestsSuite({ get }: SuiteContext): void {
       const s = get();
       const first = await s.digests.join('env-a', opening('k', 'd1'), event(1));
       expect(first.opened).toBe(true);
-      expect(first.digest).toMatchObject({ id: 'd1', status: 'open', events: [event(1)] });
+      expect((await s.digests.get('env-a', 'd1'))!.events).toEqual([event(1)]);
+      expect(first.digest).toMatchObject({ id: 'd1', status: 'open', eventCount: 1 });
       const second = await s.digests.join('env-a', opening('k', 'ignored'), event(2));
-      expect(second).toMatchObject({ opened: false, digest: { id: 'd1', dueAt: plus(T0, 60_000) } });
+      expect(second).toMatchObject({ opened: false, digest: { id: 'd1', dueAt: plus(T0, 60_000), eventCount: 2 } });
       const third = await s.digests.join('env-a', opening('k', 'ignored'), event(3), plus(T0, 90_000));
       expect(third.digest.dueAt).toBe(plus(T0, 90_000));
       expect((await s.digests.get('env-a', 'd1'))!.events).toEqual([event(1), event(2), event(3)]);
+      // moveDueAt only ever moves the due time later.
+      expect((await s.digests.join('env-a', opening('k', 'ignored'), event(4), plus(T0, 70_000))).digest.dueAt).toBe(plus(T0, 90_000));
+    });
+
+    it('digests.join — keyed by the event: joining the same transactionId again changes nothing and answers as the first time', async () => {
+      const s = get();
+      await s.digests.join('env-a', opening('k', 'd1'), event(1));
+      await s.digests.join('env-a', opening('k', 'x'), event(2));
+      expect(await s.digests.join('env-a', opening('k', 'y'), event(1))).toMatchObject({ opened: true, digest: { id: 'd1', eventCount: 2 } });
+      expect(await s.digests.join('env-a', opening('k', 'y'), event(2), plus(T0, 99_000))).toMatchObject({ opened: false, digest: { id: 'd1', eventCount: 2, dueAt: plus(T0, 60_000) } });
+      expect((await s.digests.get('env-a', 'd1'))!.events.map((e) => e.transactionId)).toEqual(['tx-1', 'tx-2']);
+      // Once flushed, a re-run join of an event still finds its (closed) digest instead of opening one.
+      await s.digests.close('env-a', 'd1');
+      expect(await s.digests.join('env-a', opening('k', 'z'), event(2))).toMatchObject({ opened: false, digest: { id: 'd1', status: 'closed' } });
+      expect(await s.digests.listOpen('env-a')).toEqual([]);
+      // The same transaction under another key (another subscriber or digest key) is another event.
+      expect((await s.digests.join('env-a', opening('other', 'd2'), event(1))).opened).toBe(true);
     });
 
     it('digests.join — concurrent joins of one key open one digest and lose no event', async () => {
@@ -47,16 +65,19 @@ export function digestsSuite({ get }: SuiteContext): void {
       expect((await s.digests.close('env-a', 'd1'))!.events).toEqual([event(1)]);
       expect(await s.digests.close('env-a', 'missing')).toBeNull();
       const next = await s.digests.join('env-a', opening('k', 'd2'), event(2));
-      expect(next).toMatchObject({ opened: true, digest: { id: 'd2', events: [event(2)] } });
+      expect(next).toMatchObject({ opened: true, digest: { id: 'd2', eventCount: 1 } });
       expect(await s.digests.listOpen('env-a')).toHaveLength(1);
     });
 
-    it('digests.touch — returns the previous event time of a key and keeps the latest', async () => {
+    it('digests.touch — returns the previous event time of a key and keeps the latest; the same event again answers the same', async () => {
       const s = get();
-      expect(await s.digests.touch('env-a', 'k', plus(T0, 10))).toBeNull();
-      expect(await s.digests.touch('env-a', 'k', plus(T0, 20))).toBe(plus(T0, 10));
-      expect(await s.digests.touch('env-a', 'k', plus(T0, 5))).toBe(plus(T0, 20));
-      expect(await s.digests.touch('env-b', 'k', T0)).toBeNull();
+      expect(await s.digests.touch('env-a', 'k', plus(T0, 10), 'tx-1')).toBeNull();
+      expect(await s.digests.touch('env-a', 'k', plus(T0, 10), 'tx-1')).toBeNull();
+      expect(await s.digests.touch('env-a', 'k', plus(T0, 20), 'tx-2')).toBe(plus(T0, 10));
+      expect(await s.digests.touch('env-a', 'k', plus(T0, 20), 'tx-2')).toBe(plus(T0, 10));
+      expect(await s.digests.touch('env-a', 'k', plus(T0, 5), 'tx-3')).toBe(plus(T0, 20));
+      expect(await s.digests.touch('env-a', 'k', plus(T0, 30), 'tx-4')).toBe(plus(T0, 20));
+      expect(await s.digests.touch('env-b', 'k', T0, 'tx-1')).toBeNull();
     });
 
     it('digests.removeTransaction — drops the trigger’s events, deletes emptied digests, reports lost owners', async () => {

@@ -46,6 +46,37 @@ export function jobsSuite({ get }: SuiteContext): void {
       expect(await s.jobs.list('env-a')).toEqual([]);
     });
 
+    it('jobs.renew — extends the lease of jobs the worker still holds and names only those', async () => {
+      const s = get();
+      const [a, b, c] = [jobRecord('env-a'), jobRecord('env-a'), jobRecord('env-a')];
+      await s.jobs.enqueue([a, b, c]);
+      await s.jobs.claimDue({ workerId: 'w1', now: T0, limit: 2, leaseMs: LEASE });
+      const later = plus(T0, LEASE);
+      // w1's lease on the first job ran out and w2 took it; the third was never w1's.
+      const [taken] = await s.jobs.claimDue({ workerId: 'w2', now: later, limit: 1, leaseMs: LEASE });
+      const kept = [a, b].find((j) => j.id !== taken!.id)!;
+      expect(await s.jobs.renew([a.id, b.id, c.id, 'missing'], 'w1', plus(later, LEASE))).toEqual([kept.id]);
+      expect((await s.jobs.list('env-a')).find((j) => j.id === kept.id)).toMatchObject({ lockedBy: 'w1', lockedUntil: plus(later, LEASE) });
+      // Renewed past `later`, the kept job is not claimable then; a lease renewed to now is.
+      expect((await s.jobs.claimDue({ workerId: 'w3', now: later, limit: 10, leaseMs: LEASE })).map((j) => j.id)).toEqual([c.id]);
+      expect(await s.jobs.renew([kept.id], 'w1', later)).toEqual([kept.id]);
+      expect((await s.jobs.claimDue({ workerId: 'w3', now: later, limit: 10, leaseMs: LEASE })).map((j) => j.id)).toEqual([kept.id]);
+    });
+
+    it('jobs.releaseLeases — frees the leases of workers not named alive, in one environment only', async () => {
+      const s = get();
+      const [a, b, c, other] = [jobRecord('env-a'), jobRecord('env-a'), jobRecord('env-a'), jobRecord('env-b')];
+      await s.jobs.enqueue([a, b, c, other]);
+      await s.jobs.claimDue({ env: 'env-a', workerId: 'dead', now: T0, limit: 1, leaseMs: LEASE });
+      await s.jobs.claimDue({ env: 'env-a', workerId: 'alive', now: T0, limit: 1, leaseMs: LEASE });
+      await s.jobs.claimDue({ env: 'env-b', workerId: 'dead', now: T0, limit: 1, leaseMs: LEASE });
+      expect(await s.jobs.releaseLeases('env-a', ['alive'])).toBe(1);
+      const claimed = await s.jobs.claimDue({ workerId: 'new', now: T0, limit: 10, leaseMs: LEASE });
+      expect(claimed).toHaveLength(2);
+      expect(claimed.every((j) => j.environmentId === 'env-a')).toBe(true);
+      expect(await s.jobs.releaseLeases('env-a', [])).toBe(3);
+    });
+
     it('jobs.reschedule — releases the lease with new data and run time, only for the holder', async () => {
       const s = get();
       const job = jobRecord('env-a');

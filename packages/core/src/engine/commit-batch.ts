@@ -1,0 +1,94 @@
+import { applyUnsnooze } from '../messages/transitions.js';
+import type { Job, Message } from '../schemas/index.js';
+import type { Digest } from '../storage.js';
+import type { DecisionRecord, StorageRepositories } from '../storage.js';
+import type { TraceEntry } from '../trigger/walk-steps.js';
+import type { EngineContext } from './context.js';
+import { nextAttemptAt } from './jobs.js';
+import { settleDigest } from './settle-digest.js';
+import type { JobOutcome } from './walk-job.js';
+import { decisionRecord, storeWalkResults } from './walk-records.js';
+
+/** What a committed batch did, for the events emitted after the commit. */
+export interface Committed {
+  readonly stored: Message[];
+  readonly failures: JobOutcome['failures'];
+  readonly flushed: { digest: Digest; subscriberId: string }[];
+  readonly gaveUp: { job: Job; error: string }[];
+  readonly unsnoozed: Message[];
+}
+
+type Settled = { kind: 'done' } | { kind: 'gave_up'; error: string } | { kind: 'later'; runAt: Date; data: Job['data']; retry: boolean; lastError: string | null };
+
+/** Settles a job's next step inside the commit: digests join here, failed jobs retry or give up. */
+async function settle(ctx: EngineContext, tx: StorageRepositories, outcome: JobOutcome, now: Date): Promise<{ settled: Settled; trace: TraceEntry[] }> {
+  const { job, next } = outcome;
+  if (next.kind === 'threw') {
+    const runAt = nextAttemptAt(job.attempts, ctx.options.maxAttempts, now);
+    return { settled: runAt ? { kind: 'later', runAt, data: job.data, retry: true, lastError: next.error } : { kind: 'gave_up', error: next.error }, trace: [] };
+  }
+  if (next.kind !== 'digest') return { settled: next, trace: outcome.trace };
+  const { arrival } = next;
+  const digested = await settleDigest(tx, ctx.env, arrival, now);
+  const entry: TraceEntry = { stepIndex: arrival.stepIndex, stepId: arrival.step._id ?? String(arrival.stepIndex), type: 'digest', decision: digested.kind === 'through' ? 'delivered' : 'delayed', reason: digested.reason };
+  const trace = [...outcome.trace, entry];
+  const base = { notificationId: arrival.notification._id, stepIndex: arrival.stepIndex + 1 };
+  if (digested.kind === 'opened') return { settled: { kind: 'later', runAt: digested.dueAt, data: { ...base, digestId: digested.digestId }, retry: false, lastError: null }, trace };
+  if (digested.kind === 'joined') return { settled: { kind: 'done' }, trace };
+  // Let through (backoff): the walk goes on at once, as a digest of this event alone.
+  return { settled: { kind: 'later', runAt: now, data: { ...base, passedDigest: true }, retry: false, lastError: null }, trace };
+}
+
+/** Brings back a snoozed message when its snooze ends (unless it was moved or lifted meanwhile). */
+async function unsnoozed(ctx: EngineContext, tx: StorageRepositories, job: Job, now: Date): Promise<Message | null> {
+  const [subscriber] = await tx.subscribers.getMany(ctx.env, [job.subscriberId]);
+  const [message] = subscriber && job.data.messageId ? await tx.messages.getMany(ctx.env, subscriber._id, [job.data.messageId]) : [];
+  return message?.snoozedUntil !== undefined && message.snoozedUntil <= now.toISOString() ? applyUnsnooze(message, now.toISOString()) : null;
+}
+
+/**
+ * Commits a batch whole or not at all: first renews the lease of every job of the batch this worker
+ * still holds (which locks them until the commit), then, for those jobs only, stores their messages
+ * and decision records, settles digests, and reschedules or completes each job. A job another worker
+ * took meanwhile contributes nothing: that worker's run stores its effects.
+ */
+export async function commitBatch(ctx: EngineContext, workerId: string, now: Date, outcomes: readonly JobOutcome[], unsnoozes: readonly Job[]): Promise<Committed> {
+  const { env } = ctx;
+  const ids = [...outcomes.map((o) => o.job.id), ...unsnoozes.map((j) => j.id)];
+  const leaseEnd = new Date(now.getTime() + ctx.options.leaseMs).toISOString();
+  return ctx.storage.transaction(async (tx) => {
+    const held = new Set(await tx.jobs.renew(ids, workerId, leaseEnd));
+    const messages: Message[] = [];
+    const records: DecisionRecord[] = [];
+    const failures: JobOutcome['failures'] = [];
+    const flushed: Committed['flushed'] = [];
+    const gaveUp: Committed['gaveUp'] = [];
+    const done: string[] = [];
+    for (const outcome of outcomes) {
+      const { job } = outcome;
+      if (!held.has(job.id)) continue;
+      const { settled, trace } = await settle(ctx, tx, outcome, now);
+      messages.push(...outcome.messages);
+      failures.push(...outcome.failures);
+      if (outcome.next.kind !== 'threw') records.push(decisionRecord(env, job, now.toISOString(), trace));
+      if (outcome.flushed) flushed.push({ digest: outcome.flushed, subscriberId: job.subscriberId });
+      if (settled.kind === 'later') {
+        await tx.jobs.reschedule(job.id, workerId, { runAt: settled.runAt.toISOString(), data: settled.data, lastError: settled.lastError, resetAttempts: !settled.retry });
+        continue;
+      }
+      if (settled.kind === 'gave_up') gaveUp.push({ job, error: settled.error });
+      done.push(job.id);
+    }
+    const back: Message[] = [];
+    for (const job of unsnoozes) {
+      if (!held.has(job.id)) continue;
+      const message = await unsnoozed(ctx, tx, job, now);
+      if (message) back.push(message);
+      done.push(job.id);
+    }
+    if (back.length > 0) await tx.messages.replaceMany(back);
+    const stored = await storeWalkResults(tx, messages, records);
+    if (done.length > 0) await tx.jobs.complete(done, workerId);
+    return { stored, failures, flushed, gaveUp, unsnoozed: back };
+  });
+}

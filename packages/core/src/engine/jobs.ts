@@ -1,0 +1,30 @@
+import { newId } from '../ids.js';
+import type { Job, JobData } from '../schemas/index.js';
+
+/** Every job record the engine makes comes from here: a fresh job, unleased, with no attempt yet. */
+export function newJob(fields: { env: string; kind?: Job['kind']; runAt: string; transactionId: string; subscriberId: string; data: JobData }, now: Date): Job {
+  return {
+    id: newId(now),
+    environmentId: fields.env,
+    kind: fields.kind ?? 'walk',
+    runAt: fields.runAt,
+    attempts: 0,
+    lockedBy: null,
+    lockedUntil: null,
+    transactionId: fields.transactionId,
+    subscriberId: fields.subscriberId,
+    data: fields.data,
+    lastError: null,
+  };
+}
+
+/** Milliseconds before the next attempt of a failed job: 1 s, 2 s, 4 s … capped at an hour. */
+export const retryDelayMs = (attempts: number) => Math.min(1_000 * 2 ** Math.max(0, attempts - 1), 3_600_000);
+
+/**
+ * The one retry policy, for failed provider calls and jobs that threw: after `attempts` attempts
+ * (counted at claim), the next one is due at the returned instant, or null when the job gives up.
+ */
+export function nextAttemptAt(attempts: number, maxAttempts: number, now: Date): Date | null {
+  return attempts >= maxAttempts ? null : new Date(now.getTime() + retryDelayMs(attempts));
+}

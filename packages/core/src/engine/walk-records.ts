@@ -1,0 +1,34 @@
+import type { Message, Notification, PreferenceRow, Subscriber, Tenant, Workflow } from '../schemas/index.js';
+import type { DecisionEntry, DecisionRecord, StorageRepositories } from '../storage.js';
+import { walkSteps, type WalkResult } from '../trigger/walk-steps.js';
+import type { EngineContext } from './context.js';
+
+/** Everything a walk of one notification for one subscriber reads. */
+export interface WalkSubject {
+  readonly workflow: Workflow;
+  readonly notification: Notification;
+  readonly subscriber: Subscriber;
+  readonly actor: Subscriber | null;
+  readonly tenant: Tenant | null;
+  readonly preferences: readonly PreferenceRow[];
+}
+
+/** Walks the subject's steps from `startIndex` with the engine's settings. */
+export function walkSubject(ctx: EngineContext, subject: WalkSubject, startIndex: number, now: Date, digestEvents?: readonly Record<string, unknown>[]): WalkResult {
+  return walkSteps({ ...subject, startIndex, now, outsideSchedule: ctx.options.outsideSchedule, ...(digestEvents && { digestEvents }) });
+}
+
+export function decisionRecord(env: string, job: { id: string; transactionId: string; subscriberId: string }, at: string, entries: readonly DecisionEntry[]): DecisionRecord {
+  return { environmentId: env, transactionId: job.transactionId, subscriberId: job.subscriberId, jobId: job.id, at, entries };
+}
+
+/**
+ * The one way walks are stored, by inline delivery at trigger time and by the job runner: messages
+ * (a message already stored under its deterministic id is left as it is) and decision records, in
+ * the caller's transaction. Returns the messages actually inserted.
+ */
+export async function storeWalkResults(tx: StorageRepositories, messages: readonly Message[], records: readonly DecisionRecord[]): Promise<Message[]> {
+  const stored = messages.length > 0 ? await tx.messages.insertMany(messages) : [];
+  if (records.length > 0) await tx.traces.append(records);
+  return stored;
+}
