@@ -4,6 +4,7 @@ import { catalogSuite } from './suite/catalog.js';
 import { digestsSuite } from './suite/digests.js';
 import { idempotencySuite } from './suite/idempotency.js';
 import { engineSuite } from './suite/engine.js';
+import { faultsSuite } from './suite/faults.js';
 import { jobsSuite } from './suite/jobs.js';
 import { messagesSuite } from './suite/messages.js';
 import { notificationsSuite } from './suite/notifications.js';
@@ -58,5 +59,6 @@ export function describeStorage(name: string, backend: StorageUnderTest): void {
     digestsSuite(context);
     idempotencySuite(context);
     engineSuite(context);
+    faultsSuite({ ...context, name });
   });
 }

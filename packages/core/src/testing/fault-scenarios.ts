@@ -1,0 +1,218 @@
+import type { Tidings } from '../engine/create-tidings.js';
+import type { WorkflowInput } from '../schemas/index.js';
+
+/**
+ * One engine operation to prove under faults: `setup` runs fault-free, then `steps` run with a fault
+ * armed. A `call` that throws is retried as a client would (same transactionId, same request);
+ * `advance` moves the clock; after each step the job runner is driven until nothing is due.
+ */
+export interface FaultScenario {
+  readonly name: string;
+  /** Subscribers and transactions whose records the final-state comparison reads. */
+  readonly subscribers: readonly string[];
+  readonly transactions: readonly string[];
+  readonly tenants?: readonly string[];
+  /** Engine options for this scenario (`inlineInApp`, …). */
+  readonly inlineInApp?: boolean;
+  setup(tidings: Tidings): Promise<void>;
+  readonly steps: readonly ScenarioStep[];
+}
+
+export type ScenarioStep = { readonly call: (tidings: Tidings) => Promise<unknown> } | { readonly advance: number };
+
+const MINUTE = 60_000;
+
+const inApp = (content: string) => ({ template: { type: 'in_app' as const, content } });
+const workflow = (identifier: string, steps: WorkflowInput['steps']): WorkflowInput => ({ name: identifier, triggers: [{ identifier }], steps });
+type RegularDigest = Extract<NonNullable<NonNullable<WorkflowInput['steps']>[number]['metadata']>, { type: 'regular' | 'backoff' }>;
+const digest = (metadata: Partial<RegularDigest>) => ({ template: { type: 'digest' as const }, metadata: { type: 'regular' as const, amount: 5, unit: 'minutes' as const, ...metadata } });
+const call = (fn: (tidings: Tidings) => Promise<unknown>): ScenarioStep => ({ call: fn });
+const advance = (ms: number): ScenarioStep => ({ advance: ms });
+
+async function withChannels(tidings: Tidings): Promise<void> {
+  await tidings.integrations.upsert({ name: 'Mail', identifier: 'mail', providerId: 'recorder', channel: 'email', primary: true });
+  await tidings.integrations.upsert({ name: 'Chat', identifier: 'chat', providerId: 'recorder', channel: 'chat', primary: true, credentials: { webhookUrl: 'https://hooks.example/t' } });
+}
+
+/** The message of a trigger, found the same way on every retry (archived and snoozed ones too). */
+async function messageOf(tidings: Tidings, transactionId: string): Promise<string> {
+  const [message] = await tidings.messages.byTransaction(transactionId);
+  if (!message) throw new Error(`scenario: ${transactionId} has no message`);
+  return message._id;
+}
+
+const seededInbox = async (tidings: Tidings) => {
+  await tidings.workflows.upsert(workflow('note', [inApp('note {{ payload.n }}')]));
+  await tidings.triggerBulk([1, 2, 3].map((n) => ({ name: 'note', to: 'ada', payload: { n }, transactionId: `seed-${n}` })));
+  await tidings.runDue();
+};
+
+/** Every operation the reliability promise covers, each as a scenario of the fault suite. */
+export const FAULT_SCENARIOS: readonly FaultScenario[] = [
+  {
+    name: 'single trigger with an inline subscriber, an actor and a tenant',
+    subscribers: ['ada', 'max'],
+    transactions: ['t1'],
+    tenants: ['acme'],
+    setup: (t) => t.workflows.upsert(workflow('hello', [inApp('Hi {{ subscriber.firstName }} from {{ tenant.name }}')])).then(() => undefined),
+    steps: [call((t) => t.trigger({ name: 'hello', to: { subscriberId: 'ada', firstName: 'Ada' }, actor: { subscriberId: 'max', firstName: 'Max' }, tenant: { identifier: 'acme', name: 'Acme' }, transactionId: 't1' }))],
+  },
+  {
+    name: 'bulk trigger: topics, tenants, a duplicate transactionId and an event without recipients',
+    subscribers: ['a', 'b', 'c', 'new'],
+    transactions: ['b1', 'b2', 'b3', 'b4'],
+    tenants: ['t-ok', 't-refused'],
+    async setup(t) {
+      await t.workflows.upsert(workflow('hello', [inApp('Hi {{ payload.n }}')]));
+      for (const id of ['a', 'b', 'c']) await t.subscribers.upsert({ subscriberId: id });
+      await t.topics.addSubscribers('team', ['a', 'b', 'c']);
+    },
+    steps: [
+      call((t) =>
+        t.triggerBulk([
+          { name: 'hello', to: [{ type: 'Topic', topicKey: 'team' }, { subscriberId: 'new', lastName: 'New' }], actor: 'c', payload: { n: 1 }, transactionId: 'b1', tenant: { identifier: 't-ok', name: 'OK' } },
+          { name: 'hello', to: 'a', payload: { n: 2 }, transactionId: 'b1', tenant: { identifier: 't-refused', name: 'Refused' } },
+          { name: 'hello', to: [{ type: 'Topic', topicKey: 'nobody' }], transactionId: 'b3', tenant: { identifier: 't-refused' } },
+          { name: 'hello', to: ['b', 'c'], payload: { n: 4 }, transactionId: 'b4' },
+        ]),
+      ),
+    ],
+  },
+  {
+    name: 'in-app walk stored inline at trigger time',
+    subscribers: ['ada', 'bob'],
+    transactions: ['i1'],
+    inlineInApp: true,
+    setup: (t) => t.workflows.upsert(workflow('hello', [inApp('one'), inApp('two')])).then(() => undefined),
+    steps: [call((t) => t.trigger({ name: 'hello', to: ['ada', 'bob'], transactionId: 'i1' }))],
+  },
+  {
+    name: 'job batch: in-app steps, a regular delay, and email and chat through a provider',
+    subscribers: ['ada', 'bob'],
+    transactions: ['p1', 'p2'],
+    async setup(t) {
+      await withChannels(t);
+      await t.workflows.upsert(
+        workflow('multi', [
+          inApp('first'),
+          { template: { type: 'email', subject: 'Hi {{ subscriber.firstName }}', content: 'Mail {{ payload.n }}' } },
+          { template: { type: 'delay' }, metadata: { type: 'regular', amount: 2, unit: 'minutes' } },
+          { template: { type: 'chat', content: 'Chat {{ payload.n }}' } },
+          inApp('last'),
+        ]),
+      );
+      await t.subscribers.upsert({ subscriberId: 'ada', firstName: 'Ada', email: 'ada@example.com' });
+      await t.subscribers.upsert({ subscriberId: 'bob', firstName: 'Bob', email: 'bob@example.com' });
+    },
+    steps: [
+      call((t) => t.trigger({ name: 'multi', to: ['ada', 'bob'], payload: { n: 1 }, transactionId: 'p1' })),
+      call((t) => t.trigger({ name: 'multi', to: 'ada', payload: { n: 2 }, transactionId: 'p2' })),
+      advance(2 * MINUTE),
+    ],
+  },
+  {
+    name: 'digest, regular, keyed: events join, the flush sends one message with every event',
+    subscribers: ['ada'],
+    transactions: ['d1', 'd2', 'd3', 'd4'],
+    setup: (t) => t.workflows.upsert(workflow('dg', [digest({ digestKey: 'thread' }), inApp('{{ step.total_count }} in {{ payload.thread }}')])).then(() => undefined),
+    steps: [
+      call((t) => t.trigger({ name: 'dg', to: 'ada', payload: { thread: 'x' }, transactionId: 'd1' })),
+      call((t) => t.triggerBulk([
+        { name: 'dg', to: 'ada', payload: { thread: 'x' }, transactionId: 'd2' },
+        { name: 'dg', to: 'ada', payload: { thread: 'y' }, transactionId: 'd3' },
+      ])),
+      advance(MINUTE),
+      call((t) => t.trigger({ name: 'dg', to: 'ada', payload: { thread: 'x' }, transactionId: 'd4' })),
+      advance(5 * MINUTE),
+    ],
+  },
+  {
+    name: 'digest, backoff: the first event goes through, the next ones are digested',
+    subscribers: ['ada'],
+    transactions: ['k1', 'k2', 'k3'],
+    setup: (t) => t.workflows.upsert(workflow('bo', [digest({ type: 'backoff', backoffAmount: 10, backoffUnit: 'minutes' }), inApp('{{ step.total_count }} events')])).then(() => undefined),
+    steps: [
+      call((t) => t.trigger({ name: 'bo', to: 'ada', transactionId: 'k1' })),
+      advance(MINUTE),
+      call((t) => t.trigger({ name: 'bo', to: 'ada', transactionId: 'k2' })),
+      call((t) => t.trigger({ name: 'bo', to: 'ada', transactionId: 'k3' })),
+      advance(6 * MINUTE),
+    ],
+  },
+  {
+    name: 'digest, updateMode: each join moves the flush',
+    subscribers: ['ada'],
+    transactions: ['u1', 'u2'],
+    setup: (t) => t.workflows.upsert(workflow('um', [digest({ updateMode: true }), inApp('{{ step.total_count }} events')])).then(() => undefined),
+    steps: [
+      call((t) => t.trigger({ name: 'um', to: 'ada', transactionId: 'u1' })),
+      advance(4 * MINUTE),
+      call((t) => t.trigger({ name: 'um', to: 'ada', transactionId: 'u2' })),
+      advance(2 * MINUTE),
+      advance(4 * MINUTE),
+    ],
+  },
+  {
+    name: 'digest, timed: events gather until 11:00 on the subscriber\'s clock',
+    subscribers: ['ada'],
+    transactions: ['m1', 'm2'],
+    setup: (t) =>
+      t.workflows.upsert(workflow('tm', [{ template: { type: 'digest' }, metadata: { type: 'timed', unit: 'days', amount: 1, timed: { atTime: '11:00' } } }, inApp('{{ step.total_count }} at eleven')])).then(() => undefined),
+    steps: [call((t) => t.trigger({ name: 'tm', to: 'ada', transactionId: 'm1' })), call((t) => t.trigger({ name: 'tm', to: 'ada', transactionId: 'm2' })), advance(24 * 60 * MINUTE)],
+  },
+  {
+    name: 'delay, scheduled: the walk resumes at the payload date',
+    subscribers: ['ada'],
+    transactions: ['s1'],
+    setup: (t) => t.workflows.upsert(workflow('sd', [{ template: { type: 'delay' }, metadata: { type: 'scheduled', delayPath: 'at' } }, inApp('on time')])).then(() => undefined),
+    steps: [call((t) => t.trigger({ name: 'sd', to: 'ada', payload: { at: '2026-03-02T10:30:00Z' }, transactionId: 's1' })), advance(30 * MINUTE)],
+  },
+  {
+    name: 'cancel: the digest a cancelled event opened passes to the next event',
+    subscribers: ['ada'],
+    transactions: ['c1', 'c2', 'c3'],
+    setup: (t) => t.workflows.upsert(workflow('cx', [digest({}), inApp('{{ step.total_count }} left')])).then(() => undefined),
+    steps: [
+      call((t) => t.triggerBulk(['c1', 'c2', 'c3'].map((transactionId) => ({ name: 'cx', to: 'ada', transactionId })))),
+      call((t) => t.cancel('c1')),
+      advance(5 * MINUTE),
+    ],
+  },
+  {
+    name: 'mark-as, actions and archive on stored messages',
+    subscribers: ['ada'],
+    transactions: ['seed-1', 'seed-2', 'seed-3'],
+    setup: seededInbox,
+    steps: [
+      call(async (t) => t.messages.markAs('ada', { messageId: await messageOf(t, 'seed-1'), markAs: 'read' })),
+      call(async (t) => t.messages.action('ada', await messageOf(t, 'seed-2'), 'primary', { status: 'done', payload: { ok: true } })),
+      call(async (t) => {
+        const { items } = await t.messages.feed('ada', { limit: 100 });
+        return t.messages.markAs('ada', { messageId: items.map((m) => m._id), markAs: 'seen' });
+      }),
+      call(async (t) => t.messages.archive('ada', [await messageOf(t, 'seed-3')])),
+    ],
+  },
+  {
+    name: 'snooze and the unsnooze job',
+    subscribers: ['ada'],
+    transactions: ['seed-1', 'seed-2', 'seed-3'],
+    setup: seededInbox,
+    steps: [call(async (t) => t.messages.snooze('ada', await messageOf(t, 'seed-2'), { until: '2026-03-02T11:00:00Z' })), advance(61 * MINUTE)],
+  },
+  {
+    name: 'preferences update, then a trigger that reads them',
+    subscribers: ['ada'],
+    transactions: ['pf1'],
+    async setup(t) {
+      await withChannels(t);
+      await t.workflows.upsert(workflow('pf', [inApp('in app'), { template: { type: 'email', subject: 's', content: 'mail' } }]));
+      await t.subscribers.upsert({ subscriberId: 'ada', email: 'ada@example.com' });
+    },
+    steps: [
+      call((t) => t.preferences.update('ada', { channels: { email: false } })),
+      call((t) => t.preferences.update('ada', { workflowId: 'pf', channels: { in_app: true } })),
+      call((t) => t.trigger({ name: 'pf', to: 'ada', transactionId: 'pf1' })),
+    ],
+  },
+];

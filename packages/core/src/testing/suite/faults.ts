@@ -1,0 +1,43 @@
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { FAULT_SCENARIOS } from '../fault-scenarios.js';
+import type { FaultMode } from '../faulty-storage.js';
+import { runScenario } from '../run-under-fault.js';
+import type { SuiteContext } from '../describe-storage.js';
+
+const MODES: readonly FaultMode[] = ['throw', 'commit-then-throw'];
+
+/** Fault positions tried per scenario: every one when there are few, else a sample of this many. */
+const budget = () => Number(process.env['TIDINGS_FAULT_RUNS'] ?? 40);
+
+export function faultsSuite({ get, name }: SuiteContext & { name: string }): void {
+  describe('faults', () => {
+    let tried = 0;
+    let positions = 0;
+    afterAll(() => {
+      if (tried > 0) console.info(`[faults] ${name}: ${tried} injected faults tried over ${positions} fault positions of ${FAULT_SCENARIOS.length} scenarios`);
+    });
+    for (const scenario of FAULT_SCENARIOS) {
+      it(`faults — ${scenario.name}: any single fault, then the engine's own recovery, ends as a fault-free run does`, { timeout: 240_000 }, async () => {
+        const storage = get();
+        let runs = 0;
+        const env = () => `faults-${runs++}`;
+        const clean = await runScenario(storage, env(), scenario, null);
+        const total = clean.points.length;
+        positions += total * MODES.length;
+        const all = total * MODES.length;
+        const check = async (at: number, mode: FaultMode) => {
+          const run = await runScenario(storage, env(), scenario, { at, mode });
+          expect(run.fired, `fault #${at} (${mode}) at ${clean.points[at]} fired`).not.toBeNull();
+          expect(run.state, `after fault #${at} (${mode}) at ${clean.points[at]}`).toEqual(clean.state);
+          tried++;
+        };
+        if (all <= budget()) {
+          for (let at = 0; at < total; at++) for (const mode of MODES) await check(at, mode);
+          return;
+        }
+        await fc.assert(fc.asyncProperty(fc.nat({ max: total - 1 }), fc.constantFrom(...MODES), check), { numRuns: budget() });
+      });
+    }
+  });
+}
