@@ -177,6 +177,11 @@ export interface JobRepository {
    * process, and a lease held by any other died with its process. Returns how many were freed.
    */
   releaseLeases(env: string, alive: readonly string[]): Promise<number>;
+  /**
+   * Whether the subscriber has a job other than `exceptId` with `runAt` before `before`, leased or
+   * not: a digest's flush waits while events triggered inside its window are still on their way.
+   */
+  hasEarlier(env: string, subscriberId: string, before: string, exceptId: string): Promise<boolean>;
   /** Deletes finished jobs, but only those still leased by `workerId`; returns how many. */
   complete(ids: readonly string[], workerId: string): Promise<number>;
   /**

@@ -207,6 +207,8 @@ export const MIGRATIONS: readonly Migration[] = [
       await db.schema.createIndex('tidings_digest_events_event').on('tidings_digest_events').columns(['env', 'key', 'transaction_id']).unique().execute();
       await db.schema.createIndex('tidings_digest_events_digest').on('tidings_digest_events').columns(['env', 'digest_id', 'seq']).execute();
       await db.schema.createIndex('tidings_digest_events_transaction').on('tidings_digest_events').columns(['env', 'transaction_id']).execute();
+      // A flush looks for the subscriber's jobs due before its window closed (events still on their way).
+      await db.schema.createIndex('tidings_jobs_subscriber_due').on('tidings_jobs').columns(['env', 'subscriber_id', 'run_at']).execute();
       await db.schema.alterTable('tidings_digests').addColumn('event_count', 'integer', (c) => c.notNull().defaultTo(0)).execute();
       await db.schema.alterTable('tidings_digest_keys').addColumn('last_transaction_id', 'text').execute();
       await db.schema.alterTable('tidings_digest_keys').addColumn('previous_at', 'text').execute();

@@ -37,6 +37,9 @@ export interface JobOutcome {
   readonly flushed?: Digest;
 }
 
+/** How long a due flush waits for events of its window still on their way before it looks again. */
+const FLUSH_RECHECK_MS = 250;
+
 const skipped = (job: Job, type: TraceEntry['type'], reason: string): TraceEntry => ({ stepIndex: job.data.stepIndex, stepId: '', type, decision: 'skipped', reason });
 
 /**
@@ -59,9 +62,14 @@ export async function walkJob(ctx: EngineContext, deliver: ReturnType<typeof ste
   let flushed: Digest | undefined;
   if (job.data.digestId) {
     const digest = await storage.digests.get(env, job.data.digestId);
-    // A debounced join moved the digest: wait for its new due time.
-    if (digest && digest.status === 'open' && Date.parse(digest.dueAt) > now.getTime()) {
-      return outcome({ kind: 'later', runAt: new Date(digest.dueAt), data: job.data, retry: false, lastError: null });
+    if (digest && digest.status === 'open') {
+      // A debounced join moved the digest: wait for its new due time.
+      if (Date.parse(digest.dueAt) > now.getTime()) return outcome({ kind: 'later', runAt: new Date(digest.dueAt), data: job.data, retry: false, lastError: null });
+      // Events triggered inside the window whose jobs have not reached the digest yet (a backlog,
+      // another worker's batch) belong to it: wait for them instead of splitting the window.
+      if (await storage.jobs.hasEarlier(env, job.subscriberId, digest.dueAt, job.id)) {
+        return outcome({ kind: 'later', runAt: new Date(now.getTime() + FLUSH_RECHECK_MS), data: job.data, retry: false, lastError: null });
+      }
     }
     // Closed before the walk, so no event joins after its message is rendered; a re-run closes again
     // and gets the same events.

@@ -5,6 +5,7 @@ import { digestsSuite } from './suite/digests.js';
 import { idempotencySuite } from './suite/idempotency.js';
 import { engineSuite } from './suite/engine.js';
 import { faultsSuite } from './suite/faults.js';
+import { reliabilitySuite } from './suite/reliability.js';
 import { jobsSuite } from './suite/jobs.js';
 import { messagesSuite } from './suite/messages.js';
 import { notificationsSuite } from './suite/notifications.js';
@@ -59,6 +60,7 @@ export function describeStorage(name: string, backend: StorageUnderTest): void {
     digestsSuite(context);
     idempotencySuite(context);
     engineSuite(context);
+    reliabilitySuite(context);
     faultsSuite({ ...context, name });
   });
 }

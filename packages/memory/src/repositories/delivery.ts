@@ -87,6 +87,10 @@ export function deliveryRepositories(t: Tables): Delivery {
         }
         return freed;
       },
+      async hasEarlier(env, subscriberId, before, exceptId) {
+        for (const job of t.jobs.values()) if (job.environmentId === env && job.subscriberId === subscriberId && job.runAt < before && job.id !== exceptId) return true;
+        return false;
+      },
       async complete(ids, workerId) {
         let done = 0;
         for (const id of ids) if (t.jobs.get(id)?.lockedBy === workerId && t.del(t.jobs, id)) done++;

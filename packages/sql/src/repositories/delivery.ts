@@ -68,6 +68,18 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
         }
         return held;
       },
+      async hasEarlier(env, subscriberId, before, exceptId) {
+        const found = await db
+          .selectFrom('tidings_jobs')
+          .select('id')
+          .where('env', '=', env)
+          .where('subscriber_id', '=', subscriberId)
+          .where('run_at', '<', before)
+          .where('id', '!=', exceptId)
+          .limit(1)
+          .executeTakeFirst();
+        return found !== undefined;
+      },
       async releaseLeases(env, alive) {
         let query = db.updateTable('tidings_jobs').set({ locked_by: null, locked_until: null }).where('env', '=', env).where('locked_by', 'is not', null);
         if (alive.length > 0) query = query.where('locked_by', 'not in', alive);

@@ -7,8 +7,11 @@ import type { SuiteContext } from '../describe-storage.js';
 
 const MODES: readonly FaultMode[] = ['throw', 'commit-then-throw'];
 
-/** Fault positions tried per scenario: every one when there are few, else a sample of this many. */
-const budget = () => Number(process.env['TIDINGS_FAULT_RUNS'] ?? 40);
+/**
+ * Injected faults per scenario: every position, unless `TIDINGS_FAULT_RUNS` caps it, or the storage
+ * is a multi-process one (a database server, slower per run), where fast-check samples 60 of them.
+ */
+const budget = (multiProcess: boolean) => Number(process.env['TIDINGS_FAULT_RUNS'] ?? (multiProcess ? 60 : Number.POSITIVE_INFINITY));
 
 export function faultsSuite({ get, name }: SuiteContext & { name: string }): void {
   describe('faults', () => {
@@ -32,11 +35,12 @@ export function faultsSuite({ get, name }: SuiteContext & { name: string }): voi
           expect(run.state, `after fault #${at} (${mode}) at ${clean.points[at]}`).toEqual(clean.state);
           tried++;
         };
-        if (all <= budget()) {
+        const limit = budget(storage.capabilities.multiProcess);
+        if (all <= limit) {
           for (let at = 0; at < total; at++) for (const mode of MODES) await check(at, mode);
           return;
         }
-        await fc.assert(fc.asyncProperty(fc.nat({ max: total - 1 }), fc.constantFrom(...MODES), check), { numRuns: budget() });
+        await fc.assert(fc.asyncProperty(fc.nat({ max: total - 1 }), fc.constantFrom(...MODES), check), { numRuns: limit });
       });
     }
   });
