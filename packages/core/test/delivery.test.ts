@@ -29,7 +29,7 @@ describe('walking steps', () => {
     expect(await contents(plain.transactionId!)).toEqual(['first', 'second']);
   });
 
-  it('a scheduled delay waits for the payload date; a past date runs at once; a bad date fails the step', async () => {
+  it('a scheduled delay waits for the payload date; a past date runs at once; a bad date is an error at trigger time', async () => {
     const { tidings, clock } = testEngine();
     await tidings.workflows.upsert({
       name: 's',
@@ -41,14 +41,37 @@ describe('walking steps', () => {
     });
     const future = await tidings.trigger({ name: 's', to: 'a', payload: { send: { at: '2026-06-01T13:00:00Z' } } });
     const past = await tidings.trigger({ name: 's', to: 'b', payload: { send: { at: '2020-01-01T00:00:00Z' } } });
-    const bad = await tidings.trigger({ name: 's', to: 'c', payload: { send: { at: 'tomorrow-ish' } } });
+    const bad = await tidings.trigger({ name: 's', to: 'c', payload: { send: { at: 'tomorrow-ish' } }, transactionId: 'bad' });
+    expect(bad).toEqual({ acknowledged: true, status: 'error', error: ['payload.send.at must hold an ISO 8601 date for the scheduled delay'], transactionId: 'bad' });
     await tidings.runDue();
     expect(await tidings.messages.byTransaction(past.transactionId!)).toHaveLength(1);
     expect(await tidings.messages.byTransaction(future.transactionId!)).toHaveLength(0);
     clock.set('2026-06-01T13:00:00Z');
     await tidings.runDue();
     expect(await tidings.messages.byTransaction(future.transactionId!)).toHaveLength(1);
-    expect(await tidings.messages.byTransaction(bad.transactionId!)).toHaveLength(0);
+    expect(await tidings.messages.byTransaction('bad')).toHaveLength(0);
+    expect(await tidings.subscribers.get('c')).toBeNull();
+  });
+
+  it('a scheduled delay after a digest is checked when the walk reaches it: a bad date fails the step there', async () => {
+    const { tidings, clock } = testEngine();
+    await tidings.workflows.upsert({
+      name: 'ds',
+      triggers: [{ identifier: 'ds' }],
+      steps: [
+        { template: { type: 'digest' }, metadata: { type: 'regular', amount: 1, unit: 'minutes' } },
+        { template: { type: 'delay' }, metadata: { type: 'scheduled', delayPath: 'send.at' }, shouldStopOnFail: true },
+        { template: { type: 'in_app', content: 'after' } },
+      ],
+    });
+    const result = await tidings.trigger({ name: 'ds', to: 'a', payload: {} });
+    expect(result.status).toBe('processed');
+    await tidings.runDue();
+    clock.advance(60_000);
+    await tidings.runDue();
+    expect(await tidings.messages.byTransaction(result.transactionId!)).toHaveLength(0);
+    const trace = await tidings.explain(result.transactionId!);
+    expect(trace.at(-1)!.entries.map((e) => e.decision)).toEqual(['failed']);
   });
 
   it('inactive steps are skipped; cancel removes pending jobs', async () => {

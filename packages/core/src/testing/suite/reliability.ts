@@ -148,21 +148,41 @@ export function reliabilitySuite({ get }: SuiteContext): void {
       expect((await storage.jobs.list('env-r'))[0]).toMatchObject({ id: job!.id, lockedBy: 'thief' });
     });
 
-    it('reliability — a digest window is anchored at trigger time, and a flush waits for events of its window still on their way', async () => {
+    it('reliability — a digest window is anchored at the first event’s trigger time, however late its job runs', async () => {
+      const storage = get();
+      const clock = manualClock(T0);
+      const tidings = engine(storage, { clock });
+      await tidings.workflows.upsert(digestFlow(15, 'seconds'));
+      await tidings.trigger({ name: 'digest', to: 'ada', transactionId: 'e1' });
+      clock.advance(10_000);
+      await tidings.trigger({ name: 'digest', to: 'ada', transactionId: 'e2' });
+      // A backlog: no job runs until well after the window (T0 + 15 s) closed.
+      clock.advance(20_000);
+      await tidings.runDue();
+      expect((await tidings.messages.feed('ada')).items.map((m) => m.content)).toEqual(['2 events']);
+      expect((await tidings.pending()).digests).toEqual([]);
+    });
+
+    it('reliability — a due flush waits for events of its window whose jobs another worker is still running', async () => {
       const storage = get();
       const clock = manualClock(T0);
       const tidings = engine(storage, { clock });
       await tidings.workflows.upsert(digestFlow(15, 'seconds'));
       await tidings.trigger({ name: 'digest', to: 'ada', transactionId: 'e1' });
       await tidings.runDue();
-      expect((await tidings.pending()).digests).toMatchObject([{ openedAt: T0, dueAt: new Date(Date.parse(T0) + 15_000).toISOString() }]);
       clock.advance(14_000);
       await tidings.trigger({ name: 'digest', to: 'ada', transactionId: 'e2' });
-      // A backlog: nothing runs until well after the window closed; e2's job and the flush are both due.
       clock.advance(20_000);
+      // Another worker holds e2's job (due before the flush) while this one reaches the flush.
+      const [busy] = await storage.jobs.claimDue({ env: 'env-r', workerId: 'busy', now: clock.now().toISOString(), limit: 1, leaseMs: 30_000 });
+      expect(busy?.transactionId).toBe('e2');
       await tidings.runDue();
-      clock.advance(1_000);
-      await tidings.runDue();
+      expect((await tidings.messages.feed('ada')).items).toEqual([]);
+      // The busy worker never finishes: its lease runs out, e2 joins, then the flush sends both.
+      for (let i = 0; i < 3; i++) {
+        clock.advance(30_000);
+        await tidings.runDue();
+      }
       expect((await tidings.messages.feed('ada')).items.map((m) => m.content)).toEqual(['2 events']);
       expect((await tidings.pending()).digests).toEqual([]);
     });
