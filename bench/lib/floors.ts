@@ -1,4 +1,5 @@
 import type { DecisionRecord, Job, Message, Notification, SubscriberUpsert } from '@tidings/core';
+import { upsertSubscribers } from '@tidings/core/internal';
 import { memoryStorage, type MemoryStorageOptions } from '@tidings/memory';
 import { sqliteStorage } from '@tidings/sqlite';
 import Database from 'better-sqlite3';
@@ -116,7 +117,7 @@ export function memoryFloor(mode: 'jobs' | 'inline', options: MemoryStorageOptio
       const records: DecisionRecord[] = work.map((w, i) => ({ environmentId: 'default', transactionId: w.notification.transactionId, subscriberId: w.subscriberId, jobId: jobs[i]!.id, at: now, entries: [{ stepIndex: 0, stepId: 'step', type: 'in_app', decision: 'delivered', reason: 'rendered for in_app' }] }));
       await storage.transaction(async (tx) => {
         await tx.notifications.insertMany('default', notifications);
-        await tx.subscribers.upsertMany('default', upserts, now, 'default');
+        await upsertSubscribers(tx, 'default', upserts, now, 'default');
         if (mode === 'jobs') await tx.jobs.enqueue(jobs);
         else {
           await tx.messages.insertMany(messages);

@@ -1,4 +1,5 @@
-import { mergeSubscriber, newId, walkSteps, type Notification, type Workflow } from '@tidings/core';
+import type { Notification, Workflow } from '@tidings/core';
+import { mergeSubscriber, newId, walkSteps } from '@tidings/core/internal';
 // Internal modules of core (not part of its public API): the benchmark measures them directly.
 import { newTransactionId } from '../../packages/core/src/ids.js';
 import { buildMessage } from '../../packages/core/src/messages/build-message.js';

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { createTidings } from '@tidings/core';
+import { upsertSubscribers } from '@tidings/core/internal';
 import { sqliteStorage } from '@tidings/sqlite';
 import { repeat } from '../lib/stats.js';
 import { freshName, tempDir } from '../lib/temp.js';
@@ -15,7 +16,7 @@ export async function fanoutWorkload(ctx: BenchContext): Promise<Row[]> {
   const ids = Array.from({ length: size }, (_, i) => `member-${i}`);
   const now = new Date().toISOString();
   for (let i = 0; i < size; i += 5_000) {
-    await storage.subscribers.upsertMany('default', ids.slice(i, i + 5_000).map((subscriberId, k) => ({ _id: `i-${i + k}`, patch: { subscriberId, firstName: `M${i + k}` } })), now, 'default');
+    await storage.transaction((tx) => upsertSubscribers(tx, 'default', ids.slice(i, i + 5_000).map((subscriberId, k) => ({ _id: `i-${i + k}`, patch: { subscriberId, firstName: `M${i + k}` } })), now, 'default'));
     await tidings.topics.addSubscribers('everyone', ids.slice(i, i + 5_000));
   }
   const seconds = await repeat(ctx.quick ? 1 : 2, 0, async () => {

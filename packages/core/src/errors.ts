@@ -3,10 +3,7 @@ export type TidingsErrorCode =
   | 'validation_failed'
   | 'not_found'
   | 'conflict'
-  | 'too_many_events'
-  | 'unauthorized'
-  | 'storage_failed'
-  | 'provider_failed';
+  | 'too_many_events';
 
 export interface FieldIssue {
   /** Dot path of the offending member, `[n]` for array items (e.g. `steps[0].template.content`). */

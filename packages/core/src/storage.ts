@@ -74,7 +74,7 @@ export interface WorkflowRepository {
   delete(env: string, id: string): Promise<boolean>;
 }
 
-/** A subscriber to create or update; `_id` and `now` are used only when it is created. */
+/** A subscriber to create or update; `_id` is used only when it is created. */
 export interface SubscriberUpsert {
   readonly patch: SubscriberPatch;
   readonly _id: string;
@@ -82,12 +82,11 @@ export interface SubscriberUpsert {
 
 export interface SubscriberRepository {
   /**
-   * Creates each subscriber that does not exist and, for those that do, changes only the members
-   * present in the patch (`undefined` keeps the stored value; `data` is replaced whole). Items are
-   * applied in order, so the same subscriberId twice ends with the later values. Returns the stored
-   * records in input order. Atomic as a batch; two racing creators end with one record.
+   * Stores each subscriber whole under its subscriberId, replacing a stored one. Atomic as a batch.
+   * (Merging a patch into the stored record is the engine's rule: it reads, merges and puts inside one
+   * transaction.)
    */
-  upsertMany(env: string, items: readonly SubscriberUpsert[], now: string, organizationId: string): Promise<Subscriber[]>;
+  putMany(env: string, subscribers: readonly Subscriber[]): Promise<void>;
   /** Subscribers with these subscriberIds (not internal ids); missing ones are left out. */
   getMany(env: string, subscriberIds: readonly string[]): Promise<Subscriber[]>;
   /** Removes the subscriber with its preferences and topic memberships; false when there was none. */
@@ -115,9 +114,8 @@ export interface TenantRepository {
 
 export interface IntegrationRepository {
   /**
-   * Inserts or replaces by `_id`. Throws `conflict` when another integration has the `identifier`.
-   * Storing one with `primary: true` clears `primary` on every other integration of its channel, in
-   * the same atomic step, so a channel never has two primaries.
+   * Inserts or replaces by `_id`, as given. Throws `conflict` when another integration has the
+   * `identifier`. (One primary per channel is the engine's rule, kept inside its transaction.)
    */
   upsert(env: string, integration: Integration): Promise<Integration>;
   /** Integrations of the environment, oldest first, optionally only active ones or one channel. */

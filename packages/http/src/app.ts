@@ -5,7 +5,7 @@ import { errorBody, HttpError, toHttp } from './errors.js';
 import { idempotency } from './idempotency.js';
 import { liveEvents } from './live.js';
 import { openApiDocument } from './openapi.js';
-import { interfaceRoutes } from './routes/six.js';
+import { interfaceRoutes } from './routes/interface-routes.js';
 import { serverRoutes } from './routes/server.js';
 import type { RouteDefinition } from './routes/route.js';
 

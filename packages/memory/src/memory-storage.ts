@@ -1,4 +1,5 @@
-import { wrapRepositories, type Storage, type StorageRepositories } from '@tidings/core';
+import type { Storage, StorageRepositories } from '@tidings/core';
+import { wrapRepositories } from '@tidings/core/internal';
 import { catalogRepositories } from './repositories/catalog.js';
 import { deliveryRepositories } from './repositories/delivery.js';
 import { digestRepositories } from './repositories/digests.js';

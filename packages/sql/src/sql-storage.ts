@@ -1,4 +1,5 @@
-import { wrapRepositories, type Storage, type StorageRepositories } from '@tidings/core';
+import type { Storage, StorageRepositories } from '@tidings/core';
+import { wrapRepositories } from '@tidings/core/internal';
 import type { Db, SqlDialect } from './dialect.js';
 import { migrate } from './migrations.js';
 import { catalogRepositories } from './repositories/catalog.js';

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTidings } from '@tidings/core';
+import { upsertSubscribers } from '@tidings/core/internal';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnTs } from '../../../test-support/spawn-ts.js';
@@ -56,7 +57,7 @@ describe('sqliteStorage options', () => {
     const tidings = createTidings({ storage });
     await tidings.workflows.upsert({ name: 'big', triggers: [{ identifier: 'big' }], steps: [{ template: { type: 'in_app', content: 'hi' } }] });
     const ids = Array.from({ length: 12_000 }, (_, i) => `member-${i}`);
-    await storage.subscribers.upsertMany('default', ids.map((subscriberId, i) => ({ _id: `i${i}`, patch: { subscriberId } })), new Date().toISOString(), 'org');
+    await storage.transaction((tx) => upsertSubscribers(tx, 'default', ids.map((subscriberId, i) => ({ _id: `i${i}`, patch: { subscriberId } })), new Date().toISOString(), 'org'));
     for (let i = 0; i < ids.length; i += 6_000) expect(await tidings.topics.addSubscribers('all', ids.slice(i, i + 6_000))).toMatchObject({ notFound: [] });
     const result = await tidings.trigger({ name: 'big', to: { type: 'Topic', topicKey: 'all' } });
     expect(await tidings.runDue()).toBe(12_000);

@@ -1,5 +1,6 @@
 import { TidingsError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
+import type { StorageRepositories } from '../storage.js';
 import {
   integrationInputSchema,
   tenantInputSchema,
@@ -95,6 +96,16 @@ export function tenantsApi(ctx: EngineContext) {
   };
 }
 
+/** Stores an integration; a primary one takes the flag from the others of its channel (one primary per channel). */
+async function storeIntegration(ctx: EngineContext, tx: StorageRepositories, integration: Integration): Promise<Integration> {
+  if (integration.primary) {
+    for (const other of await tx.integrations.list(ctx.env, { channel: integration.channel })) {
+      if (other._id !== integration._id && other.primary) await tx.integrations.upsert(ctx.env, { ...other, primary: false, updatedAt: integration.updatedAt });
+    }
+  }
+  return tx.integrations.upsert(ctx.env, integration);
+}
+
 export function integrationsApi(ctx: EngineContext) {
   const { storage, env } = ctx;
   return {
@@ -106,7 +117,7 @@ export function integrationsApi(ctx: EngineContext) {
         const all = await tx.integrations.list(env);
         const match = all.find((i) => i._id === parsed._id) ?? all.find((i) => parsed.identifier !== undefined && i.identifier === parsed.identifier);
         const _id = match?._id ?? parsed._id ?? newId(ctx.clock.now());
-        return tx.integrations.upsert(env, {
+        return storeIntegration(ctx, tx, {
           ...parsed,
           _id,
           identifier: parsed.identifier ?? match?.identifier ?? `${parsed.providerId}-${_id.slice(-8)}`,
@@ -126,7 +137,7 @@ export function integrationsApi(ctx: EngineContext) {
         const integration = await tx.integrations.get(env, id);
         if (!integration) throw notFound('Integration', id);
         if (!integration.active) throw new TidingsError('validation_failed', 'An inactive integration cannot be primary', { issues: [{ path: 'active', message: 'must be true to be primary' }] });
-        return tx.integrations.upsert(env, { ...integration, primary: true, updatedAt: ctx.now() });
+        return storeIntegration(ctx, tx, { ...integration, primary: true, updatedAt: ctx.now() });
       });
     },
   };

@@ -6,18 +6,19 @@ import { renderEmailBody } from '../templates/email-html.js';
 import type { Delivery, TraceEntry } from '../trigger/walk-steps.js';
 import type { EngineOptions } from './context.js';
 
-/** What delivering one channel step came to: a message to store, or a provider failure to retry. */
+/**
+ * What delivering one channel step came to: a message to store, or a failure worth another attempt,
+ * with the message to store instead when the job has no attempt left (the retry policy decides).
+ */
 export type StepSent =
   | { kind: 'message'; message: Message; note: Partial<TraceEntry>; failure?: string }
-  | { kind: 'retry'; error: string; note: Partial<TraceEntry> };
+  | { kind: 'retry'; error: string; note: Partial<TraceEntry>; final: Extract<StepSent, { kind: 'message' }> };
 
 export interface DeliveryContext {
   readonly subscriber: Subscriber;
   readonly tenant: Tenant | null;
   readonly integrations: readonly Integration[];
   readonly notification: Notification;
-  /** Attempts of the job so far, counting this one: a failure on the last one is final. */
-  readonly attempts: number;
 }
 
 async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -37,7 +38,7 @@ async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
  * subscriber's address and call the provider. A provider may be called again for the same message
  * (a retry, or a re-run after a crash): `messageId` is the same each time, for providers that dedupe.
  */
-export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options: Pick<EngineOptions, 'providerTimeoutMs' | 'maxAttempts'>) {
+export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options: Pick<EngineOptions, 'providerTimeoutMs'>) {
   return async function deliver(delivery: Delivery, base: Message, context: DeliveryContext): Promise<StepSent> {
     if (delivery.channel === 'in_app') return { kind: 'message', message: base, note: {} };
     const warning = (reason: string, integration?: Integration): StepSent => ({
@@ -89,14 +90,14 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
     } catch (error) {
       const text = error instanceof Error ? error.message : String(error);
       const retryable = error instanceof ProviderError ? error.retryable : true;
-      if (retryable && context.attempts < options.maxAttempts) return { kind: 'retry', error: text, note: { ...note, reason: `${text}; will retry` } };
       const errorId = error instanceof ProviderError ? (error.options.code ?? (error.options.status ? `http_${error.options.status}` : 'provider_error')) : 'provider_error';
-      return {
-        kind: 'message',
-        message: { ...base, providerId: integration.providerId, status: 'error', deliveredAt: [], errorId, errorText: text },
+      const final = {
+        kind: 'message' as const,
+        message: { ...base, providerId: integration.providerId, status: 'error' as const, deliveredAt: [], errorId, errorText: text },
         note: { ...note, reason: `failed: ${text}` },
         failure: text,
       };
+      return retryable ? { kind: 'retry', error: text, note: { ...note, reason: `${text}; will retry` }, final } : final;
     }
   };
 }

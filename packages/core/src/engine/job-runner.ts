@@ -9,8 +9,6 @@ import { stepDeliverer } from './deliver-step.js';
 import { liveWorkers } from './live-workers.js';
 import { walkJob, type BatchData, type JobOutcome } from './walk-job.js';
 
-export { retryDelayMs } from './jobs.js';
-
 export interface JobRunner {
   /** Claims and runs every job due now, including those enqueued while it runs; returns how many ran. */
   runDue(): Promise<number>;

@@ -14,6 +14,7 @@ import {
 import type { StorageRepositories } from '../storage.js';
 import { parseInput } from '../validation.js';
 import type { EngineContext } from './context.js';
+import { upsertSubscribers } from '../subscribers/upsert-subscribers.js';
 
 export function subscribersApi(ctx: EngineContext) {
   const { storage, env } = ctx;
@@ -21,7 +22,7 @@ export function subscribersApi(ctx: EngineContext) {
     /** Creates the subscriber or changes only the members given (`data` is replaced whole). */
     async upsert(input: SubscriberInput): Promise<Subscriber> {
       const patch = parseInput(subscriberInputSchema, input, 'subscriber');
-      const [stored] = await storage.subscribers.upsertMany(env, [{ patch, _id: newId(ctx.clock.now()) }], ctx.now(), ctx.organizationId);
+      const [stored] = await storage.transaction((tx) => upsertSubscribers(tx, env, [{ patch, _id: newId(ctx.clock.now()) }], ctx.now(), ctx.organizationId));
       return stored!;
     },
     /** The subscriber, or null when there is none. */

@@ -3,6 +3,7 @@ import { newId, newTransactionId } from '../ids.js';
 import { MAX_BULK_EVENTS, type Job, type Message, type Notification, type ParsedTriggerEvent, type Tenant, type TriggerEvent, type TriggerResult, type TriggerStatus, type Workflow } from '../schemas/index.js';
 import type { StorageRepositories, SubscriberUpsert } from '../storage.js';
 import { scheduledDelayErrors } from '../trigger/scheduled-delays.js';
+import { upsertSubscribers } from '../subscribers/upsert-subscribers.js';
 import { readRecipients } from '../trigger/read-recipients.js';
 import { validateEvent } from '../trigger/validate-event.js';
 import { workflowStatus } from '../trigger/workflow-status.js';
@@ -150,7 +151,7 @@ export function triggerApi(ctx: EngineContext) {
         results[p.index] = resultOf('processed', undefined, p.notification.transactionId);
         recorded.push({ notification: p.notification, subscriberIds });
       }
-      if (upserts.length > 0) for (const s of await tx.subscribers.upsertMany(env, upserts, now, ctx.organizationId)) known.set(s.subscriberId, s);
+      for (const s of await upsertSubscribers(tx, env, upserts, now, ctx.organizationId, known)) known.set(s.subscriberId, s);
       let queue = jobs;
       let messages: Message[] = [];
       if (ctx.options.inlineInApp) {

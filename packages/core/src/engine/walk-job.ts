@@ -94,15 +94,18 @@ export async function walkJob(ctx: EngineContext, deliver: ReturnType<typeof ste
   const notes = new Map<number, Partial<TraceEntry>>();
   const traceUpTo = (last: number) => walk.trace.filter((e) => e.stepIndex <= last).map((e) => (notes.has(e.stepIndex) ? { ...e, ...notes.get(e.stepIndex) } : e));
   const done = (next: NextStep, last = Number.MAX_SAFE_INTEGER) => ({ job, messages, failures, trace: traceUpTo(last), next, ...(flushed && { flushed }) });
-  const context = { subscriber, tenant, integrations: data.integrations, notification, attempts: job.attempts };
+  const context = { subscriber, tenant, integrations: data.integrations, notification };
 
   for (const delivery of walk.deliveries) {
     const base = buildMessage(delivery, { workflow, notification, subscriber, now: now.toISOString(), status: 'sent' });
-    const sent = await deliver(delivery, base, context);
+    let sent = await deliver(delivery, base, context);
     if (sent.kind === 'retry') {
-      notes.set(delivery.stepIndex, { ...sent.note, decision: 'failed' });
-      const runAt = nextAttemptAt(job.attempts, ctx.options.maxAttempts, now)!;
-      return done({ kind: 'later', runAt, data: { ...job.data, stepIndex: delivery.stepIndex }, retry: true, lastError: sent.error }, delivery.stepIndex);
+      const runAt = nextAttemptAt(job.attempts, ctx.options.maxAttempts, now);
+      if (runAt) {
+        notes.set(delivery.stepIndex, { ...sent.note, decision: 'failed' });
+        return done({ kind: 'later', runAt, data: { ...job.data, stepIndex: delivery.stepIndex }, retry: true, lastError: sent.error }, delivery.stepIndex);
+      }
+      sent = sent.final;
     }
     messages.push(sent.message);
     notes.set(delivery.stepIndex, sent.failure ? { ...sent.note, decision: 'failed' } : sent.note);

@@ -61,9 +61,6 @@ export function catalogRepositories(t: Tables): Catalog {
           if (other.identifier === integration.identifier) {
             throw new TidingsError('conflict', `An integration with identifier "${integration.identifier}" already exists`);
           }
-          if (integration.primary && other.primary && other.channel === integration.channel) {
-            t.put(t.integrations, k(env, other._id), { ...other, primary: false });
-          }
         }
         t.put(t.integrations, k(env, integration._id), t.copy(integration));
         return t.copy(integration);

@@ -1,4 +1,4 @@
-import { mergeSubscriber, type StorageRepositories } from '@tidings/core';
+import type { StorageRepositories } from '@tidings/core';
 import { k, type Tables } from '../tables.js';
 
 type People = Pick<StorageRepositories, 'subscribers' | 'topics' | 'preferences'>;
@@ -7,13 +7,8 @@ type People = Pick<StorageRepositories, 'subscribers' | 'topics' | 'preferences'
 export function peopleRepositories(t: Tables): People {
   return {
     subscribers: {
-      async upsertMany(env, items, now, organizationId) {
-        return items.map(({ patch, _id }) => {
-          const key = k(env, patch.subscriberId);
-          const next = mergeSubscriber(t.subscribers.get(key) ?? null, patch, { _id, now, environmentId: env, organizationId });
-          t.put(t.subscribers, key, t.copy(next));
-          return next;
-        });
+      async putMany(env, subscribers) {
+        for (const subscriber of subscribers) t.put(t.subscribers, k(env, subscriber.subscriberId), t.copy(subscriber));
       },
       async getMany(env, subscriberIds) {
         const out = [];

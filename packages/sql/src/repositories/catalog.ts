@@ -68,20 +68,6 @@ export function catalogRepositories({ db, atomic }: RepoContext): Catalog {
       upsert: (env, integration) =>
         atomic(async (tx) => {
           await refuseTakenIdentifier(tx, 'tidings_integrations', env, integration, 'An integration');
-          if (integration.primary) {
-            const others = await tx
-              .selectFrom('tidings_integrations')
-              .select(['id', 'doc'])
-              .where('env', '=', env)
-              .where('channel', '=', integration.channel)
-              .where('is_primary', '=', 1)
-              .where('id', '!=', integration._id)
-              .execute();
-            for (const other of others) {
-              const doc = encodeJson({ ...decodeJson<Integration>(other.doc), primary: false });
-              await tx.updateTable('tidings_integrations').set({ is_primary: 0, doc }).where('env', '=', env).where('id', '=', other.id).execute();
-            }
-          }
           const row = {
             env,
             id: integration._id,

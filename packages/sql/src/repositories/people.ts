@@ -1,11 +1,11 @@
-import { mergeSubscriber, type PreferenceRow, type StorageRepositories, type Subscriber, type Topic } from '@tidings/core';
+import { type PreferenceRow, type StorageRepositories, type Subscriber, type Topic } from '@tidings/core';
 import { chunk, decodeJson, encodeJson } from '../codec.js';
 import { docsByKeys } from '../docs-by-keys.js';
 import { rowInserter } from '../row-inserter.js';
 import type { RepoContext } from './context.js';
 
 const upsertSubscribers = rowInserter('tidings_subscribers', ['env', 'subscriber_id', 'id', 'doc'], (q) =>
-  q.onConflict((oc) => oc.columns(['env', 'subscriber_id']).doUpdateSet((eb) => ({ doc: eb.ref('excluded.doc') }))),
+  q.onConflict((oc) => oc.columns(['env', 'subscriber_id']).doUpdateSet((eb) => ({ id: eb.ref('excluded.id'), doc: eb.ref('excluded.doc') }))),
 );
 
 const subscriberDocs = docsByKeys('tidings_subscribers', 'subscriber_id');
@@ -17,23 +17,10 @@ export function peopleRepositories({ db, dialect, atomic }: RepoContext): People
   const max = dialect.maxParams;
   return {
     subscribers: {
-      upsertMany: (env, items, now, organizationId) =>
-        atomic(async (tx) => {
-          if (items.length === 0) return [];
-          const ids = [...new Set(items.map((i) => i.patch.subscriberId))];
-          const current = new Map((await subscriberDocs<Subscriber>(tx, dialect, env, ids)).map((s) => [s.subscriberId, s] as const));
-          const result = items.map(({ patch, _id }) => {
-            const next = mergeSubscriber(current.get(patch.subscriberId) ?? null, patch, { _id, now, environmentId: env, organizationId });
-            current.set(next.subscriberId, next);
-            return next;
-          });
-          const rows = [...new Set(result.map((s) => s.subscriberId))].map((id) => {
-            const s = current.get(id)!;
-            return [env, s.subscriberId, s._id, encodeJson(s)];
-          });
-          await upsertSubscribers(tx, dialect, rows);
-          return result;
-        }),
+      async putMany(env, subscribers) {
+        if (subscribers.length === 0) return;
+        await upsertSubscribers(db, dialect, subscribers.map((s) => [env, s.subscriberId, s._id, encodeJson(s)]));
+      },
       async getMany(env, subscriberIds) {
         if (subscriberIds.length === 0) return [];
         const found = new Map((await subscriberDocs<Subscriber>(db, dialect, env, subscriberIds)).map((s) => [s.subscriberId, s] as const));

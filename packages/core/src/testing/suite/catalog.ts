@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isTidingsError } from '../../errors.js';
 import type { SuiteContext } from '../describe-storage.js';
+import { createTidings } from '../../engine/create-tidings.js';
 import { integrationRecord, T0, workflowRecord } from '../fixtures.js';
 
 export function catalogSuite({ get }: SuiteContext): void {
@@ -64,16 +65,23 @@ export function catalogSuite({ get }: SuiteContext): void {
   });
 
   describe('integrations', () => {
-    it('integrations.upsert — one primary per channel: a new primary clears the others of its channel only', async () => {
+    it('integrations — one primary per channel (the engine’s rule): a new primary clears the others of its channel only', async () => {
+      const tidings = createTidings({ storage: get(), environmentId: 'env-a' });
+      const first = await tidings.integrations.upsert({ name: 'First', providerId: 'smtp', channel: 'email', primary: true });
+      const sms = await tidings.integrations.upsert({ name: 'Sms', providerId: 'twilio', channel: 'sms', primary: true });
+      const second = await tidings.integrations.upsert({ name: 'Second', providerId: 'smtp', channel: 'email', primary: true });
+      const primaries = async () => (await get().integrations.list('env-a')).filter((i) => i.primary).map((i) => i._id).sort();
+      expect(await primaries()).toEqual([sms._id, second._id].sort());
+      await tidings.integrations.setPrimary(first._id);
+      expect(await primaries()).toEqual([sms._id, first._id].sort());
+    });
+
+    it('integrations.upsert — stores the record as given, replacing the one with its _id', async () => {
       const s = get();
-      const first = integrationRecord('env-a', { channel: 'email', primary: true });
-      const sms = integrationRecord('env-a', { channel: 'sms', primary: true });
-      const second = integrationRecord('env-a', { channel: 'email', primary: true });
-      await s.integrations.upsert('env-a', first);
-      await s.integrations.upsert('env-a', sms);
-      await s.integrations.upsert('env-a', second);
-      const primaries = (await s.integrations.list('env-a')).filter((i) => i.primary).map((i) => i._id);
-      expect(primaries.sort()).toEqual([sms._id, second._id].sort());
+      const record = integrationRecord('env-a', { channel: 'email', primary: true });
+      await s.integrations.upsert('env-a', record);
+      await s.integrations.upsert('env-a', { ...record, name: 'Renamed', primary: false });
+      expect(await s.integrations.list('env-a')).toEqual([{ ...record, name: 'Renamed', primary: false }]);
     });
 
     it('integrations.list — filters by active and channel, never crosses environments', async () => {

@@ -1,23 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import type { SuiteContext } from '../describe-storage.js';
+import { upsertSubscribers } from '../../subscribers/upsert-subscribers.js';
 import { ORG, T0, plus, topicRecord } from '../fixtures.js';
 
 export function peopleSuite({ get }: SuiteContext): void {
   describe('subscribers', () => {
-    it('subscribers.upsertMany — creates with defaults, then changes only the given members; data is replaced whole', async () => {
+    it('upsertSubscribers — creates with defaults, then changes only the given members; data is replaced whole', async () => {
       const s = get();
-      const [created] = await s.subscribers.upsertMany('env-a', [{ _id: 'i1', patch: { subscriberId: 'u1', firstName: 'Ada', data: { a: 1, b: 2 } } }], T0, ORG);
+      const [created] = await upsertSubscribers(s, 'env-a', [{ _id: 'i1', patch: { subscriberId: 'u1', firstName: 'Ada', data: { a: 1, b: 2 } } }], T0, ORG);
       expect(created).toMatchObject({ _id: 'i1', subscriberId: 'u1', firstName: 'Ada', lastName: null, data: { a: 1, b: 2 }, deleted: false, createdAt: T0, channels: [] });
       const later = plus(T0, 1000);
-      const [updated] = await s.subscribers.upsertMany('env-a', [{ _id: 'ignored', patch: { subscriberId: 'u1', lastName: 'Lovelace', data: { c: 3 } } }], later, ORG);
+      const [updated] = await upsertSubscribers(s, 'env-a', [{ _id: 'ignored', patch: { subscriberId: 'u1', lastName: 'Lovelace', data: { c: 3 } } }], later, ORG);
       expect(updated).toMatchObject({ _id: 'i1', firstName: 'Ada', lastName: 'Lovelace', data: { c: 3 }, createdAt: T0, updatedAt: later });
       expect((await s.subscribers.getMany('env-a', ['u1']))[0]).toEqual(updated);
     });
 
-    it('subscribers.upsertMany — null clears a member, the same id twice ends with the later values, order is kept', async () => {
+    it('upsertSubscribers — null clears a member, the same id twice ends with the later values, order is kept', async () => {
       const s = get();
-      await s.subscribers.upsertMany('env-a', [{ _id: 'i1', patch: { subscriberId: 'u1', email: 'a@x.io', timezone: 'Europe/Paris' } }], T0, ORG);
-      const result = await s.subscribers.upsertMany(
+      await upsertSubscribers(s, 'env-a', [{ _id: 'i1', patch: { subscriberId: 'u1', email: 'a@x.io', timezone: 'Europe/Paris' } }], T0, ORG);
+      const result = await upsertSubscribers(s, 
         'env-a',
         [
           { _id: 'i2', patch: { subscriberId: 'u2', firstName: 'One' } },
@@ -33,10 +34,10 @@ export function peopleSuite({ get }: SuiteContext): void {
       expect(u2).toMatchObject({ _id: 'i2', firstName: 'Two' });
     });
 
-    it('subscribers.upsertMany — channel settings merge by provider and keep other credentials', async () => {
+    it('upsertSubscribers — channel settings merge by provider and keep other credentials', async () => {
       const s = get();
-      await s.subscribers.upsertMany('env-a', [{ _id: 'i1', patch: { subscriberId: 'u1', channels: [{ providerId: 'slack', credentials: { webhookUrl: 'https://a', channel: '#x' } }] } }], T0, ORG);
-      const [u] = await s.subscribers.upsertMany('env-a', [{ _id: 'i', patch: { subscriberId: 'u1', channels: [{ providerId: 'slack', credentials: { webhookUrl: 'https://b' } }, { providerId: 'fcm', credentials: { deviceTokens: ['t1'] } }] } }], T0, ORG);
+      await upsertSubscribers(s, 'env-a', [{ _id: 'i1', patch: { subscriberId: 'u1', channels: [{ providerId: 'slack', credentials: { webhookUrl: 'https://a', channel: '#x' } }] } }], T0, ORG);
+      const [u] = await upsertSubscribers(s, 'env-a', [{ _id: 'i', patch: { subscriberId: 'u1', channels: [{ providerId: 'slack', credentials: { webhookUrl: 'https://b' } }, { providerId: 'fcm', credentials: { deviceTokens: ['t1'] } }] } }], T0, ORG);
       expect(u!.channels).toEqual([
         { providerId: 'slack', credentials: { webhookUrl: 'https://b', channel: '#x' }, _integrationId: '' },
         { providerId: 'fcm', credentials: { deviceTokens: ['t1'] }, _integrationId: '' },
@@ -45,7 +46,7 @@ export function peopleSuite({ get }: SuiteContext): void {
 
     it('subscribers — environments are isolated, getMany leaves out missing ids, delete answers false when absent', async () => {
       const s = get();
-      await s.subscribers.upsertMany('env-a', [{ _id: 'i1', patch: { subscriberId: 'u1' } }], T0, ORG);
+      await upsertSubscribers(s, 'env-a', [{ _id: 'i1', patch: { subscriberId: 'u1' } }], T0, ORG);
       expect(await s.subscribers.getMany('env-b', ['u1'])).toEqual([]);
       expect(await s.subscribers.delete('env-b', 'u1')).toBe(false);
       expect((await s.subscribers.getMany('env-a', ['missing', 'u1'])).map((x) => x.subscriberId)).toEqual(['u1']);
@@ -55,7 +56,7 @@ export function peopleSuite({ get }: SuiteContext): void {
 
     it('subscribers.delete — removes topic memberships and preferences too', async () => {
       const s = get();
-      const [u] = await s.subscribers.upsertMany('env-a', [{ _id: 'i1', patch: { subscriberId: 'u1' } }], T0, ORG);
+      const [u] = await upsertSubscribers(s, 'env-a', [{ _id: 'i1', patch: { subscriberId: 'u1' } }], T0, ORG);
       const topic = await s.topics.upsert('env-a', topicRecord('env-a', 'news'));
       await s.topics.addMembers('env-a', topic, [u!]);
       await s.preferences.putMany('env-a', [{ subscriberId: 'u1', workflowId: null, enabled: true, channels: { email: false }, updatedAt: T0 }]);
@@ -68,7 +69,7 @@ export function peopleSuite({ get }: SuiteContext): void {
   describe('topics', () => {
     it('topics — members are added once, listed once across topics, removed by subscriberId', async () => {
       const s = get();
-      const subs = await s.subscribers.upsertMany('env-a', ['a', 'b', 'c'].map((id) => ({ _id: `i-${id}`, patch: { subscriberId: id } })), T0, ORG);
+      const subs = await upsertSubscribers(s, 'env-a', ['a', 'b', 'c'].map((id) => ({ _id: `i-${id}`, patch: { subscriberId: id } })), T0, ORG);
       const news = await s.topics.upsert('env-a', topicRecord('env-a', 'news'));
       const sports = await s.topics.upsert('env-a', topicRecord('env-a', 'sports'));
       await s.topics.addMembers('env-a', news, subs.slice(0, 2));
@@ -82,7 +83,7 @@ export function peopleSuite({ get }: SuiteContext): void {
 
     it('topics.getSubscription — the membership with internal ids; null for non-members, unknown topics and other environments', async () => {
       const s = get();
-      const [u] = await s.subscribers.upsertMany('env-a', [{ _id: 'i-a', patch: { subscriberId: 'a' } }], T0, ORG);
+      const [u] = await upsertSubscribers(s, 'env-a', [{ _id: 'i-a', patch: { subscriberId: 'a' } }], T0, ORG);
       const topic = await s.topics.upsert('env-a', topicRecord('env-a', 'news'));
       await s.topics.addMembers('env-a', topic, [u!]);
       expect(await s.topics.getSubscription('env-a', 'news', 'a')).toEqual({

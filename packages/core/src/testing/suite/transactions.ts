@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SuiteContext } from '../describe-storage.js';
+import { upsertSubscribers } from '../../subscribers/upsert-subscribers.js';
 import { ORG, T0, jobRecord, notificationRecord } from '../fixtures.js';
 
 export function transactionsSuite({ get }: SuiteContext): void {
@@ -8,7 +9,7 @@ export function transactionsSuite({ get }: SuiteContext): void {
       const s = get();
       const n = notificationRecord('env-a');
       const result = await s.transaction(async (tx) => {
-        await tx.subscribers.upsertMany('env-a', [{ _id: 'i1', patch: { subscriberId: 'u1' } }], T0, ORG);
+        await upsertSubscribers(tx, 'env-a', [{ _id: 'i1', patch: { subscriberId: 'u1' } }], T0, ORG);
         await tx.notifications.insertMany('env-a', [n]);
         await tx.jobs.enqueue([jobRecord('env-a', { transactionId: n.transactionId })]);
         return 'done';
@@ -20,11 +21,11 @@ export function transactionsSuite({ get }: SuiteContext): void {
 
     it('transaction — undoes every write when the function throws, and rethrows', async () => {
       const s = get();
-      await s.subscribers.upsertMany('env-a', [{ _id: 'i0', patch: { subscriberId: 'u0', firstName: 'Before' } }], T0, ORG);
+      await upsertSubscribers(s, 'env-a', [{ _id: 'i0', patch: { subscriberId: 'u0', firstName: 'Before' } }], T0, ORG);
       const n = notificationRecord('env-a');
       await expect(
         s.transaction(async (tx) => {
-          await tx.subscribers.upsertMany('env-a', [{ _id: 'i1', patch: { subscriberId: 'u1' } }, { _id: 'x', patch: { subscriberId: 'u0', firstName: 'After' } }], T0, ORG);
+          await upsertSubscribers(tx, 'env-a', [{ _id: 'i1', patch: { subscriberId: 'u1' } }, { _id: 'x', patch: { subscriberId: 'u0', firstName: 'After' } }], T0, ORG);
           await tx.notifications.insertMany('env-a', [n]);
           await tx.jobs.enqueue([jobRecord('env-a')]);
           throw new Error('boom');
@@ -39,13 +40,13 @@ export function transactionsSuite({ get }: SuiteContext): void {
 
     it('transaction — concurrent transactions do not interleave their read-then-write', async () => {
       const s = get();
-      await s.subscribers.upsertMany('env-a', [{ _id: 'i', patch: { subscriberId: 'counter', data: { n: 0 } } }], T0, ORG);
+      await upsertSubscribers(s, 'env-a', [{ _id: 'i', patch: { subscriberId: 'counter', data: { n: 0 } } }], T0, ORG);
       await Promise.all(
         Array.from({ length: 10 }, () =>
           s.transaction(async (tx) => {
             const [current] = await tx.subscribers.getMany('env-a', ['counter']);
             const n = (current!.data as { n: number }).n;
-            await tx.subscribers.upsertMany('env-a', [{ _id: 'i', patch: { subscriberId: 'counter', data: { n: n + 1 } } }], T0, ORG);
+            await upsertSubscribers(tx, 'env-a', [{ _id: 'i', patch: { subscriberId: 'counter', data: { n: n + 1 } } }], T0, ORG);
           }),
         ),
       );
