@@ -39,7 +39,7 @@ export function createHttpApp(options: HttpAppOptions) {
 
   app.onError((error, c) => {
     const { status, body, headers } = toHttp(error, c.req.path, clock.now());
-    if (status === 500) console.error('[tidings http]', error);
+    if (status === 500) (options.onError ?? ((e: unknown) => console.error('[tidings http]', e)))(error);
     return c.json(body, status as 400, headers);
   });
   app.notFound((c) => c.json(errorBody(404, `Cannot ${c.req.method} ${c.req.path}`, c.req.path, clock.now()), 404));
@@ -70,7 +70,8 @@ export function createHttpApp(options: HttpAppOptions) {
   for (const definition of routes) {
     app[definition.method](definition.path, async (c) => {
       const body = parseBody(c.get('bodyText'), c.req.header('content-type'));
-      const result = await definition.handle({ tidings: c.get('tidings'), params: c.req.param() as Record<string, string>, query: c.req.query(), body });
+      const key = c.req.method === 'POST' || c.req.method === 'PATCH' ? c.req.header('idempotency-key') : undefined;
+      const result = await definition.handle({ tidings: c.get('tidings'), params: c.req.param() as Record<string, string>, query: c.req.query(), body, ...(key !== undefined && { idempotencyKey: key }) });
       return c.json(definition.envelope === 'data' ? { data: result ?? null } : result, definition.status);
     });
   }

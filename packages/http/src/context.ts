@@ -17,4 +17,6 @@ export interface HttpAppOptions {
   readonly revealSecrets?: boolean;
   /** Time of error envelopes and idempotency records. @default the first engine's clock */
   readonly clock?: Clock;
+  /** Called with each error answered as a 500 (the client sees no detail). @default logs it with console.error */
+  readonly onError?: (error: unknown) => void;
 }

@@ -1,6 +1,7 @@
-import { actionInputSchema, markAsInputSchema, notFound, preferencesPatchSchema, triggerEventSchema } from '@tidings/core';
+import { MAX_BULK_EVENTS, actionInputSchema, markAsInputSchema, notFound, preferencesPatchSchema, triggerEventSchema } from '@tidings/core';
 import { z } from 'zod';
 import { integrationToWire, messageToWire } from '../wire.js';
+import { keyedTriggers } from '../keyed-triggers.js';
 import { route, type RouteDefinition } from './route.js';
 
 /** The six operations of the published interface. */
@@ -60,7 +61,12 @@ export function interfaceRoutes(revealSecrets: boolean): RouteDefinition[] {
       status: 201,
       envelope: 'data',
       body: z.object({ events: z.array(triggerEventSchema) }),
-      handle: ({ tidings, body }) => tidings.triggerBulk((body as { events?: never } | undefined)?.events as never),
+      handle: ({ tidings, body, idempotencyKey }) => {
+        const events = (body as { events?: unknown } | undefined)?.events;
+        // Not a list, empty or too long: the engine refuses the whole call.
+        if (!Array.isArray(events) || events.length === 0 || events.length > MAX_BULK_EVENTS) return tidings.triggerBulk(events as never);
+        return keyedTriggers(tidings.environmentId, idempotencyKey, events, (keyed) => tidings.triggerBulk(keyed as never));
+      },
     }),
   ];
 }

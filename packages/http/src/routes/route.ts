@@ -7,6 +7,8 @@ export interface RouteInput {
   readonly query: Record<string, string>;
   /** The parsed JSON body (undefined when there is none). */
   readonly body: unknown;
+  /** The request's `idempotency-key` on POST and PATCH. */
+  readonly idempotencyKey?: string;
 }
 
 /** One route, defined once: the handler and the schemas `/openapi.json` is generated from. */

@@ -12,6 +12,7 @@ import {
 } from '@tidings/core';
 import { z } from 'zod';
 import { integrationToWire, messageToWire } from '../wire.js';
+import { keyedTriggers } from '../keyed-triggers.js';
 import { route, type RouteDefinition } from './route.js';
 
 const subscribersBody = z.object({ subscribers: subscriberIdListSchema });
@@ -54,7 +55,7 @@ export function serverRoutes(revealSecrets: boolean): RouteDefinition[] {
     return subscriber;
   };
   return [
-    route({ method: 'post', path: '/v1/events/trigger', summary: 'Trigger one event', status: 201, envelope: 'data', body: triggerEventSchema, handle: ({ tidings, body }) => tidings.trigger(body as never) }),
+    route({ method: 'post', path: '/v1/events/trigger', summary: 'Trigger one event', status: 201, envelope: 'data', body: triggerEventSchema, handle: async ({ tidings, body, idempotencyKey }) => (await keyedTriggers(tidings.environmentId, idempotencyKey, [body], (keyed) => tidings.triggerBulk(keyed as never)))[0] }),
     route({
       method: 'delete',
       path: '/v1/events/trigger/:transactionId',
