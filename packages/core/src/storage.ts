@@ -350,7 +350,8 @@ export interface StoredResponse {
 }
 
 export type IdempotencyBegin =
-  | { readonly state: 'started' }
+  /** `since`: when this key's current use began; a released key begun again keeps it. */
+  | { readonly state: 'started'; readonly since: string }
   | { readonly state: 'in_flight'; readonly fingerprint: string }
   | { readonly state: 'completed'; readonly fingerprint: string; readonly response: StoredResponse };
 
@@ -358,15 +359,17 @@ export interface IdempotencyRepository {
   /**
    * Claims `key` for a request with this `fingerprint` (a hash of what it asks). Exactly one of racing
    * callers gets `started`; the others see `in_flight` until it completes, then `completed` with the
-   * stored response. A record past `expiresAt` counts as absent. `inFlightUntil` bounds how long a
-   * started request (whose process may have died) blocks the key.
+   * stored response until that expires. `inFlightUntil` bounds how long a started request (whose
+   * process may have died) blocks the key. A key begun again after its request was released or its
+   * in-flight time ran out is `started` with the `since` of its first start, until `keepUntil` of
+   * that first start; after it, the key starts afresh.
    */
-  begin(env: string, key: string, fingerprint: string, now: string, inFlightUntil: string): Promise<IdempotencyBegin>;
+  begin(env: string, key: string, fingerprint: string, times: { now: string; inFlightUntil: string; keepUntil: string }): Promise<IdempotencyBegin>;
   /** Stores the response of a started key, kept until `expiresAt`. */
   complete(env: string, key: string, response: StoredResponse, expiresAt: string): Promise<void>;
-  /** Forgets a started key (its request failed in a way a retry may repeat). */
+  /** Frees a started key for a retry (its request failed in a way a retry may repeat); its `since` is kept. */
   release(env: string, key: string): Promise<void>;
-  /** Deletes records expired at `now` (they already count as absent); returns how many. */
+  /** Deletes records that count as absent at `now`; returns how many. */
   purgeExpired(env: string, now: string): Promise<number>;
 }
 

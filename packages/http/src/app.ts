@@ -70,8 +70,8 @@ export function createHttpApp(options: HttpAppOptions) {
   for (const definition of routes) {
     app[definition.method](definition.path, async (c) => {
       const body = parseBody(c.get('bodyText'), c.req.header('content-type'));
-      const key = c.req.method === 'POST' || c.req.method === 'PATCH' ? c.req.header('idempotency-key') : undefined;
-      const result = await definition.handle({ tidings: c.get('tidings'), params: c.req.param() as Record<string, string>, query: c.req.query(), body, ...(key !== undefined && { idempotencyKey: key }) });
+      const idempotency = c.get('idempotency');
+      const result = await definition.handle({ tidings: c.get('tidings'), params: c.req.param() as Record<string, string>, query: c.req.query(), body, ...(idempotency && { idempotency }) });
       return c.json(definition.envelope === 'data' ? { data: result ?? null } : result, definition.status);
     });
   }

@@ -5,8 +5,17 @@ export type AppEnv = {
     tidings: Tidings;
     /** The raw request body, read once (idempotency hashes it, handlers parse it). */
     bodyText: string;
+    /** Set when the request runs under an idempotency key (see `idempotency.ts`). */
+    idempotency: IdempotentRequest | undefined;
   };
 };
+
+/** A request started under an idempotency key: the key, when its use began, and what it asks. */
+export interface IdempotentRequest {
+  readonly key: string;
+  readonly since: string;
+  readonly fingerprint: string;
+}
 
 export interface HttpAppOptions {
   /** One engine per environment, and the API keys that reach it. */

@@ -22,12 +22,17 @@ export async function idempotency(c: Context<AppEnv>, next: Next): Promise<Respo
   const tidings = c.get('tidings');
   const fingerprint = createHash('sha256').update(`${c.req.method} ${c.req.path}\n${c.get('bodyText')}`).digest('hex');
   const now = tidings.clock.now();
-  const begun = await tidings.storage.idempotency.begin(tidings.environmentId, key, fingerprint, now.toISOString(), new Date(now.getTime() + IN_FLIGHT_MS).toISOString());
+  const begun = await tidings.storage.idempotency.begin(tidings.environmentId, key, fingerprint, {
+    now: now.toISOString(),
+    inFlightUntil: new Date(now.getTime() + IN_FLIGHT_MS).toISOString(),
+    keepUntil: new Date(now.getTime() + KEEP_MS).toISOString(),
+  });
   if (begun.state !== 'started') {
     if (begun.fingerprint !== fingerprint) throw new HttpError(422, 'This idempotency-key was already used with another request body', { errors: { 'idempotency-key': { messages: ['was used with another request'] } } });
     if (begun.state === 'in_flight') throw new HttpError(409, 'A request with this idempotency-key is still being processed', {}, { 'Retry-After': '1' });
     return new Response(begun.response.body, { status: begun.response.status, headers: { ...begun.response.headers, 'Idempotency-Replay': 'true' } });
   }
+  c.set('idempotency', { key, since: begun.since, fingerprint });
   try {
     await next();
   } catch (error) {

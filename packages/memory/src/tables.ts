@@ -61,7 +61,7 @@ export class Tables {
   /** env|digest key → its latest event, and the one before (for backoff) */
   readonly digestLastEvents = new Map<string, { at: string; transactionId: string; previous: string | null }>();
   /** env|idempotency key → record */
-  readonly idempotency = new Map<string, { fingerprint: string; response: StoredResponse | null; expiresAt: string }>();
+  readonly idempotency = new Map<string, { fingerprint: string; response: StoredResponse | null; expiresAt: string; since: string; keepUntil: string; released: boolean }>();
 
   /** What each write of the running transaction replaced: the map, the key, and the old entry if any. */
   private undoLog: ({ map: Map<unknown, unknown>; key: unknown; had: boolean; old: unknown } | { list: unknown[]; length: number })[] | null = null;

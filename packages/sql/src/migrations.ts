@@ -225,6 +225,17 @@ export const MIGRATIONS: readonly Migration[] = [
       }
     },
   },
+  {
+    name: '0007_idempotency_since',
+    async up(db, dialect) {
+      // A released key keeps when its use began, so a retry of a request that may have committed
+      // derives the same transactionIds (see the HTTP adapter's keyed triggers).
+      const collate = (c: ColumnDefinitionBuilder) => (dialect.name === 'postgres' ? c.modifyFront(sql`collate "C"`) : c);
+      await db.schema.alterTable('tidings_idempotency').addColumn('since', 'text', collate).execute();
+      await db.schema.alterTable('tidings_idempotency').addColumn('keep_until', 'text', collate).execute();
+      await db.schema.alterTable('tidings_idempotency').addColumn('released', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+    },
+  },
 ];
 
 /**

@@ -48,7 +48,7 @@ export interface Database {
   /** One row per event of a digest: a join inserts one row, whatever the digest holds. */
   tidings_digest_events: { seq: Generated<number>; env: string; key: string; transaction_id: string; digest_id: string; doc: unknown };
   tidings_digest_keys: { env: string; key: string; last_at: string; last_transaction_id: string | null; previous_at: string | null };
-  tidings_idempotency: { env: string; key: string; fingerprint: string; response: unknown; expires_at: string };
+  tidings_idempotency: { env: string; key: string; fingerprint: string; response: unknown; expires_at: string; since: string | null; keep_until: string | null; released: number };
   tidings_traces: { seq: Generated<number>; env: string; transaction_id: string; subscriber_id: string; at: string; doc: unknown };
 }
 

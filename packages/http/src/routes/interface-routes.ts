@@ -61,11 +61,11 @@ export function interfaceRoutes(revealSecrets: boolean): RouteDefinition[] {
       status: 201,
       envelope: 'data',
       body: z.object({ events: z.array(triggerEventSchema) }),
-      handle: ({ tidings, body, idempotencyKey }) => {
+      handle: ({ tidings, body, idempotency }) => {
         const events = (body as { events?: unknown } | undefined)?.events;
         // Not a list, empty or too long: the engine refuses the whole call.
         if (!Array.isArray(events) || events.length === 0 || events.length > MAX_BULK_EVENTS) return tidings.triggerBulk(events as never);
-        return keyedTriggers(tidings.environmentId, idempotencyKey, events, (keyed) => tidings.triggerBulk(keyed as never));
+        return keyedTriggers(tidings.environmentId, idempotency, events, (keyed) => tidings.triggerBulk(keyed as never));
       },
     }),
   ];

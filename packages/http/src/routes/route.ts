@@ -1,5 +1,6 @@
 import type { Tidings } from '@tidings/core';
 import type { z } from 'zod';
+import type { IdempotentRequest } from '../context.js';
 
 export interface RouteInput {
   readonly tidings: Tidings;
@@ -7,8 +8,8 @@ export interface RouteInput {
   readonly query: Record<string, string>;
   /** The parsed JSON body (undefined when there is none). */
   readonly body: unknown;
-  /** The request's `idempotency-key` on POST and PATCH. */
-  readonly idempotencyKey?: string;
+  /** Set when the request runs under an `idempotency-key`. */
+  readonly idempotency?: IdempotentRequest;
 }
 
 /** One route, defined once: the handler and the schemas `/openapi.json` is generated from. */

@@ -55,7 +55,7 @@ export function serverRoutes(revealSecrets: boolean): RouteDefinition[] {
     return subscriber;
   };
   return [
-    route({ method: 'post', path: '/v1/events/trigger', summary: 'Trigger one event', status: 201, envelope: 'data', body: triggerEventSchema, handle: async ({ tidings, body, idempotencyKey }) => (await keyedTriggers(tidings.environmentId, idempotencyKey, [body], (keyed) => tidings.triggerBulk(keyed as never)))[0] }),
+    route({ method: 'post', path: '/v1/events/trigger', summary: 'Trigger one event', status: 201, envelope: 'data', body: triggerEventSchema, handle: async ({ tidings, body, idempotency }) => (await keyedTriggers(tidings.environmentId, idempotency, [body], (keyed) => tidings.triggerBulk(keyed as never)))[0] }),
     route({
       method: 'delete',
       path: '/v1/events/trigger/:transactionId',
