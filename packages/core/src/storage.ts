@@ -31,7 +31,9 @@ export interface Storage extends StorageRepositories {
   close(): Promise<void>;
   /**
    * Present on storages shared by several processes: calls `listener` with the environment whenever
-   * any process enqueues jobs, so idle job loops wake at once. Returns the unsubscribe function.
+   * any process enqueues jobs, so idle job loops wake at once, or with `'*'` when notifications may
+   * have been missed (the connection that hears them was lost and is back). Returns the unsubscribe
+   * function.
    */
   subscribeJobs?(listener: (env: string) => void): () => void;
 }
@@ -165,8 +167,7 @@ export interface JobRepository {
   /**
    * Extends to `lockedUntil` the lease of each job still leased by `workerId` and returns their ids;
    * jobs another worker took (or that are gone) are left out and unchanged. Inside a transaction the
-   * renewed rows stay locked until it ends, so no claim can take them while it runs: the job runner
-   * calls this first in each batch's commit and applies the effects of the returned jobs only.
+   * renewed rows stay locked until it ends, so no claim can take them while it runs.
    */
   renew(ids: readonly string[], workerId: string, lockedUntil: string): Promise<string[]>;
   /**
@@ -180,8 +181,12 @@ export interface JobRepository {
    * not: a digest's flush waits while events triggered inside its window are still on their way.
    */
   hasEarlier(env: string, subscriberId: string, before: string, exceptId: string): Promise<boolean>;
-  /** Deletes finished jobs, but only those still leased by `workerId`; returns how many. */
-  complete(ids: readonly string[], workerId: string): Promise<number>;
+  /**
+   * Deletes finished jobs, but only those still leased by `workerId`; returns the ids it deleted.
+   * Inside a transaction the deletion holds until it ends, so a batch learns here which jobs it still
+   * held and stores the effects of those only.
+   */
+  complete(ids: readonly string[], workerId: string): Promise<string[]>;
   /**
    * Releases a job leased by `workerId` to run again at `runAt` with new `data` and `lastError`; false
    * (nothing changed) when the worker no longer holds it.

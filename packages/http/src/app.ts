@@ -2,6 +2,7 @@ import { systemClock, type Tidings } from '@tidings/core';
 import { Hono, type Context } from 'hono';
 import type { AppEnv, HttpAppOptions } from './context.js';
 import { errorBody, HttpError, toHttp } from './errors.js';
+import { healthRoutes } from './health.js';
 import { idempotency } from './idempotency.js';
 import { liveEvents } from './live.js';
 import { openApiDocument } from './openapi.js';
@@ -45,6 +46,7 @@ export function createHttpApp(options: HttpAppOptions) {
   app.notFound((c) => c.json(errorBody(404, `Cannot ${c.req.method} ${c.req.path}`, c.req.path, clock.now()), 404));
 
   app.get('/openapi.json', (c) => c.json(document));
+  healthRoutes(app, [...new Set(options.environments.map((e) => e.tidings))]);
 
   app.use('/v1/*', authenticate);
   app.use('/v2/*', authenticate);

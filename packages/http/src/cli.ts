@@ -1,7 +1,10 @@
 import { parseArgs } from 'node:util';
-import { serve } from './serve.js';
+import { serve, StartupError } from './serve.js';
 
-const USAGE = `Usage: tidings serve [--port 3000] [--host 127.0.0.1] [--db ./.tidings/tidings.db | --postgres URL] [--api-key KEY]`;
+const USAGE = `Usage: tidings serve [--port 3000] [--host 127.0.0.1] [--db ./.tidings/tidings.db | --postgres URL] [--api-key KEY] [--webhook-allow host,10.0.0.0/8,…]`;
+
+/** Longest a shutdown may take before the process exits anyway. */
+const SHUTDOWN_BOUND_MS = 10_000;
 
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -10,27 +13,52 @@ export async function main(argv: string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const { values } = parseArgs({
-    args: rest,
-    options: { port: { type: 'string' }, host: { type: 'string' }, db: { type: 'string' }, postgres: { type: 'string' }, 'api-key': { type: 'string' } },
-  });
-  const port = values.port === undefined ? 3000 : Number(values.port);
+  let values: Record<string, string | undefined>;
+  try {
+    values = parseArgs({
+      args: rest,
+      options: { port: { type: 'string' }, host: { type: 'string' }, db: { type: 'string' }, postgres: { type: 'string' }, 'api-key': { type: 'string' }, 'webhook-allow': { type: 'string' } },
+    }).values;
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  const port = values['port'] === undefined ? 3000 : Number(values['port']);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     console.error(`--port must be a port number\n${USAGE}`);
     process.exitCode = 2;
     return;
   }
-  const server = await serve({
-    port,
-    ...(values.host && { host: values.host }),
-    ...(values.db && { db: values.db }),
-    ...(values.postgres && { postgres: values.postgres }),
-    ...(values['api-key'] && { apiKey: values['api-key'] }),
-  });
+  let server: Awaited<ReturnType<typeof serve>>;
+  try {
+    server = await serve({
+      port,
+      ...(values['host'] && { host: values['host'] }),
+      ...(values['db'] && { db: values['db'] }),
+      ...(values['postgres'] && { postgres: values['postgres'] }),
+      ...(values['api-key'] && { apiKey: values['api-key'] }),
+      ...(values['webhook-allow'] && { webhookAllow: values['webhook-allow'].split(',').map((s) => s.trim()).filter(Boolean) }),
+    });
+  } catch (error) {
+    // One line, no stack: what could not be used and why.
+    console.error(`Tidings could not start: ${error instanceof StartupError ? error.message : error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+    return;
+  }
   console.log(`Tidings listening on ${server.url}`);
-  console.log(`API key: ${server.apiKey}`);
-  console.log(`Try: curl -H "Authorization: ApiKey ${server.apiKey}" ${server.url}/v1/integrations/active`);
+  if (server.apiKeyCreated) {
+    console.log(`API key (new, kept in ${server.apiKeyFile}): ${server.apiKey}`);
+    console.log(`Try: curl -H "Authorization: ApiKey ${server.apiKey}" ${server.url}/v1/integrations/active`);
+  } else if (server.apiKeyFile) console.log(`API key: kept in ${server.apiKeyFile}`);
+  let stopping = false;
   const shutdown = async () => {
+    if (stopping) return;
+    stopping = true;
+    setTimeout(() => {
+      console.error(`Tidings: shutdown took longer than ${SHUTDOWN_BOUND_MS / 1000} s; exiting`);
+      process.exit(1);
+    }, SHUTDOWN_BOUND_MS).unref();
     await server.close();
     console.log('Tidings stopped');
     process.exit(0);

@@ -26,43 +26,124 @@ export interface ServeOptions {
    * schedule hold still go through the job loop. @default true
    */
   inlineInApp?: boolean;
+  /**
+   * Hosts, addresses or CIDR ranges webhook providers may reach besides public addresses
+   * (loopback, private and link-local ones are refused by default). @default []
+   */
+  webhookAllow?: readonly string[];
+  /** How long `close()` waits for requests and jobs in flight before it cuts them. @default 5_000 */
+  graceMs?: number;
 }
 
-function loadOrCreateKey(file: string): string {
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+/** Start-up failed for a reason one line can say (a database that is not there, a port in use). */
+export class StartupError extends Error {
+  override readonly name = 'StartupError';
+}
+
+const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+function loadOrCreateKey(file: string): { key: string; created: boolean } {
+  if (existsSync(file)) return { key: readFileSync(file, 'utf8').trim(), created: false };
   const key = `tid_${randomBytes(24).toString('hex')}`;
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, `${key}\n`, { mode: 0o600 });
-  return key;
+  return { key, created: true };
 }
 
-/** Runs the HTTP API with a job loop on SQLite (or Postgres); resolves once it listens. */
+function openStorage(options: ServeOptions, db: string): { storage: Storage; where: string } {
+  if (options.postgres) {
+    const where = (() => {
+      try {
+        const url = new URL(options.postgres);
+        return `Postgres at ${url.hostname}:${url.port || '5432'}`;
+      } catch {
+        throw new StartupError('--postgres must be a connection URL (postgres://user@host:5432/db)');
+      }
+    })();
+    return { storage: postgresStorage({ connectionString: options.postgres }), where };
+  }
+  try {
+    return { storage: sqliteStorage({ filename: db }), where: `the SQLite database ${db}` };
+  } catch (error) {
+    throw new StartupError(reason(error));
+  }
+}
+
+/** Opens the database and applies its migrations before anything listens: a database that cannot be used fails start-up. */
+async function checkStorage(storage: Storage, where: string): Promise<void> {
+  try {
+    const migrate = (storage as Storage & { migrate?: () => Promise<unknown> }).migrate;
+    if (migrate) await migrate.call(storage);
+    await storage.jobs.nextDueAt();
+  } catch (error) {
+    await storage.close().catch(() => undefined);
+    throw new StartupError(`cannot use ${where}: ${reason(error)}`);
+  }
+}
+
+async function listen(app: ReturnType<typeof createHttpApp>, port: number, host: string) {
+  return new Promise<ReturnType<typeof serveNode>>((resolve, reject) => {
+    const server = serveNode({ fetch: app.fetch, port, hostname: host }, () => resolve(server));
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') reject(new StartupError(`port ${port} on ${host} is already in use`));
+      else if (error.code === 'EACCES') reject(new StartupError(`no permission to listen on port ${port} on ${host}`));
+      else if (error.code === 'EADDRNOTAVAIL') reject(new StartupError(`${host} is not an address of this machine`));
+      else reject(new StartupError(`cannot listen on ${host}:${port}: ${error.message}`));
+    });
+  });
+}
+
+/**
+ * Runs the HTTP API with a job loop on SQLite (or Postgres); resolves once it listens. Fails with a
+ * `StartupError` (one line) when the database cannot be used or the port cannot be had.
+ */
 export async function serve(options: ServeOptions = {}) {
   const db = options.db ?? '.tidings/tidings.db';
-  const storage: Storage = options.postgres ? postgresStorage({ connectionString: options.postgres }) : sqliteStorage({ filename: db });
-  const apiKey = options.apiKey ?? loadOrCreateKey(join(options.postgres ? '.tidings' : dirname(db), 'api-key'));
+  const keyFile = join(options.postgres ? '.tidings' : dirname(db), 'api-key');
+  const { storage, where } = openStorage(options, db);
+  await checkStorage(storage, where);
+  const { key: apiKey, created } = options.apiKey !== undefined ? { key: options.apiKey, created: false } : loadOrCreateKey(keyFile);
+  const network = { allow: [...(options.webhookAllow ?? [])] };
   const tidings = createTidings({
     storage,
     inlineInApp: options.inlineInApp ?? true,
     ...(options.environmentId && { environmentId: options.environmentId }),
-    providers: [smtpProvider(), chatWebhookProvider(), slackProvider(), discordProvider(), msTeamsProvider(), pushWebhookProvider(), ...consoleProviders()],
+    providers: [smtpProvider(), chatWebhookProvider({ network }), slackProvider({ network }), discordProvider({ network }), msTeamsProvider({ network }), pushWebhookProvider({ network }), ...consoleProviders()],
   });
   const app = createHttpApp({ environments: [{ tidings, apiKeys: [apiKey] }] });
   const host = options.host ?? '127.0.0.1';
-  const server = await new Promise<ReturnType<typeof serveNode>>((resolve) => {
-    const s = serveNode({ fetch: app.fetch, port: options.port ?? 3000, hostname: host }, () => resolve(s));
-  });
+  let server: ReturnType<typeof serveNode>;
+  try {
+    server = await listen(app, options.port ?? 3000, host);
+  } catch (error) {
+    await storage.close().catch(() => undefined);
+    throw error;
+  }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port ?? 3000;
   tidings.start();
+  const graceMs = options.graceMs ?? 5_000;
   return {
     url: `http://${host}:${port}`,
     apiKey,
+    /** Where the generated key is kept (null when the key was given). */
+    apiKeyFile: options.apiKey !== undefined ? null : keyFile,
+    /** True when this start generated the key. */
+    apiKeyCreated: created,
     tidings,
     app,
-    /** Stops accepting requests, lets running jobs finish, closes the storage. */
+    /**
+     * Stops accepting connections, lets requests in flight finish for up to `graceMs` and then cuts
+     * the rest (live streams included), stops the job loop (its jobs finish or are handed back), and
+     * closes the storage.
+     */
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const nodeServer = server as unknown as { closeIdleConnections?: () => void; closeAllConnections?: () => void };
+      nodeServer.closeIdleConnections?.();
+      const cut = setTimeout(() => nodeServer.closeAllConnections?.(), graceMs);
+      await closed;
+      clearTimeout(cut);
       await tidings.stop();
       await storage.close();
     },

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
@@ -7,12 +7,14 @@ import { spawnTs, waitForOutput } from '../../../test-support/spawn-ts.js';
 const dir = mkdtempSync(join(tmpdir(), 'tidings-serve-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-it('tidings serve: SQLite by default, prints the URL and a generated key (kept for the next run), serves, and stops on SIGTERM', async () => {
+it('tidings serve: SQLite by default, prints the URL and a generated key once (kept for the next run), serves, and stops on SIGTERM', async () => {
   const db = join(dir, 'data', 'tidings.db');
   const child = spawnTs('packages/http/src/cli.ts', ['serve', '--port', '0', '--db', db]);
-  await waitForOutput(child, 'API key:');
+  await waitForOutput(child, 'API key');
   const url = /listening on (http:\/\/\S+)/.exec(child.output())![1]!;
-  const key = /API key: (\S+)/.exec(child.output())![1]!;
+  const key = /API key \(new, kept in \S+\): (\S+)/.exec(child.output())![1]!;
+  // The database holds integration credentials: readable by its owner only.
+  expect(statSync(db).mode & 0o777).toBe(0o600);
   expect(readFileSync(join(dir, 'data', 'api-key'), 'utf8').trim()).toBe(key);
   const response = await fetch(`${url}/v1/integrations/active`, { headers: { authorization: `ApiKey ${key}` } });
   expect(response.status).toBe(200);
@@ -23,7 +25,8 @@ it('tidings serve: SQLite by default, prints the URL and a generated key (kept f
 
   const again = spawnTs('packages/http/src/cli.ts', ['serve', '--port', '0', '--db', db]);
   await waitForOutput(again, 'API key:');
-  expect(again.output()).toContain(`API key: ${key}`);
+  expect(again.output()).toContain(`API key: kept in ${join(dir, 'data', 'api-key')}`);
+  expect(again.output()).not.toContain(key);
   again.kill('SIGTERM');
   await again.exited;
 }, 60_000);

@@ -10,6 +10,18 @@ export type PostgresStorageOptions = (
       pool?: never;
       /** Connections in the pool. @default 10 */
       max?: number;
+      /** How long opening a connection may take. @default 5_000 */
+      connectTimeoutMs?: number;
+      /**
+       * How long one statement may run, enforced by the server (`statement_timeout`) and, a few
+       * seconds later, by the client, so a server that stops answering (a network cut) fails the
+       * query instead of hanging it. @default 30_000
+       */
+      statementTimeoutMs?: number;
+      /** How long a transaction may sit idle before the server ends it. @default 60_000 */
+      idleInTransactionTimeoutMs?: number;
+      /** Shown in `pg_stat_activity`, to tell Tidings' connections apart. @default 'tidings' */
+      applicationName?: string;
     }
   | {
       /** The app's own pg Pool; Tidings never ends it. */
@@ -21,6 +33,12 @@ export type PostgresStorageOptions = (
   schema?: string;
   /** Apply pending migrations before the first operation. @default true */
   migrate?: boolean;
+  /**
+   * Called with connection errors that no query is waiting for (an idle connection dropped by a
+   * restart, a failover, `pg_terminate_backend`, a network cut). The pool replaces the connection and
+   * the process keeps serving. @default one line on console.warn
+   */
+  onConnectionError?: (error: Error) => void;
 };
 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
@@ -49,9 +67,11 @@ async function createSchema(pool: pg.Pool, schema: string): Promise<void> {
 export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
   const own = options.pool === undefined;
   const schemaOption = options.schema ? `-c search_path=${quoteIdent(options.schema)},public` : undefined;
-  const pool =
-    options.pool ??
-    new pg.Pool({ connectionString: options.connectionString, max: options.max ?? 10, ...(schemaOption && { options: schemaOption }) });
+  const onConnectionError = options.onConnectionError ?? ((error: Error) => console.warn(`[tidings postgres] connection lost: ${error.message}`));
+  const pool = options.pool ?? ownPool(options, schemaOption);
+  // Without a listener, an idle connection's error (a server restart, pg_terminate_backend) is an
+  // uncaught 'error' event that ends the process.
+  pool.on('error', onConnectionError);
   if (!own && options.schema) {
     pool.on('connect', (client) => void client.query(`set search_path to ${quoteIdent(options.schema!)}, public`));
   }
@@ -68,26 +88,60 @@ export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
     },
   });
 
+  // LISTEN holds one connection of its own; when it drops, it is opened again with backoff, and the
+  // listeners are woken once (jobs may have been enqueued while it was away).
   const listeners = new Set<(env: string) => void>();
   let listener: pg.PoolClient | null = null;
   let connecting: Promise<void> | null = null;
+  let retry: NodeJS.Timeout | null = null;
+  let failures = 0;
   async function startListening() {
     const client = await pool.connect();
     client.on('notification', (message) => {
       if (message.channel === JOBS_CHANNEL) for (const fn of listeners) fn(message.payload ?? '');
     });
-    client.on('error', () => {
-      listener = null;
-      connecting = null;
+    client.on('error', (error) => {
+      onConnectionError(error);
+      if (listener === client) listener = null;
+      client.release(error);
+      scheduleListen();
     });
-    await client.query(`listen ${JOBS_CHANNEL}`);
+    try {
+      await client.query(`listen ${JOBS_CHANNEL}`);
+    } catch (error) {
+      client.release(error as Error);
+      throw error;
+    }
     listener = client;
+    if (failures > 0) for (const fn of listeners) fn('*');
+    failures = 0;
+  }
+  function listen() {
+    if (listener || connecting || listeners.size === 0) return;
+    connecting = startListening()
+      .catch(() => {
+        failures++;
+        scheduleListen();
+      })
+      .finally(() => {
+        connecting = null;
+      });
+  }
+  function scheduleListen() {
+    if (retry || listeners.size === 0) return;
+    failures = Math.max(failures, 1);
+    retry = setTimeout(() => {
+      retry = null;
+      listen();
+    }, Math.min(30_000, 250 * 2 ** Math.min(failures, 7)));
+    retry.unref();
   }
   async function stopListening() {
+    if (retry) clearTimeout(retry);
+    retry = null;
     await connecting?.catch(() => undefined);
     const client = listener;
     listener = null;
-    connecting = null;
     if (client) {
       await client.query(`unlisten ${JOBS_CHANNEL}`).catch(() => undefined);
       client.release();
@@ -96,13 +150,46 @@ export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
 
   storage.subscribeJobs = (fn) => {
     listeners.add(fn);
-    if (!listener && !connecting) connecting = startListening().catch(() => {
-      connecting = null;
-    });
+    listen();
     return () => {
       listeners.delete(fn);
       if (listeners.size === 0) void stopListening();
     };
   };
   return storage;
+}
+
+/** The storage's own pool, with timeouts so a database that stops answering fails calls instead of hanging them. */
+function ownPool(options: Extract<PostgresStorageOptions, { connectionString: string }>, schemaOption: string | undefined): pg.Pool {
+  const connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
+  const statementTimeoutMs = options.statementTimeoutMs ?? 30_000;
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.max ?? 10,
+    connectionTimeoutMillis: connectTimeoutMs,
+    application_name: options.applicationName ?? 'tidings',
+    statement_timeout: statementTimeoutMs,
+    query_timeout: statementTimeoutMs + 5_000,
+    idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? 60_000,
+    ...(schemaOption && { options: schemaOption }),
+  });
+  const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
+  // pg says "timeout exceeded when trying to connect"; say where, and which setting bounds it.
+  (pool as { connect: () => Promise<pg.PoolClient> }).connect = () =>
+    connect().catch((error: Error) => {
+      if (/timeout exceeded when trying to connect/i.test(error.message)) {
+        throw new Error(`Postgres at ${hostOf(options.connectionString)} did not accept a connection within ${connectTimeoutMs} ms (connectTimeoutMs)`, { cause: error });
+      }
+      throw error;
+    });
+  return pool;
+}
+
+function hostOf(connectionString: string): string {
+  try {
+    const url = new URL(connectionString);
+    return `${url.hostname}:${url.port || '5432'}`;
+  } catch {
+    return 'the configured address';
+  }
 }

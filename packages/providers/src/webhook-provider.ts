@@ -1,10 +1,17 @@
 import { createHmac } from 'node:crypto';
 import { ProviderError, type Channel, type Credentials, type Provider, type ProviderMessage } from '@tidings/core';
 import { postJson } from './http.js';
+import type { NetworkPolicy } from './network-policy.js';
 
 export interface WebhookProviderOptions {
   /** @default 10_000 */
   readonly timeoutMs?: number;
+  /**
+   * Which addresses webhook URLs may reach: public ones only unless `allow` lists host names,
+   * addresses or CIDR ranges (e.g. `{ allow: ['10.0.0.0/8', 'hooks.internal'] }`).
+   * @default { allow: [] }
+   */
+  readonly network?: NetworkPolicy;
 }
 
 interface WebhookShape {
@@ -30,7 +37,7 @@ export function webhookProvider(shape: WebhookShape, options: WebhookProviderOpt
       const body = shape.body(message, credentials);
       const headers: Record<string, string> = {};
       if (credentials.secretKey) headers['x-tidings-signature'] = `sha256=${createHmac('sha256', credentials.secretKey).update(JSON.stringify(body)).digest('hex')}`;
-      await postJson(url, body, { headers, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }) });
+      await postJson(url, body, { headers, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }), ...(options.network && { network: options.network }) });
       return { id: message.messageId };
     },
   };

@@ -11,12 +11,15 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
+const local = { network: { allow: ['127.0.0.1'] } };
+
 async function engine(options: Partial<TidingsOptions> = {}) {
   const clock = manualClock('2026-06-01T12:00:00.000Z');
   const tidings = createTidings({
     storage: memoryStorage(),
     clock,
-    providers: [chatWebhookProvider(), slackProvider(), discordProvider(), msTeamsProvider(), pushWebhookProvider(), smtpProvider({ timeoutMs: 3_000 })],
+    // The local test servers listen on loopback, which webhook providers refuse unless allowed.
+    providers: [chatWebhookProvider(local), slackProvider(local), discordProvider(local), msTeamsProvider(local), pushWebhookProvider(local), smtpProvider({ timeoutMs: 3_000 })],
     ...options,
   });
   return { tidings, clock };

@@ -10,7 +10,7 @@ export interface Received {
 }
 
 /** A real HTTP server on 127.0.0.1 that records requests; `respond` decides each answer. */
-export async function webhookServer(respond: (request: Received, count: number) => { status: number; body?: string } | 'hang' = () => ({ status: 200, body: 'ok' })) {
+export async function webhookServer(respond: (request: Received, count: number) => { status: number; body?: string; headers?: Record<string, string> } | 'hang' = () => ({ status: 200, body: 'ok' })) {
   const received: Received[] = [];
   const hanging: (() => void)[] = [];
   const server: Server = createServer((req, res) => {
@@ -30,7 +30,7 @@ export async function webhookServer(respond: (request: Received, count: number) 
         hanging.push(() => res.destroy());
         return;
       }
-      res.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.body ?? '');
+      res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers }).end(answer.body ?? '');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

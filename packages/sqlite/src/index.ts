@@ -1,2 +1,3 @@
 export { sqliteStorage, type SqliteStorageOptions } from './sqlite-storage.js';
 export { sqliteDialect } from './sqlite-dialect.js';
+export { SqlitePathError } from './check-path.js';

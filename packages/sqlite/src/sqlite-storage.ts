@@ -1,14 +1,16 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { createSqlStorage, type Database as Tables, type SqlStorage } from '@tidings/sql';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
+import { prepareSqlitePath } from './check-path.js';
 import { sqliteDialect } from './sqlite-dialect.js';
 import { withStatementCache } from './statement-cache.js';
 
 export type SqliteStorageOptions = (
   | {
-      /** Path of the database file (its folder is created), or `:memory:`. */
+      /**
+       * Path of the database file, or `:memory:`. Its folder is created; a new file is made readable
+       * by its owner only. A path that cannot be used throws a `SqlitePathError` naming it.
+       */
       filename: string;
       database?: never;
     }
@@ -33,7 +35,7 @@ export function sqliteStorage(options: SqliteStorageOptions): SqlStorage {
   let database: Database.Database;
   if (options.database) database = options.database;
   else {
-    if (options.filename !== ':memory:' && options.filename !== '') mkdirSync(dirname(options.filename), { recursive: true });
+    if (options.filename !== ':memory:' && options.filename !== '') prepareSqlitePath(options.filename);
     database = new Database(options.filename);
   }
   // The busy timeout first: switching a new file to WAL takes a lock another process may hold.

@@ -47,48 +47,54 @@ async function unsnoozed(ctx: EngineContext, tx: StorageRepositories, job: Job, 
 }
 
 /**
- * Commits a batch whole or not at all: first renews the lease of every job of the batch this worker
- * still holds (which locks them until the commit), then, for those jobs only, stores their messages
- * and decision records, settles digests, and reschedules or completes each job. A job another worker
- * took meanwhile contributes nothing: that worker's run stores its effects.
+ * Commits a batch whole or not at all, and only what this worker still holds: each job's completion
+ * or reschedule matches only while its lease is this worker's, and says so, so a job another worker
+ * took meanwhile contributes nothing (that worker's run stores its effects). Jobs whose next step is
+ * decided here (digest arrivals, unsnoozes) renew their lease first, which also locks them. Then the
+ * held jobs' messages and decision records are stored.
  */
 export async function commitBatch(ctx: EngineContext, workerId: string, now: Date, outcomes: readonly JobOutcome[], unsnoozes: readonly Job[]): Promise<Committed> {
   const { env } = ctx;
-  const ids = [...outcomes.map((o) => o.job.id), ...unsnoozes.map((j) => j.id)];
   const leaseEnd = new Date(now.getTime() + ctx.options.leaseMs).toISOString();
+  const settledHere = [...outcomes.filter((o) => o.next.kind === 'digest').map((o) => o.job.id), ...unsnoozes.map((j) => j.id)];
   return ctx.storage.transaction(async (tx) => {
-    const held = new Set(await tx.jobs.renew(ids, workerId, leaseEnd));
+    const locked = new Set(settledHere.length > 0 ? await tx.jobs.renew(settledHere, workerId, leaseEnd) : []);
+    const settledJobs: { outcome: JobOutcome; settled: Settled; trace: TraceEntry[] }[] = [];
+    for (const outcome of outcomes) {
+      if (outcome.next.kind === 'digest' && !locked.has(outcome.job.id)) continue;
+      settledJobs.push({ outcome, ...(await settle(ctx, tx, outcome, now)) });
+    }
+    const held = new Set<string>();
+    for (const { outcome, settled } of settledJobs) {
+      if (settled.kind !== 'later') continue;
+      const change = { runAt: settled.runAt.toISOString(), data: settled.data, lastError: settled.lastError, resetAttempts: !settled.retry };
+      if (await tx.jobs.reschedule(outcome.job.id, workerId, change)) held.add(outcome.job.id);
+    }
+    const finished = [...settledJobs.filter((j) => j.settled.kind !== 'later').map((j) => j.outcome.job.id), ...unsnoozes.filter((j) => locked.has(j.id)).map((j) => j.id)];
+    if (finished.length > 0) for (const id of await tx.jobs.complete(finished, workerId)) held.add(id);
+
     const messages: Message[] = [];
     const records: DecisionRecord[] = [];
     const failures: JobOutcome['failures'] = [];
     const flushed: Committed['flushed'] = [];
     const gaveUp: Committed['gaveUp'] = [];
-    const done: string[] = [];
-    for (const outcome of outcomes) {
+    for (const { outcome, settled, trace } of settledJobs) {
       const { job } = outcome;
       if (!held.has(job.id)) continue;
-      const { settled, trace } = await settle(ctx, tx, outcome, now);
       messages.push(...outcome.messages);
       failures.push(...outcome.failures);
       if (outcome.next.kind !== 'threw') records.push(decisionRecord(env, job, now.toISOString(), trace));
       if (outcome.flushed) flushed.push({ digest: outcome.flushed, subscriberId: job.subscriberId });
-      if (settled.kind === 'later') {
-        await tx.jobs.reschedule(job.id, workerId, { runAt: settled.runAt.toISOString(), data: settled.data, lastError: settled.lastError, resetAttempts: !settled.retry });
-        continue;
-      }
       if (settled.kind === 'gave_up') gaveUp.push({ job, error: settled.error });
-      done.push(job.id);
     }
     const back: Message[] = [];
     for (const job of unsnoozes) {
       if (!held.has(job.id)) continue;
       const message = await unsnoozed(ctx, tx, job, now);
       if (message) back.push(message);
-      done.push(job.id);
     }
     if (back.length > 0) await tx.messages.replaceMany(back);
     const stored = await storeWalkResults(tx, messages, records);
-    if (done.length > 0) await tx.jobs.complete(done, workerId);
     return { stored, failures, flushed, gaveUp, unsnoozed: back };
   });
 }

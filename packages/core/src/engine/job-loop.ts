@@ -76,7 +76,7 @@ export function createJobLoop(ctx: EngineContext, runner: JobRunner, onError: (e
       if (running) return;
       running = true;
       // Storages shared by several processes tell us when another process enqueued jobs.
-      unsubscribe = ctx.storage.subscribeJobs?.((env) => env === ctx.env && poke()) ?? null;
+      unsubscribe = ctx.storage.subscribeJobs?.((env) => (env === ctx.env || env === '*') && poke()) ?? null;
       current = loop();
     },
     async stop() {

@@ -92,8 +92,8 @@ export function deliveryRepositories(t: Tables): Delivery {
         return false;
       },
       async complete(ids, workerId) {
-        let done = 0;
-        for (const id of ids) if (t.jobs.get(id)?.lockedBy === workerId && t.del(t.jobs, id)) done++;
+        const done: string[] = [];
+        for (const id of ids) if (t.jobs.get(id)?.lockedBy === workerId && t.del(t.jobs, id)) done.push(id);
         return done;
       },
       async reschedule(id, workerId, change) {

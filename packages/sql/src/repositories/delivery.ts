@@ -37,7 +37,7 @@ const notificationDocs = docsByKeys('tidings_notifications', 'id');
 const renewHeld = reusableQuery<{ ids: readonly string[]; workerId: string; until: string }>((db, { ids, workerId, until }) =>
   db.updateTable('tidings_jobs').set({ locked_until: until }).where('id', 'in', ids).where('locked_by', '=', workerId).returning('id'),
 );
-const deleteClaimed = reusableQuery<{ ids: readonly string[]; workerId: string }>((db, { ids, workerId }) => db.deleteFrom('tidings_jobs').where('id', 'in', ids).where('locked_by', '=', workerId));
+const deleteClaimed = reusableQuery<{ ids: readonly string[]; workerId: string }>((db, { ids, workerId }) => db.deleteFrom('tidings_jobs').where('id', 'in', ids).where('locked_by', '=', workerId).returning('id'));
 
 export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
   const max = dialect.maxParams;
@@ -86,8 +86,8 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
         return Number((await query.executeTakeFirst()).numUpdatedRows);
       },
       async complete(ids, workerId) {
-        let done = 0;
-        for (const part of chunk([...ids], 1, max - 1)) done += Number((await deleteClaimed(db, dialect, { ids: part, workerId })).numAffectedRows ?? 0);
+        const done: string[] = [];
+        for (const part of chunk([...ids], 1, max - 1)) done.push(...(await deleteClaimed<{ id: string }>(db, dialect, { ids: part, workerId })).rows.map((row) => row.id));
         return done;
       },
       async reschedule(id, workerId, change) {
