@@ -6,7 +6,7 @@ export { createTidings, type Tidings, type TidingsOptions } from './engine/creat
 export type { EngineOptions } from './engine/context.js';
 export { markAsInputSchema, actionInputSchema, feedQuerySchema, snoozeInputSchema, type MarkAsInput, type ActionInput, type FeedQueryInput, type SnoozeInput } from './engine/messages-api.js';
 export type { TidingsEvents, TidingsEmitter } from './events.js';
-export { parseInput, formatPath } from './validation.js';
+export { parseInput, formatPath, inputHazards } from './validation.js';
 export { evaluateFilters, explainFilters, firstFailure, type FilterContext, type FilterTrace, type GroupTrace, type PartTrace } from './filters/index.js';
 export * from './schedule/index.js';
 export { addTime } from './timing/add-time.js';

@@ -382,7 +382,8 @@ export interface IdempotencyRepository {
 export const feedCursor = {
   encode: (message: Pick<Message, 'createdAt' | '_id'>) => Buffer.from(`${message.createdAt}|${message._id}`).toString('base64url'),
   decode(cursor: string): { createdAt: string; id: string } | null {
-    const [createdAt, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-    return createdAt && id ? { createdAt, id } : null;
+    const [createdAt, id, ...rest] = Buffer.from(cursor, 'base64url').toString().split('|');
+    // Only what encode makes: an ISO instant and an id, nothing else.
+    return createdAt && id && rest.length === 0 && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(createdAt) ? { createdAt, id } : null;
   },
 };

@@ -1,4 +1,5 @@
-import { systemClock, type Tidings } from '@tidings/core';
+import { parseInput, systemClock, type Tidings } from '@tidings/core';
+import { checkedParams } from './params.js';
 import { Hono, type Context } from 'hono';
 import type { AppEnv, HttpAppOptions } from './context.js';
 import { errorBody, HttpError, toHttp } from './errors.js';
@@ -11,6 +12,28 @@ import { serverRoutes } from './routes/server.js';
 import type { RouteDefinition } from './routes/route.js';
 
 const API_KEY = /^ApiKey\s+(\S+)\s*$/;
+
+/**
+ * Reads a request body up to `limit` bytes as it streams in: a larger one (a chunked upload with no
+ * length included) is cut there with a 413 and its connection closed, never buffered whole.
+ */
+async function readBody(request: Request, limit: number): Promise<string> {
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw new HttpError(413, `The request body is larger than ${limit} bytes`, {}, { connection: 'close' });
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
 
 function parseBody(text: string, contentType: string | undefined): unknown {
   if (text.trim() === '') return undefined;
@@ -60,9 +83,8 @@ export function createHttpApp(options: HttpAppOptions) {
     if (!tidings) throw new HttpError(401, 'API key not found');
     c.set('tidings', tidings);
     const declared = Number(c.req.header('content-length') ?? 0);
-    if (declared > limit) throw new HttpError(413, `The request body is larger than ${limit} bytes`);
-    const text = c.req.method === 'GET' || c.req.method === 'HEAD' ? '' : await c.req.text();
-    if (Buffer.byteLength(text) > limit) throw new HttpError(413, `The request body is larger than ${limit} bytes`);
+    if (declared > limit) throw new HttpError(413, `The request body is larger than ${limit} bytes`, {}, { connection: 'close' });
+    const text = c.req.method === 'GET' || c.req.method === 'HEAD' ? '' : await readBody(c.req.raw, limit);
     c.set('bodyText', text);
     return idempotency(c, next);
   }
@@ -72,8 +94,10 @@ export function createHttpApp(options: HttpAppOptions) {
   for (const definition of routes) {
     app[definition.method](definition.path, async (c) => {
       const body = parseBody(c.get('bodyText'), c.req.header('content-type'));
+      const params = checkedParams(c.req.param() as Record<string, string>);
+      const query = definition.query ? (parseInput(definition.query, c.req.query(), 'query') as Record<string, string>) : c.req.query();
       const idempotency = c.get('idempotency');
-      const result = await definition.handle({ tidings: c.get('tidings'), params: c.req.param() as Record<string, string>, query: c.req.query(), body, ...(idempotency && { idempotency }) });
+      const result = await definition.handle({ tidings: c.get('tidings'), params, query, body, ...(idempotency && { idempotency }) });
       return c.json(definition.envelope === 'data' ? { data: result ?? null } : result, definition.status);
     });
   }

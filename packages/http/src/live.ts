@@ -2,6 +2,7 @@ import type { Message, Tidings, TidingsEvents } from '@tidings/core';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { AppEnv } from './context.js';
+import { checkedParams } from './params.js';
 import { messageToWire } from './wire.js';
 
 const UPDATES = ['message.read', 'message.seen', 'message.unread', 'message.unseen', 'message.action', 'message.snoozed', 'message.unsnoozed', 'message.archived', 'message.unarchived'] as const;
@@ -14,7 +15,7 @@ const UPDATES = ['message.read', 'message.seen', 'message.unread', 'message.unse
  */
 export async function liveEvents(c: Context<AppEnv>): Promise<Response> {
   const tidings: Tidings = c.get('tidings');
-  const subscriberId = c.req.param('subscriberId')!;
+  const { subscriberId } = checkedParams({ subscriberId: c.req.param('subscriberId')! }) as { subscriberId: string };
   const initial = await tidings.messages.counts(subscriberId);
   return streamSSE(c, async (stream) => {
     let closed = false;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { notFound, TidingsError } from '../errors.js';
 import { applyAction, applyArchive, applyMarkAs, applySnooze, applyUnsnooze } from '../messages/transitions.js';
 import { buttonTypeSchema, actionStatusSchema, channelSchema, jsonObjectSchema, markValueSchema, type Message, type Subscriber } from '../schemas/index.js';
-import type { FeedPage, StorageRepositories } from '../storage.js';
+import { feedCursor, type FeedPage, type StorageRepositories } from '../storage.js';
 import { parseInput } from '../validation.js';
 import type { EngineContext } from './context.js';
 import { newJob } from './jobs.js';
@@ -19,7 +19,10 @@ export const actionInputSchema = z.object({ status: actionStatusSchema, payload:
 export type ActionInput = z.input<typeof actionInputSchema>;
 
 export const feedQuerySchema = z.object({
-  cursor: z.string().optional(),
+  cursor: z
+    .string()
+    .refine((cursor) => feedCursor.decode(cursor) !== null, 'is not a cursor this feed returned (pass nextCursor back as it is)')
+    .optional(),
   limit: z.number().int().min(1).max(100).default(10),
   read: z.boolean().optional(),
   seen: z.boolean().optional(),

@@ -1,6 +1,6 @@
 import { TidingsError, notFound } from '../errors.js';
 import { newId, newTransactionId } from '../ids.js';
-import { MAX_BULK_EVENTS, type Job, type Message, type Notification, type ParsedTriggerEvent, type Tenant, type TriggerEvent, type TriggerResult, type TriggerStatus, type Workflow } from '../schemas/index.js';
+import { MAX_BULK_EVENTS, MAX_RECIPIENTS_PER_CALL, type Job, type Message, type Notification, type ParsedTriggerEvent, type Tenant, type TriggerEvent, type TriggerResult, type TriggerStatus, type Workflow } from '../schemas/index.js';
 import type { StorageRepositories, SubscriberUpsert } from '../storage.js';
 import { scheduledDelayErrors } from '../trigger/scheduled-delays.js';
 import { upsertSubscribers } from '../subscribers/upsert-subscribers.js';
@@ -53,6 +53,13 @@ interface Prepared {
   readonly actorId: string | null;
   readonly givenId: string | undefined;
 }
+
+/** How many subscribers an event names directly in `to` (topics not counted). */
+const directRecipients = (event: unknown): number => {
+  const to = typeof event === 'object' && event !== null ? (event as { to?: unknown }).to : undefined;
+  if (Array.isArray(to)) return to.filter((r) => !(typeof r === 'object' && r !== null && (r as { type?: unknown }).type === 'Topic')).length;
+  return to === undefined || (typeof to === 'object' && to !== null && (to as { type?: unknown }).type === 'Topic') ? 0 : 1;
+};
 
 const resultOf = (status: TriggerStatus, error: string[] | undefined, transactionId: string | undefined): TriggerResult => ({
   acknowledged: true,
@@ -204,6 +211,11 @@ export function triggerApi(ctx: EngineContext) {
         throw new TidingsError('too_many_events', `events must contain no more than ${MAX_BULK_EVENTS} elements`, {
           issues: [{ path: 'events', message: `must contain no more than ${MAX_BULK_EVENTS} elements` }],
         });
+      }
+      const recipients = events.reduce((sum, event) => sum + directRecipients(event), 0);
+      if (recipients > MAX_RECIPIENTS_PER_CALL) {
+        const message = `must name at most ${MAX_RECIPIENTS_PER_CALL} recipients in all (it names ${recipients}); reach larger audiences through topics`;
+        throw new TidingsError('validation_failed', `events ${message}`, { issues: [{ path: 'events', message }] });
       }
       return triggerMany(events);
     },

@@ -11,3 +11,4 @@ export * from './topic.js';
 export * from './trigger.js';
 export * from './preferences.js';
 export * from './notification.js';
+export * from './limits.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idSchema } from './limits.js';
 import { channelSchema, isoInstantSchema } from './enums.js';
 import { filterSchema } from './filter.js';
 
@@ -30,7 +31,7 @@ export type Credentials = z.infer<typeof credentialsSchema>;
 const integrationFields = {
   _id: z.string().optional(),
   name: z.string().trim().min(1, 'must not be empty'),
-  identifier: z.string().trim().min(1).optional(),
+  identifier: idSchema.optional(),
   providerId: z.string().trim().min(1, 'must not be empty'),
   channel: channelSchema,
   credentials: credentialsSchema.default({}),

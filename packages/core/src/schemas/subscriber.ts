@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idSchema } from './limits.js';
 import { isValidTimeZone } from '../schedule/time-zone.js';
 import { channelProviderIdSchema, isoInstantSchema, jsonObjectSchema } from './enums.js';
 
@@ -30,7 +31,7 @@ const nullableText = z.string().nullable().optional();
 
 /** What a caller gives to create or update a subscriber: only `subscriberId` is required. */
 export const subscriberInputSchema = z.object({
-  subscriberId: z.string().trim().min(1, 'must not be empty'),
+  subscriberId: idSchema,
   firstName: nullableText,
   lastName: nullableText,
   email: nullableText,

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { idSchema } from './limits.js';
 import { isoInstantSchema, jsonObjectSchema } from './enums.js';
 
-export const topicKeySchema = z.string().trim().min(1, 'must not be empty');
+export const topicKeySchema = idSchema;
 
 export const topicInputSchema = z.object({ key: topicKeySchema, name: z.string().optional() });
 export type TopicInput = z.input<typeof topicInputSchema>;
@@ -27,10 +28,10 @@ export const topicSubscriptionSchema = z.object({
 });
 export type TopicSubscription = z.infer<typeof topicSubscriptionSchema>;
 
-export const subscriberIdListSchema = z.array(z.string().trim().min(1, 'must not be empty')).max(10_000);
+export const subscriberIdListSchema = z.array(idSchema).max(10_000);
 
 export const tenantInputSchema = z.object({
-  identifier: z.string().trim().min(1, 'must not be empty'),
+  identifier: idSchema,
   name: z.string().optional(),
   data: jsonObjectSchema.optional(),
 });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { jsonObjectSchema, triggerStatusSchema } from './enums.js';
 import { subscriberInputSchema } from './subscriber.js';
 import { topicKeySchema } from './topic.js';
+import { MAX_ID_LENGTH, MAX_RECIPIENTS_PER_EVENT, idSchema } from './limits.js';
 
 export const MAX_BULK_EVENTS = 100;
 
@@ -10,17 +11,19 @@ export type TopicRecipient = z.infer<typeof topicRecipientSchema>;
 
 /** One recipient: a subscriberId, a subscriber object (upserted), or a topic reference. */
 // Most recipients are ids or subscriber objects: those are tried first (a failed branch costs an issue).
-export const recipientSchema = z.union([z.string(), subscriberInputSchema, topicRecipientSchema]);
+export const recipientSchema = z.union([z.string().max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`), subscriberInputSchema, topicRecipientSchema]);
 export type Recipient = z.input<typeof recipientSchema>;
 
 export const triggerEventSchema = z.object({
-  name: z.string({ error: 'is required: the workflow trigger identifier' }).trim().min(1, 'must not be empty'),
+  name: z.string({ error: 'is required: the workflow trigger identifier' }).trim().min(1, 'must not be empty').max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`),
   payload: jsonObjectSchema.default({}),
   overrides: jsonObjectSchema.default({}),
-  to: z.union([recipientSchema, z.array(recipientSchema)], { error: 'is required: a subscriberId, a subscriber, a topic or an array of them' }),
-  transactionId: z.string().trim().min(1).max(255).optional(),
-  actor: z.union([z.string().min(1), subscriberInputSchema]).optional(),
-  tenant: z.union([z.string().min(1), z.object({ identifier: z.string().min(1), name: z.string().optional(), data: jsonObjectSchema.optional() })]).optional(),
+  to: z
+    .union([recipientSchema, z.array(recipientSchema)], { error: 'is required: a subscriberId, a subscriber, a topic or an array of them' })
+    .refine((to) => !Array.isArray(to) || to.length <= MAX_RECIPIENTS_PER_EVENT, `must hold at most ${MAX_RECIPIENTS_PER_EVENT} recipients (reach larger audiences through a topic)`),
+  transactionId: idSchema.optional(),
+  actor: z.union([idSchema, subscriberInputSchema]).optional(),
+  tenant: z.union([idSchema, z.object({ identifier: idSchema, name: z.string().optional(), data: jsonObjectSchema.optional() })]).optional(),
   context: z.record(z.string(), z.string()).optional(),
 });
 export type TriggerEvent = z.input<typeof triggerEventSchema>;

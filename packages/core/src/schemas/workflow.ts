@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idSchema } from './limits.js';
 import { channelPreferencesSchema } from './schedule.js';
 import { isoInstantSchema, jsonObjectSchema } from './enums.js';
 import { delayMetadataSchema, digestMetadataSchema, stepSchema, type Step } from './step.js';
@@ -6,7 +7,7 @@ import { templateSyntaxError } from '../templates/render.js';
 
 export const triggerSchema = z.object({
   type: z.literal('event').default('event'),
-  identifier: z.string().trim().min(1, 'must not be empty'),
+  identifier: idSchema,
   variables: z.array(z.object({ name: z.string() })).default([]),
   subscriberVariables: z.array(z.object({ name: z.string() })).optional(),
 });

@@ -1,9 +1,20 @@
 import { Liquid, type Template } from 'liquidjs';
 import { readPath } from '../util/path.js';
 
-const liquid = new Liquid({ strictFilters: true, cache: false, ownPropertyOnly: true });
+/**
+ * Limits of one render, so a template (or the data it loops over) cannot block the process: a render
+ * stops with an error after RENDER_LIMIT_MS, or once it allocated MEMORY_LIMIT (liquid's units:
+ * array items and string characters made), and a template longer than PARSE_LIMIT characters is
+ * refused.
+ */
+export const RENDER_LIMIT_MS = 200;
+const MEMORY_LIMIT = 10_000_000;
+const PARSE_LIMIT = 1_000_000;
+const limits = { renderLimit: RENDER_LIMIT_MS, memoryLimit: MEMORY_LIMIT, parseLimit: PARSE_LIMIT };
+
+const liquid = new Liquid({ strictFilters: true, cache: false, ownPropertyOnly: true, ...limits });
 // For HTML bodies: every `{{ }}` output is HTML-escaped, so payload values cannot inject markup.
-const htmlLiquid = new Liquid({ strictFilters: true, cache: false, ownPropertyOnly: true, outputEscape: 'escape' });
+const htmlLiquid = new Liquid({ strictFilters: true, cache: false, ownPropertyOnly: true, outputEscape: 'escape', ...limits });
 
 // Parsing dominates rendering; workflows reuse a handful of texts, so parsed forms are kept (bounded).
 const parsed = new Map<string, Template[]>();
@@ -21,15 +32,25 @@ function parse(text: string, html = false): Template[] {
   return templates;
 }
 
-/** The parse error of a liquid template, or null when it parses. */
+/**
+ * Why a liquid template cannot be saved, or null: it does not parse, or rendering it with no data
+ * already exceeds the render limits (loops over literal ranges, a template bomb).
+ */
 export function templateSyntaxError(text: string): string | null {
   if (!text.includes('{')) return null;
+  const firstLine = (error: unknown) => (error instanceof Error ? error.message.split('\n')[0]! : String(error));
+  let templates: Template[];
   try {
-    parse(text);
-    return null;
+    templates = parse(text);
   } catch (error) {
-    return error instanceof Error ? error.message.split('\n')[0]! : String(error);
+    return firstLine(error);
   }
+  try {
+    liquid.renderSync(templates, {});
+  } catch (error) {
+    if (/limit exceeded/i.test(firstLine(error))) return `the template exceeds the render limits (${RENDER_LIMIT_MS} ms, ${MEMORY_LIMIT.toLocaleString('en')} allocations): ${firstLine(error)}`;
+  }
+  return null;
 }
 
 // Most templates are text with plain `{{ a.b }}` outputs. Those are split once into literal and path

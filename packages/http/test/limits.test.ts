@@ -1,0 +1,74 @@
+import { request as httpRequest } from 'node:http';
+import { createTidings, isTidingsError, MAX_RECIPIENTS_PER_CALL, MAX_RECIPIENTS_PER_EVENT } from '@tidings/core';
+import { manualClock } from '@tidings/core/testing';
+import { memoryStorage } from '@tidings/memory';
+import { describe, expect, it } from 'vitest';
+import { createHttpApp } from '../src/index.js';
+import { listen } from './helpers.js';
+
+describe('limits that keep one caller from taking the process down', () => {
+  it('a chunked upload with no length is cut at the body limit as it streams in, not buffered whole', { timeout: 60_000 }, async () => {
+    const tidings = createTidings({ storage: memoryStorage() });
+    const server = await listen(createHttpApp({ environments: [{ tidings, apiKeys: ['k'] }] }));
+    const chunk = Buffer.alloc(64 * 1024, 'a');
+    const goal = 300 * 1024 * 1024;
+    global.gc?.();
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    let sent = 0;
+    const status = await new Promise<number>((resolve) => {
+      const req = httpRequest(`${server.url}/v1/events/trigger`, { method: 'POST', headers: { authorization: 'ApiKey k', 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', () => undefined);
+      const pump = () => {
+        while (sent < goal) {
+          peak = Math.max(peak, process.memoryUsage().rss);
+          sent += chunk.length;
+          if (!req.write(chunk)) return void req.once('drain', pump);
+        }
+        req.end();
+      };
+      req.write('{"name":"');
+      pump();
+    });
+    expect(status).toBe(413);
+    // Cut near the 1 MB limit: far less than the 300 MB the client meant to send was read, and memory stayed flat.
+    expect(sent).toBeLessThan(goal);
+    expect((peak - before) / 1024 / 1024).toBeLessThan(100);
+    await server.close();
+  });
+
+  it('recipients per event and per call are capped (larger audiences go through topics)', async () => {
+    const tidings = createTidings({ storage: memoryStorage(), clock: manualClock('2026-06-01T12:00:00Z') });
+    await tidings.workflows.upsert({ name: 'W', triggers: [{ identifier: 'w' }], steps: [{ template: { type: 'in_app', content: 'x' } }] });
+    const many = (n: number) => Array.from({ length: n }, (_, i) => `s${i}`);
+    const over = await tidings.trigger({ name: 'w', to: many(MAX_RECIPIENTS_PER_EVENT + 1) });
+    expect(over).toMatchObject({ status: 'error', error: [`to: must hold at most ${MAX_RECIPIENTS_PER_EVENT} recipients (reach larger audiences through a topic)`] });
+    expect((await tidings.trigger({ name: 'w', to: many(MAX_RECIPIENTS_PER_EVENT) })).status).toBe('processed');
+    const events = Array.from({ length: MAX_RECIPIENTS_PER_CALL / MAX_RECIPIENTS_PER_EVENT + 1 }, () => ({ name: 'w', to: many(MAX_RECIPIENTS_PER_EVENT) }));
+    const refused = await tidings.triggerBulk(events).then(() => null, (e: unknown) => e);
+    expect(isTidingsError(refused, 'validation_failed')).toBe(true);
+    expect((refused as Error).message).toMatch(new RegExp(`events must name at most ${MAX_RECIPIENTS_PER_CALL} recipients in all`));
+  });
+
+  it('template bombs: one saved with a literal loop is refused when saved; one fed by the payload stops at the render limit', { timeout: 30_000 }, async () => {
+    const tidings = createTidings({ storage: memoryStorage(), clock: manualClock('2026-06-01T12:00:00Z') });
+    const bomb = '{% for a in (1..100000) %}{% for b in (1..100000) %}x{% endfor %}{% endfor %}';
+    const started = Date.now();
+    const refused = await tidings.workflows.upsert({ name: 'B', triggers: [{ identifier: 'b' }], steps: [{ template: { type: 'in_app', content: bomb } }] }).then(() => null, (e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(isTidingsError(refused, 'validation_failed')).toBe(true);
+    expect((refused as { issues: { path: string; message: string }[] }).issues[0]).toMatchObject({ path: 'steps[0].template.content', message: expect.stringMatching(/render limits/) });
+
+    await tidings.workflows.upsert({ name: 'P', triggers: [{ identifier: 'p' }], steps: [{ template: { type: 'in_app', content: '{% for a in (1..payload.n) %}{% for b in (1..payload.n) %}{{ a }}{% endfor %}{% endfor %}' } }, { template: { type: 'in_app', content: 'still here' } }] });
+    const result = await tidings.trigger({ name: 'p', to: 'ada', payload: { n: 100_000 } });
+    const walking = Date.now();
+    await tidings.runDue();
+    expect(Date.now() - walking).toBeLessThan(2_000);
+    expect((await tidings.messages.byTransaction(result.transactionId!)).map((m) => m.content)).toEqual(['still here']);
+    const [record] = await tidings.explain(result.transactionId!);
+    expect(record!.entries[0]).toMatchObject({ decision: 'failed', reason: expect.stringMatching(/template failed to render: .*limit exceeded/) });
+  });
+});

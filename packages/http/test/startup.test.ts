@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTidings, type Storage } from '@tidings/core';
+import { memoryStorage } from '@tidings/memory';
+import { afterAll, describe, expect, it } from 'vitest';
+import { spawnTs } from '../../../test-support/spawn-ts.js';
+import { createHttpApp } from '../src/index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'tidings-startup-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs `tidings serve` expecting it to fail: one line naming the cause, exit code 1, no stack. */
+async function failsToStart(args: string[], expected: RegExp) {
+  const child = spawnTs('packages/http/src/cli.ts', ['serve', ...args]);
+  const code = await child.exited;
+  const output = child.output().trim();
+  expect(code).toBe(1);
+  expect(output).toMatch(expected);
+  expect(output.split('\n')).toHaveLength(1);
+  expect(output).not.toMatch(/\n\s+at /);
+  expect(output).not.toContain('listening');
+}
+
+describe('tidings serve refuses to start, in one line, when it cannot work', () => {
+  it('the port is already in use', { timeout: 30_000 }, async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      await failsToStart(['--port', String(port), '--db', join(dir, 'port.db')], new RegExp(`^Tidings could not start: port ${port} on 127.0.0.1 is already in use$`));
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('the SQLite path is under a file, or in a system folder', { timeout: 30_000 }, async () => {
+    const file = join(dir, 'plain-file');
+    writeFileSync(file, 'not a folder');
+    await failsToStart(['--port', '0', '--db', join(file, 'tidings.db')], /^Tidings could not start: cannot (keep a database at|create the folder) .*plain-file.*(is a file, not a folder|a part of that path is a file)/);
+    await failsToStart(['--port', '0', '--db', '/proc/self/tidings.db'], /^Tidings could not start: cannot keep a database at \/proc\/self\/tidings\.db: .* is a system folder, not storage$/);
+  });
+
+  it.skipIf(process.getuid?.() === 0)('a read-only folder or database file (skipped as root, who may write anywhere)', { timeout: 30_000 }, async () => {
+    const { chmodSync, mkdirSync } = await import('node:fs');
+    const locked = join(dir, 'locked');
+    mkdirSync(locked);
+    chmodSync(locked, 0o500);
+    await failsToStart(['--port', '0', '--db', join(locked, 'tidings.db')], /cannot write in .*locked/);
+    const readOnly = join(dir, 'ro.db');
+    writeFileSync(readOnly, '');
+    chmodSync(readOnly, 0o400);
+    await failsToStart(['--port', '0', '--db', readOnly], /ro\.db is read-only/);
+  });
+
+  it('Postgres is not there', { timeout: 30_000 }, async () => {
+    await failsToStart(['--port', '0', '--postgres', 'postgres://postgres@127.0.0.1:1/test'], /^Tidings could not start: cannot use Postgres at 127\.0\.0\.1:1: .*ECONNREFUSED/);
+  });
+});
+
+describe('health routes', () => {
+  it('live always answers; ready and /health report each storage, 503 when one does not answer', async () => {
+    const good = createTidings({ storage: memoryStorage(), environmentId: 'good' });
+    const base = memoryStorage();
+    const failing: Storage = { ...base, jobs: { ...base.jobs, nextDueAt: () => Promise.reject(new Error('database is down')) } };
+    const bad = createTidings({ storage: failing, environmentId: 'bad' });
+    const healthy = createHttpApp({ environments: [{ tidings: good, apiKeys: ['k'] }] });
+    const live = await healthy.request('/health/live');
+    expect(live.status).toBe(200);
+    const ok = await healthy.request('/health');
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({ status: 'ok', storage: [{ environmentId: 'good', ok: true }] });
+    const sick = createHttpApp({ environments: [{ tidings: good, apiKeys: ['k'] }, { tidings: bad, apiKeys: ['b'] }] });
+    const ready = await sick.request('/health/ready');
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toMatchObject({ status: 'unavailable', storage: [{ environmentId: 'good', ok: true }, { environmentId: 'bad', ok: false, error: 'database is down' }] });
+    expect((await sick.request('/health/live')).status).toBe(200);
+  });
+});
