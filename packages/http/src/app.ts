@@ -89,7 +89,8 @@ export function createHttpApp(options: HttpAppOptions) {
     return idempotency(c, next);
   }
 
-  app.get('/v1/subscribers/:subscriberId/events', liveEvents);
+  const liveStreams = new Set<() => void>();
+  app.get('/v1/subscribers/:subscriberId/events', liveEvents(liveStreams));
 
   for (const definition of routes) {
     app[definition.method](definition.path, async (c) => {
@@ -101,7 +102,12 @@ export function createHttpApp(options: HttpAppOptions) {
       return c.json(definition.envelope === 'data' ? { data: result ?? null } : result, definition.status);
     });
   }
-  return app;
+  return Object.assign(app, {
+    /** Ends every open live stream (Server-Sent Events), e.g. when the server shuts down. */
+    closeLiveStreams() {
+      for (const end of [...liveStreams]) end();
+    },
+  });
 }
 
 export type HttpApp = ReturnType<typeof createHttpApp>;

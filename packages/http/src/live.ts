@@ -13,7 +13,7 @@ const UPDATES = ['message.read', 'message.seen', 'message.unread', 'message.unse
  * `update` for each changed one — and a comment every 15 s to keep proxies from closing it. Events
  * come from this process's engine.
  */
-export async function liveEvents(c: Context<AppEnv>): Promise<Response> {
+export const liveEvents = (open: Set<() => void>) => async (c: Context<AppEnv>): Promise<Response> => {
   const tidings: Tidings = c.get('tidings');
   const { subscriberId } = checkedParams({ subscriberId: c.req.param('subscriberId')! }) as { subscriberId: string };
   const initial = await tidings.messages.counts(subscriberId);
@@ -42,10 +42,13 @@ export async function liveEvents(c: Context<AppEnv>): Promise<Response> {
     tidings.events.on('message.created', onCreated);
     for (const name of UPDATES) tidings.events.on(name, onUpdate);
     const heartbeat = setInterval(() => push('ping', {}), 15_000);
-    stream.onAbort(() => {
+    const end = () => {
       closed = true;
       wake?.();
-    });
+    };
+    // A shutting-down server ends every stream (see `closeLiveStreams`).
+    open.add(end);
+    stream.onAbort(end);
     push('counts', initial);
     try {
       while (!closed) {
@@ -57,9 +60,10 @@ export async function liveEvents(c: Context<AppEnv>): Promise<Response> {
         wake = null;
       }
     } finally {
+      open.delete(end);
       clearInterval(heartbeat);
       tidings.events.off('message.created', onCreated);
       for (const name of UPDATES) tidings.events.off(name, onUpdate);
     }
   });
-}
+};

@@ -139,10 +139,15 @@ export async function serve(options: ServeOptions = {}) {
      */
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      app.closeLiveStreams();
       const nodeServer = server as unknown as { closeIdleConnections?: () => void; closeAllConnections?: () => void };
+      // Connections go idle as their responses finish (live streams just ended): close each then,
+      // instead of waiting for keep-alive timeouts; cut whatever is left after the grace.
       nodeServer.closeIdleConnections?.();
+      const sweep = setInterval(() => nodeServer.closeIdleConnections?.(), 50);
       const cut = setTimeout(() => nodeServer.closeAllConnections?.(), graceMs);
       await closed;
+      clearInterval(sweep);
       clearTimeout(cut);
       await tidings.stop();
       await storage.close();

@@ -51,3 +51,25 @@ it('serve() stores in-app messages within the trigger request by default; with i
     }
   }
 }, 60_000);
+
+it('SIGTERM with a live stream held open by a client: the stream ends and the process exits promptly with 0', async () => {
+  const db = join(dir, 'sigterm', 'tidings.db');
+  const child = spawnTs('packages/http/src/cli.ts', ['serve', '--port', '0', '--db', db, '--api-key', 'k']);
+  await waitForOutput(child, 'listening on');
+  const url = /listening on (http:\/\/\S+)/.exec(child.output())![1]!;
+  const stream = await fetch(`${url}/v1/subscribers/ada/events`, { headers: { authorization: 'ApiKey k' } }).catch(() => null);
+  // The subscriber does not exist yet: counts answer 404 before a stream opens; create it and retry.
+  if (!stream || stream.status !== 200) {
+    await fetch(`${url}/v1/subscribers`, { method: 'POST', headers: { authorization: 'ApiKey k', 'content-type': 'application/json' }, body: JSON.stringify({ subscriberId: 'ada' }) });
+  }
+  const live = await fetch(`${url}/v1/subscribers/ada/events`, { headers: { authorization: 'ApiKey k' } });
+  expect(live.status).toBe(200);
+  const reader = live.body!.getReader();
+  await reader.read();
+  const started = Date.now();
+  child.kill('SIGTERM');
+  expect(await child.exited).toBe(0);
+  expect(Date.now() - started).toBeLessThan(2_000);
+  // The client sees its stream end rather than hang.
+  for (;;) if ((await reader.read().catch(() => ({ done: true }))).done) break;
+}, 60_000);
