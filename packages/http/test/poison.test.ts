@@ -1,14 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import { createTidings, type Storage } from '@tidings/core';
-import { postgresStorage } from '@tidings/postgres';
-import { sqliteStorage } from '@tidings/sqlite';
-import type { SqlStorage } from '@tidings/sql';
-import { sql } from 'kysely';
+import { createTidings } from '@tidings/core';
 import { describe, expect, it } from 'vitest';
 import { createHttpApp } from '../src/index.js';
-import { ROUTES, TABLES } from './routes-list.js';
+import { ROUTES, SQL_BACKENDS, seedRouteRecords, sqlBackend, tableSnapshot } from './routes-list.js';
 
-const pgUrl = process.env['TIDINGS_TEST_PG_URL'];
 
 const deep = (levels: number, leaf = '1') => '['.repeat(levels) + leaf + ']'.repeat(levels);
 const deepObject = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
@@ -36,35 +30,15 @@ const SEGMENTS: Record<string, string> = {
   'long path segment (100 KB)': 'y'.repeat(100_000),
 };
 
-async function backend(name: string): Promise<{ storage: Storage & Pick<SqlStorage, 'db'>; drop: () => Promise<void> }> {
-  if (name === 'sqlite') {
-    const storage = sqliteStorage({ filename: ':memory:' });
-    return { storage, drop: () => storage.close() };
-  }
-  const schema = `tidings_poison_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-  const storage = postgresStorage({ connectionString: pgUrl!, schema, max: 4 });
-  return {
-    storage,
-    async drop() {
-      await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(storage.db);
-      await storage.close();
-    },
-  };
-}
 
-describe.each(['sqlite', ...(pgUrl ? ['postgres'] : [])])('poison inputs on every route (%s)', (name) => {
+describe.each(SQL_BACKENDS)('poison inputs on every route (%s)', (name) => {
   it('NUL, lone surrogates, 200 KB ids, 10,000-level nesting, bad query values: a 4xx with the envelope, nothing changed, never a 500', { timeout: 180_000 }, async () => {
-    const { storage, drop } = await backend(name);
+    const { storage, drop } = sqlBackend(name);
     const tidings = createTidings({ storage, inlineInApp: true });
     const errors: unknown[] = [];
     const app = createHttpApp({ environments: [{ tidings, apiKeys: ['k'] }], onError: (e) => errors.push(e) });
-    await tidings.workflows.upsert({ name: 'W', triggers: [{ identifier: 'w' }], steps: [{ template: { type: 'in_app', content: 'x' } }] });
-    await tidings.subscribers.upsert({ subscriberId: 'ada' });
-    const snapshot = async () => {
-      const parts: string[] = [];
-      for (const table of TABLES) parts.push(JSON.stringify((await sql`select * from ${sql.table(table)} order by 1, 2`.execute(storage.db)).rows));
-      return parts.join('\n');
-    };
+    await seedRouteRecords(tidings);
+    const snapshot = () => tableSnapshot(storage);
     const requests: { label: string; method: string; path: string; body?: string }[] = [];
     for (const [method, template] of ROUTES) {
       const path = template.replace('{a}', 'ada').replace('{b}', 'w').replace('{c}', 'primary');

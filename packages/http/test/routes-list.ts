@@ -1,3 +1,10 @@
+import { randomUUID } from 'node:crypto';
+import { postgresStorage } from '@tidings/postgres';
+import { sqliteStorage } from '@tidings/sqlite';
+import type { Tidings } from '@tidings/core';
+import type { SqlStorage } from '@tidings/sql';
+import { sql } from 'kysely';
+
 /** Every route of the API, for the fuzz and poison tests. */
 export const ROUTES: [string, string][] = [
   ['PATCH', '/v2/subscribers/{a}/preferences'],
@@ -32,3 +39,36 @@ export const ROUTES: [string, string][] = [
 
 // Domain tables only: idempotency records are request bookkeeping and may change.
 export const TABLES = ['tidings_workflows', 'tidings_subscribers', 'tidings_topics', 'tidings_topic_members', 'tidings_tenants', 'tidings_integrations', 'tidings_preferences', 'tidings_notifications', 'tidings_jobs', 'tidings_messages', 'tidings_digests'];
+
+/** The SQL backends the route tests run on: SQLite always, Postgres when TIDINGS_TEST_PG_URL is set. */
+export const SQL_BACKENDS = ['sqlite', ...(process.env['TIDINGS_TEST_PG_URL'] ? ['postgres'] : [])];
+
+/** A fresh SQL storage for a route test, and how to drop it afterwards. */
+export function sqlBackend(name: string) {
+  if (name === 'sqlite') {
+    const storage = sqliteStorage({ filename: ':memory:' });
+    return { storage, drop: () => storage.close() };
+  }
+  const schema = `tidings_routes_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+  const storage = postgresStorage({ connectionString: process.env['TIDINGS_TEST_PG_URL']!, schema, max: 4 });
+  return {
+    storage,
+    async drop() {
+      await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(storage.db);
+      await storage.close();
+    },
+  };
+}
+
+/** The records a route test acts on: workflow `w` and subscriber `ada`. */
+export async function seedRouteRecords(tidings: Tidings): Promise<void> {
+  await tidings.workflows.upsert({ name: 'W', triggers: [{ identifier: 'w' }], steps: [{ template: { type: 'in_app', content: 'x' } }] });
+  await tidings.subscribers.upsert({ subscriberId: 'ada' });
+}
+
+/** Every domain table's rows, in a stable order: equal before and after means nothing changed. */
+export async function tableSnapshot(storage: Pick<SqlStorage, 'db'>): Promise<string> {
+  const parts: string[] = [];
+  for (const table of TABLES) parts.push(JSON.stringify((await sql`select * from ${sql.table(table)} order by 1, 2`.execute(storage.db)).rows));
+  return parts.join('\n');
+}

@@ -1,20 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import { createTidings, type Provider } from '@tidings/core';
-import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { postgresStorage } from '../src/index.js';
+import { freshSchemas } from './schemas.js';
 
 const url = process.env['TIDINGS_TEST_PG_URL'];
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.skipIf(!url)('postgres — two workers, a short lease and slow providers', () => {
-  const schema = `tidings_cd_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-  afterAll(async () => {
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`drop schema if exists "${schema}" cascade`);
-    await admin.end();
-  });
+  const schema = freshSchemas(url, 'tidings_cd')();
 
   it('every event reaches one digest, flushed once; no job runs its effects twice', { timeout: 120_000 }, async () => {
     const EVENTS = 200;

@@ -1,26 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import { createTidings } from '@tidings/core';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawnTs, waitForOutput } from '../../../test-support/spawn-ts.js';
 import { postgresStorage } from '../src/index.js';
+import { freshSchemas } from './schemas.js';
 
 const url = process.env['TIDINGS_TEST_PG_URL'];
 const WORKER = 'packages/postgres/test/fixtures/worker.ts';
 
 describe.skipIf(!url)('postgres — many processes on one database', () => {
-  const schemas: string[] = [];
-  const freshSchema = () => {
-    const schema = `tidings_mp_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-    schemas.push(schema);
-    return schema;
-  };
-  afterAll(async () => {
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    for (const schema of schemas) await admin.query(`drop schema if exists "${schema}" cascade`);
-    await admin.end();
-  });
+  const freshSchema = freshSchemas(url, 'tidings_mp');
 
   async function seed(schema: string, subscribers: number) {
     const storage = postgresStorage({ connectionString: url!, schema });

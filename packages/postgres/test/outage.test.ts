@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { createTidings } from '@tidings/core';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tcpProxy } from '../../../test-support/tcp-proxy.js';
 import { postgresStorage } from '../src/index.js';
+import { freshSchemas } from './schemas.js';
 
 const url = process.env['TIDINGS_TEST_PG_URL'];
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -19,18 +19,18 @@ async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000): Pr
 const hello = { name: 'hello', triggers: [{ identifier: 'hello' }], steps: [{ template: { type: 'in_app' as const, content: 'hi' } }] };
 
 describe.skipIf(!url)('postgres — a failing database', () => {
-  const schemas: string[] = [];
-  const fresh = () => {
-    const schema = `tidings_out_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-    schemas.push(schema);
-    return schema;
-  };
-  afterAll(async () => {
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    for (const schema of schemas) await admin.query(`drop schema if exists "${schema}" cascade`);
-    await admin.end();
-  });
+  const fresh = freshSchemas(url, 'tidings_out');
+
+  /** A storage that reaches Postgres through a TCP proxy the test controls, with short timeouts. */
+  async function throughProxy(timeouts: { connectTimeoutMs: number; statementTimeoutMs: number }) {
+    const target = new URL(url!);
+    const proxy = await tcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const via = new URL(url!);
+    via.hostname = '127.0.0.1';
+    via.port = String(proxy.port);
+    const storage = postgresStorage({ connectionString: via.toString(), schema: fresh(), ...timeouts, onConnectionError: () => undefined });
+    return { proxy, storage };
+  }
 
   it('pg_terminate_backend on every connection of the storage: the process lives, serves again, and the LISTEN connection comes back', { timeout: 60_000 }, async () => {
     const schema = fresh();
@@ -61,13 +61,7 @@ describe.skipIf(!url)('postgres — a failing database', () => {
   });
 
   it('a cut network fails calls with an error (no crash, no hang) and they work again once it is back', { timeout: 60_000 }, async () => {
-    const target = new URL(url!);
-    const proxy = await tcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const via = new URL(url!);
-    via.hostname = '127.0.0.1';
-    via.port = String(proxy.port);
-    const schema = fresh();
-    const storage = postgresStorage({ connectionString: via.toString(), schema, connectTimeoutMs: 1_000, statementTimeoutMs: 2_000, onConnectionError: () => undefined });
+    const { proxy, storage } = await throughProxy({ connectTimeoutMs: 1_000, statementTimeoutMs: 2_000 });
     const tidings = createTidings({ storage });
     await tidings.workflows.upsert(hello);
     expect((await tidings.trigger({ name: 'hello', to: 'ada' })).status).toBe('processed');
@@ -83,12 +77,7 @@ describe.skipIf(!url)('postgres — a failing database', () => {
   });
 
   it('a database that accepts but never answers: calls fail naming the timeout, and stop() completes', { timeout: 60_000 }, async () => {
-    const target = new URL(url!);
-    const proxy = await tcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const via = new URL(url!);
-    via.hostname = '127.0.0.1';
-    via.port = String(proxy.port);
-    const storage = postgresStorage({ connectionString: via.toString(), schema: fresh(), connectTimeoutMs: 800, statementTimeoutMs: 1_000, onConnectionError: () => undefined });
+    const { proxy, storage } = await throughProxy({ connectTimeoutMs: 800, statementTimeoutMs: 1_000 });
     const tidings = createTidings({ storage, onError: () => undefined });
     await tidings.workflows.upsert(hello);
     tidings.start();
