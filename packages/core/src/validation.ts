@@ -3,11 +3,23 @@ import { TidingsError, type FieldIssue } from './errors.js';
 import { MAX_INPUT_DEPTH } from './schemas/limits.js';
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** A cheap first look: most strings hold neither NUL nor any surrogate, and are done after it. */
+const SUSPECT = /[\u0000\uD800-\uDFFF]/;
 
 function textProblem(text: string): string | null {
+  if (!SUSPECT.test(text)) return null;
   if (text.includes('\u0000')) return 'must not contain NUL characters (\\u0000)';
   if (LONE_SURROGATE.test(text)) return 'must be valid Unicode (it holds an unpaired surrogate)';
   return null;
+}
+
+/** A place in the input, as a list from the leaf up: built only when an issue needs its path. */
+type Place = { readonly key: PropertyKey; readonly parent: Place } | null;
+
+function pathOf(place: Place): PropertyKey[] {
+  const path: PropertyKey[] = [];
+  for (let p = place; p; p = p.parent) path.push(p.key);
+  return path.reverse();
 }
 
 /**
@@ -18,34 +30,39 @@ function textProblem(text: string): string | null {
  */
 export function inputHazards(input: unknown, prefix = ''): FieldIssue[] {
   const issues: FieldIssue[] = [];
-  const stack: { value: unknown; path: PropertyKey[]; depth: number }[] = [{ value: input, path: [], depth: 0 }];
-  const at = (path: readonly PropertyKey[]) => {
-    const own = formatPath(path);
+  const at = (place: Place) => {
+    const own = formatPath(pathOf(place));
     return prefix && own ? (own.startsWith('[') ? prefix + own : `${prefix}.${own}`) : prefix || own;
   };
-  while (stack.length > 0 && issues.length < 20) {
-    const { value, path, depth } = stack.pop()!;
+  // Strings are checked where they are met; only objects and arrays wait on the stack, and a place
+  // is made only for them or for an issue.
+  const stack: { value: object; place: Place; depth: number }[] = [];
+  const visit = (value: unknown, parent: Place, key: PropertyKey | null, depth: number) => {
     if (typeof value === 'string') {
       const problem = textProblem(value);
-      if (problem) issues.push({ path: at(path), message: problem });
-      continue;
+      if (problem) issues.push({ path: at(key === null ? parent : { key, parent }), message: problem });
+    } else if (typeof value === 'object' && value !== null) {
+      const place = key === null ? parent : { key, parent };
+      if (depth >= MAX_INPUT_DEPTH) issues.push({ path: at(place), message: `is nested more than ${MAX_INPUT_DEPTH} levels deep` });
+      else stack.push({ value, place, depth });
     }
-    if (typeof value !== 'object' || value === null) continue;
-    if (depth >= MAX_INPUT_DEPTH) {
-      issues.push({ path: at(path), message: `is nested more than ${MAX_INPUT_DEPTH} levels deep` });
-      continue;
-    }
+  };
+  visit(input, null, null, 0);
+  while (stack.length > 0 && issues.length < 20) {
+    const { value, place, depth } = stack.pop()!;
     if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: [...path, i], depth: depth + 1 });
+      for (let i = 0; i < value.length; i++) visit(value[i], place, i, depth + 1);
       continue;
     }
-    for (const key of Object.keys(value).reverse()) {
+    const keys = Object.keys(value);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
       const problem = textProblem(key);
-      if (problem) issues.push({ path: at([...path, key]), message: `(the key) ${problem}` });
-      stack.push({ value: (value as Record<string, unknown>)[key], path: [...path, key], depth: depth + 1 });
+      if (problem) issues.push({ path: at({ key, parent: place }), message: `(the key) ${problem}` });
+      visit((value as Record<string, unknown>)[key], place, key, depth + 1);
     }
   }
-  return issues;
+  return issues.slice(0, 20);
 }
 
 export function formatPath(path: readonly PropertyKey[]): string {
@@ -56,7 +73,6 @@ export function formatPath(path: readonly PropertyKey[]): string {
   }
   return out;
 }
-
 export function issuesOf(error: z.ZodError, prefix = ''): FieldIssue[] {
   return error.issues.map((issue) => {
     const path = formatPath(issue.path);

@@ -62,7 +62,9 @@ export async function commitBatch(ctx: EngineContext, workerId: string, now: Dat
     const settledJobs: { outcome: JobOutcome; settled: Settled; trace: TraceEntry[] }[] = [];
     for (const outcome of outcomes) {
       if (outcome.next.kind === 'digest' && !locked.has(outcome.job.id)) continue;
-      settledJobs.push({ outcome, ...(await settle(ctx, tx, outcome, now)) });
+      const { next } = outcome;
+      // Most jobs are settled by their walk already; only digests and failures need the transaction.
+      settledJobs.push(next.kind === 'done' || next.kind === 'later' ? { outcome, settled: next, trace: outcome.trace } : { outcome, ...(await settle(ctx, tx, outcome, now)) });
     }
     const held = new Set<string>();
     for (const { outcome, settled } of settledJobs) {
