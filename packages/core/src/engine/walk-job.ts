@@ -37,6 +37,12 @@ export interface JobOutcome {
   readonly flushed?: Digest;
 }
 
+/** The walk's trace up to step `last`, with what delivery added to each step's entry. */
+function notedTrace(trace: readonly TraceEntry[], notes: ReadonlyMap<number, Partial<TraceEntry>>, last: number): TraceEntry[] {
+  if (notes.size === 0 && last === Number.MAX_SAFE_INTEGER) return trace as TraceEntry[];
+  return trace.filter((e) => e.stepIndex <= last).map((e) => (notes.has(e.stepIndex) ? { ...e, ...notes.get(e.stepIndex) } : e));
+}
+
 /** How long a due flush waits for events of its window still on their way before it looks again. */
 const FLUSH_RECHECK_MS = 250;
 
@@ -92,8 +98,7 @@ export async function walkJob(ctx: EngineContext, deliver: ReturnType<typeof ste
   const messages: Message[] = [];
   const failures: JobOutcome['failures'] = [];
   const notes = new Map<number, Partial<TraceEntry>>();
-  const traceUpTo = (last: number) => walk.trace.filter((e) => e.stepIndex <= last).map((e) => (notes.has(e.stepIndex) ? { ...e, ...notes.get(e.stepIndex) } : e));
-  const done = (next: NextStep, last = Number.MAX_SAFE_INTEGER) => ({ job, messages, failures, trace: traceUpTo(last), next, ...(flushed && { flushed }) });
+  const done = (next: NextStep, last = Number.MAX_SAFE_INTEGER): JobOutcome => ({ job, messages, failures, trace: notedTrace(walk.trace, notes, last), next, ...(flushed && { flushed }) });
   const context = { subscriber, tenant, integrations: data.integrations, notification };
 
   for (const delivery of walk.deliveries) {

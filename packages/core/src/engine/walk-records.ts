@@ -15,7 +15,19 @@ export interface WalkSubject {
 
 /** Walks the subject's steps from `startIndex` with the engine's settings. */
 export function walkSubject(ctx: EngineContext, subject: WalkSubject, startIndex: number, now: Date, digestEvents?: readonly Record<string, unknown>[]): WalkResult {
-  return walkSteps({ ...subject, startIndex, now, outsideSchedule: ctx.options.outsideSchedule, ...(digestEvents && { digestEvents }) });
+  // One object shape for every call (no spread), so the walker's hot code sees a single shape.
+  return walkSteps({
+    workflow: subject.workflow,
+    notification: subject.notification,
+    subscriber: subject.subscriber,
+    actor: subject.actor,
+    tenant: subject.tenant,
+    preferences: subject.preferences,
+    startIndex,
+    now,
+    outsideSchedule: ctx.options.outsideSchedule,
+    digestEvents,
+  });
 }
 
 export function decisionRecord(env: string, job: { id: string; transactionId: string; subscriberId: string }, at: string, entries: readonly DecisionEntry[]): DecisionRecord {
