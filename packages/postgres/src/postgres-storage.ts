@@ -72,6 +72,9 @@ export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
   // Without a listener, an idle connection's error (a server restart, pg_terminate_backend) is an
   // uncaught 'error' event that ends the process.
   pool.on('error', onConnectionError);
+  // A connection checked out of the pool (held between a transaction's statements) reports its loss
+  // on the client itself; the statement waiting on it fails on its own, and the error is handled here.
+  pool.on('connect', (client) => client.on('error', onConnectionError));
   if (!own && options.schema) {
     pool.on('connect', (client) => void client.query(`set search_path to ${quoteIdent(options.schema!)}, public`));
   }
