@@ -9,7 +9,7 @@ const MODES: readonly FaultMode[] = ['throw', 'commit-then-throw'];
 
 /**
  * Injected faults per scenario: every position, unless `TIDINGS_FAULT_RUNS` caps it, or the storage
- * is a multi-process one (a database server, slower per run), where fast-check samples 60 of them.
+ * is a multi-process one (a database server, slower per run), where fast-check samples 30 of them.
  */
 const budget = (multiProcess: boolean) => Number(process.env['TIDINGS_FAULT_RUNS'] ?? (multiProcess ? 30 : Number.POSITIVE_INFINITY));
 
