@@ -128,13 +128,13 @@ export function reliabilitySuite({ get }: SuiteContext): void {
           return {};
         },
       };
-      const a = engine(storage, { clock: systemClock, leaseMs: 150, providers: [slow] });
+      const a = engine(storage, { clock: systemClock, leaseMs: 400, providers: [slow] });
       await a.integrations.upsert({ name: 'Slow', providerId: 'slow', channel: 'chat', primary: true, credentials: { webhookUrl: 'https://hooks.example/x' } });
       await a.workflows.upsert({ name: 'c', triggers: [{ identifier: 'c' }], steps: [{ template: { type: 'chat', content: 'hello' } }] });
       await a.trigger({ name: 'c', to: 'ada' });
       const running = a.runDue();
-      await pause(500); // more than three leases
-      const b = engine(storage, { clock: systemClock, leaseMs: 150, providers: [slow] });
+      await pause(1_300); // more than three leases (renewed every ~133 ms; a renewal late by a whole lease would fail this)
+      const b = engine(storage, { clock: systemClock, leaseMs: 400, providers: [slow] });
       // B would run it if A's lease had run out (on a single-process storage B also takes back only dead leases).
       expect(await b.runDue()).toBe(0);
       // Now the lease is taken from A by force; A's provider call returns and its commit must store nothing.
