@@ -5,8 +5,8 @@ import type { DecisionRecord, StorageRepositories } from '../storage.js';
 import type { TraceEntry } from '../trigger/walk-steps.js';
 import type { EngineContext } from './context.js';
 import { nextAttemptAt } from './jobs.js';
-import { settleDigest } from './settle-digest.js';
-import type { JobOutcome } from './walk-job.js';
+import { settleDigest, type DigestArrival } from './settle-digest.js';
+import type { JobOutcome, NextStep } from './walk-job.js';
 import { decisionRecord, storeWalkResults } from './walk-records.js';
 
 /** What a committed batch did, for the events emitted after the commit. */
@@ -20,23 +20,25 @@ export interface Committed {
 
 type Settled = { kind: 'done' } | { kind: 'gave_up'; error: string } | { kind: 'later'; runAt: Date; data: Job['data']; retry: boolean; lastError: string | null };
 
-/** Settles a job's next step inside the commit: digests join here, failed jobs retry or give up. */
-async function settle(ctx: EngineContext, tx: StorageRepositories, outcome: JobOutcome, now: Date): Promise<{ settled: Settled; trace: TraceEntry[] }> {
-  const { job, next } = outcome;
-  if (next.kind === 'threw') {
-    const runAt = nextAttemptAt(job.attempts, ctx.options.maxAttempts, now);
-    return { settled: runAt ? { kind: 'later', runAt, data: job.data, retry: true, lastError: next.error } : { kind: 'gave_up', error: next.error }, trace: [] };
-  }
-  if (next.kind !== 'digest') return { settled: next, trace: outcome.trace };
-  const { arrival } = next;
+type SettledJob = { outcome: JobOutcome; settled: Settled; trace: TraceEntry[] };
+
+/** A job whose walk decided its next step, or that threw (it retries or gives up, by the one policy). */
+function settleWalked(ctx: EngineContext, outcome: JobOutcome, next: Exclude<NextStep, { kind: 'digest' }>, now: Date): SettledJob {
+  if (next.kind !== 'threw') return { outcome, settled: next, trace: outcome.trace };
+  const runAt = nextAttemptAt(outcome.job.attempts, ctx.options.maxAttempts, now);
+  return { outcome, settled: runAt ? { kind: 'later', runAt, data: outcome.job.data, retry: true, lastError: next.error } : { kind: 'gave_up', error: next.error }, trace: [] };
+}
+
+/** A job that reached a digest step: it joins or opens the digest here, inside the commit. */
+async function settleArrival(ctx: EngineContext, tx: StorageRepositories, outcome: JobOutcome, arrival: DigestArrival, now: Date): Promise<SettledJob> {
   const digested = await settleDigest(tx, ctx.env, arrival, now);
   const entry: TraceEntry = { stepIndex: arrival.stepIndex, stepId: arrival.step._id ?? String(arrival.stepIndex), type: 'digest', decision: digested.kind === 'through' ? 'delivered' : 'delayed', reason: digested.reason };
   const trace = [...outcome.trace, entry];
   const base = { notificationId: arrival.notification._id, stepIndex: arrival.stepIndex + 1 };
-  if (digested.kind === 'opened') return { settled: { kind: 'later', runAt: digested.dueAt, data: { ...base, digestId: digested.digestId }, retry: false, lastError: null }, trace };
-  if (digested.kind === 'joined') return { settled: { kind: 'done' }, trace };
+  if (digested.kind === 'opened') return { outcome, settled: { kind: 'later', runAt: digested.dueAt, data: { ...base, digestId: digested.digestId }, retry: false, lastError: null }, trace };
+  if (digested.kind === 'joined') return { outcome, settled: { kind: 'done' }, trace };
   // Let through (backoff): the walk goes on at once, as a digest of this event alone.
-  return { settled: { kind: 'later', runAt: now, data: { ...base, passedDigest: true }, retry: false, lastError: null }, trace };
+  return { outcome, settled: { kind: 'later', runAt: now, data: { ...base, passedDigest: true }, retry: false, lastError: null }, trace };
 }
 
 /** Brings back a snoozed message when its snooze ends (unless it was moved or lifted meanwhile). */
@@ -59,12 +61,11 @@ export async function commitBatch(ctx: EngineContext, workerId: string, now: Dat
   const settledHere = [...outcomes.filter((o) => o.next.kind === 'digest').map((o) => o.job.id), ...unsnoozes.map((j) => j.id)];
   return ctx.storage.transaction(async (tx) => {
     const locked = new Set(settledHere.length > 0 ? await tx.jobs.renew(settledHere, workerId, leaseEnd) : []);
-    const settledJobs: { outcome: JobOutcome; settled: Settled; trace: TraceEntry[] }[] = [];
+    const settledJobs: SettledJob[] = [];
     for (const outcome of outcomes) {
-      if (outcome.next.kind === 'digest' && !locked.has(outcome.job.id)) continue;
       const { next } = outcome;
-      // Most jobs are settled by their walk already; only digests and failures need the transaction.
-      settledJobs.push(next.kind === 'done' || next.kind === 'later' ? { outcome, settled: next, trace: outcome.trace } : { outcome, ...(await settle(ctx, tx, outcome, now)) });
+      if (next.kind !== 'digest') settledJobs.push(settleWalked(ctx, outcome, next, now));
+      else if (locked.has(outcome.job.id)) settledJobs.push(await settleArrival(ctx, tx, outcome, next.arrival, now));
     }
     const held = new Set<string>();
     for (const { outcome, settled } of settledJobs) {

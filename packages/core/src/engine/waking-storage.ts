@@ -1,10 +1,10 @@
 import type { Job } from '../schemas/index.js';
 import type { Storage, StorageRepositories } from '../storage.js';
+import { REPOSITORY_NAMES } from '../wrap-repositories.js';
 
-const REPOSITORIES = ['workflows', 'subscribers', 'topics', 'tenants', 'integrations', 'preferences', 'notifications', 'jobs', 'messages', 'traces', 'digests', 'idempotency'] as const;
 
 function withEnqueueHook(repositories: StorageRepositories, enqueued: (jobs: readonly Job[]) => void): StorageRepositories {
-  const out = Object.fromEntries(REPOSITORIES.map((name) => [name, repositories[name]])) as unknown as Record<string, unknown>;
+  const out = Object.fromEntries(REPOSITORY_NAMES.map((name) => [name, repositories[name]])) as unknown as Record<string, unknown>;
   const jobs = repositories.jobs;
   out['jobs'] = {
     ...jobs,

@@ -1,7 +1,6 @@
-import type { JobData, Job, Message } from '../schemas/index.js';
-import type { Digest } from '../storage.js';
-import type { Integration, Notification, PreferenceRow, Subscriber, Tenant, Workflow } from '../schemas/index.js';
 import { buildMessage } from '../messages/build-message.js';
+import type { Integration, Job, JobData, Message, Notification, PreferenceRow, Subscriber, Tenant, Workflow } from '../schemas/index.js';
+import type { Digest } from '../storage.js';
 import type { TraceEntry } from '../trigger/walk-steps.js';
 import type { EngineContext } from './context.js';
 import type { stepDeliverer } from './deliver-step.js';

@@ -1,4 +1,5 @@
 import type { Storage, StorageRepositories } from '../storage.js';
+import { wrapRepositories } from '../wrap-repositories.js';
 
 /**
  * Where a fault strikes. Fault points are counted from `arm()`: every port method call (inside a
@@ -34,8 +35,6 @@ export interface FaultyStorage extends Storage {
   readonly fired: InjectedFault | null;
 }
 
-const REPOSITORIES = ['workflows', 'subscribers', 'topics', 'tenants', 'integrations', 'preferences', 'notifications', 'jobs', 'messages', 'traces', 'digests', 'idempotency'] as const;
-
 /**
  * Wraps a storage so that a fault strikes at a planned point: deterministic, unlike the timing of a
  * kill, so a test can try every point of an operation one by one.
@@ -56,25 +55,14 @@ export function faultyStorage(storage: Storage): FaultyStorage {
     return fired;
   }
 
-  function wrap(repositories: StorageRepositories): StorageRepositories {
-    const out: Record<string, Record<string, unknown>> = {};
-    for (const name of REPOSITORIES) {
-      const repository = repositories[name] as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-      out[name] = Object.fromEntries(
-        Object.entries(repository).map(([method, fn]) => [
-          method,
-          async (...args: unknown[]) => {
-            const fault = pass(`${name}.${method}`);
-            if (fault?.mode === 'throw') throw fault;
-            const result = await fn(...args);
-            if (fault) throw fault;
-            return result;
-          },
-        ]),
-      );
-    }
-    return out as unknown as StorageRepositories;
-  }
+  const wrap = (repositories: StorageRepositories) =>
+    wrapRepositories(repositories, async (call, where) => {
+      const fault = pass(where);
+      if (fault?.mode === 'throw') throw fault;
+      const result = await call();
+      if (fault) throw fault;
+      return result;
+    });
 
   return {
     ...wrap(storage),
