@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { serve, StartupError } from './serve.js';
+import { serve } from './serve.js';
 
 const USAGE = `Usage: tidings serve [--port 3000] [--host 127.0.0.1] [--db ./.tidings/tidings.db | --postgres URL] [--api-key KEY] [--webhook-allow host,10.0.0.0/8,…]`;
 
@@ -41,8 +41,8 @@ export async function main(argv: string[]): Promise<void> {
       ...(values['webhook-allow'] && { webhookAllow: values['webhook-allow'].split(',').map((s) => s.trim()).filter(Boolean) }),
     });
   } catch (error) {
-    // One line, no stack: what could not be used and why.
-    console.error(`Tidings could not start: ${error instanceof StartupError ? error.message : error instanceof Error ? error.message : String(error)}`);
+    // One line, no stack: what could not be used and why (a StartupError says it already).
+    console.error(`Tidings could not start: ${error instanceof Error ? error.message : String(error)}`);
     process.exitCode = 1;
     return;
   }

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { serve as serveNode } from '@hono/node-server';
 import { createTidings, type Storage } from '@tidings/core';
-import { postgresStorage } from '@tidings/postgres';
+import { postgresAddress, postgresStorage } from '@tidings/postgres';
 import { chatWebhookProvider, consoleProviders, discordProvider, msTeamsProvider, pushWebhookProvider, slackProvider, smtpProvider } from '@tidings/providers';
 import { sqliteStorage } from '@tidings/sqlite';
 import { createHttpApp } from './app.js';
@@ -52,15 +52,9 @@ function loadOrCreateKey(file: string): { key: string; created: boolean } {
 
 function openStorage(options: ServeOptions, db: string): { storage: Storage; where: string } {
   if (options.postgres) {
-    const where = (() => {
-      try {
-        const url = new URL(options.postgres);
-        return `Postgres at ${url.hostname}:${url.port || '5432'}`;
-      } catch {
-        throw new StartupError('--postgres must be a connection URL (postgres://user@host:5432/db)');
-      }
-    })();
-    return { storage: postgresStorage({ connectionString: options.postgres }), where };
+    const address = postgresAddress(options.postgres);
+    if (address === null) throw new StartupError('--postgres must be a connection URL (postgres://user@host:5432/db)');
+    return { storage: postgresStorage({ connectionString: options.postgres }), where: `Postgres at ${address}` };
   }
   try {
     return { storage: sqliteStorage({ filename: db }), where: `the SQLite database ${db}` };

@@ -1,2 +1,2 @@
-export { postgresStorage, type PostgresStorageOptions } from './postgres-storage.js';
+export { postgresAddress, postgresStorage, type PostgresStorageOptions } from './postgres-storage.js';
 export { postgresDialect } from './postgres-dialect.js';

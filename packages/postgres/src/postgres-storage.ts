@@ -181,18 +181,19 @@ function ownPool(options: Extract<PostgresStorageOptions, { connectionString: st
   (pool as { connect: () => Promise<pg.PoolClient> }).connect = () =>
     connect().catch((error: Error) => {
       if (/timeout exceeded when trying to connect/i.test(error.message)) {
-        throw new Error(`Postgres at ${hostOf(options.connectionString)} did not accept a connection within ${connectTimeoutMs} ms (connectTimeoutMs)`, { cause: error });
+        throw new Error(`Postgres at ${postgresAddress(options.connectionString) ?? 'the configured address'} did not accept a connection within ${connectTimeoutMs} ms (connectTimeoutMs)`, { cause: error });
       }
       throw error;
     });
   return pool;
 }
 
-function hostOf(connectionString: string): string {
+/** `host:port` of a connection URL (for messages that say which database), or null when it is not a URL. */
+export function postgresAddress(connectionString: string): string | null {
   try {
     const url = new URL(connectionString);
     return `${url.hostname}:${url.port || '5432'}`;
   } catch {
-    return 'the configured address';
+    return null;
   }
 }
