@@ -28,12 +28,9 @@ function pathOf(place: Place): PropertyKey[] {
  * characters or unpaired surrogates (Postgres refuses both in JSON and text). Walks iteratively, so
  * any depth of input is safe to check. Returns at most 20 issues.
  */
-export function inputHazards(input: unknown, prefix = ''): FieldIssue[] {
+export function inputHazards(input: unknown): FieldIssue[] {
   const issues: FieldIssue[] = [];
-  const at = (place: Place) => {
-    const own = formatPath(pathOf(place));
-    return prefix && own ? (own.startsWith('[') ? prefix + own : `${prefix}.${own}`) : prefix || own;
-  };
+  const at = (place: Place) => formatPath(pathOf(place));
   // Strings are checked where they are met; only objects and arrays wait on the stack, and a place
   // is made only for them or for an issue.
   const stack: { value: object; place: Place; depth: number }[] = [];
