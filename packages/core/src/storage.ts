@@ -9,7 +9,7 @@ import type {
   SubscriberPatch,
   Tenant,
   Topic,
-  TopicSubscription,
+  StoredTopicSubscription,
   Workflow,
 } from './schemas/index.js';
 
@@ -106,7 +106,7 @@ export interface TopicRepository {
   /** The subscriberIds of every member of these topics, each once; unknown topics add nothing. */
   memberIds(env: string, topicKeys: readonly string[]): Promise<string[]>;
   /** The membership of one subscriber, or null when the topic or the membership does not exist. */
-  getSubscription(env: string, topicKey: string, subscriberId: string): Promise<TopicSubscription | null>;
+  getSubscription(env: string, topicKey: string, subscriberId: string): Promise<StoredTopicSubscription | null>;
 }
 
 export interface TenantRepository {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyMarkAs, isTidingsError, MARK_VALUES, type Message } from '../src/index.js';
+import { applyMarkAs, isTidingsError, MARK_VALUES, applyMarkFlags, type Message } from '../src/index.js';
 import { fixtures } from '../src/testing/index.js';
 import { testEngine } from './helpers.js';
 
@@ -34,6 +34,23 @@ describe('markAs — properties', () => {
           expect(applyMarkAs(next, mark, now)).toEqual(next);
           message = next;
         }
+      }),
+    );
+  });
+});
+
+describe('mark flags ({ seen?, read? }, the older clients’ form) — property', () => {
+  it('for any flags and any starting state: a flag given is the flag after, unless it would break "read implies seen" (seen: false wins)', () => {
+    const flag = fc.option(fc.boolean(), { nil: undefined });
+    fc.assert(
+      fc.property(fc.boolean(), fc.boolean(), flag, flag, (wasRead, wasSeen, read, seen) => {
+        const start: Message = { ...fixtures.messageRecord('e', { _id: 'i', subscriberId: 'u' }), read: wasRead, seen: wasSeen || wasRead };
+        const after = applyMarkFlags(start, { ...(read !== undefined && { read }), ...(seen !== undefined && { seen }) }, fixtures.T0);
+        // The reference: take the flags given and keep the others; an explicit unseen clears read, reading sees.
+        const expectedRead = seen === false ? false : (read ?? start.read);
+        const expectedSeen = seen ?? (read === true ? true : start.seen);
+        expect({ read: after.read, seen: after.seen }).toEqual({ read: expectedRead, seen: expectedSeen });
+        expect(after.lastReadDate !== start.lastReadDate).toBe(read !== undefined);
       }),
     );
   });

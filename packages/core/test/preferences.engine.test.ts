@@ -85,7 +85,8 @@ describe('preferences in the engine', () => {
     await tidings.workflows.upsert({ name: 'Crit', triggers: [{ identifier: 'crit' }], critical: true, steps: [{ template: { type: 'sms', content: 'x' } }] });
     await tidings.subscribers.upsert({ subscriberId: 'u' });
     const initial = await tidings.preferences.get('u');
-    expect(initial.global).toEqual({ enabled: true, channels: { in_app: true, email: true, sms: true, chat: true, push: true } });
+    // Only the channels the (non-critical, active) workflows use, as Novu lists them.
+    expect(initial.global).toEqual({ enabled: true, channels: { in_app: true, email: true } });
     expect(initial.workflows).toEqual([
       { enabled: true, channels: { in_app: true, email: false }, overrides: [{ channel: 'in_app', source: 'template' }, { channel: 'email', source: 'template' }], workflow: { slug: wf.slug, identifier: 'mixed', name: 'Mixed', updatedAt: wf.updatedAt } },
     ]);

@@ -9,6 +9,7 @@ import { liveEvents } from './live.js';
 import { openApiDocument } from './openapi.js';
 import { interfaceRoutes } from './routes/interface-routes.js';
 import { serverRoutes } from './routes/server.js';
+import { legacyRoutes } from './routes/legacy-routes.js';
 import type { RouteDefinition } from './routes/route.js';
 
 const API_KEY = /^ApiKey\s+(\S+)\s*$/;
@@ -56,7 +57,7 @@ export function createHttpApp(options: HttpAppOptions) {
   for (const { tidings, apiKeys } of options.environments) for (const key of apiKeys) engines.set(key, tidings);
   const clock = options.clock ?? options.environments[0]?.tidings.clock ?? systemClock;
   const limit = options.bodyLimit ?? 1_048_576;
-  const routes: RouteDefinition[] = [...interfaceRoutes(options.revealSecrets ?? false), ...serverRoutes(options.revealSecrets ?? false)];
+  const routes: RouteDefinition[] = [...interfaceRoutes(), ...serverRoutes(), ...legacyRoutes()];
   const document = openApiDocument(routes);
 
   const app = new Hono<AppEnv>();

@@ -22,8 +22,6 @@ export interface HttpAppOptions {
   readonly environments: readonly { tidings: Tidings; apiKeys: readonly string[] }[];
   /** Largest accepted request body, in bytes. @default 1_048_576 */
   readonly bodyLimit?: number;
-  /** Show integration secrets unmasked in responses. @default false */
-  readonly revealSecrets?: boolean;
   /** Time of error envelopes and idempotency records. @default the first engine's clock */
   readonly clock?: Clock;
   /** Called with each error answered as a 500 (the client sees no detail). @default logs it with console.error */

@@ -27,14 +27,14 @@ export class HttpError extends Error {
 
 export interface ErrorBody {
   statusCode: number;
-  message: string;
+  message: string | string[];
   error: string;
   timestamp: string;
   path: string;
   [extra: string]: unknown;
 }
 
-export function errorBody(status: number, message: string, path: string, now: Date, extra: Record<string, unknown> = {}): ErrorBody {
+export function errorBody(status: number, message: string | string[], path: string, now: Date, extra: Record<string, unknown> = {}): ErrorBody {
   return { statusCode: status, message, error: REASONS[status] ?? 'Error', timestamp: now.toISOString(), path, ...extra };
 }
 
@@ -55,11 +55,9 @@ export function toHttp(error: unknown, path: string, now: Date): { status: numbe
       case 'validation_failed':
         return { status: 422, body: errorBody(422, error.message, path, now, { errors: fieldErrors(error.issues) }), headers: {} };
       case 'too_many_events':
-        return {
-          status: 400,
-          body: errorBody(400, error.message, path, now, { type: 'PayloadValidationException', errors: error.issues.map((i) => ({ field: i.path, message: i.message })) }),
-          headers: {},
-        };
+        // As Novu's e2e test expects: 422 with the sentence under `errors.events`, and `message` a list
+        // (Novu's validation pipe answers so; both of its SDKs accept it).
+        return { status: 422, body: errorBody(422, [error.message], path, now, { errors: { events: { messages: [error.message] } } }), headers: {} };
       case 'not_found':
         return { status: 404, body: errorBody(404, error.message, path, now), headers: {} };
       case 'conflict':

@@ -8,17 +8,21 @@ const KEEP_MS = 24 * 3_600_000;
 /** Every this many stored responses, expired records of the environment are deleted. */
 const PURGE_EVERY = 500;
 let stored = 0;
+/** Where Novu's answers about idempotency point; our semantics are the same, documented in the README. */
+const DOCS_LINK = 'https://docs.novu.co/additional-resources/idempotency';
 
 /**
  * POST and PATCH with an `idempotency-key`: the first response is kept for 24 h per environment; the
  * same key and body replays it (`Idempotency-Replay: true`), another body is a 422, and a request
- * still running is a 409 with `Retry-After: 1`. Records live in the storage, so this holds across
+ * still running is a 409 with `Retry-After: 1`. Every keyed answer carries `Idempotency-Key`; the
+ * wording of the refusals is Novu's. Records live in the storage, so this holds across
  * restarts and processes. GETs ignore the header.
  */
 export async function idempotency(c: Context<AppEnv>, next: Next): Promise<Response | void> {
   const key = c.req.header('idempotency-key');
   if (key === undefined || (c.req.method !== 'POST' && c.req.method !== 'PATCH')) return next();
-  if (key.length === 0 || key.length > 255) throw new HttpError(400, 'idempotency-key must be 1 to 255 characters');
+  if (key.length === 0) throw new HttpError(400, 'idempotencyKey must not be empty');
+  if (key.length > 255) throw new HttpError(400, `idempotencyKey "${key}" has exceeded the maximum allowed length of 255 characters`);
   const tidings = c.get('tidings');
   const fingerprint = createHash('sha256').update(`${c.req.method} ${c.req.path}\n${c.get('bodyText')}`).digest('hex');
   const now = tidings.clock.now();
@@ -27,12 +31,20 @@ export async function idempotency(c: Context<AppEnv>, next: Next): Promise<Respo
     inFlightUntil: new Date(now.getTime() + IN_FLIGHT_MS).toISOString(),
     keepUntil: new Date(now.getTime() + KEEP_MS).toISOString(),
   });
+  const keyed = { 'Idempotency-Key': key };
   if (begun.state !== 'started') {
-    if (begun.fingerprint !== fingerprint) throw new HttpError(422, 'This idempotency-key was already used with another request body', { errors: { 'idempotency-key': { messages: ['was used with another request'] } } });
-    if (begun.state === 'in_flight') throw new HttpError(409, 'A request with this idempotency-key is still being processed', {}, { 'Retry-After': '1' });
-    return new Response(begun.response.body, { status: begun.response.status, headers: { ...begun.response.headers, 'Idempotency-Replay': 'true' } });
+    // In flight first, whatever the body, as Novu checks.
+    if (begun.state === 'in_flight') {
+      throw new HttpError(409, `Request with key "${key}" is currently being processed. Please retry after 1 second`, {}, { ...keyed, 'Retry-After': '1', Link: DOCS_LINK });
+    }
+    if (begun.fingerprint !== fingerprint) {
+      throw new HttpError(422, `Request with key "${key}" is being reused for a different body`, { errors: { 'idempotency-key': { messages: ['was used with another request body'] } } }, { ...keyed, Link: DOCS_LINK });
+    }
+    return new Response(begun.response.body, { status: begun.response.status, headers: { ...begun.response.headers, ...keyed, 'Idempotency-Replay': 'true' } });
   }
   c.set('idempotency', { key, since: begun.since, fingerprint });
+  // Set before the handler runs, so its response carries the key whether it succeeds or fails.
+  c.header('Idempotency-Key', key);
   try {
     await next();
   } catch (error) {

@@ -4,7 +4,7 @@ import { KEY_B, setup } from './helpers.js';
 const json = async (response: Response) => ({ status: response.status, type: response.headers.get('content-type'), body: (await response.json()) as any });
 
 describe('the six operations', () => {
-  it('bulk trigger → 201 { data: results }; over 100 events → 400 with type and errors; missing events → 422', async () => {
+  it('bulk trigger → 201 { data: results }; over 100 events → 422 naming events; missing events → 422', async () => {
     const { request } = await setup();
     const ok = await json(await request('POST', '/v1/events/trigger/bulk', { events: [{ name: 'welcome', to: 'ada' }, { to: 'ada' }] }));
     expect(ok.status).toBe(201);
@@ -12,7 +12,7 @@ describe('the six operations', () => {
     expect(Object.keys(ok.body)).toEqual(['data']);
     expect(ok.body.data.map((r: any) => r.status)).toEqual(['processed', 'error']);
     const many = await json(await request('POST', '/v1/events/trigger/bulk', { events: Array.from({ length: 101 }, () => ({ name: 'welcome', to: 'ada' })) }));
-    expect(many).toMatchObject({ status: 400, body: { statusCode: 400, message: 'events must contain no more than 100 elements', type: 'PayloadValidationException', errors: [{ field: 'events' }], path: '/v1/events/trigger/bulk' } });
+    expect(many).toMatchObject({ status: 422, body: { statusCode: 422, message: ['events must contain no more than 100 elements'], errors: { events: { messages: ['events must contain no more than 100 elements'] } }, path: '/v1/events/trigger/bulk' } });
     const none = await json(await request('POST', '/v1/events/trigger/bulk', {}));
     expect(none).toMatchObject({ status: 422, body: { errors: { events: { messages: [expect.any(String)] } } } });
   });

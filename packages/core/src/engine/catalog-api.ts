@@ -3,10 +3,12 @@ import { newId } from '../ids.js';
 import type { StorageRepositories } from '../storage.js';
 import {
   integrationInputSchema,
+  integrationPatchSchema,
   tenantInputSchema,
   workflowInputSchema,
   type Integration,
   type IntegrationInput,
+  type IntegrationPatch,
   type Tenant,
   type TenantInput,
   type Workflow,
@@ -119,6 +121,7 @@ export function integrationsApi(ctx: EngineContext) {
         const _id = match?._id ?? parsed._id ?? newId(ctx.clock.now());
         return storeIntegration(ctx, tx, {
           ...parsed,
+          name: parsed.name ?? match?.name ?? parsed.providerId,
           _id,
           identifier: parsed.identifier ?? match?.identifier ?? `${parsed.providerId}-${_id.slice(-8)}`,
           _environmentId: env,
@@ -127,6 +130,23 @@ export function integrationsApi(ctx: EngineContext) {
           createdAt: match?.createdAt ?? now,
           updatedAt: now,
         });
+      });
+    },
+    /**
+     * Changes a stored integration by `_id`: the members given replace the stored ones. An integration
+     * turned inactive stops being primary.
+     */
+    async update(id: string, patch: IntegrationPatch): Promise<Integration> {
+      const parsed = parseInput(integrationPatchSchema, patch, 'integration change');
+      return storage.transaction(async (tx) => {
+        const stored = await tx.integrations.get(env, id);
+        if (!stored) throw notFound('Integration', id);
+        if (parsed.identifier !== undefined && parsed.identifier !== stored.identifier && (await tx.integrations.list(env)).some((i) => i.identifier === parsed.identifier)) {
+          const message = `Integration identifier "${parsed.identifier}" is already used`;
+          throw new TidingsError('conflict', message);
+        }
+        const next = { ...stored, ...parsed, updatedAt: ctx.now() };
+        return storeIntegration(ctx, tx, next.active ? next : { ...next, primary: false });
       });
     },
     list: () => storage.integrations.list(env),

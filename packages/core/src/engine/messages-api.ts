@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { notFound, TidingsError } from '../errors.js';
-import { applyAction, applyArchive, applyMarkAs, applySnooze, applyUnsnooze } from '../messages/transitions.js';
-import { buttonTypeSchema, actionStatusSchema, channelSchema, jsonObjectSchema, markValueSchema, type Message, type Subscriber } from '../schemas/index.js';
+import { applyAction, applyArchive, applyMarkAs, applySnooze, applyUnsnooze, applyMarkFlags } from '../messages/transitions.js';
+import { buttonTypeSchema, actionStatusSchema, channelSchema, jsonObjectSchema, markValueSchema, type MarkValue, type Message, type Subscriber } from '../schemas/index.js';
 import { feedCursor, type FeedPage, type StorageRepositories } from '../storage.js';
 import { parseInput } from '../validation.js';
 import type { EngineContext } from './context.js';
@@ -14,6 +14,15 @@ const messageIdsSchema = z
 
 export const markAsInputSchema = z.object({ messageId: messageIdsSchema, markAs: markValueSchema });
 export type MarkAsInput = z.input<typeof markAsInputSchema>;
+
+/** The older form (Novu's `markAs` route, `@novu/node`): flags instead of one mark. */
+export const markFlagsInputSchema = z.object({
+  messageId: messageIdsSchema,
+  mark: z
+    .object({ seen: z.boolean().optional(), read: z.boolean().optional() })
+    .refine((mark) => mark.seen !== undefined || mark.read !== undefined, 'must set seen, read or both'),
+});
+export type MarkFlagsInput = z.input<typeof markFlagsInputSchema>;
 
 export const actionInputSchema = z.object({ status: actionStatusSchema, payload: jsonObjectSchema.optional() });
 export type ActionInput = z.input<typeof actionInputSchema>;
@@ -77,6 +86,19 @@ export function messagesApi(ctx: EngineContext) {
       const { messageId, markAs } = parseInput(markAsInputSchema, input, 'mark-as request');
       const updated = await update(subscriberId, [...new Set(messageId)], (m, now) => applyMarkAs(m, markAs, now));
       for (const message of updated) ctx.events.emit(`message.${markAs}`, { message });
+      return updated;
+    },
+    /**
+     * Sets the `seen` and `read` flags of messages in one transaction (`{ messageId, mark: { seen?,
+     * read? } }`, the form of Novu's older clients); read still implies seen. Returns them updated.
+     */
+    async markFlags(subscriberId: string, input: MarkFlagsInput): Promise<Message[]> {
+      const { messageId, mark } = parseInput(markFlagsInputSchema, input, 'mark request');
+      const updated = await update(subscriberId, [...new Set(messageId)], (m, now) => applyMarkFlags(m, mark, now));
+      const marks: MarkValue[] = [];
+      if (mark.read !== undefined) marks.push(mark.read ? 'read' : 'unread');
+      if (mark.seen !== undefined) marks.push(mark.seen ? 'seen' : 'unseen');
+      for (const message of updated) for (const markAs of marks) ctx.events.emit(`message.${markAs}`, { message });
       return updated;
     },
     /** Records a CTA button action (`primary`/`secondary`) with status and payload; returns the message. */

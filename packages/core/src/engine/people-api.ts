@@ -81,7 +81,9 @@ export function topicsApi(ctx: EngineContext) {
       return { removed: await storage.topics.removeMembers(env, key, ids) };
     },
     /** The membership, or null when the subscriber is not in the topic (or the topic does not exist). */
-    getSubscription: (key: string, subscriberId: string): Promise<TopicSubscription | null> =>
-      storage.topics.getSubscription(env, key, subscriberId),
+    async getSubscription(key: string, subscriberId: string): Promise<TopicSubscription | null> {
+      const stored = await storage.topics.getSubscription(env, key, subscriberId);
+      return stored && { _id: `${stored._topicId}${stored._subscriberId}`, ...stored };
+    },
   };
 }

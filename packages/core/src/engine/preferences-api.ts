@@ -14,11 +14,14 @@ export function preferencesApi(ctx: EngineContext) {
     if (!subscriber) throw notFound('Subscriber', subscriberId);
     const rows = await repos.preferences.list(env, subscriberId);
     const workflows = (await repos.workflows.list(env)).filter((w) => w.active && !w.draft && !w.critical);
-    return { global: resolveGlobalPreference(rows), workflows: workflows.map((w) => resolvePreferences(w, rows)) };
+    return { global: resolveGlobalPreference(rows, workflows), workflows: workflows.map((w) => resolvePreferences(w, rows)) };
   }
 
   return {
-    /** The subscriber's global preference and its effective preference for every active, non-critical workflow. */
+    /**
+     * The subscriber's global preference (over the channels those workflows use) and its effective
+     * preference for every active, non-critical workflow.
+     */
     get: (subscriberId: string) => read(storage, subscriberId),
     /**
      * Merges a patch into the global preference, or into one workflow's when `workflowId` (internal

@@ -11,6 +11,16 @@ export function messageId(notificationId: string, subscriberInternalId: string, 
   return `${notificationId}${stepIndex.toString(16).padStart(3, '0')}${subscriberInternalId}`;
 }
 
+/**
+ * The payload a message keeps: the event's, without `attachments` (files are for the provider that
+ * sends them, not for the feed, as in Novu).
+ */
+function storedPayload(payload: Notification['payload']): Notification['payload'] {
+  if (!('attachments' in payload)) return payload;
+  const { attachments: _files, ...rest } = payload;
+  return rest;
+}
+
 /** The message record of one delivery. */
 export function buildMessage(
   delivery: Delivery,
@@ -39,7 +49,7 @@ export function buildMessage(
     cta: rendered.cta,
     _feedId: null,
     status,
-    payload: notification.payload,
+    payload: storedPayload(notification.payload),
     overrides: notification.overrides,
     contextKeys: Object.keys(notification.context),
     tags: workflow.tags,

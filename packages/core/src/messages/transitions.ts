@@ -6,7 +6,7 @@ import type { ActionStatus, ButtonType, JsonObject, MarkValue, Message } from '.
  * touched moves to `now` (never backwards).
  */
 export function applyMarkAs(message: Message, markAs: MarkValue, now: string): Message {
-  const later = (previous: string | undefined) => (previous !== undefined && previous > now ? previous : now);
+  const later = (previous: string | undefined) => laterOf(previous, now);
   switch (markAs) {
     case 'read':
       return { ...message, read: true, seen: true, lastReadDate: later(message.lastReadDate), lastSeenDate: later(message.lastSeenDate) };
@@ -17,6 +17,29 @@ export function applyMarkAs(message: Message, markAs: MarkValue, now: string): M
     case 'unseen':
       return { ...message, read: false, seen: false, lastSeenDate: later(message.lastSeenDate) };
   }
+}
+
+/** A flag's date moves to `now`, never backwards. */
+const laterOf = (previous: string | undefined, now: string) => (previous !== undefined && previous > now ? previous : now);
+
+/** Flags to set as Novu's older clients give them: `{ seen?, read? }`. */
+export interface MarkFlags {
+  readonly seen?: boolean;
+  readonly read?: boolean;
+}
+
+/**
+ * The message with the flags given set and the others kept, the date of each flag given moving to
+ * `now`. "Read implies seen" still holds: reading an unseen message also sees it, and `seen: false`
+ * clears `read` (it wins over `read: true`).
+ */
+export function applyMarkFlags(message: Message, flags: MarkFlags, now: string): Message {
+  const next: Message = { ...message };
+  if (flags.read !== undefined) Object.assign(next, { read: flags.read, lastReadDate: laterOf(message.lastReadDate, now) });
+  if (flags.seen !== undefined) Object.assign(next, { seen: flags.seen, lastSeenDate: laterOf(message.lastSeenDate, now) });
+  if (flags.seen === false) next.read = false;
+  else if (next.read && !next.seen) Object.assign(next, { seen: true, lastSeenDate: laterOf(message.lastSeenDate, now) });
+  return next;
 }
 
 /** The message after a CTA button action: the action's status and result change; read/seen do not. */

@@ -60,10 +60,14 @@ export function resolvePreferences(workflow: Workflow, rows: readonly Preference
   };
 }
 
-/** The global preference: every channel (on unless the subscriber turned it off) and the schedule. */
-export function resolveGlobalPreference(rows: readonly PreferenceRow[]): GlobalPreference {
+/**
+ * The global preference: the channels the given workflows send on (as Novu lists them: a channel no
+ * workflow uses is not offered), each on unless the subscriber turned it off, and the schedule.
+ */
+export function resolveGlobalPreference(rows: readonly PreferenceRow[], workflows: readonly Pick<Workflow, 'steps'>[]): GlobalPreference {
   const row = globalRow(rows);
-  const channels = Object.fromEntries(CHANNELS.map((c) => [c, row?.channels[c] ?? true])) as ChannelPreferences;
+  const used = new Set(workflows.flatMap(workflowChannels));
+  const channels = Object.fromEntries(CHANNELS.filter((c) => used.has(c)).map((c) => [c, row?.channels[c] ?? true])) as ChannelPreferences;
   return { enabled: row?.enabled ?? true, channels, ...(row?.schedule && { schedule: row.schedule }) };
 }
 

@@ -12,11 +12,6 @@ const STRING_CREDENTIALS = [
 ] as const;
 const BOOLEAN_CREDENTIALS = ['secure', 'requireTls', 'ignoreTls', 'hmac', 'authenticateByToken'] as const;
 
-/** Credential members that hold secrets: masked whenever integrations leave the process. */
-export const SECRET_CREDENTIALS = [
-  'apiKey', 'secretKey', 'password', 'token', 'apiToken', 'accessKey', 'serviceAccount', 'authenticationTokenKey',
-] as const;
-
 export const credentialsSchema = z.object({
   ...(Object.fromEntries(STRING_CREDENTIALS.map((k) => [k, z.string().optional()])) as {
     [K in (typeof STRING_CREDENTIALS)[number]]: z.ZodOptional<z.ZodString>;
@@ -43,8 +38,23 @@ const integrationFields = {
   conditions: z.array(filterSchema).default([]),
 };
 
-export const integrationInputSchema = z.object(integrationFields);
+/** `name` may be left out, as Novu allows: it then defaults to the providerId. */
+export const integrationInputSchema = z.object({ ...integrationFields, name: integrationFields.name.optional() });
 export type IntegrationInput = z.input<typeof integrationInputSchema>;
+
+/** A change to a stored integration: the members given replace the stored ones (`credentials` whole). */
+export const integrationPatchSchema = z
+  .object({
+    name: integrationFields.name,
+    identifier: idSchema,
+    credentials: credentialsSchema,
+    configurations: integrationFields.configurations,
+    active: z.boolean(),
+    primary: z.boolean(),
+    conditions: z.array(filterSchema),
+  })
+  .partial();
+export type IntegrationPatch = z.input<typeof integrationPatchSchema>;
 
 export const integrationSchema = z.object({
   ...integrationFields,

@@ -19,6 +19,8 @@ export const topicSchema = z.object({
 export type Topic = z.infer<typeof topicSchema>;
 
 export const topicSubscriptionSchema = z.object({
+  /** The membership's id: the topic's id and the subscriber's internal id, so it is stable without being stored. */
+  _id: z.string(),
   _organizationId: z.string(),
   _environmentId: z.string(),
   _subscriberId: z.string(),
@@ -27,6 +29,8 @@ export const topicSubscriptionSchema = z.object({
   externalSubscriberId: z.string(),
 });
 export type TopicSubscription = z.infer<typeof topicSubscriptionSchema>;
+/** A membership as storage returns it; the engine adds the `_id`. */
+export type StoredTopicSubscription = Omit<TopicSubscription, '_id'>;
 
 export const subscriberIdListSchema = z.array(idSchema).max(10_000);
 

@@ -1,11 +1,18 @@
-import { MAX_BULK_EVENTS, actionInputSchema, markAsInputSchema, notFound, preferencesPatchSchema, triggerEventSchema } from '@tidings/core';
+import { MAX_BULK_EVENTS, TidingsError, actionInputSchema, markAsInputSchema, preferencesPatchSchema, triggerEventSchema } from '@tidings/core';
 import { z } from 'zod';
 import { integrationToWire, messageToWire } from '../wire.js';
+import { HttpError } from '../errors.js';
 import { keyedTriggers } from '../keyed-triggers.js';
 import { route, type RouteDefinition } from './route.js';
 
+/** Novu answers a mark-as without any message id with this 400 (its e2e test mark-as-by-mark). */
+export function requireMessageIds(body: unknown): void {
+  const ids = typeof body === 'object' && body !== null ? (body as { messageId?: unknown }).messageId : undefined;
+  if (ids === undefined || ids === null || ids === '' || (Array.isArray(ids) && ids.length === 0)) throw new HttpError(400, 'messageId is required');
+}
+
 /** The six operations of the published interface. */
-export function interfaceRoutes(revealSecrets: boolean): RouteDefinition[] {
+export function interfaceRoutes(): RouteDefinition[] {
   return [
     route({
       method: 'patch',
@@ -23,7 +30,10 @@ export function interfaceRoutes(revealSecrets: boolean): RouteDefinition[] {
       status: 201,
       envelope: 'data',
       body: markAsInputSchema,
-      handle: async ({ tidings, params, body }) => (await tidings.messages.markAs(params['subscriberId']!, body as never)).map(messageToWire),
+      async handle({ tidings, params, body }) {
+        requireMessageIds(body);
+        return (await tidings.messages.markAs(params['subscriberId']!, body as never)).map(messageToWire);
+      },
     }),
     route({
       method: 'post',
@@ -40,7 +50,7 @@ export function interfaceRoutes(revealSecrets: boolean): RouteDefinition[] {
       summary: 'Active integrations of the environment',
       status: 200,
       envelope: 'data',
-      handle: async ({ tidings }) => (await tidings.integrations.listActive()).map((i) => integrationToWire(i, revealSecrets)),
+      handle: async ({ tidings }) => (await tidings.integrations.listActive()).map((i) => integrationToWire(i, 'empty')),
     }),
     route({
       method: 'get',
@@ -50,7 +60,9 @@ export function interfaceRoutes(revealSecrets: boolean): RouteDefinition[] {
       envelope: 'data',
       async handle({ tidings, params }) {
         const subscription = await tidings.topics.getSubscription(params['topicKey']!, params['externalSubscriberId']!);
-        if (!subscription) throw notFound(`Subscriber "${params['externalSubscriberId']}" in topic`, params['topicKey']!);
+        if (!subscription) {
+          throw new TidingsError('not_found', `Subscriber ${params['externalSubscriberId']} not found for topic ${params['topicKey']} in the environment ${tidings.environmentId}`);
+        }
         return subscription;
       },
     }),

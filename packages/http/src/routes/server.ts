@@ -7,10 +7,14 @@ import {
   tenantInputSchema,
   TidingsError,
   topicInputSchema,
+  triggerEventIssues,
   triggerEventSchema,
   workflowInputSchema,
+  integrationPatchSchema,
+  type TriggerResult,
 } from '@tidings/core';
 import { z } from 'zod';
+import { HttpError } from '../errors.js';
 import { integrationToWire, messageToWire } from '../wire.js';
 import { keyedTriggers } from '../keyed-triggers.js';
 import { route, type RouteDefinition } from './route.js';
@@ -47,15 +51,42 @@ function limitQuery(value: string | undefined): number | undefined {
   return n;
 }
 
+/**
+ * A single trigger answers as Novu's does: an event that fails validation, or names no workflow, is a
+ * 422 the SDK throws (`workflow_not_found`, as Novu's e2e test trigger-event expects); every other
+ * outcome is the 201 result, its status saying what happened.
+ */
+function singleTriggerAnswer(result: TriggerResult, body: unknown): TriggerResult {
+  if (result.status !== 'error') return result;
+  if (result.error?.includes('workflow_not_found')) {
+    const name = (body as { name?: unknown }).name;
+    throw new HttpError(422, 'workflow_not_found', { errors: { name: { messages: ['workflow_not_found'], value: name } } });
+  }
+  const issues = triggerEventIssues(body);
+  if (issues.length > 0) throw new TidingsError('validation_failed', result.error?.join('; ') ?? 'The event is not valid', { issues });
+  return result;
+}
+
 /** What a server needs beyond the six operations, following Novu's paths and shapes. */
-export function serverRoutes(revealSecrets: boolean): RouteDefinition[] {
+export function serverRoutes(): RouteDefinition[] {
   const requireSubscriber = async (tidings: Parameters<RouteDefinition['handle']>[0]['tidings'], id: string) => {
     const subscriber = await tidings.subscribers.get(id);
     if (!subscriber) throw notFound('Subscriber', id);
     return subscriber;
   };
   return [
-    route({ method: 'post', path: '/v1/events/trigger', summary: 'Trigger one event', status: 201, envelope: 'data', body: triggerEventSchema, handle: async ({ tidings, body, idempotency }) => (await keyedTriggers(tidings.environmentId, idempotency, [body], (keyed) => tidings.triggerBulk(keyed as never)))[0] }),
+    route({
+      method: 'post',
+      path: '/v1/events/trigger',
+      summary: 'Trigger one event (422 when it is invalid or names no workflow)',
+      status: 201,
+      envelope: 'data',
+      body: triggerEventSchema,
+      async handle({ tidings, body, idempotency }) {
+        const [result] = await keyedTriggers(tidings.environmentId, idempotency, [body], (keyed) => tidings.triggerBulk(keyed as never));
+        return singleTriggerAnswer(result!, body);
+      },
+    }),
     route({
       method: 'delete',
       path: '/v1/events/trigger/:transactionId',
@@ -169,7 +200,7 @@ export function serverRoutes(revealSecrets: boolean): RouteDefinition[] {
       body: subscribersBody,
       async handle({ tidings, params, body }) {
         const result = await tidings.topics.addSubscribers(params['topicKey']!, subscriberIds(body));
-        return { succeeded: result.succeeded, failed: { notFound: result.notFound } };
+        return { succeeded: result.succeeded, ...(result.notFound.length > 0 && { failed: { notFound: result.notFound } }) };
       },
     }),
     route({
@@ -181,8 +212,25 @@ export function serverRoutes(revealSecrets: boolean): RouteDefinition[] {
       body: subscribersBody,
       handle: ({ tidings, params, body }) => tidings.topics.removeSubscribers(params['topicKey']!, subscriberIds(body)),
     }),
-    route({ method: 'post', path: '/v1/integrations', summary: 'Create an integration', status: 201, envelope: 'data', body: integrationInputSchema, handle: async ({ tidings, body }) => integrationToWire(await tidings.integrations.upsert(body as never), revealSecrets) }),
-    route({ method: 'get', path: '/v1/integrations', summary: 'Every integration of the environment', status: 200, envelope: 'data', handle: async ({ tidings }) => (await tidings.integrations.list()).map((i) => integrationToWire(i, revealSecrets)) }),
+    route({ method: 'post', path: '/v1/integrations', summary: 'Create an integration (credentials are write-only)', status: 201, envelope: 'data', body: integrationInputSchema, handle: async ({ tidings, body }) => integrationToWire(await tidings.integrations.upsert(body as never), 'omitted') }),
+    route({ method: 'get', path: '/v1/integrations', summary: 'Every integration of the environment (credentials: {})', status: 200, envelope: 'data', handle: async ({ tidings }) => (await tidings.integrations.list()).map((i) => integrationToWire(i, 'empty')) }),
+    route({
+      method: 'put',
+      path: '/v1/integrations/:integrationId',
+      summary: 'Change an integration: the members given replace the stored ones',
+      status: 200,
+      envelope: 'data',
+      body: integrationPatchSchema,
+      handle: async ({ tidings, params, body }) => integrationToWire(await tidings.integrations.update(params['integrationId']!, (body ?? {}) as never), 'omitted'),
+    }),
+    route({
+      method: 'post',
+      path: '/v1/integrations/:integrationId/set-primary',
+      summary: "Make an integration its channel's primary",
+      status: 201,
+      envelope: 'data',
+      handle: async ({ tidings, params }) => integrationToWire(await tidings.integrations.setPrimary(params['integrationId']!), 'omitted'),
+    }),
     route({ method: 'post', path: '/v1/tenants', summary: 'Create or update a tenant', status: 201, envelope: 'data', body: tenantInputSchema, handle: ({ tidings, body }) => tidings.tenants.upsert(body as never) }),
     route({ method: 'post', path: '/v1/workflows', summary: 'Create or update a workflow', status: 201, envelope: 'data', body: workflowInputSchema, handle: ({ tidings, body }) => tidings.workflows.upsert(body as never) }),
     route({ method: 'get', path: '/v1/workflows', summary: 'Every workflow of the environment', status: 200, envelope: 'data', handle: ({ tidings }) => tidings.workflows.list() }),

@@ -88,6 +88,34 @@ export function engineSuite({ get }: SuiteContext): void {
       expect(await tidings.messages.counts('ada')).toEqual({ total: 2, unread: 1, unseen: 0 });
     });
 
+    it('engine — Novu’s rules: markFlags sets both flags in one change, memberships have a stable _id, integrations change by id, messages drop payload attachments', async () => {
+      const { tidings } = engine();
+      await tidings.workflows.upsert(welcome);
+      await tidings.trigger({ name: 'welcome', to: 'ada', payload: { id: 1, attachments: [{ name: 'a.txt', file: 'aGk=' }] } });
+      await tidings.runDue();
+      const [message] = (await tidings.messages.feed('ada')).items;
+      expect(message!.payload).toEqual({ id: 1 });
+      const [read] = await tidings.messages.markFlags('ada', { messageId: message!._id, mark: { read: true } });
+      expect(read).toMatchObject({ read: true, seen: true });
+      const [cleared] = await tidings.messages.markFlags('ada', { messageId: [message!._id], mark: { seen: false, read: false } });
+      expect(cleared).toMatchObject({ read: false, seen: false });
+      expect(await tidings.messages.counts('ada')).toEqual({ total: 1, unread: 1, unseen: 1 });
+      await expect(tidings.messages.markFlags('ada', { messageId: [message!._id, 'missing'], mark: { seen: true } })).rejects.toThrow(/missing/);
+      expect((await tidings.messages.feed('ada')).items[0]!.seen).toBe(false);
+
+      await tidings.topics.addSubscribers('team', ['ada']);
+      const membership = await tidings.topics.getSubscription('team', 'ada');
+      expect(membership!._id).toBe(`${membership!._topicId}${membership!._subscriberId}`);
+      expect((await tidings.topics.getSubscription('team', 'ada'))!._id).toBe(membership!._id);
+
+      const mail = await tidings.integrations.upsert({ providerId: 'sendgrid', channel: 'email', credentials: { apiKey: 'one' }, primary: true });
+      expect(mail.name).toBe('sendgrid');
+      const changed = await tidings.integrations.update(mail._id, { credentials: { apiKey: 'two' }, name: 'Mail' });
+      expect(changed).toMatchObject({ _id: mail._id, name: 'Mail', credentials: { apiKey: 'two' }, primary: true, identifier: mail.identifier });
+      expect(await tidings.integrations.update(mail._id, { active: false })).toMatchObject({ active: false, primary: false });
+      await expect(tidings.integrations.update('nope', { active: true })).rejects.toThrow(/not found/);
+    });
+
     it('engine — delays and digests (keyed and unkeyed) resume and flush on the manual clock', async () => {
       const { tidings, clock } = engine();
       await tidings.workflows.upsert({
