@@ -80,4 +80,17 @@ describe('filters in the engine', () => {
     expect((await tidings.messages.byTransaction(other.transactionId!))[0]!.providerId).toBe('smtp');
     expect((await tidings.explain(eu.transactionId!))[0]!.entries[0]).toMatchObject({ integration: 'mail-eu' });
   });
+
+  it('overrides.<channel>.integrationIdentifier picks the integration (trigger-event.e2e “override integration identifier”); one that is not active fails the step with the reason', async () => {
+    const { tidings } = testEngine();
+    await tidings.integrations.upsert({ name: 'Default', identifier: 'mail-default', providerId: 'smtp', channel: 'email', primary: true });
+    await tidings.integrations.upsert({ name: 'Other', identifier: 'mail-other', providerId: 'smtp-other', channel: 'email' });
+    await tidings.workflows.upsert({ name: 'm', triggers: [{ identifier: 'm' }], steps: [{ template: { type: 'email', subject: 's', content: 'c' } }] });
+    const to = { subscriberId: 'a', email: 'a@x.io' };
+    const named = await tidings.trigger({ name: 'm', to, overrides: { email: { integrationIdentifier: 'mail-other' } } });
+    const missing = await tidings.trigger({ name: 'm', to, overrides: { email: { integrationIdentifier: 'mail-gone' } } });
+    await tidings.runDue();
+    expect((await tidings.messages.byTransaction(named.transactionId!))[0]!.providerId).toBe('smtp-other');
+    expect((await tidings.messages.byTransaction(missing.transactionId!))[0]).toMatchObject({ status: 'warning', errorText: `the trigger's overrides name "mail-gone", which is not an active email integration` });
+  });
 });

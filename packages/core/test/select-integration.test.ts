@@ -20,4 +20,17 @@ describe('selectIntegration', () => {
     expect(selectIntegration([plain], 'sms', tenant).reason).toBe('no active sms integration');
     expect(selectIntegration([{ ...plain, active: false }], 'email', null).integration).toBeNull();
   });
+
+  it('an integration the trigger names (trigger-event.e2e: override integration identifier) wins over every rule, if it is an active one of the channel', () => {
+    const primary = fixtures.integrationRecord('e', { identifier: 'primary', primary: true });
+    const other = fixtures.integrationRecord('e', { identifier: 'other' });
+    const us = fixtures.integrationRecord('e', { identifier: 'us', conditions: cond('us') });
+    expect(selectIntegration([primary, other, us], 'email', tenant, 'other').integration?.identifier).toBe('other');
+    for (const named of ['missing', 'primary']) {
+      const refused = selectIntegration([{ ...primary, active: false }, other], 'email', tenant, named);
+      expect(refused.integration).toBeNull();
+      expect(refused.reason).toBe(`the trigger's overrides name "${named}", which is not an active email integration`);
+    }
+    expect(selectIntegration([primary], 'sms', null, 'primary').integration).toBeNull();
+  });
 });

@@ -107,6 +107,20 @@ describe('apps/api/src/app/events/e2e/trigger-event.e2e.ts', () => {
     expect((await inbox('with_type_123'))[0]!.content).toBe('Hello smith_with_type, Welcome to Umbrella Corp');
   });
 
+  it('should fill trigger payload with default variables / should trigger with given required variables: a required one left out is a 422 naming it', async () => {
+    await inAppWorkflow('vars', {
+      steps: [{ template: { type: 'in_app', content: 'Hello {{ payload.myUser.lastName }}, Welcome to {{ payload.organizationName }}', variables: [{ name: 'myUser.lastName', type: 'String', defaultValue: 'John Doe' }, { name: 'organizationName', type: 'String', required: true }] } }],
+    });
+    await novu.trigger({ workflowId: 'vars', to: 'sub-v', payload: { organizationName: 'Umbrella Corp' } });
+    expect((await inbox('sub-v'))[0]!.content).toBe('Hello John Doe, Welcome to Umbrella Corp');
+    const error = await novu.trigger({ workflowId: 'vars', to: 'sub-v', payload: { myUser: { lastName: 'Test' } } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationErrorDto);
+    expect((error as ValidationErrorDto).errors['payload.organizationName']!.messages).toEqual(['is required by the workflow']);
+    // The same event in a bulk call is one refused result among others, as Novu's bulk answers.
+    const { result } = await novu.triggerBulk({ events: [{ workflowId: 'vars', to: 'sub-v', payload: {} }, { workflowId: 'vars', to: 'sub-v', payload: { organizationName: 'X' } }] });
+    expect(result.map((r) => r.status)).toEqual(['error', 'processed']);
+  });
+
   it('should override - active false / should return correct status when using a non existing tenant (parse-event-request.usecase)', async () => {
     await inAppWorkflow('off', { active: false });
     await inAppWorkflow();

@@ -46,7 +46,9 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
       message: { ...base, ...(integration && { providerId: integration.providerId }), status: 'warning', deliveredAt: [], errorText: reason },
       note: { reason, ...(integration && { integration: integration.identifier }) },
     });
-    const choice = selectIntegration(context.integrations, delivery.channel, context.tenant);
+    const channelOverrides = context.notification.overrides[delivery.channel];
+    const named = typeof channelOverrides === 'object' && channelOverrides !== null ? (channelOverrides as { integrationIdentifier?: unknown }).integrationIdentifier : undefined;
+    const choice = selectIntegration(context.integrations, delivery.channel, context.tenant, typeof named === 'string' ? named : undefined);
     const integration = choice.integration;
     if (!integration) return warning(choice.reason);
     const provider = providers.get(`${delivery.channel}:${integration.providerId}`);

@@ -2,6 +2,7 @@ import { TidingsError, notFound } from '../errors.js';
 import { newId, newTransactionId } from '../ids.js';
 import { MAX_BULK_EVENTS, MAX_RECIPIENTS_PER_CALL, type Job, type Message, type Notification, type ParsedTriggerEvent, type Tenant, type TriggerEvent, type TriggerResult, type TriggerStatus, type Workflow } from '../schemas/index.js';
 import type { StorageRepositories, SubscriberUpsert } from '../storage.js';
+import { withPayloadDefaults } from '../trigger/payload-defaults.js';
 import { scheduledDelayErrors } from '../trigger/scheduled-delays.js';
 import { upsertSubscribers } from '../subscribers/upsert-subscribers.js';
 import { readRecipients } from '../trigger/read-recipients.js';
@@ -83,7 +84,9 @@ export function triggerApi(ctx: EngineContext) {
     if (!workflow) return resultOf('error', ['workflow_not_found'], givenId);
     const blocked = workflowStatus(workflow);
     if (blocked) return resultOf(blocked, undefined, givenId);
-    const delayErrors = scheduledDelayErrors(workflow, event.payload, ctx.clock.now());
+    const { payload, missing } = withPayloadDefaults(workflow, event.payload);
+    if (missing.length > 0) return resultOf('error', missing.map((name) => `payload.${name}: is required by the workflow`), givenId);
+    const delayErrors = scheduledDelayErrors(workflow, payload, ctx.clock.now());
     if (delayErrors.length > 0) return resultOf('error', delayErrors, givenId);
     const tenant = await namedTenant(ctx, event.tenant);
     if (tenant === 'missing') return resultOf('no_tenant_found', [`tenant "${String(event.tenant)}" was not found`], givenId);
@@ -96,7 +99,7 @@ export function triggerApi(ctx: EngineContext) {
       _templateId: workflow._id,
       templateIdentifier: workflow.identifier,
       transactionId: event.transactionId ?? newTransactionId(ctx.clock.now()),
-      payload: event.payload,
+      payload,
       overrides: event.overrides,
       actorId,
       tenantId: typeof event.tenant === 'object' ? event.tenant.identifier : tenant?.identifier ?? null,

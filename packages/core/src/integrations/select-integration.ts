@@ -9,11 +9,18 @@ export interface IntegrationChoice {
 }
 
 /**
- * Which integration delivers a channel step (DESIGN §8): the first active one whose `conditions`
- * pass for the trigger's tenant, else the primary, else the oldest active one. Integrations whose
- * conditions fail are never used. Pure: `integrations` are the environment's, oldest first.
+ * Which integration delivers a channel step (DESIGN §8): the one the trigger names for the channel
+ * (`overrides.<channel>.integrationIdentifier`, as Novu allows) when it is active; else the first
+ * active one whose `conditions` pass for the trigger's tenant, else the primary, else the oldest
+ * active one. Integrations whose conditions fail are never chosen by rule. Pure: `integrations` are
+ * the environment's, oldest first.
  */
-export function selectIntegration(integrations: readonly Integration[], channel: Channel, tenant: Tenant | null): IntegrationChoice {
+export function selectIntegration(integrations: readonly Integration[], channel: Channel, tenant: Tenant | null, named?: string): IntegrationChoice {
+  if (named !== undefined) {
+    const integration = integrations.find((i) => i.identifier === named && i.channel === channel && i.active && !i.deleted) ?? null;
+    const reason = integration ? `the trigger's overrides name "${named}"` : `the trigger's overrides name "${named}", which is not an active ${channel} integration`;
+    return { integration, reason, rejected: [] };
+  }
   const context = { tenant: tenant ? { identifier: tenant.identifier, name: tenant.name, data: tenant.data } : undefined };
   const rejected: IntegrationChoice['rejected'] = [];
   const usable: Integration[] = [];

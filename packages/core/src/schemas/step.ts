@@ -53,6 +53,16 @@ export const delayRegularMetadataSchema = z.object({
 export const delayMetadataSchema = z.discriminatedUnion('type', [delayRegularMetadataSchema, delayScheduledMetadataSchema]);
 export type DelayMetadata = z.infer<typeof delayMetadataSchema>;
 
+/** A payload variable a step reads (Novu's step `variables`): its default fills an event that leaves it out. */
+export const templateVariableSchema = z.object({
+  /** A path in the payload: `user.lastName`. */
+  name: z.string().trim().min(1, 'must not be empty'),
+  type: z.enum(['String', 'Array', 'Boolean']).optional(),
+  required: z.boolean().optional(),
+  defaultValue: z.union([z.string(), z.number(), z.boolean(), z.array(z.unknown()), z.record(z.string(), z.unknown())]).optional(),
+});
+export type TemplateVariable = z.infer<typeof templateVariableSchema>;
+
 /** What a step renders: its type and the content fields of that channel. */
 export const stepTemplateSchema = z.object({
   type: stepTypeSchema,
@@ -65,6 +75,7 @@ export const stepTemplateSchema = z.object({
   avatar: z.string().optional(),
   cta: messageCtaSchema.optional(),
   data: jsonObjectSchema.optional(),
+  variables: z.array(templateVariableSchema).optional(),
 });
 export type StepTemplate = z.infer<typeof stepTemplateSchema>;
 

@@ -11,6 +11,7 @@ import {
   triggerEventSchema,
   workflowInputSchema,
   integrationPatchSchema,
+  type FieldIssue,
   type TriggerResult,
 } from '@tidings/core';
 import { z } from 'zod';
@@ -52,19 +53,27 @@ function limitQuery(value: string | undefined): number | undefined {
 }
 
 /**
- * A single trigger answers as Novu's does: an event that fails validation, or names no workflow, is a
- * 422 the SDK throws (`workflow_not_found`, as Novu's e2e test trigger-event expects); every other
- * outcome is the 201 result, its status saying what happened.
+ * A single trigger answers as Novu's does: an event refused for what it says (invalid members, a
+ * workflow that does not exist, a required payload variable left out, a scheduled delay without its
+ * date) is a 422 the SDK throws — `workflow_not_found` as Novu's e2e test trigger-event expects. A
+ * reused transactionId (our deliberate difference) and every other outcome is the 201 result, its
+ * status saying what happened.
  */
 function singleTriggerAnswer(result: TriggerResult, body: unknown): TriggerResult {
-  if (result.status !== 'error') return result;
-  if (result.error?.includes('workflow_not_found')) {
+  const errors = result.error ?? [];
+  if (result.status !== 'error' || errors.includes('duplicate_transaction_id')) return result;
+  if (errors.includes('workflow_not_found')) {
     const name = (body as { name?: unknown }).name;
     throw new HttpError(422, 'workflow_not_found', { errors: { name: { messages: ['workflow_not_found'], value: name } } });
   }
   const issues = triggerEventIssues(body);
-  if (issues.length > 0) throw new TidingsError('validation_failed', result.error?.join('; ') ?? 'The event is not valid', { issues });
-  return result;
+  throw new TidingsError('validation_failed', errors.join('; '), { issues: issues.length > 0 ? issues : errors.map(issueOf) });
+}
+
+/** `payload.a: is required` as a field issue. */
+function issueOf(error: string): FieldIssue {
+  const at = error.indexOf(': ');
+  return at < 0 ? { path: '', message: error } : { path: error.slice(0, at), message: error.slice(at + 2) };
 }
 
 /** What a server needs beyond the six operations, following Novu's paths and shapes. */
