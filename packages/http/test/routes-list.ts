@@ -34,6 +34,11 @@ export const ROUTES: [string, string][] = [
   ['GET', '/v1/subscribers/{a}/notifications/unseen'],
   ['GET', '/v2/subscribers/{a}/preferences'],
   ['DELETE', '/v1/subscribers/{a}'],
+  ['POST', '/v1/subscribers/{a}/messages/markAs'],
+  ['GET', '/v1/integrations'],
+  ['PUT', '/v1/integrations/{a}'],
+  ['POST', '/v1/integrations/{a}/set-primary'],
+  ['GET', '/v1/workflows'],
 ];
 // GET /v1/subscribers/{id}/events is left out: a valid request opens a stream that never ends.
 
