@@ -1,15 +1,9 @@
 import { MAX_BULK_EVENTS, TidingsError, actionInputSchema, markAsInputSchema, preferencesPatchSchema, triggerEventSchema } from '@tidings/core';
 import { z } from 'zod';
 import { integrationToWire, messageToWire } from '../wire.js';
-import { HttpError } from '../errors.js';
 import { keyedTriggers } from '../keyed-triggers.js';
+import { markRoute } from './mark-route.js';
 import { route, type RouteDefinition } from './route.js';
-
-/** Novu answers a mark-as without any message id with this 400 (its e2e test mark-as-by-mark). */
-export function requireMessageIds(body: unknown): void {
-  const ids = typeof body === 'object' && body !== null ? (body as { messageId?: unknown }).messageId : undefined;
-  if (ids === undefined || ids === null || ids === '' || (Array.isArray(ids) && ids.length === 0)) throw new HttpError(400, 'messageId is required');
-}
 
 /** The six operations of the published interface. */
 export function interfaceRoutes(): RouteDefinition[] {
@@ -23,17 +17,11 @@ export function interfaceRoutes(): RouteDefinition[] {
       body: preferencesPatchSchema,
       handle: ({ tidings, params, body }) => tidings.preferences.update(params['subscriberId']!, (body ?? {}) as never),
     }),
-    route({
-      method: 'post',
+    markRoute({
       path: '/v1/subscribers/:subscriberId/messages/mark-as',
       summary: 'Mark messages as seen, read, unseen or unread',
-      status: 201,
-      envelope: 'data',
       body: markAsInputSchema,
-      async handle({ tidings, params, body }) {
-        requireMessageIds(body);
-        return (await tidings.messages.markAs(params['subscriberId']!, body as never)).map(messageToWire);
-      },
+      mark: (tidings, subscriberId, body) => tidings.messages.markAs(subscriberId, body),
     }),
     route({
       method: 'post',

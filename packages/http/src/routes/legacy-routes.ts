@@ -1,22 +1,15 @@
 import { markFlagsInputSchema } from '@tidings/core';
-import { messageToWire } from '../wire.js';
-import { requireMessageIds } from './interface-routes.js';
-import { route, type RouteDefinition } from './route.js';
+import { markRoute } from './mark-route.js';
+import type { RouteDefinition } from './route.js';
 
 /** Routes only Novu's older server SDK (`@novu/node` 2.x) still calls. */
 export function legacyRoutes(): RouteDefinition[] {
   return [
-    route({
-      method: 'post',
+    markRoute({
       path: '/v1/subscribers/:subscriberId/messages/markAs',
       summary: 'Set the seen and read flags of messages ({ messageId, mark: { seen?, read? } }, @novu/node)',
-      status: 201,
-      envelope: 'data',
       body: markFlagsInputSchema,
-      async handle({ tidings, params, body }) {
-        requireMessageIds(body);
-        return (await tidings.messages.markFlags(params['subscriberId']!, body as never)).map(messageToWire);
-      },
+      mark: (tidings, subscriberId, body) => tidings.messages.markFlags(subscriberId, body),
     }),
   ];
 }
