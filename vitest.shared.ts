@@ -6,6 +6,7 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 /** Workspace imports resolve to sources, so tests run without a build. Longest keys first. */
 export const sourceAliases = [
   { find: /^@tidings\/core\/testing$/, replacement: here('./packages/core/src/testing/index.ts') },
+  { find: /^@tidings\/core\/conformance$/, replacement: here('./packages/core/src/conformance.ts') },
   { find: /^@tidings\/core\/internal$/, replacement: here('./packages/core/src/internal.ts') },
   { find: /^@tidings\/([a-z-]+)$/, replacement: here('./packages/$1/src/index.ts') },
 ];

@@ -3,9 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { serve as serveNode } from '@hono/node-server';
 import { createTidings, type Storage } from '@tidings/core';
-import { postgresAddress, postgresStorage } from '@tidings/postgres';
 import { chatWebhookProvider, consoleProviders, discordProvider, msTeamsProvider, pushWebhookProvider, slackProvider, smtpProvider } from '@tidings/providers';
-import { sqliteStorage } from '@tidings/sqlite';
 import { createHttpApp } from './app.js';
 
 export interface ServeOptions {
@@ -50,12 +48,31 @@ function loadOrCreateKey(file: string): { key: string; created: boolean } {
   return { key, created: true };
 }
 
-function openStorage(options: ServeOptions, db: string): { storage: Storage; where: string } {
+/**
+ * Loads the storage package of the backend chosen, only then: the app factory needs neither, so an
+ * app that mounts `createHttpApp` installs no database driver it does not use. A package that is not
+ * installed is a StartupError saying what to install.
+ */
+async function backendModule<T>(load: () => Promise<T>, packages: string): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    const missing = /Cannot find (?:package|module) '([^']+)'/.exec(reason(error))?.[1];
+    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && missing) {
+      throw new StartupError(`this backend needs ${missing}, which is not installed: npm install ${packages}`);
+    }
+    throw error;
+  }
+}
+
+async function openStorage(options: ServeOptions, db: string): Promise<{ storage: Storage; where: string }> {
   if (options.postgres) {
+    const { postgresAddress, postgresStorage } = await backendModule(() => import('@tidings/postgres'), '@tidings/postgres pg');
     const address = postgresAddress(options.postgres);
     if (address === null) throw new StartupError('--postgres must be a connection URL (postgres://user@host:5432/db)');
     return { storage: postgresStorage({ connectionString: options.postgres }), where: `Postgres at ${address}` };
   }
+  const { sqliteStorage } = await backendModule(() => import('@tidings/sqlite'), '@tidings/sqlite better-sqlite3');
   try {
     return { storage: sqliteStorage({ filename: db }), where: `the SQLite database ${db}` };
   } catch (error) {
@@ -94,7 +111,7 @@ async function listen(app: ReturnType<typeof createHttpApp>, port: number, host:
 export async function serve(options: ServeOptions = {}) {
   const db = options.db ?? '.tidings/tidings.db';
   const keyFile = join(options.postgres ? '.tidings' : dirname(db), 'api-key');
-  const { storage, where } = openStorage(options, db);
+  const { storage, where } = await openStorage(options, db);
   await checkStorage(storage, where);
   const { key: apiKey, created } = options.apiKey !== undefined ? { key: options.apiKey, created: false } : loadOrCreateKey(keyFile);
   const network = { allow: [...(options.webhookAllow ?? [])] };

@@ -1,4 +1,4 @@
-import { describeStorage } from '@tidings/core/testing';
+import { describeStorage } from '@tidings/core/conformance';
 import { memoryStorage } from '../src/index.js';
 
 describeStorage('memory', { create: () => memoryStorage() });

@@ -1,6 +1,7 @@
 import { createSqlStorage, type Database, type SqlStorage } from '@tidings/sql';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type PostgresPool } from 'kysely';
 import pg from 'pg';
+import type { PgPool, PgPoolClient } from './pg-handle.js';
 import { JOBS_CHANNEL, MIGRATION_LOCK, postgresDialect } from './postgres-dialect.js';
 
 export type PostgresStorageOptions = (
@@ -25,7 +26,7 @@ export type PostgresStorageOptions = (
     }
   | {
       /** The app's own pg Pool; Tidings never ends it. */
-      pool: pg.Pool;
+      pool: PgPool;
       connectionString?: never;
     }
 ) & {
@@ -44,7 +45,7 @@ export type PostgresStorageOptions = (
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /** `create schema if not exists` races with itself across processes, so it runs under the migration lock. */
-async function createSchema(pool: pg.Pool, schema: string): Promise<void> {
+async function createSchema(pool: PgPool, schema: string): Promise<void> {
   const client = await pool.connect();
   try {
     await client.query('begin');
@@ -78,7 +79,7 @@ export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
   if (!own && options.schema) {
     pool.on('connect', (client) => void client.query(`set search_path to ${quoteIdent(options.schema!)}, public`));
   }
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pool as unknown as PostgresPool }) });
   const storage = createSqlStorage({
     db,
     dialect: postgresDialect,
@@ -94,7 +95,7 @@ export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
   // LISTEN holds one connection of its own; when it drops, it is opened again with backoff, and the
   // listeners are woken once (jobs may have been enqueued while it was away).
   const listeners = new Set<(env: string) => void>();
-  let listener: pg.PoolClient | null = null;
+  let listener: PgPoolClient | null = null;
   let connecting: Promise<void> | null = null;
   let retry: NodeJS.Timeout | null = null;
   let failures = 0;
@@ -163,7 +164,7 @@ export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
 }
 
 /** The storage's own pool, with timeouts so a database that stops answering fails calls instead of hanging them. */
-function ownPool(options: Extract<PostgresStorageOptions, { connectionString: string }>, schemaOption: string | undefined): pg.Pool {
+function ownPool(options: Extract<PostgresStorageOptions, { connectionString: string }>, schemaOption: string | undefined): PgPool {
   const connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
   const statementTimeoutMs = options.statementTimeoutMs ?? 30_000;
   const pool = new pg.Pool({
@@ -185,7 +186,7 @@ function ownPool(options: Extract<PostgresStorageOptions, { connectionString: st
       }
       throw error;
     });
-  return pool;
+  return pool as unknown as PgPool;
 }
 
 /** `host:port` of a connection URL (for messages that say which database), or null when it is not a URL. */

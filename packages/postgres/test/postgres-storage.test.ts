@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { describeStorage } from '@tidings/core/testing';
+import { describeStorage } from '@tidings/core/conformance';
 import type { SqlStorage } from '@tidings/sql';
 import { sql } from 'kysely';
 import pg from 'pg';

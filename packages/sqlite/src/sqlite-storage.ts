@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { prepareSqlitePath } from './check-path.js';
 import { sqliteDialect } from './sqlite-dialect.js';
+import type { SqliteHandle } from './sqlite-handle.js';
 import { withStatementCache } from './statement-cache.js';
 
 export type SqliteStorageOptions = (
@@ -16,7 +17,7 @@ export type SqliteStorageOptions = (
     }
   | {
       /** The app's own better-sqlite3 handle; Tidings never closes it. */
-      database: Database.Database;
+      database: SqliteHandle;
       filename?: never;
     }
 ) & {
@@ -32,7 +33,7 @@ export type SqliteStorageOptions = (
  */
 export function sqliteStorage(options: SqliteStorageOptions): SqlStorage {
   const own = options.database === undefined;
-  let database: Database.Database;
+  let database: SqliteHandle;
   if (options.database) database = options.database;
   else {
     if (options.filename !== ':memory:' && options.filename !== '') prepareSqlitePath(options.filename);

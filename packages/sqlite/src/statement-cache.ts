@@ -1,12 +1,11 @@
-import type BetterSqlite3 from 'better-sqlite3';
-
-type Statement = BetterSqlite3.Statement;
+import type { SqliteStatement as Statement } from 'kysely';
+import type { SqliteHandle } from './sqlite-handle.js';
 
 /**
  * Wraps a better-sqlite3 handle so `prepare` reuses compiled statements: Kysely prepares every query
  * it runs, and the same few statements run millions of times. Bounded; least recently used goes first.
  */
-export function withStatementCache(database: BetterSqlite3.Database, size = 500): { prepare(sql: string): Statement; close(): void } {
+export function withStatementCache(database: Pick<SqliteHandle, 'prepare'>, size = 500): { prepare(sql: string): Statement; close(): void } {
   const cache = new Map<string, Statement>();
   return {
     prepare(sql: string): Statement {

@@ -1,4 +1,4 @@
-import { describeStorage } from '@tidings/core/testing';
+import { describeStorage } from '@tidings/core/conformance';
 import type { SqlStorage } from '@tidings/sql';
 import { sql } from 'kysely';
 import { sqliteStorage } from '../src/index.js';

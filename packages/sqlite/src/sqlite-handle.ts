@@ -1,0 +1,14 @@
+import type { SqliteStatement } from 'kysely';
+
+/**
+ * The parts of a better-sqlite3 `Database` Tidings uses. The public types name these rather than
+ * better-sqlite3's own, so a TypeScript app that passes its handle (or only a file name) needs no
+ * @types/better-sqlite3; a better-sqlite3 `Database` fits them as it is.
+ */
+export interface SqliteHandle {
+  prepare(source: string): SqliteStatement;
+  pragma(source: string): unknown;
+  close(): unknown;
+  readonly memory: boolean;
+  readonly open: boolean;
+}
