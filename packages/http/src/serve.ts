@@ -53,7 +53,7 @@ function loadOrCreateKey(file: string): { key: string; created: boolean } {
  * app that mounts `createHttpApp` installs no database driver it does not use. A package that is not
  * installed is a StartupError saying what to install.
  */
-async function backendModule<T>(load: () => Promise<T>, packages: string): Promise<T> {
+export async function backendModule<T>(load: () => Promise<T>, packages: string): Promise<T> {
   try {
     return await load();
   } catch (error) {

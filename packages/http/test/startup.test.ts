@@ -25,6 +25,16 @@ async function failsToStart(args: string[], expected: RegExp) {
 }
 
 describe('tidings serve refuses to start, in one line, when it cannot work', () => {
+  it('the backend package (or its driver) is not installed: it says what to install', async () => {
+    const { backendModule, StartupError } = await import('../src/serve.js');
+    const missing = Object.assign(new Error("Cannot find package 'better-sqlite3' imported from /app/node_modules/@tidings/sqlite/dist/index.js"), { code: 'ERR_MODULE_NOT_FOUND' });
+    const refused = await backendModule(() => Promise.reject(missing), '@tidings/sqlite better-sqlite3').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(StartupError);
+    expect((refused as Error).message).toBe('this backend needs better-sqlite3, which is not installed: npm install @tidings/sqlite better-sqlite3');
+    const other = new Error('boom');
+    await expect(backendModule(() => Promise.reject(other), 'x')).rejects.toBe(other);
+  });
+
   it('the port is already in use', { timeout: 30_000 }, async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
