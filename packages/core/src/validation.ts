@@ -70,20 +70,37 @@ export function formatPath(path: readonly PropertyKey[]): string {
   }
   return out;
 }
-export function issuesOf(error: z.ZodError, prefix = ''): FieldIssue[] {
-  return error.issues.map((issue) => {
-    const path = formatPath(issue.path);
-    const full = prefix && path ? (path.startsWith('[') ? prefix + path : `${prefix}.${path}`) : prefix || path;
-    return { path: full, message: issue.message };
+/**
+ * Hints for members a schema does not know, by where they were met: the path with every index written
+ * `[]` (`steps[].template.metadata`). The message says what was probably meant.
+ */
+export type MemberHints = Readonly<Record<string, string>>;
+
+/**
+ * The issues of a failed parse, one per field. A member the schema does not know is an issue of its
+ * own, named by its full path, with a hint when one fits.
+ */
+export function issuesOf(error: z.ZodError, prefix = '', hints: MemberHints = {}): FieldIssue[] {
+  const join = (path: string) => (prefix && path ? (path.startsWith('[') ? prefix + path : `${prefix}.${path}`) : prefix || path);
+  return error.issues.flatMap((issue) => {
+    if (issue.code !== 'unrecognized_keys') return [{ path: join(formatPath(issue.path)), message: issue.message }];
+    return issue.keys.map((key) => {
+      const at = [...issue.path, key];
+      const hint = hints[formatPath(at.map((part) => (typeof part === 'number' ? '[]' : part))).replace(/\.\[\]/g, '[]')];
+      return { path: join(formatPath(at)), message: `is not a known member${hint ? `: ${hint}` : ''}` };
+    });
   });
 }
 
-/** Parses `input` with `schema` or throws a `validation_failed` TidingsError naming every bad field. */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
+/**
+ * Parses `input` with `schema` or throws a `validation_failed` TidingsError naming every bad field
+ * (members the schema does not know included, with `hints` where one fits).
+ */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what: string, hints: MemberHints = {}): z.output<S> {
   const hazards = inputHazards(input);
   const result = hazards.length > 0 ? null : schema.safeParse(input);
   if (result?.success) return result.data;
-  const issues = result ? issuesOf(result.error) : hazards;
+  const issues = result ? issuesOf(result.error, '', hints) : hazards;
   const detail = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
   throw new TidingsError('validation_failed', `Invalid ${what}: ${detail}`, { issues, ...(result && { cause: result.error }) });
 }

@@ -138,7 +138,7 @@ describe('digest timing — examples', () => {
   });
 
   it('monthly on the last weekday, and on the 31st (skipping shorter months)', () => {
-    const lastWeekday = { unit: 'months' as const, amount: 1, config: { atTime: '17:00', monthlyType: 'on' as const, ordinal: 'last', ordinalValue: 'weekday' as const } };
+    const lastWeekday = { unit: 'months' as const, amount: 1, config: { atTime: '17:00', monthlyType: 'on' as const, ordinal: 'last' as const, ordinalValue: 'weekday' as const } };
     expect(nextTimedOccurrence(lastWeekday, new Date('2026-02-01T00:00:00Z'))?.toISOString()).toBe('2026-02-27T17:00:00.000Z');
     const the31st = { unit: 'months' as const, amount: 1, config: { monthDays: ['31'] } };
     expect(nextTimedOccurrence(the31st, new Date('2026-04-01T00:00:00Z'))?.toISOString()).toBe('2026-05-31T00:00:00.000Z');

@@ -6,6 +6,7 @@ import { errorBody, HttpError, toHttp } from './errors.js';
 import { healthRoutes } from './health.js';
 import { idempotency } from './idempotency.js';
 import { liveEvents } from './live.js';
+import { withoutNovuExtras } from './novu-extras.js';
 import { openApiDocument } from './openapi.js';
 import { interfaceRoutes } from './routes/interface-routes.js';
 import { serverRoutes } from './routes/server.js';
@@ -95,7 +96,7 @@ export function createHttpApp(options: HttpAppOptions) {
 
   for (const definition of routes) {
     app[definition.method](definition.path, async (c) => {
-      const body = parseBody(c.get('bodyText'), c.req.header('content-type'));
+      const body = withoutNovuExtras(`${definition.method.toUpperCase()} ${definition.path}`, parseBody(c.get('bodyText'), c.req.header('content-type')));
       const params = checkedParams(c.req.param() as Record<string, string>);
       const query = definition.query ? (parseInput(definition.query, c.req.query(), 'query') as Record<string, string>) : c.req.query();
       const idempotency = c.get('idempotency');

@@ -232,6 +232,38 @@ describe('apps/api/src/app/subscribers/e2e/mark-as-by-mark.e2e.ts', () => {
   });
 });
 
+describe('apps/api/src/app/subscribers/e2e/get-notifications-feed.e2e.ts and get-unseen-count.e2e.ts', () => {
+  it('should throw exception on invalid subscriber id: 400 in Novu’s words, for the feed and the counts', async () => {
+    await inAppWorkflow();
+    await novu.trigger({ workflowId: 'test-template', to: 'sub-f' });
+    const feed = await http('GET', '/v1/subscribers/sub-f/notifications/feed?limit=5');
+    expect(feed.body.pageSize).toBe(5);
+    const missing = await http('GET', '/v1/subscribers/sub-f111/notifications/feed?seen=false&limit=5');
+    expect(missing).toMatchObject({ status: 400, body: { message: 'Subscriber not found for this environment with the id: sub-f111. Make sure to create a subscriber before fetching the feed.' } });
+    expect((await http('GET', '/v1/subscribers/sub-f/notifications/unseen')).body.data.count).toBe(1);
+    const unseen = await http('GET', '/v1/subscribers/sub-f111/notifications/unseen');
+    expect(unseen.status).toBe(400);
+    expect(unseen.body.message).toContain('Subscriber sub-f111 is not exist in environment');
+    expect((await http('GET', '/v1/subscribers/sub-f111/notifications/counts')).status).toBe(400);
+  });
+});
+
+describe('members Novu’s SDKs send that Tidings does not use (NOVU_EXTRAS), and members nobody knows', () => {
+  beforeEach(() => inAppWorkflow());
+
+  it('bridgeUrl and agentId are dropped on the trigger routes; any other unknown member is a 422 naming it', async () => {
+    expect((await novu.trigger({ workflowId: 'test-template', to: 'sub-x', bridgeUrl: 'https://bridge.example', agentId: 'agent-1' })).result.status).toBe('processed');
+    expect((await legacy.trigger('test-template', { to: 'sub-x', payload: {}, bridgeUrl: 'https://bridge.example' })).status).toBe(201);
+    const { result } = await novu.triggerBulk({ events: [{ workflowId: 'test-template', to: 'sub-x', bridgeUrl: 'https://bridge.example' }] });
+    expect(result[0]!.status).toBe('processed');
+    const unknown = await http('POST', '/v1/events/trigger', { name: 'test-template', to: 'sub-x', payloads: { a: 1 } });
+    expect(unknown).toMatchObject({ status: 422, body: { errors: { payloads: { messages: ['is not a known member'] } } } });
+    const misplaced = await http('POST', '/v1/workflows', { name: 'D', triggers: [{ identifier: 'd' }], steps: [{ template: { type: 'digest', metadata: { type: 'regular', amount: 1, unit: 'minutes' } } }] });
+    expect(misplaced.status).toBe(422);
+    expect(misplaced.body.errors['steps[0].template.metadata'].messages[0]).toMatch(/^is not a known member: digest and delay settings are the step's `metadata`/);
+  });
+});
+
 describe('apps/api/src/app/subscribers-v2/e2e/patch-subscriber-preferences.e2e.ts', () => {
   let workflow: Awaited<ReturnType<typeof inAppWorkflow>>;
   beforeEach(async () => {

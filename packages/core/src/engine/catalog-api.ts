@@ -6,6 +6,7 @@ import {
   integrationPatchSchema,
   tenantInputSchema,
   workflowInputSchema,
+  WORKFLOW_MEMBER_HINTS,
   type Integration,
   type IntegrationInput,
   type IntegrationPatch,
@@ -26,7 +27,7 @@ export function workflowsApi(ctx: EngineContext) {
      * saving the same definition twice updates it. Steps get ids when they have none.
      */
     async upsert(input: WorkflowInput): Promise<Workflow> {
-      const parsed = parseInput(workflowInputSchema, input, 'workflow');
+      const parsed = parseInput(workflowInputSchema, input, 'workflow', WORKFLOW_MEMBER_HINTS);
       const identifier = parsed.triggers[0]!.identifier;
       const now = ctx.now();
       return storage.transaction(async (tx) => {

@@ -47,6 +47,13 @@ export type SnoozeInput = z.input<typeof snoozeInputSchema>;
 export function messagesApi(ctx: EngineContext) {
   const { storage, env } = ctx;
 
+  /** The reader of a feed or counts; one who does not exist is a not_found in Novu's words. */
+  async function readerOf(subscriberId: string): Promise<Subscriber> {
+    const [subscriber] = await storage.subscribers.getMany(env, [subscriberId]);
+    if (!subscriber) throw new TidingsError('not_found', `Subscriber not found for this environment with the id: ${subscriberId}. Make sure to create a subscriber before fetching the feed.`);
+    return subscriber;
+  }
+
   async function subscriberOf(subscriberId: string, repo = storage.subscribers): Promise<Subscriber> {
     const [subscriber] = await repo.getMany(env, [subscriberId]);
     if (!subscriber) throw notFound('Subscriber', subscriberId);
@@ -157,10 +164,11 @@ export function messagesApi(ctx: EngineContext) {
     /**
      * The subscriber's messages, newest first, one page at a time: in_app unless `channel` says,
      * unarchived unless `archived: true`, snoozed ones hidden; `tags` keeps messages of those tags.
+     * A subscriber who does not exist is a not_found (as Novu answers), not an empty page.
      */
     async feed(subscriberId: string, query: FeedQueryInput = {}): Promise<FeedPage> {
       const parsed = parseInput(feedQuerySchema, query, 'feed query');
-      const subscriber = await subscriberOf(subscriberId);
+      const subscriber = await readerOf(subscriberId);
       return storage.messages.feed(env, subscriber._id, {
         limit: parsed.limit,
         channel: parsed.channel,
@@ -174,7 +182,7 @@ export function messagesApi(ctx: EngineContext) {
     },
     /** Total, unread and unseen in_app messages of the subscriber (archived and snoozed ones left out). */
     async counts(subscriberId: string): Promise<{ total: number; unread: number; unseen: number }> {
-      const subscriber = await subscriberOf(subscriberId);
+      const subscriber = await readerOf(subscriberId);
       return storage.messages.counts(env, subscriber._id, { channel: 'in_app', now: ctx.now() });
     },
     /** Every message a trigger produced, oldest first. */

@@ -5,7 +5,7 @@ import type { StorageRepositories, SubscriberUpsert } from '../storage.js';
 import { withPayloadDefaults } from '../trigger/payload-defaults.js';
 import { scheduledDelayErrors } from '../trigger/scheduled-delays.js';
 import { upsertSubscribers } from '../subscribers/upsert-subscribers.js';
-import { readRecipients } from '../trigger/read-recipients.js';
+import { readRecipients, topicAudience } from '../trigger/read-recipients.js';
 import { validateEvent } from '../trigger/validate-event.js';
 import { workflowStatus } from '../trigger/workflow-status.js';
 import type { EngineContext } from './context.js';
@@ -133,7 +133,7 @@ export function triggerApi(ctx: EngineContext) {
       for (const [i, p] of prepared.entries()) {
         const plan = plans[i]!;
         const recipients = new Set(plan.direct.map((d) => d.subscriberId));
-        if (plan.topicKeys.length > 0) for (const id of await tx.topics.memberIds(env, plan.topicKeys)) if (id !== p.actorId) recipients.add(id);
+        if (plan.topics.length > 0) for (const id of await topicAudience(plan.topics, p.actorId, (keys) => tx.topics.memberIds(env, keys))) recipients.add(id);
         if (recipients.size === 0) results[p.index] = resultOf('invalid_recipients', ['to holds no subscriber: no subscriberId, or only empty or unknown topics'], p.givenId);
         else withRecipients.push({ p, plan, subscriberIds: [...recipients] });
       }

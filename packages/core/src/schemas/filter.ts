@@ -30,7 +30,7 @@ export type FilterOn = z.infer<typeof filterOnSchema>;
 /** Numbers and booleans are accepted and kept as their text, since the wire format says string. */
 const filterValueSchema = z.union([z.string(), z.number(), z.boolean()]).transform(String);
 
-export const filterPartSchema = z.object({
+export const filterPartSchema = z.strictObject({
   field: z.string().min(1),
   value: filterValueSchema,
   operator: filterOperatorSchema,
@@ -38,7 +38,7 @@ export const filterPartSchema = z.object({
 });
 export type FilterPart = z.infer<typeof filterPartSchema>;
 
-export const filterSchema = z.object({
+export const filterSchema = z.strictObject({
   isNegated: z.boolean().default(false),
   type: filterTypeSchema.default('GROUP'),
   value: z.enum(['AND', 'OR']),

@@ -12,3 +12,4 @@ export * from './trigger.js';
 export * from './preferences.js';
 export * from './notification.js';
 export * from './limits.js';
+export * from './member-hints.js';

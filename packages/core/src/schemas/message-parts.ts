@@ -1,22 +1,22 @@
 import { z } from 'zod';
 import { actionStatusSchema, buttonTypeSchema, jsonObjectSchema } from './enums.js';
 
-export const emailBlockSchema = z.object({
+export const emailBlockSchema = z.strictObject({
   type: z.enum(['button', 'text']),
   content: z.string(),
   url: z.string().optional(),
-  styles: z.object({ textAlign: z.enum(['center', 'left', 'right']) }).optional(),
+  styles: z.strictObject({ textAlign: z.enum(['center', 'left', 'right']) }).optional(),
 });
 export type EmailBlock = z.infer<typeof emailBlockSchema>;
 
-export const actionButtonSchema = z.object({
+export const actionButtonSchema = z.strictObject({
   type: buttonTypeSchema,
   content: z.string(),
   resultContent: z.string().optional(),
 });
 export type ActionButton = z.infer<typeof actionButtonSchema>;
 
-export const messageActionSchema = z.object({
+export const messageActionSchema = z.strictObject({
   status: actionStatusSchema.optional(),
   buttons: z.array(actionButtonSchema).optional(),
   result: z
@@ -28,9 +28,9 @@ export const messageActionSchema = z.object({
 });
 export type MessageAction = z.infer<typeof messageActionSchema>;
 
-export const messageCtaSchema = z.object({
+export const messageCtaSchema = z.strictObject({
   type: z.literal('redirect').optional(),
-  data: z.object({ url: z.string().optional() }).optional(),
+  data: z.strictObject({ url: z.string().optional() }).optional(),
   action: messageActionSchema.optional(),
 });
 export type MessageCta = z.infer<typeof messageCtaSchema>;

@@ -5,7 +5,7 @@ import { emailBlockSchema, messageCtaSchema } from './message-parts.js';
 
 const amountSchema = z.number().positive();
 
-export const digestRegularMetadataSchema = z.object({
+export const digestRegularMetadataSchema = z.strictObject({
   type: z.enum(['regular', 'backoff']),
   amount: amountSchema.optional(),
   unit: timeUnitSchema.optional(),
@@ -19,17 +19,20 @@ export const digestRegularMetadataSchema = z.object({
 const ATTIME = /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/;
 const MONTH_DAY = /^([1-9]|[12]\d|3[01])$/;
 
-export const timedConfigSchema = z.object({
+const ORDINAL = z.enum(['1', '2', '3', '4', '5', 'last']);
+
+export const timedConfigSchema = z.strictObject({
   atTime: z.string().regex(ATTIME, 'must be a 24-hour time HH:mm or HH:mm:ss').optional(),
   weekDays: z.array(weekdaySchema).optional(),
   monthDays: z.array(z.union([z.string(), z.number()]).transform(String).pipe(z.string().regex(MONTH_DAY, 'must be a day of the month from 1 to 31'))).optional(),
-  ordinal: z.union([z.enum(['1', '2', '3', '4', '5', 'last']), z.number().int().min(1).max(5).transform(String)]).optional(),
+  // A number is kept as its text, typed as the enum, so a stored workflow type-checks as an input again.
+  ordinal: z.union([ORDINAL, z.number().int().min(1).max(5).transform((n) => String(n) as z.infer<typeof ORDINAL>)]).optional(),
   ordinalValue: z.enum(['day', 'weekday', 'weekend', ...weekdaySchema.options]).optional(),
   monthlyType: z.enum(['each', 'on']).optional(),
 });
 export type TimedConfig = z.infer<typeof timedConfigSchema>;
 
-export const digestTimedMetadataSchema = z.object({
+export const digestTimedMetadataSchema = z.strictObject({
   type: z.literal('timed'),
   amount: amountSchema.optional(),
   unit: timeUnitSchema.optional(),
@@ -37,7 +40,7 @@ export const digestTimedMetadataSchema = z.object({
   timed: timedConfigSchema.optional(),
 });
 
-export const delayScheduledMetadataSchema = z.object({
+export const delayScheduledMetadataSchema = z.strictObject({
   type: z.literal('scheduled'),
   delayPath: z.string().min(1),
 });
@@ -45,7 +48,7 @@ export const delayScheduledMetadataSchema = z.object({
 export const digestMetadataSchema = z.discriminatedUnion('type', [digestRegularMetadataSchema, digestTimedMetadataSchema]);
 export type DigestMetadata = z.infer<typeof digestMetadataSchema>;
 
-export const delayRegularMetadataSchema = z.object({
+export const delayRegularMetadataSchema = z.strictObject({
   type: z.literal('regular'),
   amount: amountSchema.optional(),
   unit: timeUnitSchema.optional(),
@@ -54,7 +57,7 @@ export const delayMetadataSchema = z.discriminatedUnion('type', [delayRegularMet
 export type DelayMetadata = z.infer<typeof delayMetadataSchema>;
 
 /** A payload variable a step reads (Novu's step `variables`): its default fills an event that leaves it out. */
-export const templateVariableSchema = z.object({
+export const templateVariableSchema = z.strictObject({
   /** A path in the payload: `user.lastName`. */
   name: z.string().trim().min(1, 'must not be empty'),
   type: z.enum(['String', 'Array', 'Boolean']).optional(),
@@ -64,7 +67,7 @@ export const templateVariableSchema = z.object({
 export type TemplateVariable = z.infer<typeof templateVariableSchema>;
 
 /** What a step renders: its type and the content fields of that channel. */
-export const stepTemplateSchema = z.object({
+export const stepTemplateSchema = z.strictObject({
   type: stepTypeSchema,
   name: z.string().optional(),
   subject: z.string().optional(),
@@ -90,12 +93,12 @@ const stepFields = {
   filters: z.array(filterSchema).default([]),
   _parentId: z.string().optional(),
   metadata: z.union([digestMetadataSchema, delayScheduledMetadataSchema]).optional(),
-  replyCallback: z.object({ active: z.boolean().optional(), url: z.string().optional() }).optional(),
+  replyCallback: z.strictObject({ active: z.boolean().optional(), url: z.string().optional() }).optional(),
 };
 
-export const stepVariantSchema = z.object(stepFields);
+export const stepVariantSchema = z.strictObject(stepFields);
 export type StepVariant = z.infer<typeof stepVariantSchema>;
 
-export const stepSchema = z.object({ ...stepFields, variants: z.array(stepVariantSchema).default([]) });
+export const stepSchema = z.strictObject({ ...stepFields, variants: z.array(stepVariantSchema).default([]) });
 export type Step = z.infer<typeof stepSchema>;
 export type StepInput = z.input<typeof stepSchema>;

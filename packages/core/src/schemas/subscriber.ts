@@ -3,7 +3,7 @@ import { idSchema } from './limits.js';
 import { isValidTimeZone } from '../schedule/time-zone.js';
 import { channelProviderIdSchema, isoInstantSchema, jsonObjectSchema } from './enums.js';
 
-export const channelCredentialsSchema = z.object({
+export const channelCredentialsSchema = z.strictObject({
   webhookUrl: z.string().optional(),
   channel: z.string().optional(),
   deviceTokens: z.array(z.string()).optional(),
@@ -15,7 +15,7 @@ export const channelCredentialsSchema = z.object({
 });
 export type ChannelCredentials = z.infer<typeof channelCredentialsSchema>;
 
-export const channelSettingsInputSchema = z.object({
+export const channelSettingsInputSchema = z.strictObject({
   providerId: channelProviderIdSchema,
   integrationIdentifier: z.string().optional(),
   credentials: channelCredentialsSchema.default({}),
@@ -29,8 +29,12 @@ export const timeZoneSchema = z.string().refine(isValidTimeZone, { message: 'mus
 
 const nullableText = z.string().nullable().optional();
 
-/** What a caller gives to create or update a subscriber: only `subscriberId` is required. */
-export const subscriberInputSchema = z.object({
+/**
+ * What a caller gives to create or update a subscriber: only `subscriberId` is required. A member it
+ * does not know is refused; the members the server makes (`_id`, dates, …) are accepted and ignored,
+ * so a stored subscriber saves again as it is.
+ */
+export const subscriberInputSchema = z.strictObject({
   subscriberId: idSchema,
   firstName: nullableText,
   lastName: nullableText,
@@ -43,6 +47,12 @@ export const subscriberInputSchema = z.object({
   channels: z.array(channelSettingsInputSchema).optional(),
   isOnline: z.boolean().nullable().optional(),
   lastOnlineAt: z.string().nullable().optional(),
+  _id: z.string().optional(),
+  _organizationId: z.string().optional(),
+  _environmentId: z.string().optional(),
+  deleted: z.boolean().optional(),
+  createdAt: z.string().optional(),
+  updatedAt: z.string().optional(),
 });
 export type SubscriberInput = z.input<typeof subscriberInputSchema>;
 export type SubscriberPatch = z.output<typeof subscriberInputSchema>;

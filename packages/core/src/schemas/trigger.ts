@@ -6,15 +6,26 @@ import { MAX_ID_LENGTH, MAX_RECIPIENTS_PER_EVENT, idSchema } from './limits.js';
 
 export const MAX_BULK_EVENTS = 100;
 
-export const topicRecipientSchema = z.object({ type: z.literal('Topic'), topicKey: topicKeySchema });
+export const topicRecipientSchema = z.strictObject({
+  type: z.literal('Topic'),
+  topicKey: topicKeySchema,
+  /** Members of the topic left out of this event (Novu's `exclude`); they still get it if named otherwise. */
+  exclude: z.array(idSchema).max(MAX_RECIPIENTS_PER_EVENT).optional(),
+});
 export type TopicRecipient = z.infer<typeof topicRecipientSchema>;
 
 /** One recipient: a subscriberId, a subscriber object (upserted), or a topic reference. */
 // Most recipients are ids or subscriber objects: those are tried first (a failed branch costs an issue).
-export const recipientSchema = z.union([z.string().max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`), subscriberInputSchema, topicRecipientSchema]);
+export const recipientSchema = z.union([
+  z.string().max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`),
+  // `type: 'Subscriber'` is how Novu's API marks a subscriber recipient; it changes nothing.
+  subscriberInputSchema.extend({ type: z.literal('Subscriber').optional() }),
+  topicRecipientSchema,
+]);
 export type Recipient = z.input<typeof recipientSchema>;
 
-export const triggerEventSchema = z.object({
+/** One event. A member it does not know is refused (`workflowId` is `name` here), so nothing given is silently dropped. */
+export const triggerEventSchema = z.strictObject({
   name: z.string({ error: 'is required: the workflow trigger identifier' }).trim().min(1, 'must not be empty').max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`),
   payload: jsonObjectSchema.default({}),
   overrides: jsonObjectSchema.default({}),
@@ -23,7 +34,7 @@ export const triggerEventSchema = z.object({
     .refine((to) => !Array.isArray(to) || to.length <= MAX_RECIPIENTS_PER_EVENT, `must hold at most ${MAX_RECIPIENTS_PER_EVENT} recipients (reach larger audiences through a topic)`),
   transactionId: idSchema.optional(),
   actor: z.union([idSchema, subscriberInputSchema]).optional(),
-  tenant: z.union([idSchema, z.object({ identifier: idSchema, name: z.string().optional(), data: jsonObjectSchema.optional() })]).optional(),
+  tenant: z.union([idSchema, z.strictObject({ identifier: idSchema, name: z.string().optional(), data: jsonObjectSchema.optional() })]).optional(),
   context: z.record(z.string(), z.string()).optional(),
 });
 export type TriggerEvent = z.input<typeof triggerEventSchema>;

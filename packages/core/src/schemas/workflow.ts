@@ -5,15 +5,15 @@ import { isoInstantSchema, jsonObjectSchema } from './enums.js';
 import { delayMetadataSchema, digestMetadataSchema, stepSchema, type Step } from './step.js';
 import { templateSyntaxError } from '../templates/render.js';
 
-export const triggerSchema = z.object({
+export const triggerSchema = z.strictObject({
   type: z.literal('event').default('event'),
   identifier: idSchema,
-  variables: z.array(z.object({ name: z.string() })).default([]),
-  subscriberVariables: z.array(z.object({ name: z.string() })).optional(),
+  variables: z.array(z.strictObject({ name: z.string() })).default([]),
+  subscriberVariables: z.array(z.strictObject({ name: z.string() })).optional(),
 });
 export type WorkflowTrigger = z.infer<typeof triggerSchema>;
 
-export const notificationGroupSchema = z.object({
+export const notificationGroupSchema = z.strictObject({
   _id: z.string().optional(),
   name: z.string(),
   _environmentId: z.string(),
@@ -75,8 +75,27 @@ const workflowFields = {
   _parentId: z.string().optional(),
 };
 
-/** The interface's Workflow as a caller gives it; server-made members are optional. */
-export const workflowInputSchema = z.object(workflowFields).superRefine((workflow, ctx) => {
+/**
+ * Members the server makes: accepted in an input (so a stored workflow saves again as it is) and
+ * ignored, the server sets them.
+ */
+const serverMadeWorkflowMembers = {
+  identifier: z.string().optional(),
+  _organizationId: z.string().optional(),
+  _environmentId: z.string().optional(),
+  _creatorId: z.string().optional(),
+  deleted: z.boolean().optional(),
+  deletedAt: z.string().nullable().optional(),
+  deletedBy: z.string().nullable().optional(),
+  createdAt: z.string().optional(),
+  updatedAt: z.string().optional(),
+};
+
+/**
+ * The interface's Workflow as a caller gives it; server-made members are optional. A member it does
+ * not know is refused, at any depth, so a misplaced setting never goes silently unused.
+ */
+export const workflowInputSchema = z.strictObject({ ...workflowFields, ...serverMadeWorkflowMembers }).superRefine((workflow, ctx) => {
   workflow.steps.forEach((step, s) => {
     const report = (base: (string | number)[]) => (path: (string | number)[], message: string) =>
       ctx.addIssue({ code: 'custom', path: [...base, ...path], message });

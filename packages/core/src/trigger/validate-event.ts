@@ -1,5 +1,5 @@
 import type { FieldIssue } from '../errors.js';
-import { triggerEventSchema, type ParsedTriggerEvent } from '../schemas/index.js';
+import { TRIGGER_MEMBER_HINTS, triggerEventSchema, type ParsedTriggerEvent } from '../schemas/index.js';
 import { inputHazards, issuesOf } from '../validation.js';
 
 export type EventValidation = { ok: true; event: ParsedTriggerEvent } | { ok: false; errors: string[]; issues: FieldIssue[] };
@@ -10,7 +10,7 @@ export function validateEvent(raw: unknown): EventValidation {
   const hazards = inputHazards(raw);
   if (hazards.length > 0) return refused(hazards);
   const parsed = triggerEventSchema.safeParse(raw);
-  return parsed.success ? { ok: true, event: parsed.data } : refused(issuesOf(parsed.error));
+  return parsed.success ? { ok: true, event: parsed.data } : refused(issuesOf(parsed.error, '', TRIGGER_MEMBER_HINTS));
 }
 
 /** What is wrong with a trigger event, member by member; empty when it is valid. */

@@ -11,6 +11,7 @@ import {
   triggerEventSchema,
   workflowInputSchema,
   integrationPatchSchema,
+  isTidingsError,
   type FieldIssue,
   type TriggerResult,
 } from '@tidings/core';
@@ -76,6 +77,22 @@ function issueOf(error: string): FieldIssue {
   return at < 0 ? { path: '', message: error } : { path: error.slice(0, at), message: error.slice(at + 2) };
 }
 
+/**
+ * Novu answers the feed and the counts of a subscriber who does not exist with a 400 (its e2e tests
+ * get-notifications-feed and get-unseen-count); the engine's not_found becomes that, in its words.
+ */
+async function asNovuReads<T>(read: Promise<T>, message?: string): Promise<T> {
+  try {
+    return await read;
+  } catch (error) {
+    if (isTidingsError(error, 'not_found')) throw new HttpError(400, message ?? error.message);
+    throw error;
+  }
+}
+
+const countsRefusal = (tidings: { environmentId: string }, params: Record<string, string>) =>
+  `Subscriber ${params['subscriberId']} is not exist in environment ${tidings.environmentId}, please provide a valid subscriber identifier`;
+
 /** What a server needs beyond the six operations, following Novu's paths and shapes. */
 export function serverRoutes(): RouteDefinition[] {
   const requireSubscriber = async (tidings: Parameters<RouteDefinition['handle']>[0]['tidings'], id: string) => {
@@ -139,14 +156,14 @@ export function serverRoutes(): RouteDefinition[] {
       query: feedQuery,
       async handle({ tidings, params, query }) {
         const limit = limitQuery(query['limit']) ?? 10;
-        const page = await tidings.messages.feed(params['subscriberId']!, {
+        const page = await asNovuReads(tidings.messages.feed(params['subscriberId']!, {
           limit,
           ...(query['cursor'] !== undefined && { cursor: query['cursor'] }),
           ...(boolQuery(query['read']) !== undefined && { read: boolQuery(query['read'])! }),
           ...(boolQuery(query['seen']) !== undefined && { seen: boolQuery(query['seen'])! }),
           ...(boolQuery(query['archived']) !== undefined && { archived: boolQuery(query['archived'])! }),
           ...(query['tags'] !== undefined && { tags: query['tags'].split(',').map((t) => t.trim()).filter(Boolean) }),
-        });
+        }));
         return { data: page.items.map(messageToWire), hasMore: page.nextCursor !== null, pageSize: limit, nextCursor: page.nextCursor };
       },
     }),
@@ -156,7 +173,7 @@ export function serverRoutes(): RouteDefinition[] {
       summary: 'Count of unseen in-app messages',
       status: 200,
       envelope: 'data',
-      handle: async ({ tidings, params }) => ({ count: (await tidings.messages.counts(params['subscriberId']!)).unseen }),
+      handle: async ({ tidings, params }) => ({ count: (await asNovuReads(tidings.messages.counts(params['subscriberId']!), countsRefusal(tidings, params))).unseen }),
     }),
     route({
       method: 'post',
@@ -197,7 +214,7 @@ export function serverRoutes(): RouteDefinition[] {
       summary: 'Total, unread and unseen in-app messages',
       status: 200,
       envelope: 'data',
-      handle: ({ tidings, params }) => tidings.messages.counts(params['subscriberId']!),
+      handle: ({ tidings, params }) => asNovuReads(tidings.messages.counts(params['subscriberId']!), countsRefusal(tidings, params)),
     }),
     route({ method: 'post', path: '/v1/topics', summary: 'Create a topic', status: 201, envelope: 'data', body: topicInputSchema, handle: async ({ tidings, body }) => tidings.topics.upsert(body as never) }),
     route({
