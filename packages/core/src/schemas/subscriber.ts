@@ -29,6 +29,16 @@ export const timeZoneSchema = z.string().refine(isValidTimeZone, { message: 'mus
 
 const nullableText = z.string().nullable().optional();
 
+/** The members the server makes for a subscriber. */
+const serverMadeMembers = {
+  _id: z.string(),
+  _organizationId: z.string(),
+  _environmentId: z.string(),
+  deleted: z.boolean(),
+  createdAt: isoInstantSchema,
+  updatedAt: isoInstantSchema,
+};
+
 /**
  * What a caller gives to create or update a subscriber: only `subscriberId` is required. A member it
  * does not know is refused; the members the server makes (`_id`, dates, …) are accepted and ignored,
@@ -47,18 +57,13 @@ export const subscriberInputSchema = z.strictObject({
   channels: z.array(channelSettingsInputSchema).optional(),
   isOnline: z.boolean().nullable().optional(),
   lastOnlineAt: z.string().nullable().optional(),
-  _id: z.string().optional(),
-  _organizationId: z.string().optional(),
-  _environmentId: z.string().optional(),
-  deleted: z.boolean().optional(),
-  createdAt: z.string().optional(),
-  updatedAt: z.string().optional(),
+  ...z.object(serverMadeMembers).partial().shape,
 });
 export type SubscriberInput = z.input<typeof subscriberInputSchema>;
 export type SubscriberPatch = z.output<typeof subscriberInputSchema>;
 
 export const subscriberSchema = z.object({
-  _id: z.string(),
+  ...serverMadeMembers,
   subscriberId: z.string(),
   firstName: z.string().nullable(),
   lastName: z.string().nullable(),
@@ -71,10 +76,5 @@ export const subscriberSchema = z.object({
   channels: z.array(channelSettingsSchema),
   isOnline: z.boolean().nullable(),
   lastOnlineAt: z.string().nullable(),
-  _organizationId: z.string(),
-  _environmentId: z.string(),
-  deleted: z.boolean(),
-  createdAt: isoInstantSchema,
-  updatedAt: isoInstantSchema,
 });
 export type Subscriber = z.infer<typeof subscriberSchema>;
