@@ -47,18 +47,15 @@ export type SnoozeInput = z.input<typeof snoozeInputSchema>;
 export function messagesApi(ctx: EngineContext) {
   const { storage, env } = ctx;
 
-  /** The reader of a feed or counts; one who does not exist is a not_found in Novu's words. */
-  async function readerOf(subscriberId: string): Promise<Subscriber> {
-    const [subscriber] = await storage.subscribers.getMany(env, [subscriberId]);
-    if (!subscriber) throw new TidingsError('not_found', `Subscriber not found for this environment with the id: ${subscriberId}. Make sure to create a subscriber before fetching the feed.`);
+  async function subscriberOf(subscriberId: string, repo = storage.subscribers, missing = () => notFound('Subscriber', subscriberId)): Promise<Subscriber> {
+    const [subscriber] = await repo.getMany(env, [subscriberId]);
+    if (!subscriber) throw missing();
     return subscriber;
   }
 
-  async function subscriberOf(subscriberId: string, repo = storage.subscribers): Promise<Subscriber> {
-    const [subscriber] = await repo.getMany(env, [subscriberId]);
-    if (!subscriber) throw notFound('Subscriber', subscriberId);
-    return subscriber;
-  }
+  /** The reader of a feed or counts; one who does not exist is a not_found in Novu's words. */
+  const readerOf = (subscriberId: string) =>
+    subscriberOf(subscriberId, storage.subscribers, () => new TidingsError('not_found', `Subscriber not found for this environment with the id: ${subscriberId}. Make sure to create a subscriber before fetching the feed.`));
 
   /**
    * Applies `change` to messages of the subscriber in one transaction; every id must be the
