@@ -30,11 +30,36 @@ function fail(message) {
   process.exit(1);
 }
 
-/** The README's consumer blocks (`<!-- consumer: name -->` then a ts block) and their expected output. */
+/**
+ * What a README fragment assumes is already there, named by its marker (`prelude: engine`): an engine
+ * on the memory backend with a tagged workflow and three messages in ada's feed, or only a storage.
+ */
+const PRELUDES = {
+  storage: [`import { createTidings } from '@tidings/core';`, `import { memoryStorage } from '@tidings/memory';`, `const storage = memoryStorage();`].join('\n'),
+  engine: [
+    `import { createTidings } from '@tidings/core';`,
+    `import { memoryStorage } from '@tidings/memory';`,
+    `const tidings = createTidings({ storage: memoryStorage(), inlineInApp: true });`,
+    `await tidings.workflows.upsert({ name: 'Comment received', triggers: [{ identifier: 'comment-received' }], tags: ['billing'], steps: [{ template: { type: 'in_app', content: 'Comment {{ payload.n }}' } }] });`,
+    `for (const n of [1, 2, 3]) await tidings.trigger({ name: 'comment-received', to: 'ada', payload: { n } });`,
+  ].join('\n'),
+};
+
+/**
+ * The README's consumer blocks and their expected output. A block is marked `<!-- consumer: name -->`
+ * before its ts fence, with options in parentheses: `prelude: engine` (see PRELUDES) and
+ * `typecheck only` (it needs what a test machine lacks, such as a Postgres URL).
+ */
 function readmeBlocks() {
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
   const blocks = new Map();
-  for (const match of readme.matchAll(/<!-- consumer: ([\w-]+) -->\n```ts\n([\s\S]*?)```/g)) blocks.set(match[1], { code: match[2], output: null });
+  for (const match of readme.matchAll(/<!-- consumer: ([\w-]+)(?: \(([^)]*)\))? -->\n```ts\n([\s\S]*?)```/g)) {
+    const options = (match[2] ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+    const preludeName = options.find((o) => o.startsWith('prelude:'))?.slice('prelude:'.length).trim();
+    if (preludeName !== undefined && !(preludeName in PRELUDES)) fail(`README block "${match[1]}" names an unknown prelude "${preludeName}"`);
+    const prelude = preludeName === undefined ? '' : `${PRELUDES[preludeName]}\n`;
+    blocks.set(match[1], { code: prelude + match[3], output: null, run: !options.includes('typecheck only') });
+  }
   for (const match of readme.matchAll(/<!-- consumer-output: ([\w-]+) -->\n```\n([\s\S]*?)```/g)) {
     const block = blocks.get(match[1]);
     if (!block) fail(`README has output for "${match[1]}" but no consumer block of that name`);
@@ -122,7 +147,8 @@ async function main() {
   run(join(app, 'node_modules', '.bin', 'tsc'), ['-p', app], app);
 
   step('run the README blocks');
-  for (const [name, { output }] of blocks) {
+  for (const [name, { output, run: runs }] of blocks) {
+    if (!runs) continue;
     const printed = execFileSync(process.execPath, [join(app, 'out', `${name}.js`)], { cwd: app, encoding: 'utf8' });
     process.stdout.write(printed);
     if (output !== null && printed !== output) fail(`the "${name}" block printed\n${printed}\nbut the README shows\n${output}`);
