@@ -112,7 +112,7 @@ export function memoryFloor(mode: 'jobs' | 'inline', options: MemoryStorageOptio
       const messages: Message[] = work.map((w) => ({
         _id: `${w.notification._id}000${w.internalId}`, _templateId: 'wf', _environmentId: 'default', _messageTemplateId: 'step', _organizationId: 'default', _notificationId: w.notification._id,
         _subscriberId: w.internalId, subscriberId: w.subscriberId, templateIdentifier: 'bench', createdAt: now, deliveredAt: [now], content: `Hello S${w.n}, ${w.n}`, transactionId: w.notification.transactionId,
-        channel: 'in_app', read: false, seen: false, archived: false, cta: {}, _feedId: null, status: 'sent', payload: { n: w.n }, overrides: {}, contextKeys: [], tags: [],
+        channel: 'in_app', read: false, seen: false, archived: false, cta: {}, _feedId: null, status: 'sent', payload: { n: w.n }, overrides: {}, contextKeys: [], tags: [], severity: 'none',
       }));
       const records: DecisionRecord[] = work.map((w, i) => ({ environmentId: 'default', transactionId: w.notification.transactionId, subscriberId: w.subscriberId, jobId: jobs[i]!.id, at: now, entries: [{ stepIndex: 0, stepId: 'step', type: 'in_app', decision: 'delivered', reason: 'rendered for in_app' }] }));
       await storage.transaction(async (tx) => {

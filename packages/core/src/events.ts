@@ -16,6 +16,7 @@ export type TidingsEvents = {
   'message.unsnoozed': { message: Message };
   'message.archived': { message: Message };
   'message.unarchived': { message: Message };
+  'message.deleted': { message: Message };
   'digest.flushed': { transactionIds: string[]; subscriberId: string; count: number };
   'job.failed': { job: Job; error: string };
   /** Jobs were added: the job loop wakes to look at them. */

@@ -4,7 +4,7 @@ export * from './storage.js';
 export * from './clock.js';
 export { createTidings, type Tidings, type TidingsOptions } from './engine/create-tidings.js';
 export type { EngineOptions } from './engine/context.js';
-export { markAsInputSchema, markFlagsInputSchema, type MarkFlagsInput, actionInputSchema, feedQuerySchema, snoozeInputSchema, type MarkAsInput, type ActionInput, type FeedQueryInput, type SnoozeInput } from './engine/messages-api.js';
+export { markAsInputSchema, markFlagsInputSchema, type MarkFlagsInput, actionInputSchema, messageFilterSchema, type MessageFilterInput, feedQuerySchema, snoozeInputSchema, type MarkAsInput, type ActionInput, type FeedQueryInput, type SnoozeInput } from './engine/messages-api.js';
 export type { TidingsEvents, TidingsEmitter } from './events.js';
 export { parseInput, formatPath, inputHazards } from './validation.js';
 export { triggerEventIssues } from './trigger/validate-event.js';
@@ -12,6 +12,7 @@ export { evaluateFilters, explainFilters, firstFailure, type FilterContext, type
 export * from './schedule/index.js';
 export { addTime } from './timing/add-time.js';
 export { delayDueAt, type DelayDue, type DelayOverride } from './timing/delay-due-at.js';
+export { messageMatches, isSnoozed } from './messages/message-filter.js';
 export { applyMarkAs, applyMarkFlags, type MarkFlags, applyAction, applySnooze, applyUnsnooze, applyArchive } from './messages/transitions.js';
 export { renderTemplate, templateSyntaxError } from './templates/render.js';
 export { readPath } from './util/path.js';

@@ -5,6 +5,7 @@ import type {
   Message,
   Notification,
   PreferenceRow,
+  Severity,
   Subscriber,
   SubscriberPatch,
   Tenant,
@@ -200,19 +201,36 @@ export interface JobRepository {
   list(env: string, filter?: { transactionId?: string; subscriberId?: string }): Promise<Job[]>;
 }
 
-export interface FeedQuery {
-  readonly limit: number;
-  /** The `nextCursor` of the previous page. */
-  readonly cursor?: string;
+/**
+ * Which of a subscriber's messages a query reads (Novu's Inbox filters). Every member given must hold;
+ * a member left out does not filter. `messageMatches` in core is the reference every backend follows.
+ */
+export interface MessageFilter {
   readonly channel?: Channel;
   readonly read?: boolean;
   readonly seen?: boolean;
-  /** Only archived messages when true; only unarchived ones otherwise (the default feed). */
   readonly archived?: boolean;
-  /** Messages carrying at least one of these workflow tags. */
-  readonly tags?: readonly string[];
-  /** Hides messages snoozed past this instant. */
-  readonly now?: string;
+  /** True: snoozed past `now`; false: not snoozed past `now`. */
+  readonly snoozed?: boolean;
+  /** Groups of workflow tags: a message carries at least one tag of every group. */
+  readonly tags?: readonly (readonly string[])[];
+  /** A message of one of these severities. */
+  readonly severity?: readonly Severity[];
+  /** Members of the message's `data`, each equal to the value given (a string, number or boolean). */
+  readonly data?: Readonly<Record<string, string | number | boolean>>;
+  /** Created at or after / at or before these instants. */
+  readonly createdGte?: string;
+  readonly createdLte?: string;
+  /** The instant `snoozed` is decided at. */
+  readonly now: string;
+}
+
+export interface FeedQuery extends MessageFilter {
+  readonly limit: number;
+  /** The `nextCursor` of the previous page. */
+  readonly cursor?: string;
+  /** Messages skipped after the cursor (Novu's `offset`). */
+  readonly offset?: number;
 }
 
 export interface CountQuery {
@@ -244,6 +262,12 @@ export interface MessageRepository {
   feed(env: string, subscriberInternalId: string, query: FeedQuery): Promise<FeedPage>;
   /** Counts of unarchived, unsnoozed messages, computed by the storage in one query. */
   counts(env: string, subscriberInternalId: string, query?: CountQuery): Promise<{ total: number; unread: number; unseen: number }>;
+  /** How many of the subscriber's messages match each filter, in order: one query per filter. */
+  countMatching(env: string, subscriberInternalId: string, filters: readonly MessageFilter[]): Promise<number[]>;
+  /** The ids of the subscriber's messages that match, newest first. */
+  idsMatching(env: string, subscriberInternalId: string, filter: MessageFilter): Promise<string[]>;
+  /** Deletes these messages of the subscriber; returns how many there were. */
+  deleteMany(env: string, subscriberInternalId: string, ids: readonly string[]): Promise<number>;
   /** Every message of a trigger, oldest first. */
   listByTransaction(env: string, transactionId: string): Promise<Message[]>;
 }

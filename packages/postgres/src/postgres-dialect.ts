@@ -27,6 +27,7 @@ export const postgresDialect: SqlDialect = {
     }
   },
   claimDue: (db, options) => claimDueJobs(db, options, sql`for update skip locked`),
+  docMemberEquals: (path, json) => sql<boolean>`(doc #> ${[...path]}::text[]) = ${json}::jsonb`,
   async withMigrationLock(db, fn) {
     await db.transaction().execute(async (tx) => {
       await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(tx);

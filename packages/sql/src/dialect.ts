@@ -1,3 +1,4 @@
+import type { RawBuilder } from 'kysely';
 import type { ClaimOptions, Job } from '@tidings/core';
 import type { Kysely } from 'kysely';
 import type { Database } from './tables.js';
@@ -23,6 +24,11 @@ export interface SqlDialect {
   claimDue(db: Db, options: ClaimOptions): Promise<Job[]>;
   /** Runs `fn` holding a lock that other processes migrating the same database wait for. */
   withMigrationLock(db: Db, fn: (db: Db) => Promise<void>): Promise<void>;
+  /**
+   * True where the member of the row's `doc` at `path` equals the JSON value `json` (a JSON text),
+   * compared as JSON, not as text.
+   */
+  docMemberEquals(path: readonly string[], json: string): RawBuilder<boolean>;
   /** Tells other processes that jobs were enqueued (inside the enqueuing transaction). */
   notifyJobs?(db: Db, env: string): Promise<void>;
 }

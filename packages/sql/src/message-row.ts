@@ -5,7 +5,7 @@ import type { Database } from './tables.js';
 type MessageRow = Database['tidings_messages'];
 
 /** Columns a message is rebuilt from: the document plus the members kept only in columns. */
-export const MESSAGE_SELECT = ['doc', 'id', 'env', 'subscriber_internal_id', 'transaction_id', 'channel', 'read', 'seen', 'created_at', 'archived', 'snoozed_until'] as const;
+export const MESSAGE_SELECT = ['doc', 'id', 'env', 'subscriber_internal_id', 'transaction_id', 'channel', 'read', 'seen', 'created_at', 'archived', 'snoozed_until', 'severity'] as const;
 
 /**
  * A message as a row. Members that have their own column are left out of the document, which makes it
@@ -13,7 +13,7 @@ export const MESSAGE_SELECT = ['doc', 'id', 'env', 'subscriber_internal_id', 'tr
  * batch commits.
  */
 export function messageRow(m: Message): MessageRow {
-  const { _id, _environmentId, _subscriberId, transactionId, channel, read, seen, createdAt, archived, snoozedUntil, ...rest } = m;
+  const { _id, _environmentId, _subscriberId, transactionId, channel, read, seen, createdAt, archived, snoozedUntil, severity, ...rest } = m;
   return {
     id: _id,
     env: _environmentId,
@@ -27,6 +27,7 @@ export function messageRow(m: Message): MessageRow {
     archived: bit(archived),
     snoozed_until: snoozedUntil ?? null,
     tags: m.tags.length === 0 ? '' : `,${m.tags.join(',')},`,
+    severity,
   };
 }
 
@@ -43,6 +44,7 @@ export function messageFromRow(row: Pick<MessageRow, (typeof MESSAGE_SELECT)[num
     seen: Number(row.seen) === 1,
     createdAt: row.created_at,
     archived: Number(row.archived) === 1,
+    severity: row.severity as Message['severity'],
   };
   if (row.snoozed_until !== null) message.snoozedUntil = row.snoozed_until;
   else if ('snoozedUntil' in message) delete message.snoozedUntil;

@@ -236,6 +236,19 @@ export const MIGRATIONS: readonly Migration[] = [
       await db.schema.alterTable('tidings_idempotency').addColumn('released', 'integer', (c) => c.notNull().defaultTo(0)).execute();
     },
   },
+  {
+    name: '0008_inbox_filters',
+    async up(db) {
+      // Novu's Inbox filters and counts by severity, and re-counts after every action: the bell's four
+      // counts (unread, unarchived, unsnoozed, one severity each) read this index alone.
+      await db.schema.alterTable('tidings_messages').addColumn('severity', 'text', (c) => c.notNull().defaultTo('none')).execute();
+      await db.schema
+        .createIndex('tidings_messages_inbox')
+        .on('tidings_messages')
+        .columns(['env', 'subscriber_internal_id', 'archived', 'read', 'severity', 'snoozed_until'])
+        .execute();
+    },
+  },
 ];
 
 /**

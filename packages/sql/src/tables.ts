@@ -42,6 +42,7 @@ export interface Database {
     snoozed_until: string | null;
     /** `,tag1,tag2,`: tag filters match `%,tag,%` on both dialects. */
     tags: string;
+    severity: string;
   };
   /** A digest's head; `doc` holds no events since 0006 (rows before it are moved by that migration). */
   tidings_digests: { env: string; id: string; key: string; status: string; subscriber_id: string; due_at: string; doc: unknown; event_count: number };

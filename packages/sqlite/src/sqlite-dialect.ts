@@ -25,5 +25,11 @@ export const sqliteDialect: SqlDialect = {
   multiProcess: false,
   transaction: immediate,
   claimDue: (db, options) => claimDueJobs(db, options, sql``),
+  // json_extract makes both sides SQL values (text, number, 0/1 for booleans); json_type keeps a
+  // boolean from equalling a number.
+  docMemberEquals(path, json) {
+    const at = `$${path.map((key) => `."${key}"`).join('')}`;
+    return sql<boolean>`(json_extract(doc, ${at}) = json_extract(${json}, '$') and (json_type(doc, ${at}) in ('true', 'false')) = (json_type(${json}, '$') in ('true', 'false')))`;
+  },
   withMigrationLock: (db, fn) => immediate(db, fn),
 };

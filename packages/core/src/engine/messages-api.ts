@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { notFound, TidingsError } from '../errors.js';
 import { applyAction, applyArchive, applyMarkAs, applySnooze, applyUnsnooze, applyMarkFlags } from '../messages/transitions.js';
-import { buttonTypeSchema, actionStatusSchema, channelSchema, jsonObjectSchema, markValueSchema, type MarkValue, type Message, type Subscriber } from '../schemas/index.js';
-import { feedCursor, type FeedPage, type StorageRepositories } from '../storage.js';
+import { buttonTypeSchema, actionStatusSchema, channelSchema, jsonObjectSchema, markValueSchema, severitySchema, type MarkValue, type Message, type Subscriber } from '../schemas/index.js';
+import { feedCursor, type FeedPage, type MessageFilter, type StorageRepositories } from '../storage.js';
 import { parseInput } from '../validation.js';
 import type { EngineContext } from './context.js';
 import { newJob } from './jobs.js';
@@ -27,19 +27,55 @@ export type MarkFlagsInput = z.input<typeof markFlagsInputSchema>;
 export const actionInputSchema = z.object({ status: actionStatusSchema, payload: jsonObjectSchema.optional() });
 export type ActionInput = z.input<typeof actionInputSchema>;
 
-export const feedQuerySchema = z.object({
+/** An instant as an ISO 8601 string or milliseconds since the epoch (Novu's Inbox sends numbers). */
+const instantSchema = z.union([z.iso.datetime({ offset: true }), z.number().int()]).transform((at) => new Date(at).toISOString());
+
+/**
+ * Which in-app messages a query reads, as Novu's Inbox filters them. `tags` is one OR group
+ * (`['a', 'b']`: either) or an AND of OR groups (`[['a', 'b'], ['c']]`); `severity` one or a list;
+ * `data` members of the message's `data`, each equal.
+ */
+export const messageFilterSchema = z.strictObject({
+  channel: channelSchema.default('in_app'),
+  read: z.boolean().optional(),
+  seen: z.boolean().optional(),
+  archived: z.boolean().optional(),
+  snoozed: z.boolean().optional(),
+  tags: z.union([z.array(z.string().min(1)), z.array(z.array(z.string().min(1)))]).optional(),
+  severity: z.union([severitySchema, z.array(severitySchema)]).optional(),
+  data: z.record(z.string().min(1), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  createdGte: instantSchema.optional(),
+  createdLte: instantSchema.optional(),
+});
+export type MessageFilterInput = z.input<typeof messageFilterSchema>;
+
+/** A page of the feed: unarchived and unsnoozed messages unless the query says otherwise. */
+export const feedQuerySchema = messageFilterSchema.extend({
   cursor: z
     .string()
     .refine((cursor) => feedCursor.decode(cursor) !== null, 'is not a cursor this feed returned (pass nextCursor back as it is)')
     .optional(),
+  /** The id of the last message held: the page starts after it (Novu's `after`). */
+  after: z.string().min(1).optional(),
+  offset: z.number().int().min(0).optional(),
   limit: z.number().int().min(1).max(100).default(10),
-  read: z.boolean().optional(),
-  seen: z.boolean().optional(),
-  channel: channelSchema.default('in_app'),
   archived: z.boolean().default(false),
-  tags: z.array(z.string().min(1)).min(1).optional(),
+  snoozed: z.boolean().default(false),
 });
 export type FeedQueryInput = z.input<typeof feedQuerySchema>;
+
+type ParsedFilter = z.output<typeof messageFilterSchema>;
+
+/** The storage's filter for a parsed one, at `now`. */
+function storageFilter(filter: ParsedFilter, now: string): MessageFilter {
+  const { tags, severity, ...rest } = filter;
+  return {
+    ...rest,
+    now,
+    ...(tags !== undefined && { tags: tags.length > 0 && Array.isArray(tags[0]) ? (tags as string[][]) : [tags as string[]] }),
+    ...(severity !== undefined && { severity: Array.isArray(severity) ? severity : [severity] }),
+  };
+}
 
 export const snoozeInputSchema = z.object({ until: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }) });
 export type SnoozeInput = z.input<typeof snoozeInputSchema>;
@@ -77,6 +113,45 @@ export function messagesApi(ctx: EngineContext) {
       await tx.messages.replaceMany(next);
       return next;
     });
+  }
+
+  /**
+   * Applies `change` to every message of the subscriber matching `filter` and `only`, in one
+   * transaction, and emits `event` for each; returns them as stored after it.
+   */
+  async function changeMatching(
+    subscriberId: string,
+    filter: MessageFilterInput,
+    only: Partial<MessageFilter>,
+    change: (message: Message, now: string) => Message,
+    event: 'message.read' | 'message.archived' | 'message.seen',
+  ): Promise<Message[]> {
+    const parsed = parseInput(messageFilterSchema, filter, 'filter');
+    const updated = await storage.transaction(async (tx) => {
+      const subscriber = await subscriberOf(subscriberId, tx.subscribers);
+      const now = ctx.now();
+      const ids = await tx.messages.idsMatching(env, subscriber._id, { ...storageFilter(parsed, now), ...only });
+      if (ids.length === 0) return [];
+      const next = (await tx.messages.getMany(env, subscriber._id, ids)).map((m) => change(m, now));
+      await tx.messages.replaceMany(next);
+      return next;
+    });
+    for (const message of updated) ctx.events.emit(event, { message });
+    return updated;
+  }
+
+  /** Deletes the messages `ids` names, in one transaction; with `strict`, one that is not the subscriber's is not_found. */
+  async function deleteIds(subscriberId: string, ids: (subscriber: Subscriber) => Promise<readonly string[]>, strict: boolean): Promise<number> {
+    const deleted = await storage.transaction(async (tx) => {
+      const subscriber = await subscriberOf(subscriberId, tx.subscribers);
+      const wanted = await ids(subscriber);
+      const found = await tx.messages.getMany(env, subscriber._id, wanted);
+      if (strict && found.length < new Set(wanted).size) throw notFound('Message', wanted.find((id) => !found.some((m) => m._id === id))!);
+      await tx.messages.deleteMany(env, subscriber._id, found.map((m) => m._id));
+      return found;
+    });
+    for (const message of deleted) ctx.events.emit('message.deleted', { message });
+    return deleted.length;
   }
 
   const snoozeJobKey = (messageId: string) => `snooze:${messageId}`;
@@ -148,13 +223,13 @@ export function messagesApi(ctx: EngineContext) {
     /** Archives messages: out of the default feed and the counts, kept for `feed({ archived: true })`. */
     async archive(subscriberId: string, messageIds: readonly string[] | string): Promise<Message[]> {
       const ids = parseInput(messageIdsSchema, messageIds, 'message ids');
-      const updated = await update(subscriberId, [...new Set(ids)], (m) => applyArchive(m, true));
+      const updated = await update(subscriberId, [...new Set(ids)], (m, now) => applyArchive(m, true, now));
       for (const message of updated) ctx.events.emit('message.archived', { message });
       return updated;
     },
     async unarchive(subscriberId: string, messageIds: readonly string[] | string): Promise<Message[]> {
       const ids = parseInput(messageIdsSchema, messageIds, 'message ids');
-      const updated = await update(subscriberId, [...new Set(ids)], (m) => applyArchive(m, false));
+      const updated = await update(subscriberId, [...new Set(ids)], (m, now) => applyArchive(m, false, now));
       for (const message of updated) ctx.events.emit('message.unarchived', { message });
       return updated;
     },
@@ -164,18 +239,56 @@ export function messagesApi(ctx: EngineContext) {
      * A subscriber who does not exist is a not_found (as Novu answers), not an empty page.
      */
     async feed(subscriberId: string, query: FeedQueryInput = {}): Promise<FeedPage> {
-      const parsed = parseInput(feedQuerySchema, query, 'feed query');
+      const { cursor, after, offset, limit, ...filter } = parseInput(feedQuerySchema, query, 'feed query');
       const subscriber = await readerOf(subscriberId);
+      let position = cursor;
+      if (after !== undefined) {
+        const [last] = await storage.messages.getMany(env, subscriber._id, [after]);
+        if (!last) throw notFound('Message', after);
+        position = feedCursor.encode(last);
+      }
       return storage.messages.feed(env, subscriber._id, {
-        limit: parsed.limit,
-        channel: parsed.channel,
-        archived: parsed.archived,
-        now: ctx.now(),
-        ...(parsed.cursor !== undefined && { cursor: parsed.cursor }),
-        ...(parsed.read !== undefined && { read: parsed.read }),
-        ...(parsed.seen !== undefined && { seen: parsed.seen }),
-        ...(parsed.tags !== undefined && { tags: parsed.tags }),
+        ...storageFilter(filter, ctx.now()),
+        limit,
+        ...(position !== undefined && { cursor: position }),
+        ...(offset !== undefined && { offset }),
       });
+    },
+    /**
+     * How many of the subscriber's messages match each filter, one indexed query per filter; each
+     * answer carries the filter exactly as it was given (Novu's Inbox keys its badges by it).
+     */
+    async count<F extends MessageFilterInput>(subscriberId: string, filters: readonly F[]): Promise<{ count: number; filter: F }[]> {
+      const parsed = parseInput(z.array(messageFilterSchema).max(30, 'at most 30 filters at once'), filters, 'count filters');
+      const subscriber = await readerOf(subscriberId);
+      const now = ctx.now();
+      const counts = await storage.messages.countMatching(env, subscriber._id, parsed.map((f) => storageFilter(f, now)));
+      return counts.map((count, i) => ({ count, filter: filters[i]! }));
+    },
+    /** Marks every unread message matching the filter read (and so seen, and out of the archive). */
+    readAll: (subscriberId: string, filter: MessageFilterInput = {}) => changeMatching(subscriberId, filter, { read: false }, (m, now) => applyMarkAs(m, 'read', now), 'message.read'),
+    /** Archives every unarchived message matching the filter (archiving reads it). */
+    archiveAll: (subscriberId: string, filter: MessageFilterInput = {}) => changeMatching(subscriberId, filter, { archived: false }, (m, now) => applyArchive(m, true, now), 'message.archived'),
+    /** Archives every read, unarchived message matching the filter. */
+    archiveRead: (subscriberId: string, filter: MessageFilterInput = {}) => changeMatching(subscriberId, filter, { archived: false, read: true }, (m, now) => applyArchive(m, true, now), 'message.archived'),
+    /** Marks messages seen: those named, or every unseen one matching the filter. */
+    async markSeen(subscriberId: string, which: { messageIds?: readonly string[]; filter?: MessageFilterInput }): Promise<Message[]> {
+      if (which.messageIds !== undefined) {
+        const ids = parseInput(messageIdsSchema, which.messageIds, 'message ids');
+        const updated = await update(subscriberId, [...new Set(ids)], (m, now) => applyMarkAs(m, 'seen', now));
+        for (const message of updated) ctx.events.emit('message.seen', { message });
+        return updated;
+      }
+      return changeMatching(subscriberId, which.filter ?? {}, { seen: false }, (m, now) => applyMarkAs(m, 'seen', now), 'message.seen');
+    },
+    /** Deletes one message of the subscriber; not_found when it is not theirs. */
+    async delete(subscriberId: string, messageId: string): Promise<void> {
+      await deleteIds(subscriberId, async () => [messageId], true);
+    },
+    /** Deletes every message matching the filter; returns how many. */
+    deleteAll: async (subscriberId: string, filter: MessageFilterInput = {}): Promise<number> => {
+      const parsed = parseInput(messageFilterSchema, filter, 'filter');
+      return deleteIds(subscriberId, (subscriber) => storage.messages.idsMatching(env, subscriber._id, storageFilter(parsed, ctx.now())), false);
     },
     /** Total, unread and unseen in_app messages of the subscriber (archived and snoozed ones left out). */
     async counts(subscriberId: string): Promise<{ total: number; unread: number; unseen: number }> {

@@ -27,6 +27,15 @@ export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday',
 export const weekdaySchema = z.enum(WEEKDAYS);
 export type Weekday = z.infer<typeof weekdaySchema>;
 
+/** How urgent a workflow's notifications are, as Novu's Inbox shows them (`none` by default). */
+export const SEVERITIES = ['high', 'medium', 'low', 'none'] as const;
+export const severitySchema = z.enum(SEVERITIES);
+export type Severity = z.infer<typeof severitySchema>;
+
+/** Where a redirect opens, as Novu's Inbox accepts it. */
+export const redirectTargetSchema = z.enum(['_self', '_blank', '_parent', '_top', '_unfencedTop']);
+export type RedirectTarget = z.infer<typeof redirectTargetSchema>;
+
 export const buttonTypeSchema = z.enum(['primary', 'secondary']);
 export type ButtonType = z.infer<typeof buttonTypeSchema>;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { actionStatusSchema, buttonTypeSchema, jsonObjectSchema } from './enums.js';
+import { actionStatusSchema, buttonTypeSchema, jsonObjectSchema, redirectTargetSchema } from './enums.js';
 
 export const emailBlockSchema = z.strictObject({
   type: z.enum(['button', 'text']),
@@ -13,6 +13,9 @@ export const actionButtonSchema = z.strictObject({
   type: buttonTypeSchema,
   content: z.string(),
   resultContent: z.string().optional(),
+  /** Where the button leads (a template, rendered per message): `http(s)://…` or a path starting with one `/`. */
+  url: z.string().optional(),
+  target: redirectTargetSchema.optional(),
 });
 export type ActionButton = z.infer<typeof actionButtonSchema>;
 
@@ -30,7 +33,7 @@ export type MessageAction = z.infer<typeof messageActionSchema>;
 
 export const messageCtaSchema = z.strictObject({
   type: z.literal('redirect').optional(),
-  data: z.strictObject({ url: z.string().optional() }).optional(),
+  data: z.strictObject({ url: z.string().optional(), target: redirectTargetSchema.optional() }).optional(),
   action: messageActionSchema.optional(),
 });
 export type MessageCta = z.infer<typeof messageCtaSchema>;

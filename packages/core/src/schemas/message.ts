@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { channelSchema, isoInstantSchema, jsonObjectSchema, messageStatusSchema } from './enums.js';
+import { channelSchema, isoInstantSchema, jsonObjectSchema, messageStatusSchema, severitySchema } from './enums.js';
 import { emailBlockSchema, messageCtaSchema } from './message-parts.js';
 
 export const messageSchema = z.object({
@@ -16,6 +16,8 @@ export const messageSchema = z.object({
   createdAt: isoInstantSchema,
   deliveredAt: z.array(isoInstantSchema),
   lastSeenDate: isoInstantSchema.optional(),
+  /** When it was first seen (marking seen again does not move it). */
+  firstSeenDate: isoInstantSchema.optional(),
   lastReadDate: isoInstantSchema.optional(),
   content: z.union([z.string(), z.array(emailBlockSchema)]),
   transactionId: z.string(),
@@ -24,6 +26,7 @@ export const messageSchema = z.object({
   read: z.boolean(),
   seen: z.boolean(),
   archived: z.boolean(),
+  archivedAt: isoInstantSchema.optional(),
   snoozedUntil: isoInstantSchema.optional(),
   email: z.string().optional(),
   phone: z.string().optional(),
@@ -41,5 +44,9 @@ export const messageSchema = z.object({
   overrides: jsonObjectSchema.optional(),
   contextKeys: z.array(z.string()).optional(),
   tags: z.array(z.string()),
+  /** The workflow's severity when the message was made. */
+  severity: severitySchema,
+  /** The in-app step's `data`, rendered like its content. */
+  data: jsonObjectSchema.optional(),
 });
 export type Message = z.infer<typeof messageSchema>;

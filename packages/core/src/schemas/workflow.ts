@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { idSchema } from './limits.js';
 import { channelPreferencesSchema } from './schedule.js';
-import { isoInstantSchema, jsonObjectSchema } from './enums.js';
+import { isoInstantSchema, jsonObjectSchema, severitySchema } from './enums.js';
 import { delayMetadataSchema, digestMetadataSchema, stepSchema, type Step } from './step.js';
 import { templateSyntaxError } from '../templates/render.js';
 
@@ -63,6 +63,7 @@ const workflowFields = {
   active: z.boolean().default(true),
   draft: z.boolean().default(false),
   critical: z.boolean().default(false),
+  severity: severitySchema.default('none'),
   preferenceSettings: channelPreferencesSchema.default({}),
   tags: z.array(z.string()).default([]),
   steps: z.array(stepSchema).default([]),

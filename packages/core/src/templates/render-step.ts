@@ -1,4 +1,4 @@
-import type { EmailBlock, MessageCta, StepTemplate } from '../schemas/index.js';
+import type { EmailBlock, JsonObject, MessageCta, StepTemplate } from '../schemas/index.js';
 import { renderTemplate } from './render.js';
 
 /** A step's template with every text rendered. */
@@ -8,6 +8,16 @@ export interface RenderedContent {
   readonly content: string | EmailBlock[];
   readonly avatar?: string;
   readonly cta: MessageCta;
+  /** The step's `data`, every text in it rendered. */
+  readonly data?: JsonObject;
+}
+
+/** A JSON value with every string in it rendered. */
+function renderValue(value: unknown, r: (text: string) => string): unknown {
+  if (typeof value === 'string') return r(value);
+  if (Array.isArray(value)) return value.map((item) => renderValue(item, r));
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, renderValue(inner, r)]));
+  return value;
 }
 
 /** Renders every text of a step template against the variables (subscriber, payload, step, …). */
@@ -26,7 +36,13 @@ export function renderStep(template: StepTemplate, variables: Record<string, unk
     ? {
         ...template.cta,
         ...(template.cta.data && { data: { ...template.cta.data, ...(template.cta.data.url !== undefined && { url: r(template.cta.data.url) }) } }),
-        ...(template.cta.action && { action: { status: 'pending' as const, ...template.cta.action } }),
+        ...(template.cta.action && {
+          action: {
+            status: 'pending' as const,
+            ...template.cta.action,
+            ...(template.cta.action.buttons && { buttons: template.cta.action.buttons.map((b) => (b.url === undefined ? b : { ...b, url: r(b.url) })) }),
+          },
+        }),
       }
     : {};
   return {
@@ -35,5 +51,6 @@ export function renderStep(template: StepTemplate, variables: Record<string, unk
     ...(template.subject !== undefined && { subject: r(template.subject) }),
     ...(template.title !== undefined && { title: r(template.title) }),
     ...(template.avatar !== undefined && { avatar: r(template.avatar) }),
+    ...(template.data !== undefined && { data: renderValue(template.data, r) as JsonObject }),
   };
 }

@@ -121,7 +121,7 @@ export async function storedState(storage: Storage, env: string, scenario: Fault
   const messages: Message[] = [];
   for (const s of sorted(subscribers.map((x) => x.subscriberId)).map((id) => subscribers.find((x) => x.subscriberId === id)!)) {
     const feeds = [];
-    for (const archived of [false, true]) feeds.push(...(await storage.messages.feed(env, s._id, { limit: 1_000, archived })).items);
+    for (const archived of [false, true]) feeds.push(...(await storage.messages.feed(env, s._id, { limit: 1_000, archived, now: '9999-12-31T23:59:59.999Z' })).items);
     messages.push(...feeds);
     people.push({
       subscriberId: s.subscriberId,

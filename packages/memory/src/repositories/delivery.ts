@@ -1,4 +1,4 @@
-import { feedCursor, type Job, type Message, type StorageRepositories } from '@tidings/core';
+import { feedCursor, messageMatches, type Job, type Message, type StorageRepositories } from '@tidings/core';
 import type { QueueEntry } from '../job-queue.js';
 import { k, type Tables } from '../tables.js';
 
@@ -169,20 +169,33 @@ export function deliveryRepositories(t: Tables): Delivery {
       async feed(env, subscriberInternalId, query) {
         const after = query.cursor ? feedCursor.decode(query.cursor) : null;
         const items = [...(t.inboxes.get(k(env, subscriberInternalId))?.values() ?? [])]
-          .filter(
-            (m) =>
-              (query.channel === undefined || m.channel === query.channel) &&
-              (query.read === undefined || m.read === query.read) &&
-              (query.seen === undefined || m.seen === query.seen) &&
-              m.archived === (query.archived ?? false) &&
-              (query.now === undefined || m.snoozedUntil === undefined || m.snoozedUntil <= query.now) &&
-              (query.tags === undefined || query.tags.some((tag) => m.tags.includes(tag))) &&
-              (after === null || m.createdAt < after.createdAt || (m.createdAt === after.createdAt && m._id < after.id)),
-          )
-          .sort(newestFirst);
+          .filter((m) => messageMatches(m, query) && (after === null || m.createdAt < after.createdAt || (m.createdAt === after.createdAt && m._id < after.id)))
+          .sort(newestFirst)
+          .slice(query.offset ?? 0);
         const page = items.slice(0, query.limit).map(t.copy);
         const last = page[page.length - 1];
         return { items: page, nextCursor: items.length > query.limit && last ? feedCursor.encode(last) : null };
+      },
+      async countMatching(env, subscriberInternalId, filters) {
+        const inbox = [...(t.inboxes.get(k(env, subscriberInternalId))?.values() ?? [])];
+        return filters.map((filter) => inbox.filter((m) => messageMatches(m, filter)).length);
+      },
+      async idsMatching(env, subscriberInternalId, filter) {
+        return [...(t.inboxes.get(k(env, subscriberInternalId))?.values() ?? [])]
+          .filter((m) => messageMatches(m, filter))
+          .sort(newestFirst)
+          .map((m) => m._id);
+      },
+      async deleteMany(env, subscriberInternalId, ids) {
+        const inbox = t.inboxes.get(k(env, subscriberInternalId));
+        let deleted = 0;
+        for (const id of new Set(ids)) {
+          if (!inbox?.has(id)) continue;
+          t.del(inbox, id);
+          t.del(t.messages, id);
+          deleted++;
+        }
+        return deleted;
       },
       async counts(env, subscriberInternalId, query = {}) {
         let total = 0;

@@ -5,6 +5,7 @@ import type { JobRow } from '../dialect.js';
 import { docsByKeys } from '../docs-by-keys.js';
 import { reusableQuery } from '../reusable-query.js';
 import { MESSAGE_SELECT, messageFromRow, messageRow } from '../message-row.js';
+import { messageCondition } from '../message-filter.js';
 import { rowInserter } from '../row-inserter.js';
 import { decodeTraceDoc, encodeTraceDoc } from '../trace-doc.js';
 import type { RepoContext } from './context.js';
@@ -29,7 +30,7 @@ export function jobFromRow(row: JobRow): Job {
 
 const insertNotifications = rowInserter('tidings_notifications', ['env', 'id', 'transaction_id', 'doc'], (q) => q.onConflict((oc) => oc.doNothing()).returning('id'));
 const insertJobs = rowInserter('tidings_jobs', ['id', 'env', 'kind', 'run_at', 'attempts', 'locked_by', 'locked_until', 'transaction_id', 'subscriber_id', 'data', 'last_error']);
-const MESSAGE_COLUMNS = ['id', 'env', 'subscriber_internal_id', 'transaction_id', 'channel', 'read', 'seen', 'created_at', 'doc', 'archived', 'snoozed_until', 'tags'] as const;
+const MESSAGE_COLUMNS = ['id', 'env', 'subscriber_internal_id', 'transaction_id', 'channel', 'read', 'seen', 'created_at', 'doc', 'archived', 'snoozed_until', 'tags', 'severity'] as const;
 const insertMessages = rowInserter('tidings_messages', MESSAGE_COLUMNS, (q) => q.onConflict((oc) => oc.doNothing()).returning('id'));
 const insertTraces = rowInserter('tidings_traces', ['env', 'transaction_id', 'subscriber_id', 'at', 'doc']);
 
@@ -156,25 +157,56 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
         }
       },
       async feed(env, subscriberInternalId, query) {
-        let q = db.selectFrom('tidings_messages').select(MESSAGE_SELECT).where('env', '=', env).where('subscriber_internal_id', '=', subscriberInternalId);
-        if (query.channel !== undefined) q = q.where('channel', '=', query.channel);
-        if (query.read !== undefined) q = q.where('read', '=', bit(query.read));
-        if (query.seen !== undefined) q = q.where('seen', '=', bit(query.seen));
-        q = q.where('archived', '=', bit(query.archived ?? false));
-        if (query.now !== undefined) q = q.where((eb) => eb.or([eb('snoozed_until', 'is', null), eb('snoozed_until', '<=', query.now!)]));
-        if (query.tags !== undefined) {
-          const tags = query.tags;
-          const escaped = (tag: string) => `%,${tag.replace(/[\\%_]/g, (ch) => `\\${ch}`)},%`;
-          q = q.where((eb) => eb.or(tags.map((tag) => sql<boolean>`tags like ${escaped(tag)} escape '\\'`)));
-        }
+        let q = db
+          .selectFrom('tidings_messages')
+          .select(MESSAGE_SELECT)
+          .where('env', '=', env)
+          .where('subscriber_internal_id', '=', subscriberInternalId)
+          .where((eb) => messageCondition(eb, query, dialect));
         const after = query.cursor ? feedCursor.decode(query.cursor) : null;
         if (after) {
           q = q.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]));
         }
-        const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit + 1).execute();
+        q = q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit + 1);
+        if (query.offset) q = q.offset(query.offset);
+        const rows = await q.execute();
         const items = rows.slice(0, query.limit).map(messageFromRow);
         const last = items[items.length - 1];
         return { items, nextCursor: rows.length > query.limit && last ? feedCursor.encode(last) : null };
+      },
+      async countMatching(env, subscriberInternalId, filters) {
+        const counts: number[] = [];
+        for (const filter of filters) {
+          const row = await db
+            .selectFrom('tidings_messages')
+            .select((eb) => eb.fn.countAll().as('count'))
+            .where('env', '=', env)
+            .where('subscriber_internal_id', '=', subscriberInternalId)
+            .where((eb) => messageCondition(eb, filter, dialect))
+            .executeTakeFirstOrThrow();
+          counts.push(Number(row.count));
+        }
+        return counts;
+      },
+      async idsMatching(env, subscriberInternalId, filter) {
+        const rows = await db
+          .selectFrom('tidings_messages')
+          .select('id')
+          .where('env', '=', env)
+          .where('subscriber_internal_id', '=', subscriberInternalId)
+          .where((eb) => messageCondition(eb, filter, dialect))
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .execute();
+        return rows.map((r) => r.id);
+      },
+      async deleteMany(env, subscriberInternalId, ids) {
+        let deleted = 0;
+        for (const part of chunk([...new Set(ids)], 1, max - 2)) {
+          const result = await db.deleteFrom('tidings_messages').where('env', '=', env).where('subscriber_internal_id', '=', subscriberInternalId).where('id', 'in', part).executeTakeFirst();
+          deleted += Number(result.numDeletedRows);
+        }
+        return deleted;
       },
       async counts(env, subscriberInternalId, query = {}) {
         let q = db

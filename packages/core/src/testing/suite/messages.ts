@@ -61,16 +61,16 @@ export function messagesSuite({ get, backend }: SuiteContext): void {
         .filter((m) => m.channel === 'in_app')
         .sort((a, b) => (a.createdAt === b.createdAt ? (a._id < b._id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1))
         .map((m) => m._id);
-      const first = await s.messages.feed('env-a', ada._id, { limit: 4, channel: 'in_app' });
+      const first = await s.messages.feed('env-a', ada._id, { limit: 4, channel: 'in_app', now: T0 });
       expect(first.items.map((m) => m._id)).toEqual(expected.slice(0, 4));
       await s.messages.insertMany([messageRecord('env-a', ada, { createdAt: plus(T0, 99_000) })]);
-      const second = await s.messages.feed('env-a', ada._id, { limit: 4, channel: 'in_app', cursor: first.nextCursor! });
+      const second = await s.messages.feed('env-a', ada._id, { limit: 4, channel: 'in_app', cursor: first.nextCursor!, now: T0 });
       expect(second.items.map((m) => m._id)).toEqual(expected.slice(4));
       expect(second.nextCursor).toBeNull();
-      const unread = await s.messages.feed('env-a', ada._id, { limit: 50, read: false });
+      const unread = await s.messages.feed('env-a', ada._id, { limit: 50, read: false, now: T0 });
       expect(unread.items.every((m) => !m.read)).toBe(true);
       expect(unread.items).toHaveLength(4);
-      expect((await s.messages.feed('env-b', ada._id, { limit: 50 })).items).toEqual([]);
+      expect((await s.messages.feed('env-b', ada._id, { limit: 50, now: T0 })).items).toEqual([]);
     });
 
     it('messages.counts — total, unread and unseen per subscriber and channel', async () => {
@@ -96,20 +96,25 @@ export function messagesSuite({ get, backend }: SuiteContext): void {
       expect(await s.messages.listByTransaction('env-b', 't')).toEqual([]);
     });
 
-    it('messages.feed / counts — archived messages only on request, snoozed ones hidden until their time, tag filters', async () => {
+    it('messages.feed / counts — archived and snoozed messages by filter (snoozed until their time), tag filters', async () => {
       const s = get();
       const plain = messageRecord('env-a', ada, { tags: ['billing'] });
       const archived = messageRecord('env-a', ada, { archived: true, tags: ['billing'] });
       const snoozed = messageRecord('env-a', ada, { snoozedUntil: plus(T0, 60_000), tags: ['social', 'b_1%'] });
       await s.messages.insertMany([plain, archived, snoozed]);
       const ids = async (query: Parameters<typeof s.messages.feed>[2]) => (await s.messages.feed('env-a', ada._id, query)).items.map((m) => m._id).sort();
-      expect(await ids({ limit: 10, now: T0 })).toEqual([plain._id]);
-      expect(await ids({ limit: 10, now: plus(T0, 60_000) })).toEqual([plain._id, snoozed._id].sort());
-      expect(await ids({ limit: 10, archived: true })).toEqual([archived._id]);
-      expect(await ids({ limit: 10, tags: ['social'] })).toEqual([snoozed._id]);
-      expect(await ids({ limit: 10, tags: ['b_1%'] })).toEqual([snoozed._id]);
-      expect(await ids({ limit: 10, tags: ['b%'] })).toEqual([]);
-      expect(await ids({ limit: 10, tags: ['billing', 'social'], now: T0 })).toEqual([plain._id]);
+      const inbox = { archived: false, snoozed: false };
+      expect(await ids({ limit: 10, now: T0, ...inbox })).toEqual([plain._id]);
+      expect(await ids({ limit: 10, now: plus(T0, 60_000), ...inbox })).toEqual([plain._id, snoozed._id].sort());
+      expect(await ids({ limit: 10, now: T0, snoozed: true })).toEqual([snoozed._id]);
+      expect(await ids({ limit: 10, now: T0, archived: true })).toEqual([archived._id]);
+      expect(await ids({ limit: 10, now: T0 })).toEqual([plain._id, archived._id, snoozed._id].sort());
+      expect(await ids({ limit: 10, now: T0, tags: [['social']] })).toEqual([snoozed._id]);
+      expect(await ids({ limit: 10, now: T0, tags: [['b_1%']] })).toEqual([snoozed._id]);
+      expect(await ids({ limit: 10, now: T0, tags: [['b%']] })).toEqual([]);
+      expect(await ids({ limit: 10, now: T0, tags: [['billing', 'social']], ...inbox })).toEqual([plain._id]);
+      expect(await ids({ limit: 10, now: T0, tags: [['billing'], ['social']] })).toEqual([]);
+      expect(await ids({ limit: 10, now: T0, tags: [['social'], ['b_1%', 'x']] })).toEqual([snoozed._id]);
       expect(await s.messages.counts('env-a', ada._id, { now: T0 })).toEqual({ total: 1, unread: 1, unseen: 1 });
       expect(await s.messages.counts('env-a', ada._id, { now: plus(T0, 60_000) })).toEqual({ total: 2, unread: 2, unseen: 2 });
       await s.messages.replaceMany([{ ...archived, archived: false }]);
