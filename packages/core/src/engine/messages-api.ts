@@ -141,10 +141,10 @@ export function messagesApi(ctx: EngineContext) {
   }
 
   /** Deletes the messages `ids` names, in one transaction; with `strict`, one that is not the subscriber's is not_found. */
-  async function deleteIds(subscriberId: string, ids: (subscriber: Subscriber) => Promise<readonly string[]>, strict: boolean): Promise<number> {
+  async function deleteIds(subscriberId: string, ids: (subscriber: Subscriber, tx: StorageRepositories) => Promise<readonly string[]>, strict: boolean): Promise<number> {
     const deleted = await storage.transaction(async (tx) => {
       const subscriber = await subscriberOf(subscriberId, tx.subscribers);
-      const wanted = await ids(subscriber);
+      const wanted = await ids(subscriber, tx);
       const found = await tx.messages.getMany(env, subscriber._id, wanted);
       if (strict && found.length < new Set(wanted).size) throw notFound('Message', wanted.find((id) => !found.some((m) => m._id === id))!);
       await tx.messages.deleteMany(env, subscriber._id, found.map((m) => m._id));
@@ -288,7 +288,7 @@ export function messagesApi(ctx: EngineContext) {
     /** Deletes every message matching the filter; returns how many. */
     deleteAll: async (subscriberId: string, filter: MessageFilterInput = {}): Promise<number> => {
       const parsed = parseInput(messageFilterSchema, filter, 'filter');
-      return deleteIds(subscriberId, (subscriber) => storage.messages.idsMatching(env, subscriber._id, storageFilter(parsed, ctx.now())), false);
+      return deleteIds(subscriberId, (subscriber, tx) => tx.messages.idsMatching(env, subscriber._id, storageFilter(parsed, ctx.now())), false);
     },
     /** Total, unread and unseen in_app messages of the subscriber (archived and snoozed ones left out). */
     async counts(subscriberId: string): Promise<{ total: number; unread: number; unseen: number }> {

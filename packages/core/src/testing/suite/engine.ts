@@ -116,6 +116,60 @@ export function engineSuite({ get }: SuiteContext): void {
       await expect(tidings.integrations.update('nope', { active: true })).rejects.toThrow(/not found/);
     });
 
+    it('engine — Novu’s Inbox data and rules: severity, data, buttons; archive reads; counts per filter echoed; bulk actions by filter; delete', async () => {
+      const { tidings, clock } = engine();
+      await tidings.workflows.upsert({
+        name: 'Billing',
+        triggers: [{ identifier: 'billing' }],
+        severity: 'high',
+        tags: ['billing'],
+        steps: [{ template: { type: 'in_app', content: 'Invoice {{ payload.n }}', data: { invoice: '{{ payload.n }}', kind: 'invoice' }, cta: { data: { url: '/invoices/{{ payload.n }}', target: '_blank' }, action: { buttons: [{ type: 'primary', content: 'Pay', url: '/pay/{{ payload.n }}' }] } } } }],
+      });
+      await tidings.workflows.upsert({ name: 'Social', triggers: [{ identifier: 'social' }], tags: ['social'], steps: [{ template: { type: 'in_app', content: 'Like' } }] });
+      for (const n of [1, 2, 3]) {
+        await tidings.trigger({ name: 'billing', to: 'ada', payload: { n } });
+        clock.advance(1000);
+      }
+      await tidings.trigger({ name: 'social', to: 'ada' });
+      await tidings.runDue();
+      const [newest] = (await tidings.messages.feed('ada', { tags: ['billing'] })).items;
+      expect(newest).toMatchObject({ severity: 'high', data: { invoice: '3', kind: 'invoice' }, cta: { data: { url: '/invoices/3', target: '_blank' }, action: { buttons: [{ url: '/pay/3' }] } } });
+      expect((await tidings.messages.feed('ada', { tags: ['social'] })).items[0]!.severity).toBe('none');
+
+      const filters = [{ read: false, severity: 'high' as const }, { read: false, severity: ['none' as const] }, { tags: [['billing'], ['social']] }, { data: { kind: 'invoice' } }];
+      const counted = await tidings.messages.count('ada', filters);
+      expect(counted.map((c) => c.count)).toEqual([3, 1, 0, 3]);
+      expect(counted.map((c) => c.filter)).toEqual(filters);
+
+      const [archived] = await tidings.messages.archive('ada', [newest!._id]);
+      expect(archived).toMatchObject({ archived: true, read: true, seen: true, archivedAt: clock.now().toISOString(), firstSeenDate: clock.now().toISOString() });
+      const [unarchived] = await tidings.messages.unarchive('ada', [newest!._id]);
+      expect(unarchived).toMatchObject({ archived: false, read: true });
+      expect(unarchived!.archivedAt).toBeUndefined();
+      await tidings.messages.archive('ada', [newest!._id]);
+      const [unread] = await tidings.messages.markAs('ada', { messageId: newest!._id, markAs: 'unread' });
+      expect(unread).toMatchObject({ archived: false, read: false, seen: true });
+
+      const page = await tidings.messages.feed('ada', { limit: 2 });
+      const after = await tidings.messages.feed('ada', { limit: 10, after: page.items[1]!._id });
+      expect([...page.items, ...after.items]).toHaveLength(4);
+      expect((await tidings.messages.feed('ada', { offset: 3 })).items).toHaveLength(1);
+
+      expect(await tidings.messages.markSeen('ada', { filter: { tags: ['social'] } })).toHaveLength(1);
+      expect((await tidings.messages.readAll('ada', { data: { kind: 'invoice' } })).map((m) => m.read)).toEqual([true, true, true]);
+      expect(await tidings.messages.count('ada', [{ read: false }])).toEqual([{ count: 1, filter: { read: false } }]);
+      expect(await tidings.messages.archiveRead('ada')).toHaveLength(3);
+      expect((await tidings.messages.feed('ada')).items.map((m) => m.content)).toEqual(['Like']);
+      expect((await tidings.messages.feed('ada', { archived: true })).items).toHaveLength(3);
+      expect(await tidings.messages.archiveAll('ada')).toHaveLength(1);
+      expect(await tidings.messages.deleteAll('ada', { tags: ['social'] })).toBe(1);
+      const [one] = (await tidings.messages.feed('ada', { archived: true })).items;
+      await tidings.messages.delete('ada', one!._id);
+      await expect(tidings.messages.delete('ada', one!._id)).rejects.toThrow(/not found/);
+      expect(await tidings.messages.count('ada', [{}])).toEqual([{ count: 2, filter: {} }]);
+      await expect(tidings.messages.count('ada', [{ severity: 'urgent' } as never])).rejects.toThrow(/severity/);
+    });
+
     it('engine — delays and digests (keyed and unkeyed) resume and flush on the manual clock', async () => {
       const { tidings, clock } = engine();
       await tidings.workflows.upsert({

@@ -1,5 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../../schemas/index.js';
+import { messageMatches } from '../../messages/message-filter.js';
+import { SEVERITIES, type Message } from '../../schemas/index.js';
+import type { MessageFilter } from '../../storage.js';
 import type { SuiteContext } from '../describe-storage.js';
 import { T0, messageRecord, plus } from '../fixtures.js';
 
@@ -94,6 +97,68 @@ export function messagesSuite({ get, backend }: SuiteContext): void {
       await s.messages.insertMany([a, b, messageRecord('env-a', ada, { transactionId: 'other' })]);
       expect((await s.messages.listByTransaction('env-a', 't')).map((m) => m._id)).toEqual([b._id, a._id]);
       expect(await s.messages.listByTransaction('env-b', 't')).toEqual([]);
+    });
+
+    it('messages.feed / countMatching / idsMatching — for any messages and filter, exactly the messages core’s messageMatches selects', async () => {
+      const s = get();
+      const tag = fc.constantFrom('a', 'b', 'c');
+      const when = fc.constantFrom(undefined, plus(T0, -60_000), plus(T0, 60_000));
+      const value = fc.constantFrom<string | number | boolean>('x', 'y', 1, 2, true, false);
+      const made = fc.record({
+        read: fc.boolean(),
+        seen: fc.boolean(),
+        archived: fc.boolean(),
+        snoozedUntil: when,
+        tags: fc.uniqueArray(tag, { maxLength: 3 }),
+        severity: fc.constantFrom(...SEVERITIES),
+        data: fc.option(fc.dictionary(fc.constantFrom('k', 'm'), value, { maxKeys: 2 }), { nil: undefined }),
+        at: fc.integer({ min: 0, max: 5 }),
+        channel: fc.constantFrom('in_app' as const, 'email' as const),
+      });
+      const filter = fc.record(
+        {
+          channel: fc.constantFrom('in_app' as const, 'email' as const),
+          read: fc.boolean(),
+          seen: fc.boolean(),
+          archived: fc.boolean(),
+          snoozed: fc.boolean(),
+          tags: fc.array(fc.uniqueArray(tag, { maxLength: 2 }), { maxLength: 2 }),
+          severity: fc.uniqueArray(fc.constantFrom(...SEVERITIES), { maxLength: 2 }),
+          data: fc.dictionary(fc.constantFrom('k', 'm'), value, { minKeys: 1, maxKeys: 1 }),
+          createdGte: fc.integer({ min: 0, max: 5 }).map((n) => plus(T0, n * 1000)),
+          createdLte: fc.integer({ min: 0, max: 5 }).map((n) => plus(T0, n * 1000)),
+        },
+        { requiredKeys: [] },
+      );
+      let run = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.array(made, { maxLength: 8 }), filter, async (specs, given) => {
+          const owner = { _id: `i-prop-${++run}`, subscriberId: `prop-${run}` };
+          const messages = specs.map(({ at, snoozedUntil, data, ...rest }) =>
+            messageRecord('env-a', owner, { ...rest, createdAt: plus(T0, at * 1000), ...(snoozedUntil && { snoozedUntil }), ...(data && { data }) }),
+          );
+          await s.messages.insertMany(messages);
+          const query: MessageFilter = { ...given, now: T0 };
+          const newestFirst = (a: Message, b: Message) => (a.createdAt === b.createdAt ? (a._id < b._id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1);
+          const expected = messages.filter((m) => messageMatches(m, query)).sort(newestFirst).map((m) => m._id);
+          expect((await s.messages.feed('env-a', owner._id, { ...query, limit: 100 })).items.map((m) => m._id)).toEqual(expected);
+          expect(await s.messages.idsMatching('env-a', owner._id, query)).toEqual(expected);
+          expect(await s.messages.countMatching('env-a', owner._id, [query, { now: T0 }])).toEqual([expected.length, messages.length]);
+          if (expected.length > 1) expect((await s.messages.feed('env-a', owner._id, { ...query, limit: 100, offset: 1 })).items.map((m) => m._id)).toEqual(expected.slice(1));
+        }),
+        { numRuns: s.capabilities.multiProcess ? 25 : 60 },
+      );
+    });
+
+    it('messages.deleteMany — only the subscriber’s messages, counted', async () => {
+      const s = get();
+      const mine = [messageRecord('env-a', ada), messageRecord('env-a', ada)];
+      const theirs = messageRecord('env-a', bob);
+      await s.messages.insertMany([...mine, theirs]);
+      expect(await s.messages.deleteMany('env-a', ada._id, [mine[0]!._id, theirs._id, 'missing'])).toBe(1);
+      expect((await s.messages.getMany('env-a', ada._id, mine.map((m) => m._id))).map((m) => m._id)).toEqual([mine[1]!._id]);
+      expect(await s.messages.getMany('env-a', bob._id, [theirs._id])).toHaveLength(1);
+      expect(await s.messages.deleteMany('env-b', bob._id, [theirs._id])).toBe(0);
     });
 
     it('messages.feed / counts — archived and snoozed messages by filter (snoozed until their time), tag filters', async () => {
