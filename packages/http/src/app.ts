@@ -2,9 +2,11 @@ import { parseInput, systemClock, type Tidings } from '@tidings/core';
 import { checkedParams } from './params.js';
 import { Hono, type Context } from 'hono';
 import type { AppEnv, HttpAppOptions } from './context.js';
+import { parseBody, readBody } from './body.js';
 import { errorBody, HttpError, toHttp } from './errors.js';
 import { healthRoutes } from './health.js';
 import { idempotency } from './idempotency.js';
+import { inboxRoutes } from './inbox/inbox-routes.js';
 import { liveEvents } from './live.js';
 import { withoutNovuExtras } from './novu-extras.js';
 import { openApiDocument } from './openapi.js';
@@ -14,40 +16,6 @@ import { legacyRoutes } from './routes/legacy-routes.js';
 import type { RouteDefinition } from './routes/route.js';
 
 const API_KEY = /^ApiKey\s+(\S+)\s*$/;
-
-/**
- * Reads a request body up to `limit` bytes as it streams in: a larger one (a chunked upload with no
- * length included) is cut there with a 413 and its connection closed, never buffered whole.
- */
-async function readBody(request: Request, limit: number): Promise<string> {
-  if (!request.body) return '';
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw new HttpError(413, `The request body is larger than ${limit} bytes`, {}, { connection: 'close' });
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function parseBody(text: string, contentType: string | undefined): unknown {
-  if (text.trim() === '') return undefined;
-  if (contentType !== undefined && !/^application\/(.+\+)?json\b/i.test(contentType.trim())) {
-    throw new HttpError(415, 'Request bodies must be JSON (Content-Type: application/json)');
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new HttpError(400, 'The request body is not valid JSON');
-  }
-}
 
 /**
  * The Tidings HTTP API as a Hono app (a fetch handler): Novu's paths, `{ "data": … }` envelopes and
@@ -73,10 +41,17 @@ export function createHttpApp(options: HttpAppOptions) {
   app.get('/openapi.json', (c) => c.json(document));
   healthRoutes(app, [...new Set(options.environments.map((e) => e.tidings))]);
 
+  const inboxEnvironments = options.environments.flatMap(({ tidings, apiKeys, applicationIdentifier }) =>
+    applicationIdentifier !== undefined && apiKeys[0] !== undefined ? [{ tidings, applicationIdentifier, apiKey: apiKeys[0] }] : [],
+  );
+  inboxRoutes(app, inboxEnvironments, options.inbox ?? {}, clock, limit);
+
   app.use('/v1/*', authenticate);
   app.use('/v2/*', authenticate);
 
   async function authenticate(c: Context<AppEnv>, next: () => Promise<void>): Promise<Response | void> {
+    // The Inbox's own routes authenticate with the subscriber's session token instead.
+    if (c.req.path.startsWith('/v1/inbox/')) return next();
     const header = c.req.header('authorization');
     if (!header) throw new HttpError(401, 'Missing the Authorization header (Authorization: ApiKey <key>)');
     const match = API_KEY.exec(header);

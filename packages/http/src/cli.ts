@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { serve } from './serve.js';
 
-const USAGE = `Usage: tidings serve [--port 3000] [--host 127.0.0.1] [--db ./.tidings/tidings.db | --postgres URL] [--api-key KEY] [--webhook-allow host,10.0.0.0/8,…]`;
+const USAGE = `Usage: tidings serve [--port 3000] [--host 127.0.0.1] [--db ./.tidings/tidings.db | --postgres URL] [--api-key KEY] [--application-identifier ID] [--no-inbox-hash] [--webhook-allow host,10.0.0.0/8,…]`;
 
 /** Longest a shutdown may take before the process exits anyway. */
 const SHUTDOWN_BOUND_MS = 10_000;
@@ -17,8 +17,17 @@ export async function main(argv: string[]): Promise<void> {
   try {
     values = parseArgs({
       args: rest,
-      options: { port: { type: 'string' }, host: { type: 'string' }, db: { type: 'string' }, postgres: { type: 'string' }, 'api-key': { type: 'string' }, 'webhook-allow': { type: 'string' } },
-    }).values;
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        db: { type: 'string' },
+        postgres: { type: 'string' },
+        'api-key': { type: 'string' },
+        'application-identifier': { type: 'string' },
+        'no-inbox-hash': { type: 'boolean' },
+        'webhook-allow': { type: 'string' },
+      },
+    }).values as Record<string, string | undefined>;
   } catch (error) {
     console.error(`${(error as Error).message}\n${USAGE}`);
     process.exitCode = 2;
@@ -38,6 +47,8 @@ export async function main(argv: string[]): Promise<void> {
       ...(values['db'] && { db: values['db'] }),
       ...(values['postgres'] && { postgres: values['postgres'] }),
       ...(values['api-key'] && { apiKey: values['api-key'] }),
+      ...(values['application-identifier'] && { applicationIdentifier: values['application-identifier'] }),
+      ...(values['no-inbox-hash'] && { inboxHash: false }),
       ...(values['webhook-allow'] && { webhookAllow: values['webhook-allow'].split(',').map((s) => s.trim()).filter(Boolean) }),
     });
   } catch (error) {
@@ -51,6 +62,8 @@ export async function main(argv: string[]): Promise<void> {
     console.log(`API key (new, kept in ${server.apiKeyFile}): ${server.apiKey}`);
     console.log(`Try: curl -H "Authorization: ApiKey ${server.apiKey}" ${server.url}/v1/integrations/active`);
   } else if (server.apiKeyFile) console.log(`API key: kept in ${server.apiKeyFile}`);
+  console.log(`Application identifier (Novu's Inbox): ${server.applicationIdentifier}${server.applicationIdentifierFile ? ` (kept in ${server.applicationIdentifierFile})` : ''}`);
+  if (values['no-inbox-hash']) console.warn('Warning: --no-inbox-hash: Inbox sessions open without the subscriber hash, so anyone who knows the application identifier can read any subscriber\'s inbox');
   let stopping = false;
   const shutdown = async () => {
     if (stopping) return;

@@ -29,6 +29,16 @@ export interface ServeOptions {
    * (loopback, private and link-local ones are refused by default). @default []
    */
   webhookAllow?: readonly string[];
+  /**
+   * The public identifier Novu's Inbox client (`applicationIdentifier`) opens sessions with; generated
+   * and kept beside the API key as `application-identifier` on first run when absent.
+   */
+  applicationIdentifier?: string;
+  /**
+   * Require the subscriber's HMAC hash to open an Inbox session. Off, anyone who knows the application
+   * identifier can read any subscriber's inbox; the CLI warns at start. @default true
+   */
+  inboxHash?: boolean;
   /** How long `close()` waits for requests and jobs in flight before it cuts them. @default 5_000 */
   graceMs?: number;
 }
@@ -40,9 +50,10 @@ export class StartupError extends Error {
 
 const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-function loadOrCreateKey(file: string): { key: string; created: boolean } {
+/** A value kept in a file beside the database: read when there, else made and written (owner-only). */
+function loadOrCreate(file: string, make: () => string): { key: string; created: boolean } {
   if (existsSync(file)) return { key: readFileSync(file, 'utf8').trim(), created: false };
-  const key = `tid_${randomBytes(24).toString('hex')}`;
+  const key = make();
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, `${key}\n`, { mode: 0o600 });
   return { key, created: true };
@@ -113,7 +124,9 @@ export async function serve(options: ServeOptions = {}) {
   const keyFile = join(options.postgres ? '.tidings' : dirname(db), 'api-key');
   const { storage, where } = await openStorage(options, db);
   await checkStorage(storage, where);
-  const { key: apiKey, created } = options.apiKey !== undefined ? { key: options.apiKey, created: false } : loadOrCreateKey(keyFile);
+  const { key: apiKey, created } = options.apiKey !== undefined ? { key: options.apiKey, created: false } : loadOrCreate(keyFile, () => `tid_${randomBytes(24).toString('hex')}`);
+  const identifierFile = join(dirname(keyFile), 'application-identifier');
+  const applicationIdentifier = options.applicationIdentifier ?? loadOrCreate(identifierFile, () => `app_${randomBytes(12).toString('hex')}`).key;
   const network = { allow: [...(options.webhookAllow ?? [])] };
   const tidings = createTidings({
     storage,
@@ -121,7 +134,10 @@ export async function serve(options: ServeOptions = {}) {
     ...(options.environmentId && { environmentId: options.environmentId }),
     providers: [smtpProvider(), chatWebhookProvider({ network }), slackProvider({ network }), discordProvider({ network }), msTeamsProvider({ network }), pushWebhookProvider({ network }), ...consoleProviders()],
   });
-  const app = createHttpApp({ environments: [{ tidings, apiKeys: [apiKey] }] });
+  const app = createHttpApp({
+    environments: [{ tidings, apiKeys: [apiKey], applicationIdentifier }],
+    inbox: { requireSubscriberHash: options.inboxHash ?? true },
+  });
   const host = options.host ?? '127.0.0.1';
   let server: ReturnType<typeof serveNode>;
   try {
@@ -141,6 +157,10 @@ export async function serve(options: ServeOptions = {}) {
     apiKeyFile: options.apiKey !== undefined ? null : keyFile,
     /** True when this start generated the key. */
     apiKeyCreated: created,
+    /** The public identifier Novu's Inbox client opens sessions with. */
+    applicationIdentifier,
+    /** Where it is kept (null when it was given). */
+    applicationIdentifierFile: options.applicationIdentifier !== undefined ? null : identifierFile,
     tidings,
     app,
     /**

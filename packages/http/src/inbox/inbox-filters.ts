@@ -1,0 +1,71 @@
+import { TidingsError, type MessageFilterInput } from '@tidings/core';
+
+const invalid = (path: string, message: string) => new TidingsError('validation_failed', `${path} ${message}`, { issues: [{ path, message }] });
+
+function flag(value: string | undefined, path: string): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'true' || value === 'false') return value === 'true';
+  throw invalid(path, 'must be true or false');
+}
+
+function json(text: string, path: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw invalid(path, 'must be JSON');
+  }
+}
+
+function instant(value: string | undefined, path: string): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = Number(value);
+  if (!Number.isFinite(ms)) throw invalid(path, 'must be milliseconds since the epoch');
+  return ms;
+}
+
+/**
+ * The filter of `GET /v1/inbox/notifications` from its query, in the forms Novu's client sends:
+ * `tags[]=a&tags[]=b` (one OR group) or `tags[0][]=a&tags[1][]=b` (AND of OR groups), `severity` or
+ * `severity[]`, `data` as a JSON string, `createdGte` / `createdLte` in milliseconds.
+ */
+export function listFilter(queries: Record<string, string[]>): MessageFilterInput {
+  const one = (key: string) => queries[key]?.[0];
+  const groups = Object.keys(queries)
+    .map((key) => /^tags\[(\d+)\]\[\]$/.exec(key))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .sort((a, b) => Number(a[1]) - Number(b[1]))
+    .map((m) => queries[m[0]]!);
+  const flat = [...(queries['tags[]'] ?? []), ...(queries['tags'] ?? [])];
+  const severity = [...(queries['severity[]'] ?? []), ...(queries['severity'] ?? [])];
+  const filter: Record<string, unknown> = {
+    read: flag(one('read'), 'read'),
+    seen: flag(one('seen'), 'seen'),
+    archived: flag(one('archived'), 'archived'),
+    snoozed: flag(one('snoozed'), 'snoozed'),
+    ...(groups.length > 0 ? { tags: groups } : flat.length > 0 ? { tags: flat } : {}),
+    ...(severity.length > 0 && { severity }),
+    ...(one('data') !== undefined && { data: json(one('data')!, 'data') }),
+    createdGte: instant(one('createdGte'), 'createdGte'),
+    createdLte: instant(one('createdLte'), 'createdLte'),
+  };
+  return Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== undefined)) as MessageFilterInput;
+}
+
+/** One filter of the count route (a JSON object) as the library takes it; `data` may come as a JSON string. */
+export function countFilter(raw: unknown, index: number): MessageFilterInput {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw invalid(`filters[${index}]`, 'must be an object');
+  const { tags, data, ...rest } = raw as Record<string, unknown>;
+  return {
+    ...rest,
+    ...(tags !== undefined && { tags: typeof tags === 'string' ? [tags] : tags }),
+    ...(data !== undefined && { data: typeof data === 'string' ? json(data, `filters[${index}].data`) : data }),
+  } as MessageFilterInput;
+}
+
+/** The `{ tags?, data? }` body of the bulk routes (`data` JSON-stringified inside the JSON body). */
+export function bodyFilter(body: unknown): MessageFilterInput {
+  if (body === undefined || body === null) return {};
+  return countFilter(body, 0);
+}
+
+export { json as parseJsonParameter };

@@ -1,0 +1,242 @@
+import { CHANNELS, SEVERITIES, TidingsError, type Clock, type Message, type Subscriber, type Tidings, type Workflow } from '@tidings/core';
+import type { Context, Hono } from 'hono';
+import { cors } from 'hono/cors';
+import { parseBody, readBody } from '../body.js';
+import type { AppEnv } from '../context.js';
+import { HttpError } from '../errors.js';
+import { bodyFilter, countFilter, listFilter, parseJsonParameter } from './inbox-filters.js';
+import { inboxGlobalPreference, inboxNotification, inboxWorkflowPreference } from './inbox-shapes.js';
+import { issueToken, readToken, SESSION_MS, validSubscriberHash, type InboxEnvironment } from './session.js';
+
+export interface InboxOptions {
+  /**
+   * Refuse sessions without a valid `subscriberHash`. Turning it off lets anyone who knows an
+   * application identifier read any subscriber's inbox. @default true
+   */
+  readonly requireSubscriberHash?: boolean;
+  /** The longest snooze the Inbox offers, in hours (0 hides snoozing). @default 720 (30 days) */
+  readonly maxSnoozeDurationHours?: number;
+}
+
+const ALLOWED_HEADERS = ['authorization', 'content-type', 'novu-api-version', 'novu-client-version', 'novu-application-identifier'];
+
+
+/** Everything a handler needs: the engine, the subscriber, and the engine's workflows by id. */
+async function scope(c: Context<AppEnv>) {
+  const session = c.get('inbox');
+  if (!session) throw new HttpError(401, 'Missing the inbox session token (Authorization: Bearer <token>)');
+  const { environment, subscriberId } = session;
+  const tidings = environment.tidings;
+  const subscriber = await tidings.subscribers.get(subscriberId);
+  if (!subscriber) throw new HttpError(401, 'The subscriber of this session no longer exists: open a new one');
+  return { tidings, subscriber, subscriberId };
+}
+
+const workflowsById = async (tidings: Tidings) => new Map((await tidings.workflows.list()).map((w) => [w._id, w] as const));
+
+/** Unread, unarchived, unsnoozed in-app messages, in total and by severity (the bell). */
+export async function unreadCounts(tidings: Tidings, subscriberId: string) {
+  const base = { read: false, archived: false, snoozed: false } as const;
+  const counted = await tidings.messages.count(subscriberId, [base, ...SEVERITIES.map((severity) => ({ ...base, severity }))]);
+  const [total, ...bySeverity] = counted.map((c) => c.count);
+  return { total: total!, severity: Object.fromEntries(SEVERITIES.map((s, i) => [s, bySeverity[i]!])) as Record<(typeof SEVERITIES)[number], number> };
+}
+
+function channelFlags(body: unknown): Record<string, boolean> {
+  const flags: Record<string, boolean> = {};
+  if (typeof body !== 'object' || body === null) return flags;
+  for (const channel of CHANNELS) {
+    const value = (body as Record<string, unknown>)[channel];
+    if (value === undefined) continue;
+    if (typeof value !== 'boolean') throw new TidingsError('validation_failed', `${channel} must be true or false`, { issues: [{ path: channel, message: 'must be true or false' }] });
+    flags[channel] = value;
+  }
+  return flags;
+}
+
+/** The preferences the Inbox lists: global first, then each workflow's (`criticality` picks which). */
+async function inboxPreferences(tidings: Tidings, subscriber: Subscriber, query: { criticality?: string; tags: string[]; severity: string[] }) {
+  const preferences = await tidings.preferences.get(subscriber.subscriberId);
+  const workflows = await tidings.workflows.list();
+  const byIdentifier = new Map(workflows.map((w) => [w.identifier, w] as const));
+  const criticality = query.criticality ?? 'nonCritical';
+  const rows: ReturnType<typeof inboxWorkflowPreference>[] = [];
+  if (criticality !== 'critical') for (const p of preferences.workflows) rows.push(inboxWorkflowPreference(p, byIdentifier.get(p.workflow.identifier)!));
+  if (criticality !== 'nonCritical') {
+    for (const w of workflows.filter((x) => x.critical && x.active && !x.draft)) {
+      const channels = Object.fromEntries(CHANNELS.filter((c) => w.steps.some((s) => s.active && s.template.type === c)).map((c) => [c, true]));
+      rows.push(inboxWorkflowPreference({ enabled: true, channels, overrides: [] }, w));
+    }
+  }
+  const kept = rows.filter((r) => (query.tags.length === 0 || query.tags.some((t) => r.workflow.tags.includes(t))) && (query.severity.length === 0 || query.severity.includes(r.workflow.severity)));
+  return [inboxGlobalPreference(preferences.global), ...kept];
+}
+
+/**
+ * Novu's Inbox API (`/v1/inbox`), as its unchanged browser client (`@novu/js`, `<Inbox />`) calls it:
+ * a session opened with the environment's public application identifier and the subscriber's HMAC
+ * hash, then Bearer-token calls scoped to that subscriber. CORS is open (`*`): the token, not a
+ * cookie, is the credential.
+ */
+export function inboxRoutes(app: Hono<AppEnv>, environments: readonly InboxEnvironment[], options: InboxOptions, clock: Clock, bodyLimit: number): void {
+  const byIdentifier = new Map(environments.map((e) => [e.applicationIdentifier, e] as const));
+  const requireHash = options.requireSubscriberHash ?? true;
+  const maxSnoozeDurationHours = options.maxSnoozeDurationHours ?? 720;
+
+  app.use('/v1/inbox/*', cors({ origin: '*', allowHeaders: ALLOWED_HEADERS, allowMethods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'], maxAge: 600 }));
+  app.use('/v1/inbox/*', async (c, next) => {
+    const text = c.req.method === 'GET' || c.req.method === 'HEAD' ? '' : await readBody(c.req.raw, bodyLimit);
+    c.set('bodyText', text);
+    if (c.req.path !== '/v1/inbox/session') {
+      const bearer = /^Bearer\s+(\S+)\s*$/.exec(c.req.header('authorization') ?? '')?.[1];
+      c.set('inbox', readToken(bearer, byIdentifier, clock.now().getTime()));
+    }
+    return next();
+  });
+  const body = (c: Context<AppEnv>) => parseBody(c.get('bodyText'), c.req.header('content-type'));
+  const noContent = (c: Context<AppEnv>) => c.body(null, 204);
+
+  app.post('/v1/inbox/session', async (c) => {
+    const input = (body(c) ?? {}) as { applicationIdentifier?: unknown; subscriberHash?: unknown; subscriber?: unknown; subscriberId?: unknown; defaultSchedule?: unknown };
+    const environment = typeof input.applicationIdentifier === 'string' ? byIdentifier.get(input.applicationIdentifier) : undefined;
+    if (!environment) throw new HttpError(400, 'Please provide a valid application identifier');
+    const given = typeof input.subscriber === 'object' && input.subscriber !== null ? (input.subscriber as Record<string, unknown>) : { subscriberId: input.subscriberId };
+    const subscriberId = given['subscriberId'];
+    if (typeof subscriberId !== 'string' || subscriberId === '') throw new TidingsError('validation_failed', 'subscriber.subscriberId is required', { issues: [{ path: 'subscriber.subscriberId', message: 'is required' }] });
+    if (requireHash && !validSubscriberHash(environment, subscriberId, input.subscriberHash)) throw new HttpError(400, 'Please provide a valid HMAC hash');
+    const { tidings } = environment;
+    const profile = Object.fromEntries(Object.entries(given).filter(([key]) => ['subscriberId', 'firstName', 'lastName', 'email', 'phone', 'avatar', 'locale', 'data', 'timezone'].includes(key)));
+    await tidings.subscribers.upsert(profile as never);
+    if (input.defaultSchedule !== undefined && (await tidings.preferences.get(subscriberId)).global.schedule === undefined) {
+      await tidings.preferences.update(subscriberId, { schedule: input.defaultSchedule as never });
+    }
+    const unreadCount = await unreadCounts(tidings, subscriberId);
+    const token = issueToken(environment, subscriberId, clock.now().getTime() + SESSION_MS);
+    return c.json({ data: { token, totalUnreadCount: unreadCount.total, unreadCount, removeNovuBranding: true, isDevelopmentMode: false, maxSnoozeDurationHours, applicationIdentifier: environment.applicationIdentifier } }, 201);
+  });
+
+  app.get('/v1/inbox/notifications', async (c) => {
+    const { tidings, subscriber, subscriberId } = await scope(c);
+    const one = (key: string) => c.req.query(key);
+    const filter = listFilter(c.req.queries());
+    const limit = one('limit') === undefined ? 10 : Number(one('limit'));
+    const offset = one('offset') === undefined ? undefined : Number(one('offset'));
+    const page = await tidings.messages.feed(subscriberId, {
+      ...filter,
+      archived: filter.archived ?? false,
+      snoozed: filter.snoozed ?? false,
+      limit,
+      ...(offset !== undefined && { offset }),
+      ...(one('after') && { after: one('after')! }),
+    });
+    const workflows = await workflowsById(tidings);
+    const now = clock.now().toISOString();
+    return c.json({ data: page.items.map((m) => inboxNotification(m, subscriber, workflows, now)), hasMore: page.nextCursor !== null, filter });
+  });
+
+  app.get('/v1/inbox/notifications/count', async (c) => {
+    const { tidings, subscriberId } = await scope(c);
+    const raw = c.req.query('filters');
+    const filters = raw === undefined ? [{}] : parseJsonParameter(raw, 'filters');
+    if (!Array.isArray(filters)) throw new TidingsError('validation_failed', 'filters must be a JSON array', { issues: [{ path: 'filters', message: 'must be a JSON array' }] });
+    const counted = await tidings.messages.count(subscriberId, filters.map(countFilter));
+    // Each count carries the filter exactly as it came: the client keys its badges by it.
+    return c.json({ data: counted.map((entry, i) => ({ count: entry.count, filter: filters[i] })) });
+  });
+
+  /** One message changed by `change`, answered as the Inbox reads it. */
+  const single = (change: (tidings: Tidings, subscriberId: string, id: string, c: Context<AppEnv>) => Promise<Message | Message[]>) => async (c: Context<AppEnv>) => {
+    const { tidings, subscriber, subscriberId } = await scope(c);
+    const changed = await change(tidings, subscriberId, c.req.param('id')!, c);
+    const message = Array.isArray(changed) ? changed[0]! : changed;
+    return c.json({ data: inboxNotification(message, subscriber, await workflowsById(tidings), clock.now().toISOString()) });
+  };
+  app.patch('/v1/inbox/notifications/:id/read', single((t, s, id) => t.messages.markAs(s, { messageId: id, markAs: 'read' })));
+  app.patch('/v1/inbox/notifications/:id/unread', single((t, s, id) => t.messages.markAs(s, { messageId: id, markAs: 'unread' })));
+  app.patch('/v1/inbox/notifications/:id/archive', single((t, s, id) => t.messages.archive(s, [id])));
+  app.patch('/v1/inbox/notifications/:id/unarchive', single((t, s, id) => t.messages.unarchive(s, [id])));
+  app.patch('/v1/inbox/notifications/:id/unsnooze', single((t, s, id) => t.messages.unsnooze(s, id)));
+  app.patch(
+    '/v1/inbox/notifications/:id/snooze',
+    single((t, s, id, c) => {
+      const until = (body(c) as { snoozeUntil?: unknown } | undefined)?.snoozeUntil;
+      if (typeof until === 'string' && Date.parse(until) - clock.now().getTime() > maxSnoozeDurationHours * 3_600_000) {
+        throw new TidingsError('validation_failed', `snoozeUntil must be within ${maxSnoozeDurationHours} hours`, { issues: [{ path: 'snoozeUntil', message: `must be within ${maxSnoozeDurationHours} hours` }] });
+      }
+      return t.messages.snooze(s, id, { until: until as string });
+    }),
+  );
+  const actionType = (c: Context<AppEnv>) => (body(c) as { actionType?: unknown } | undefined)?.actionType as string;
+  app.patch('/v1/inbox/notifications/:id/complete', single((t, s, id, c) => t.messages.action(s, id, actionType(c), { status: 'done' })));
+  app.patch('/v1/inbox/notifications/:id/revert', single((t, s, id, c) => t.messages.action(s, id, actionType(c), { status: 'pending' })));
+
+  app.post('/v1/inbox/notifications/seen', async (c) => {
+    const { tidings, subscriberId } = await scope(c);
+    const { notificationIds, ...rest } = (body(c) ?? {}) as { notificationIds?: unknown };
+    if (notificationIds !== undefined) await tidings.messages.markSeen(subscriberId, { messageIds: notificationIds as string[] });
+    else await tidings.messages.markSeen(subscriberId, { filter: bodyFilter(rest) });
+    return noContent(c);
+  });
+  const bulk = (run: (tidings: Tidings, subscriberId: string, filter: ReturnType<typeof bodyFilter>) => Promise<unknown>) => async (c: Context<AppEnv>) => {
+    const { tidings, subscriberId } = await scope(c);
+    await run(tidings, subscriberId, bodyFilter(body(c)));
+    return noContent(c);
+  };
+  app.post('/v1/inbox/notifications/read', bulk((t, s, f) => t.messages.readAll(s, f)));
+  app.post('/v1/inbox/notifications/archive', bulk((t, s, f) => t.messages.archiveAll(s, f)));
+  app.post('/v1/inbox/notifications/read-archive', bulk((t, s, f) => t.messages.archiveRead(s, f)));
+  app.post('/v1/inbox/notifications/delete', bulk((t, s, f) => t.messages.deleteAll(s, f)));
+  app.delete('/v1/inbox/notifications/:id/delete', async (c) => {
+    const { tidings, subscriberId } = await scope(c);
+    await tidings.messages.delete(subscriberId, c.req.param('id'));
+    return noContent(c);
+  });
+
+  app.get('/v1/inbox/preferences', async (c) => {
+    const { tidings, subscriber } = await scope(c);
+    const queries = c.req.queries();
+    const criticality = c.req.query('criticality');
+    const rows = await inboxPreferences(tidings, subscriber, {
+      ...(criticality !== undefined && { criticality }),
+      tags: [...(queries['tags[]'] ?? []), ...(queries['tags'] ?? [])],
+      severity: [...(queries['severity[]'] ?? []), ...(queries['severity'] ?? [])],
+    });
+    return c.json({ data: rows });
+  });
+  app.get('/v1/inbox/preferences/global', async (c) => {
+    const { tidings, subscriberId } = await scope(c);
+    return c.json({ data: inboxGlobalPreference((await tidings.preferences.get(subscriberId)).global) });
+  });
+  app.patch('/v1/inbox/preferences', async (c) => {
+    const { tidings, subscriberId } = await scope(c);
+    const input = body(c) as { schedule?: unknown } | undefined;
+    // The client sends only what changed (`{ isEnabled: false }` from the switch): merge it into the stored schedule.
+    const stored = input?.schedule === undefined ? undefined : (await tidings.preferences.get(subscriberId)).global.schedule;
+    const schedule = input?.schedule === undefined ? undefined : { ...stored, ...(input.schedule as object) };
+    const after = await tidings.preferences.update(subscriberId, { channels: channelFlags(input), ...(schedule !== undefined && { schedule: schedule as never }) });
+    return c.json({ data: inboxGlobalPreference(after.global) });
+  });
+  /** One workflow's preference after a change, as the Inbox reads it. */
+  const updateWorkflow = async (tidings: Tidings, subscriberId: string, ref: string, flags: Record<string, boolean>, workflows: Workflow[]) => {
+    const after = await tidings.preferences.update(subscriberId, { workflowId: ref, channels: flags });
+    const workflow = workflows.find((w) => w._id === ref || w.identifier === ref || w.slug === ref)!;
+    return inboxWorkflowPreference(after.workflows.find((p) => p.workflow.identifier === workflow.identifier)!, workflow);
+  };
+  app.patch('/v1/inbox/preferences/bulk', async (c) => {
+    const { tidings, subscriberId } = await scope(c);
+    const list = (body(c) as { preferences?: unknown } | undefined)?.preferences;
+    if (!Array.isArray(list)) throw new TidingsError('validation_failed', 'preferences must be an array', { issues: [{ path: 'preferences', message: 'must be an array' }] });
+    const workflows = await tidings.workflows.list();
+    const results = [];
+    for (const [i, item] of list.entries()) {
+      const ref = (item as { workflowId?: unknown } | null)?.workflowId;
+      if (typeof ref !== 'string') throw new TidingsError('validation_failed', `preferences[${i}].workflowId is required`, { issues: [{ path: `preferences[${i}].workflowId`, message: 'is required' }] });
+      results.push(await updateWorkflow(tidings, subscriberId, ref, channelFlags(item), workflows));
+    }
+    return c.json({ data: results });
+  });
+  app.patch('/v1/inbox/preferences/:workflow', async (c) => {
+    const { tidings, subscriberId } = await scope(c);
+    return c.json({ data: await updateWorkflow(tidings, subscriberId, c.req.param('workflow'), channelFlags(body(c)), await tidings.workflows.list()) });
+  });
+}
