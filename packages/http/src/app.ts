@@ -7,6 +7,8 @@ import { errorBody, HttpError, toHttp } from './errors.js';
 import { healthRoutes } from './health.js';
 import { idempotency } from './idempotency.js';
 import { inboxRoutes } from './inbox/inbox-routes.js';
+import { attachInboxSockets, type InboxSockets } from './inbox/inbox-sockets.js';
+import type { Server as HttpServer } from 'node:http';
 import { liveEvents } from './live.js';
 import { withoutNovuExtras } from './novu-extras.js';
 import { openApiDocument } from './openapi.js';
@@ -84,6 +86,11 @@ export function createHttpApp(options: HttpAppOptions) {
     closeLiveStreams() {
       for (const end of [...liveStreams]) end();
     },
+    /**
+     * Serves the Inbox's live updates (socket.io, and plain WebSockets) on the Node HTTP server this
+     * app is mounted on; `tidings serve` does it. Close them before the server.
+     */
+    attachInboxSockets: (server: HttpServer): InboxSockets => attachInboxSockets(server, inboxEnvironments, clock),
   });
 }
 

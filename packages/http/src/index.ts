@@ -3,3 +3,5 @@ export type { HttpAppOptions } from './context.js';
 export { HttpError, toHttp, errorBody } from './errors.js';
 export { integrationToWire } from './wire.js';
 export { serve, type ServeOptions } from './serve.js';
+export type { InboxOptions } from './inbox/inbox-routes.js';
+export type { InboxSockets } from './inbox/inbox-sockets.js';

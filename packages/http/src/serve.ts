@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { Server as HttpServer } from 'node:http';
 import { serve as serveNode } from '@hono/node-server';
 import { createTidings, type Storage } from '@tidings/core';
 import { chatWebhookProvider, consoleProviders, discordProvider, msTeamsProvider, pushWebhookProvider, slackProvider, smtpProvider } from '@tidings/providers';
@@ -148,6 +149,7 @@ export async function serve(options: ServeOptions = {}) {
   }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port ?? 3000;
+  const sockets = app.attachInboxSockets(server as unknown as HttpServer);
   tidings.start();
   const graceMs = options.graceMs ?? 5_000;
   return {
@@ -171,6 +173,7 @@ export async function serve(options: ServeOptions = {}) {
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       app.closeLiveStreams();
+      await sockets.close();
       const nodeServer = server as unknown as { closeIdleConnections?: () => void; closeAllConnections?: () => void };
       // Connections go idle as their responses finish (live streams just ended): close each then,
       // instead of waiting for keep-alive timeouts; cut whatever is left after the grace.

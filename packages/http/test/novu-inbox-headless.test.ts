@@ -154,6 +154,41 @@ describe('@novu/js 3.19.2 (headless) against tidings serve', () => {
     expect((await server.tidings.messages.feed('ada', { limit: 1, archived: true })).items[0]!.read).toBe(adaNotification.read);
   });
 
+  it('live over socket.io: a notification triggered while connected arrives, then the unread count by severity; a change re-counts', async () => {
+    const novu = client('carol');
+    const connected = new Promise<void>((resolve) => novu.on('socket.connect.resolved', () => resolve()));
+    const received = new Promise<{ id: string; body: string; severity: string }>((resolve) => novu.on('notifications.notification_received', ({ result }) => resolve(result as never)));
+    const counts: { total: number; severity: Record<string, number> }[] = [];
+    novu.on('notifications.unread_count_changed', ({ result }) => counts.push(result as never));
+    await novu.notifications.list();
+    await connected;
+    await server.tidings.trigger({ name: 'billing', to: 'carol', payload: { n: 9 } });
+    expect(await received).toMatchObject({ body: 'Invoice 9', severity: 'high' });
+    await expect.poll(() => counts.at(-1), { timeout: 5_000 }).toMatchObject({ total: 1, severity: { high: 1, none: 0 } });
+    await server.tidings.messages.markAs('carol', { messageId: (await received).id, markAs: 'read' });
+    await expect.poll(() => counts.at(-1), { timeout: 5_000 }).toMatchObject({ total: 0 });
+  });
+
+  it('live over a plain WebSocket (the client’s cloud mode): the same events as frames, and the token checked on the upgrade', async () => {
+    const token = await sessionToken('dave');
+    const { WebSocket } = await import('ws');
+    const refused = new WebSocket(`${server.url.replace('http', 'ws')}/?token=forged.token`);
+    expect(await new Promise((resolve) => refused.on('unexpected-response', (_req, res) => resolve(res.statusCode)).on('error', () => resolve('error')))).toBe(401);
+    const socket = new WebSocket(`${server.url.replace('http', 'ws')}/?token=${token}`);
+    const frames: { event: string; data: { message?: { content?: string }; counts?: { total: number } } }[] = [];
+    socket.on('message', (frame) => {
+      const text = frame.toString();
+      if (text !== 'pong') frames.push(JSON.parse(text));
+    });
+    await new Promise((resolve) => socket.on('open', resolve));
+    socket.send('ping');
+    await server.tidings.trigger({ name: 'social', to: 'dave' });
+    await expect.poll(() => frames.map((f) => f.event), { timeout: 5_000 }).toEqual(['notification_received', 'unseen_count_changed', 'unread_count_changed']);
+    expect(frames[0]!.data.message!.content).toBe('Someone liked your post');
+    expect(frames[2]!.data.counts!.total).toBe(1);
+    socket.close();
+  });
+
   it('answers CORS preflights for the headers the browser client sends', async () => {
     const preflight = await fetch(`${server.url}/v1/inbox/notifications`, {
       method: 'OPTIONS',
