@@ -194,6 +194,19 @@ export const FAULT_SCENARIOS: readonly FaultScenario[] = [
     ],
   },
   {
+    name: "the Inbox's bulk actions by filter: seen, read-all, archive-read, delete-all",
+    subscribers: ['ada'],
+    transactions: ['seed-1', 'seed-2', 'seed-3'],
+    setup: seededInbox,
+    steps: [
+      call((t) => t.messages.markSeen('ada', { filter: {} })),
+      call(async (t) => t.messages.markAs('ada', { messageId: await messageOf(t, 'seed-1'), markAs: 'read' })),
+      call((t) => t.messages.archiveRead('ada')),
+      call((t) => t.messages.readAll('ada')),
+      call((t) => t.messages.deleteAll('ada', { archived: true })),
+    ],
+  },
+  {
     name: 'snooze and the unsnooze job',
     subscribers: ['ada'],
     transactions: ['seed-1', 'seed-2', 'seed-3'],
