@@ -16,6 +16,9 @@ it('tidings serve: SQLite by default, prints the URL and a generated key once (k
   // The database holds integration credentials: readable by its owner only.
   expect(statSync(db).mode & 0o777).toBe(0o600);
   expect(readFileSync(join(dir, 'data', 'api-key'), 'utf8').trim()).toBe(key);
+  // Novu's Inbox opens sessions with the public application identifier, kept beside the key.
+  const identifier = /Application identifier \(Novu's Inbox\): (app_\w+)/.exec(child.output())![1]!;
+  expect(readFileSync(join(dir, 'data', 'application-identifier'), 'utf8').trim()).toBe(identifier);
   const response = await fetch(`${url}/v1/integrations/active`, { headers: { authorization: `ApiKey ${key}` } });
   expect(response.status).toBe(200);
   expect(await response.json()).toEqual({ data: [] });
@@ -23,10 +26,12 @@ it('tidings serve: SQLite by default, prints the URL and a generated key once (k
   expect(await child.exited).toBe(0);
   expect(child.output()).toContain('Tidings stopped');
 
-  const again = spawnTs('packages/http/src/cli.ts', ['serve', '--port', '0', '--db', db]);
-  await waitForOutput(again, 'API key:');
+  const again = spawnTs('packages/http/src/cli.ts', ['serve', '--port', '0', '--db', db, '--no-inbox-hash']);
+  await waitForOutput(again, 'Warning');
   expect(again.output()).toContain(`API key: kept in ${join(dir, 'data', 'api-key')}`);
   expect(again.output()).not.toContain(key);
+  expect(again.output()).toContain(`Application identifier (Novu's Inbox): ${identifier}`);
+  expect(again.output()).toMatch(/Warning: --no-inbox-hash: .*anyone who knows the application identifier/);
   again.kill('SIGTERM');
   await again.exited;
 }, 60_000);
