@@ -1,21 +1,16 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { chromiumAvailable, launchChromium, noteMissingChromium } from '../../../test-support/chromium.js';
 import { start } from '../src/main.js';
 
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
 
-describe.skipIf(!available)('inbox page in a real browser (Chromium)', () => {
+describe.skipIf(!chromiumAvailable)('inbox page in a real browser (Chromium)', () => {
   it('a notification appears live, the CTA and mark-read reach the server, the bell counts', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tidings-inbox-'));
     const app = await start({ port: 0, filename: join(dir, 'inbox.db') });
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       await page.goto(app.url);
@@ -44,8 +39,4 @@ describe.skipIf(!available)('inbox page in a real browser (Chromium)', () => {
   });
 });
 
-if (!available) {
-  describe('inbox page in a real browser', () => {
-    it.skip(`needs Chromium at ${CHROMIUM}: apt-get install -y chromium (CI installs it)`, () => {});
-  });
-}
+noteMissingChromium('inbox page in a real browser');

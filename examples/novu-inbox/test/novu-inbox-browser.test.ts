@@ -2,15 +2,14 @@
  * Novu's unchanged `<Inbox />` (`@novu/react` 3.19.2, React 19, pinned) in Debian's Chromium, on a page
  * served from one origin and talking to `tidings serve` on another.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { chromiumAvailable, launchChromium, noteMissingChromium } from '../../../test-support/chromium.js';
 import { start } from '../src/main.js';
 
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
 
 /** The subscriber's in-app messages as the engine stores them, archived and snoozed ones included. */
 async function stored(app: Awaited<ReturnType<typeof start>>) {
@@ -21,14 +20,11 @@ async function stored(app: Awaited<ReturnType<typeof start>>) {
 
 const row = (page: Page, text: string) => page.locator('a.nv-notification', { hasText: text });
 
-describe.skipIf(!available)("Novu's <Inbox /> on tidings serve, in Chromium", () => {
+describe.skipIf(!chromiumAvailable)("Novu's <Inbox /> on tidings serve, in Chromium", () => {
   it('bell, list, live delivery, read/unread, CTA, archive, snooze and preferences — each reaching the engine; nothing leaves 127.0.0.1', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tidings-novu-inbox-'));
     const app = await start({ apiPort: 0, pagePort: 0, db: join(dir, 'inbox.db') });
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    const browser = await launchChromium();
     const reached: string[] = [];
     try {
       const page = await browser.newPage();
@@ -102,8 +98,4 @@ describe.skipIf(!available)("Novu's <Inbox /> on tidings serve, in Chromium", ()
   });
 });
 
-if (!available) {
-  describe("Novu's <Inbox /> in a real browser", () => {
-    it.skip(`needs Chromium at ${CHROMIUM}: apt-get install -y chromium (CI installs it)`, () => {});
-  });
-}
+noteMissingChromium("Novu's <Inbox /> in a real browser");
