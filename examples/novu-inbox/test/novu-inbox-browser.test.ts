@@ -30,7 +30,16 @@ describe.skipIf(!chromiumAvailable)("Novu's <Inbox /> on tidings serve, in Chrom
       const page = await browser.newPage();
       page.on('request', (request) => reached.push(request.url()));
       page.on('websocket', (socket) => reached.push(socket.url()));
-      const comment = (post: string) => app.api.tidings.trigger({ name: 'comment-received', to: app.subscriberId, payload: { author: 'Grace', post } });
+      // Triggered through the HTTP API with the server's API key, as an app's backend would.
+      const comment = async (post: string): Promise<{ transactionId?: string }> => {
+        const response = await fetch(`${app.api.url}/v1/events/trigger`, {
+          method: 'POST',
+          headers: { authorization: `ApiKey ${app.api.apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'comment-received', to: app.subscriberId, payload: { author: 'Grace', post } }),
+        });
+        expect(response.status).toBe(201);
+        return ((await response.json()) as { data: { transactionId?: string } }).data;
+      };
 
       await page.goto(app.url);
       await page.waitForSelector('.nv-popoverTrigger');
