@@ -37,6 +37,26 @@ export interface Storage extends StorageRepositories {
    * function.
    */
   subscribeJobs?(listener: (env: string) => void): () => void;
+  /**
+   * Present on storages shared by several processes: the engine publishes each change to an in-app
+   * message here, and every process's live streams hear it, so a subscriber connected to one process
+   * sees what another delivered. Notices carry ids only; a listener reads what it needs.
+   */
+  readonly live?: LiveRelay;
+}
+
+/** A change to an in-app message, as it crosses processes. */
+export interface LiveNotice {
+  readonly env: string;
+  readonly subscriberId: string;
+  readonly messageId: string;
+  readonly kind: 'created' | 'changed';
+}
+
+export interface LiveRelay {
+  publish(notice: LiveNotice): Promise<void>;
+  /** Calls `listener` with every notice any process publishes (this one's included); returns the unsubscribe function. */
+  subscribe(listener: (notice: LiveNotice) => void): () => void;
 }
 
 export interface StorageCapabilities {

@@ -1,17 +1,17 @@
-import type { Message, Tidings, TidingsEvents } from '@tidings/core';
+import type { Tidings } from '@tidings/core';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { AppEnv } from './context.js';
+import { onLiveChanges } from './live-source.js';
 import { checkedParams } from './params.js';
 import { messageToWire } from './wire.js';
-
-const UPDATES = ['message.read', 'message.seen', 'message.unread', 'message.unseen', 'message.action', 'message.snoozed', 'message.unsnoozed', 'message.archived', 'message.unarchived'] as const;
 
 /**
  * `GET /v1/subscribers/{id}/events`: Server-Sent Events for one subscriber of the caller's
  * environment — `counts` at once and after every change, `message` for each new in-app message,
- * `update` for each changed one — and a comment every 15 s to keep proxies from closing it. Events
- * come from this process's engine.
+ * `update` for each changed one — and a comment every 15 s to keep proxies from closing it. On a
+ * storage that relays changes (Postgres) they come from every process, else from this process's
+ * engine.
  */
 export const liveEvents = (open: Set<() => void>) => async (c: Context<AppEnv>): Promise<Response> => {
   const tidings: Tidings = c.get('tidings');
@@ -25,22 +25,19 @@ export const liveEvents = (open: Set<() => void>) => async (c: Context<AppEnv>):
       queue.push({ event, data: JSON.stringify(data) });
       wake?.();
     };
-    const mine = (message: Message) => message.subscriberId === subscriberId && message.channel === 'in_app';
     const sendCounts = () => {
       tidings.messages.counts(subscriberId).then((counts) => push('counts', counts), () => undefined);
     };
-    const onCreated = ({ message }: TidingsEvents['message.created']) => {
-      if (!mine(message)) return;
-      push('message', messageToWire(message));
-      sendCounts();
-    };
-    const onUpdate = ({ message }: { message: Message }) => {
-      if (!mine(message)) return;
-      push('update', messageToWire(message));
-      sendCounts();
-    };
-    tidings.events.on('message.created', onCreated);
-    for (const name of UPDATES) tidings.events.on(name, onUpdate);
+    const unsubscribe = onLiveChanges(tidings, (change) => {
+      if (change.subscriberId !== subscriberId) return;
+      change.message().then(
+        (message) => {
+          if (message) push(change.kind === 'created' ? 'message' : 'update', messageToWire(message));
+          sendCounts();
+        },
+        () => undefined,
+      );
+    });
     const heartbeat = setInterval(() => push('ping', {}), 15_000);
     const end = () => {
       closed = true;
@@ -62,8 +59,7 @@ export const liveEvents = (open: Set<() => void>) => async (c: Context<AppEnv>):
     } finally {
       open.delete(end);
       clearInterval(heartbeat);
-      tidings.events.off('message.created', onCreated);
-      for (const name of UPDATES) tidings.events.off(name, onUpdate);
+      unsubscribe();
     }
   });
 };

@@ -2,6 +2,8 @@ import { claimDueJobs, type SqlDialect } from '@tidings/sql';
 import { sql } from 'kysely';
 
 export const JOBS_CHANNEL = 'tidings_jobs';
+/** Where changes to in-app messages are relayed between processes (see `Storage.live`). */
+export const LIVE_CHANNEL = 'tidings_live';
 export const MIGRATION_LOCK = 0x7469_6469; // "tidi"
 const RETRYABLE = new Set(['40001', '40P01']); // serialization failure, deadlock
 

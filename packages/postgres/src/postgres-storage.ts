@@ -1,8 +1,9 @@
+import type { LiveNotice, LiveRelay } from '@tidings/core';
 import { createSqlStorage, type Database, type SqlStorage } from '@tidings/sql';
 import { Kysely, PostgresDialect, type PostgresPool } from 'kysely';
 import pg from 'pg';
 import type { PgPool, PgPoolClient } from './pg-handle.js';
-import { JOBS_CHANNEL, MIGRATION_LOCK, postgresDialect } from './postgres-dialect.js';
+import { JOBS_CHANNEL, LIVE_CHANNEL, MIGRATION_LOCK, postgresDialect } from './postgres-dialect.js';
 
 export type PostgresStorageOptions = (
   | {
@@ -41,6 +42,67 @@ export type PostgresStorageOptions = (
    */
   onConnectionError?: (error: Error) => void;
 };
+
+/** NOTIFY payloads are capped at 8,000 bytes; notices are packed below that. */
+const PAYLOAD_BYTES = 7_500;
+
+/** The relayed notices of one payload (a JSON list of `[env, subscriberId, messageId, kind]`); ones this version cannot read are left out. */
+function liveNoticesOf(payload: string | undefined): LiveNotice[] {
+  let rows: unknown;
+  try {
+    rows = JSON.parse(payload ?? '');
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(rows)) return [];
+  return rows.flatMap((row): LiveNotice[] => {
+    if (!Array.isArray(row)) return [];
+    const [env, subscriberId, messageId, kind] = row as unknown[];
+    if (typeof env !== 'string' || typeof subscriberId !== 'string' || typeof messageId !== 'string' || (kind !== 'created' && kind !== 'changed')) return [];
+    return [{ env, subscriberId, messageId, kind }];
+  });
+}
+
+/**
+ * Publishes notices in batches: those of one tick (a bulk trigger makes hundreds) go out together, as
+ * few NOTIFYs of ids only as the payload cap allows, over one connection.
+ */
+function relayPublisher(pool: PgPool): (notice: LiveNotice) => Promise<void> {
+  let pending: { row: string; done: () => void; failed: (error: unknown) => void }[] = [];
+  async function flush() {
+    const batch = pending;
+    pending = [];
+    const payloads: string[] = [];
+    let current: string[] = [];
+    let size = 2;
+    for (const { row } of batch) {
+      if (current.length > 0 && size + row.length + 1 > PAYLOAD_BYTES) {
+        payloads.push(`[${current.join(',')}]`);
+        current = [];
+        size = 2;
+      }
+      current.push(row);
+      size += row.length + 1;
+    }
+    if (current.length > 0) payloads.push(`[${current.join(',')}]`);
+    try {
+      const client = await pool.connect();
+      try {
+        for (const payload of payloads) await client.query('select pg_notify($1, $2)', [LIVE_CHANNEL, payload]);
+      } finally {
+        client.release();
+      }
+      for (const entry of batch) entry.done();
+    } catch (error) {
+      for (const entry of batch) entry.failed(error);
+    }
+  }
+  return (notice) =>
+    new Promise<void>((done, failed) => {
+      if (pending.length === 0) setImmediate(() => void flush());
+      pending.push({ row: JSON.stringify([notice.env, notice.subscriberId, notice.messageId, notice.kind]), done, failed });
+    });
+}
 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -92,9 +154,12 @@ export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
     },
   });
 
-  // LISTEN holds one connection of its own; when it drops, it is opened again with backoff, and the
-  // listeners are woken once (jobs may have been enqueued while it was away).
+  // LISTEN holds one connection of its own, for the job wake-ups and the live relay; when it drops,
+  // it is opened again with backoff, and the job listeners are woken once (jobs may have been
+  // enqueued while it was away).
   const listeners = new Set<(env: string) => void>();
+  const liveListeners = new Set<(notice: LiveNotice) => void>();
+  const wanted = () => listeners.size > 0 || liveListeners.size > 0;
   let listener: PgPoolClient | null = null;
   let connecting: Promise<void> | null = null;
   let retry: NodeJS.Timeout | null = null;
@@ -103,6 +168,9 @@ export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
     const client = await pool.connect();
     client.on('notification', (message) => {
       if (message.channel === JOBS_CHANNEL) for (const fn of listeners) fn(message.payload ?? '');
+      else if (message.channel === LIVE_CHANNEL) {
+        for (const notice of liveNoticesOf(message.payload)) for (const fn of liveListeners) fn(notice);
+      }
     });
     client.on('error', (error) => {
       onConnectionError(error);
@@ -112,6 +180,7 @@ export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
     });
     try {
       await client.query(`listen ${JOBS_CHANNEL}`);
+      await client.query(`listen ${LIVE_CHANNEL}`);
     } catch (error) {
       client.release(error as Error);
       throw error;
@@ -121,7 +190,7 @@ export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
     failures = 0;
   }
   function listen() {
-    if (listener || connecting || listeners.size === 0) return;
+    if (listener || connecting || !wanted()) return;
     connecting = startListening()
       .catch(() => {
         failures++;
@@ -132,7 +201,7 @@ export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
       });
   }
   function scheduleListen() {
-    if (retry || listeners.size === 0) return;
+    if (retry || !wanted()) return;
     failures = Math.max(failures, 1);
     retry = setTimeout(() => {
       retry = null;
@@ -147,18 +216,23 @@ export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
     const client = listener;
     listener = null;
     if (client) {
-      await client.query(`unlisten ${JOBS_CHANNEL}`).catch(() => undefined);
+      await client.query('unlisten *').catch(() => undefined);
       client.release();
     }
   }
-
-  storage.subscribeJobs = (fn) => {
-    listeners.add(fn);
+  const subscribe = <T>(set: Set<T>, fn: T) => {
+    set.add(fn);
     listen();
     return () => {
-      listeners.delete(fn);
-      if (listeners.size === 0) void stopListening();
+      set.delete(fn);
+      if (!wanted()) void stopListening();
     };
+  };
+
+  storage.subscribeJobs = (fn) => subscribe(listeners, fn);
+  (storage as { live?: LiveRelay }).live = {
+    publish: relayPublisher(pool),
+    subscribe: (fn) => subscribe(liveListeners, fn),
   };
   return storage;
 }

@@ -10,6 +10,7 @@ import type { EngineContext, EngineOptions } from './context.js';
 import { createJobLoop } from './job-loop.js';
 import { createJobRunner } from './job-runner.js';
 import { wakingStorage } from './waking-storage.js';
+import { publishLive } from './publish-live.js';
 import { messagesApi } from './messages-api.js';
 import { subscribersApi, topicsApi } from './people-api.js';
 import { preferencesApi } from './preferences-api.js';
@@ -68,6 +69,7 @@ export function createTidings(options: TidingsOptions) {
     'engine options',
   );
   const events = createEmitter();
+  if (storage.live) publishLive(storage.live, events, environmentId, onError);
   // Enqueuing wakes the job loop once committed, wherever it happens (trigger, cancel, snooze, …).
   const engineStorage = wakingStorage(storage, (jobs) => {
     const earliestRunAt = jobs.reduce((min, job) => (job.runAt < min ? job.runAt : min), jobs[0]!.runAt);

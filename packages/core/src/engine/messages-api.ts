@@ -295,6 +295,12 @@ export function messagesApi(ctx: EngineContext) {
       const subscriber = await readerOf(subscriberId);
       return storage.messages.counts(env, subscriber._id, { channel: 'in_app', now: ctx.now() });
     },
+    /** One of the subscriber's messages, or null (also when the subscriber does not exist). */
+    async get(subscriberId: string, messageId: string): Promise<Message | null> {
+      const [subscriber] = await storage.subscribers.getMany(env, [subscriberId]);
+      if (!subscriber) return null;
+      return (await storage.messages.getMany(env, subscriber._id, [messageId]))[0] ?? null;
+    },
     /** Every message a trigger produced, oldest first. */
     byTransaction: (transactionId: string) => storage.messages.listByTransaction(env, transactionId),
   };

@@ -1,13 +1,12 @@
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Clock, Message, Tidings } from '@tidings/core';
+import type { Clock, Tidings } from '@tidings/core';
+import { onLiveChanges, type LiveChange } from '../live-source.js';
 import { Server as SocketIoServer } from 'socket.io';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { socketMessage } from './inbox-shapes.js';
 import { unreadCounts } from './inbox-routes.js';
 import { readToken, type InboxEnvironment } from './session.js';
-
-const UPDATES = ['message.read', 'message.seen', 'message.unread', 'message.unseen', 'message.snoozed', 'message.unsnoozed', 'message.archived', 'message.unarchived', 'message.deleted'] as const;
 
 /** A live listener of one subscriber: a socket.io socket or a plain WebSocket. */
 type Listener = (event: string, data: unknown) => void;
@@ -23,8 +22,9 @@ export interface InboxSockets {
  * `{ event, data }` on any other path (`socketOptions: { socketType: 'cloud' }`). The token of the
  * session is checked on the handshake. A new in-app message sends `notification_received` (the
  * message entity, which the client maps itself), then `unseen_count_changed` and
- * `unread_count_changed` with the counts by severity; a change sends the two counts. Work is done
- * only for subscribers with a connection in this process.
+ * `unread_count_changed` with the counts by severity; a change sends the two counts. On a storage
+ * that relays changes (Postgres) they come from every process. Work is done only for subscribers
+ * with a connection in this process.
  */
 export function attachInboxSockets(server: HttpServer, environments: readonly InboxEnvironment[], clock: Clock): InboxSockets {
   const byIdentifier = new Map(environments.map((e) => [e.applicationIdentifier, e] as const));
@@ -80,6 +80,16 @@ export function attachInboxSockets(server: HttpServer, environments: readonly In
   };
   server.on('upgrade', onUpgrade);
 
+  async function deliver(tidings: Tidings, change: LiveChange, send: (event: string, data: unknown) => void) {
+    if (change.kind === 'created') {
+      const message = await change.message();
+      const subscriber = message && (await tidings.subscribers.get(change.subscriberId));
+      const workflow = message?._templateId ? await tidings.workflows.get(message._templateId) : null;
+      if (message && subscriber) send('notification_received', { message: socketMessage(message, subscriber, workflow ?? undefined) });
+    }
+    await sendCounts(tidings, change.subscriberId, send);
+  }
+
   async function sendCounts(tidings: Tidings, subscriberId: string, send: (event: string, data: unknown) => void) {
     const [unseen] = await tidings.messages.count(subscriberId, [{ seen: false, archived: false, snoozed: false }]);
     send('unseen_count_changed', { unseenCount: unseen!.count });
@@ -90,29 +100,18 @@ export function attachInboxSockets(server: HttpServer, environments: readonly In
   const detach: (() => void)[] = [];
   for (const environment of environments) {
     const { tidings } = environment;
-    const deliver = async (message: Message, created: boolean) => {
-      if (message.channel !== 'in_app') return;
-      const set = listeners.get(keyOf(environment, message.subscriberId));
-      if (!set || set.size === 0) return;
-      const send = (event: string, data: unknown) => {
-        for (const listener of set) listener(event, data);
-      };
-      if (created) {
-        const subscriber = await tidings.subscribers.get(message.subscriberId);
-        const workflow = message._templateId ? await tidings.workflows.get(message._templateId) : null;
-        if (subscriber) send('notification_received', { message: socketMessage(message, subscriber, workflow ?? undefined) });
-      }
-      await sendCounts(tidings, message.subscriberId, send);
-    };
     const report = (error: unknown) => console.error('[tidings inbox sockets]', error);
-    const onCreated = ({ message }: { message: Message }) => void deliver(message, true).catch(report);
-    const onChanged = ({ message }: { message: Message }) => void deliver(message, false).catch(report);
-    tidings.events.on('message.created', onCreated);
-    for (const name of UPDATES) tidings.events.on(name, onChanged);
-    detach.push(() => {
-      tidings.events.off('message.created', onCreated);
-      for (const name of UPDATES) tidings.events.off(name, onChanged);
-    });
+    detach.push(
+      onLiveChanges(tidings, (change) => {
+        // Nothing is read for a subscriber nobody is connected to in this process.
+        const set = listeners.get(keyOf(environment, change.subscriberId));
+        if (!set || set.size === 0) return;
+        const send = (event: string, data: unknown) => {
+          for (const listener of set) listener(event, data);
+        };
+        deliver(tidings, change, send).catch(report);
+      }),
+    );
   }
 
   return {

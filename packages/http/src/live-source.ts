@@ -1,0 +1,38 @@
+import type { Message, Tidings } from '@tidings/core';
+
+/** A change to one of an environment's in-app messages, with a way to read the message. */
+export interface LiveChange {
+  readonly subscriberId: string;
+  readonly kind: 'created' | 'changed';
+  /** The message as stored now (null once deleted). Called only by listeners that need it. */
+  message(): Promise<Message | null>;
+}
+
+const CHANGES = ['message.read', 'message.seen', 'message.unread', 'message.unseen', 'message.action', 'message.snoozed', 'message.unsnoozed', 'message.archived', 'message.unarchived', 'message.deleted'] as const;
+
+/**
+ * The changes to an engine's in-app messages, for live streams: from every process when the storage
+ * relays them (Postgres: the engine of another process delivered it), else from this process's
+ * engine. Returns the unsubscribe function.
+ */
+export function onLiveChanges(tidings: Tidings, listener: (change: LiveChange) => void): () => void {
+  const relay = tidings.storage.live;
+  if (relay) {
+    return relay.subscribe((notice) => {
+      if (notice.env !== tidings.environmentId) return;
+      listener({ subscriberId: notice.subscriberId, kind: notice.kind, message: () => tidings.messages.get(notice.subscriberId, notice.messageId) });
+    });
+  }
+  const local = (kind: LiveChange['kind'], deleted = false) => ({ message }: { message: Message }) => {
+    if (message.channel === 'in_app') listener({ subscriberId: message.subscriberId, kind, message: async () => (deleted ? null : message) });
+  };
+  const onCreated = local('created');
+  const onChanged = local('changed');
+  const onDeleted = local('changed', true);
+  tidings.events.on('message.created', onCreated);
+  for (const name of CHANGES) tidings.events.on(name, name === 'message.deleted' ? onDeleted : onChanged);
+  return () => {
+    tidings.events.off('message.created', onCreated);
+    for (const name of CHANGES) tidings.events.off(name, name === 'message.deleted' ? onDeleted : onChanged);
+  };
+}

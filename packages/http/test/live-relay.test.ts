@@ -1,0 +1,93 @@
+/**
+ * Live updates across processes on Postgres: two engines on two pools of one database (as two
+ * processes would be), an HTTP app on each; a live client of app A hears what engine B delivered.
+ */
+import { createHmac } from 'node:crypto';
+import type { Server as HttpServer } from 'node:http';
+import { serve as serveNode } from '@hono/node-server';
+import { Novu } from '@novu/js';
+import { createTidings } from '@tidings/core';
+import { postgresStorage } from '@tidings/postgres';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freshSchemas } from '../../postgres/test/schemas.js';
+import { createHttpApp } from '../src/index.js';
+
+const url = process.env['TIDINGS_TEST_PG_URL'];
+const schemaName = freshSchemas(url, 'tidings_relay');
+
+describe.skipIf(!url)('the live relay on Postgres (NOTIFY, ids only)', () => {
+  const closers: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const close of closers.reverse()) await close();
+  });
+
+  async function process_(schema: string) {
+    const storage = postgresStorage({ connectionString: url!, schema, max: 4 });
+    const tidings = createTidings({ storage, inlineInApp: true });
+    const app = createHttpApp({ environments: [{ tidings, apiKeys: ['relay-key'], applicationIdentifier: 'app-relay' }] });
+    const server = await new Promise<ReturnType<typeof serveNode>>((resolve) => {
+      const s = serveNode({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
+    });
+    const sockets = app.attachInboxSockets(server as unknown as HttpServer);
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    closers.push(async () => {
+      app.closeLiveStreams();
+      await sockets.close();
+      (server as unknown as HttpServer).closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await storage.close();
+    });
+    return { tidings, url: `http://127.0.0.1:${port}` };
+  }
+
+  it('an SSE client and an Inbox socket on process A receive, within a second, a notification process B delivered, with the counts right', async () => {
+    const schema = schemaName();
+    const a = await process_(schema);
+    const b = await process_(schema);
+    await b.tidings.workflows.upsert({ name: 'Hi', triggers: [{ identifier: 'hi' }], severity: 'high', steps: [{ template: { type: 'in_app', content: 'Hi {{ payload.n }}' } }] });
+    await b.tidings.subscribers.upsert({ subscriberId: 'ada' });
+
+    // The SSE stream of process A.
+    const controller = new AbortController();
+    const response = await fetch(`${a.url}/v1/subscribers/ada/events`, { headers: { authorization: 'ApiKey relay-key' }, signal: controller.signal });
+    const reader = response.body!.getReader();
+    let text = '';
+    const events: { event: string; data: unknown }[] = [];
+    void (async () => {
+      for (;;) {
+        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+        if (done) return;
+        text += new TextDecoder().decode(value);
+        for (let end = text.indexOf('\n\n'); end >= 0; end = text.indexOf('\n\n')) {
+          const block = text.slice(0, end);
+          text = text.slice(end + 2);
+          const event = /^event: (.*)$/m.exec(block)?.[1];
+          const data = /^data: (.*)$/m.exec(block)?.[1];
+          if (event && data) events.push({ event, data: JSON.parse(data) });
+        }
+      }
+    })();
+    await expect.poll(() => events.map((e) => e.event)).toContain('counts');
+
+    // An Inbox socket (socket.io) on process A.
+    const novu = new Novu({ applicationIdentifier: 'app-relay', subscriber: 'ada', subscriberHash: createHmac('sha256', 'relay-key').update('ada').digest('hex'), apiUrl: a.url, socketUrl: a.url });
+    const connected = new Promise<void>((resolve) => novu.on('socket.connect.resolved', () => resolve()));
+    const received = new Promise<{ body: string }>((resolve) => novu.on('notifications.notification_received', ({ result }) => resolve(result as never)));
+    await novu.notifications.list();
+    await connected;
+
+    const started = Date.now();
+    await b.tidings.trigger({ name: 'hi', to: 'ada', payload: { n: 1 } });
+    expect(await received).toMatchObject({ body: 'Hi 1' });
+    await expect.poll(() => events.find((e) => e.event === 'message')?.data, { timeout: 1_000 }).toMatchObject({ content: 'Hi 1' });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    await expect.poll(() => events.filter((e) => e.event === 'counts').at(-1)?.data, { timeout: 1_000 }).toEqual({ total: 1, unread: 1, unseen: 1 });
+
+    // A change made through process B reaches A's stream as an update, with the counts after it.
+    const [message] = (await b.tidings.messages.feed('ada')).items;
+    await b.tidings.messages.markAs('ada', { messageId: message!._id, markAs: 'read' });
+    await expect.poll(() => events.filter((e) => e.event === 'counts').at(-1)?.data, { timeout: 1_000 }).toEqual({ total: 1, unread: 0, unseen: 0 });
+    controller.abort();
+  });
+});
