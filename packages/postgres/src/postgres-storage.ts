@@ -88,7 +88,8 @@ function relayPublisher(pool: PgPool): (notice: LiveNotice) => Promise<void> {
     try {
       const client = await pool.connect();
       try {
-        for (const payload of payloads) await client.query('select pg_notify($1, $2)', [LIVE_CHANNEL, payload]);
+        // Every payload of the tick in one round trip.
+        await client.query('select pg_notify($1, payload) from unnest($2::text[]) as payload', [LIVE_CHANNEL, payloads]);
       } finally {
         client.release();
       }
