@@ -25,4 +25,7 @@ export type TidingsEvents = {
 
 export type TidingsEmitter = Emitter<TidingsEvents>;
 
+/** The events of a change to a stored message (its creation aside): what live streams and relays follow. */
+export const MESSAGE_CHANGE_EVENTS = ['message.read', 'message.seen', 'message.unread', 'message.unseen', 'message.action', 'message.snoozed', 'message.unsnoozed', 'message.archived', 'message.unarchived', 'message.deleted'] as const;
+
 export const createEmitter = (): TidingsEmitter => mitt<TidingsEvents>();

@@ -6,6 +6,7 @@ export { createTidings, type Tidings, type TidingsOptions } from './engine/creat
 export type { EngineOptions } from './engine/context.js';
 export { markAsInputSchema, markFlagsInputSchema, type MarkFlagsInput, actionInputSchema, messageFilterSchema, type MessageFilterInput, feedQuerySchema, snoozeInputSchema, type MarkAsInput, type ActionInput, type FeedQueryInput, type SnoozeInput } from './engine/messages-api.js';
 export type { TidingsEvents, TidingsEmitter } from './events.js';
+export { MESSAGE_CHANGE_EVENTS } from './events.js';
 export { parseInput, formatPath, inputHazards } from './validation.js';
 export { triggerEventIssues } from './trigger/validate-event.js';
 export { evaluateFilters, explainFilters, firstFailure, type FilterContext, type FilterTrace, type GroupTrace, type PartTrace } from './filters/index.js';

@@ -1,4 +1,4 @@
-import type { Message, Tidings } from '@tidings/core';
+import { MESSAGE_CHANGE_EVENTS, type Message, type Tidings } from '@tidings/core';
 
 /** A change to one of an environment's in-app messages, with a way to read the message. */
 export interface LiveChange {
@@ -8,7 +8,6 @@ export interface LiveChange {
   message(): Promise<Message | null>;
 }
 
-const CHANGES = ['message.read', 'message.seen', 'message.unread', 'message.unseen', 'message.action', 'message.snoozed', 'message.unsnoozed', 'message.archived', 'message.unarchived', 'message.deleted'] as const;
 
 /**
  * The changes to an engine's in-app messages, for live streams: from every process when the storage
@@ -30,9 +29,9 @@ export function onLiveChanges(tidings: Tidings, listener: (change: LiveChange) =
   const onChanged = local('changed');
   const onDeleted = local('changed', true);
   tidings.events.on('message.created', onCreated);
-  for (const name of CHANGES) tidings.events.on(name, name === 'message.deleted' ? onDeleted : onChanged);
+  for (const name of MESSAGE_CHANGE_EVENTS) tidings.events.on(name, name === 'message.deleted' ? onDeleted : onChanged);
   return () => {
     tidings.events.off('message.created', onCreated);
-    for (const name of CHANGES) tidings.events.off(name, name === 'message.deleted' ? onDeleted : onChanged);
+    for (const name of MESSAGE_CHANGE_EVENTS) tidings.events.off(name, name === 'message.deleted' ? onDeleted : onChanged);
   };
 }

@@ -1,8 +1,7 @@
-import type { TidingsEmitter } from '../events.js';
+import { MESSAGE_CHANGE_EVENTS, type TidingsEmitter } from '../events.js';
 import type { Message } from '../schemas/index.js';
 import type { LiveNotice, LiveRelay } from '../storage.js';
 
-const CHANGES = ['message.read', 'message.seen', 'message.unread', 'message.unseen', 'message.action', 'message.snoozed', 'message.unsnoozed', 'message.archived', 'message.unarchived', 'message.deleted'] as const;
 
 /** Publishes every change to an in-app message on the storage's cross-process relay. */
 export function publishLive(relay: LiveRelay, events: TidingsEmitter, env: string, onError: (error: unknown) => void): void {
@@ -11,5 +10,5 @@ export function publishLive(relay: LiveRelay, events: TidingsEmitter, env: strin
     relay.publish({ env, subscriberId: message.subscriberId, messageId: message._id, kind }).catch(onError);
   };
   events.on('message.created', ({ message }) => publish(message, 'created'));
-  for (const name of CHANGES) events.on(name, ({ message }) => publish(message, 'changed'));
+  for (const name of MESSAGE_CHANGE_EVENTS) events.on(name, ({ message }) => publish(message, 'changed'));
 }
