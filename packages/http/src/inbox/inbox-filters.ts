@@ -51,21 +51,24 @@ export function listFilter(queries: Record<string, string[]>): MessageFilterInpu
   return Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== undefined)) as MessageFilterInput;
 }
 
-/** One filter of the count route (a JSON object) as the library takes it; `data` may come as a JSON string. */
-export function countFilter(raw: unknown, index: number): MessageFilterInput {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw invalid(`filters[${index}]`, 'must be an object');
+/**
+ * A filter given as a JSON object (one of the count route's, or the body of a bulk route) as the
+ * library takes it: `data` may come JSON-stringified, `tags` as one string. `at` names where it was.
+ */
+function objectFilter(raw: unknown, at: string): MessageFilterInput {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw invalid(at || 'body', 'must be an object');
   const { tags, data, ...rest } = raw as Record<string, unknown>;
   return {
     ...rest,
     ...(tags !== undefined && { tags: typeof tags === 'string' ? [tags] : tags }),
-    ...(data !== undefined && { data: typeof data === 'string' ? json(data, `filters[${index}].data`) : data }),
+    ...(data !== undefined && { data: typeof data === 'string' ? json(data, at ? `${at}.data` : 'data') : data }),
   } as MessageFilterInput;
 }
 
+/** One filter of the count route's `filters` list. */
+export const countFilter = (raw: unknown, index: number): MessageFilterInput => objectFilter(raw, `filters[${index}]`);
+
 /** The `{ tags?, data? }` body of the bulk routes (`data` JSON-stringified inside the JSON body). */
-export function bodyFilter(body: unknown): MessageFilterInput {
-  if (body === undefined || body === null) return {};
-  return countFilter(body, 0);
-}
+export const bodyFilter = (body: unknown): MessageFilterInput => (body === undefined || body === null ? {} : objectFilter(body, ''));
 
 export { json as parseJsonParameter };
