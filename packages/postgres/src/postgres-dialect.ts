@@ -28,7 +28,7 @@ export const postgresDialect: SqlDialect = {
       }
     }
   },
-  claimDue: (db, options) => claimDueJobs(db, options, sql`for update skip locked`),
+  claimDue: (db, options) => claimDueJobs(db, options, (select) => select.forUpdate().skipLocked()),
   docMemberEquals: (path, json) => sql<boolean>`(doc #> ${[...path]}::text[]) = ${json}::jsonb`,
   async withMigrationLock(db, fn) {
     await db.transaction().execute(async (tx) => {

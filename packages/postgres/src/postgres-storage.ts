@@ -31,7 +31,10 @@ export type PostgresStorageOptions = (
       connectionString?: never;
     }
 ) & {
-  /** A schema to keep Tidings' tables in; created when missing and put first on the search path. */
+  /**
+   * A schema to keep Tidings' tables in; created when missing. Every statement names it, so the
+   * connections' search path (the app's pool's included) is left as it is.
+   */
   schema?: string;
   /** Apply pending migrations before the first operation. @default true */
   migrate?: boolean;
@@ -130,23 +133,20 @@ async function createSchema(pool: PgPool, schema: string): Promise<void> {
  */
 export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
   const own = options.pool === undefined;
-  const schemaOption = options.schema ? `-c search_path=${quoteIdent(options.schema)},public` : undefined;
   const onConnectionError = options.onConnectionError ?? ((error: Error) => console.warn(`[tidings postgres] connection lost: ${error.message}`));
-  const pool = options.pool ?? ownPool(options, schemaOption);
+  const pool = options.pool ?? ownPool(options);
   // Without a listener, an idle connection's error (a server restart, pg_terminate_backend) is an
   // uncaught 'error' event that ends the process.
   pool.on('error', onConnectionError);
   // A connection checked out of the pool (held between a transaction's statements) reports its loss
   // on the client itself; the statement waiting on it fails on its own, and the error is handled here.
   pool.on('connect', (client) => client.on('error', onConnectionError));
-  if (!own && options.schema) {
-    pool.on('connect', (client) => void client.query(`set search_path to ${quoteIdent(options.schema!)}, public`));
-  }
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pool as unknown as PostgresPool }) });
   const storage = createSqlStorage({
     db,
     dialect: postgresDialect,
     durable: true,
+    ...(options.schema && { schema: options.schema }),
     ...(options.migrate !== undefined && { migrate: options.migrate }),
     ...(options.schema && { beforeMigrate: () => createSchema(pool, options.schema!) }),
     async close() {
@@ -239,7 +239,7 @@ export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
 }
 
 /** The storage's own pool, with timeouts so a database that stops answering fails calls instead of hanging them. */
-function ownPool(options: Extract<PostgresStorageOptions, { connectionString: string }>, schemaOption: string | undefined): PgPool {
+function ownPool(options: Extract<PostgresStorageOptions, { connectionString: string }>): PgPool {
   const connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
   const statementTimeoutMs = options.statementTimeoutMs ?? 30_000;
   const pool = new pg.Pool({
@@ -250,7 +250,6 @@ function ownPool(options: Extract<PostgresStorageOptions, { connectionString: st
     statement_timeout: statementTimeoutMs,
     query_timeout: statementTimeoutMs + 5_000,
     idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? 60_000,
-    ...(schemaOption && { options: schemaOption }),
   });
   const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
   // pg says "timeout exceeded when trying to connect"; say where, and which setting bounds it.

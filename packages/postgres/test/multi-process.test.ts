@@ -117,4 +117,30 @@ describe.skipIf(!url)('postgres — many processes on one database', () => {
     expect(rows[0].n).toBe(1);
     await pool.end();
   });
+
+  it('{ pool, schema }: names the schema in every statement and leaves the pool’s search path alone', async () => {
+    const [first, second] = [freshSchema(), freshSchema()];
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    const before = (await pool.query('show search_path')).rows[0].search_path;
+    // Two storages on one pool, each in its own schema: the statements each compiles once must not
+    // cross over, and the jobs each claims are its own.
+    const [a, b] = [postgresStorage({ pool, schema: first }), postgresStorage({ pool, schema: second })];
+    const [ta, tb] = [createTidings({ storage: a }), createTidings({ storage: b })];
+    for (const [tidings, who] of [[ta, ['ada', 'grace']], [tb, ['linus']]] as const) {
+      await tidings.workflows.upsert({ name: 'hello', triggers: [{ identifier: 'hello' }], steps: [{ template: { type: 'in_app', content: 'hi {{subscriber.subscriberId}}' } }] });
+      for (const subscriberId of who) await tidings.trigger({ name: 'hello', to: subscriberId, payload: {} });
+      await tidings.runDue();
+    }
+    const count = async (schema: string, table: string) => (await pool.query(`select count(*)::int as n from "${schema}".${table}`)).rows[0].n;
+    expect([await count(first, 'tidings_messages'), await count(second, 'tidings_messages')]).toEqual([2, 1]);
+    expect([await count(first, 'tidings_jobs'), await count(second, 'tidings_jobs')]).toEqual([0, 0]);
+    // Every connection the storages used, asked again: none had its search path changed.
+    const clients = await Promise.all([pool.connect(), pool.connect()]);
+    for (const client of clients) expect((await client.query('show search_path')).rows[0].search_path).toBe(before);
+    for (const client of clients) client.release();
+    const { rows } = await pool.query(`select count(*)::int as n from information_schema.tables where table_schema = current_schema() and table_name like 'tidings_%'`);
+    expect(rows[0].n).toBe(0);
+    await Promise.all([a.close(), b.close()]);
+    await pool.end();
+  });
 });

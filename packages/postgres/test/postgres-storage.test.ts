@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describeStorage } from '@tidings/core/conformance';
-import type { SqlStorage } from '@tidings/sql';
-import { sql } from 'kysely';
+import { rawSqlMessage } from '../../../test-support/sql-raw-message.js';
 import pg from 'pg';
 import { afterAll, describe, it } from 'vitest';
 import { postgresStorage } from '../src/index.js';
@@ -28,10 +27,6 @@ if (!url) {
       schemas.push(schema);
       return postgresStorage({ connectionString: url, schema, max: 4 });
     },
-    async rawMessage(storage, id) {
-      const { rows } = await sql<{ read: number; seen: number; created_at: string }>`select read, seen, created_at from tidings_messages where id = ${id}`.execute((storage as SqlStorage).db);
-      const row = rows[0];
-      return row ? { read: row.read === 1, seen: row.seen === 1, createdAt: row.created_at } : null;
-    },
+    rawMessage: rawSqlMessage,
   });
 }

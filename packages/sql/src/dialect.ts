@@ -18,6 +18,11 @@ export interface SqlDialect {
   /** Most bound parameters one statement may carry. */
   readonly maxParams: number;
   readonly multiProcess: boolean;
+  /**
+   * The schema that holds the tables (Postgres), named in every statement instead of relying on the
+   * connection's search path; set by `createSqlStorage` from its `schema` option.
+   */
+  readonly schema?: string;
   /** Runs `fn` in a transaction that behaves as if it ran alone (retrying where the dialect must). */
   transaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T>;
   /** Leases due jobs in one statement (see `JobRepository.claimDue`). */

@@ -149,7 +149,7 @@ export const MIGRATIONS: readonly Migration[] = [
         .addPrimaryKeyConstraint('tidings_digests_pk', ['env', 'id'])
         .execute();
       // At most one open digest per key: the database refuses a second even if two joins race.
-      await sql`create unique index tidings_digests_open on tidings_digests (env, key) where status = 'open'`.execute(db);
+      await db.schema.createIndex('tidings_digests_open').on('tidings_digests').columns(['env', 'key']).unique().where(sql.ref('status'), '=', 'open').execute();
       await db.schema
         .createTable('tidings_digest_keys')
         .addColumn('env', 'text', (c) => c.notNull())

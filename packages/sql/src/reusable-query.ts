@@ -8,7 +8,7 @@ const MARK = '\u0001tidings-arg:';
 const MARKED = /^\u0001tidings-arg:(.+):(-?\d+)$/;
 
 /**
- * A statement Kysely builds and compiles once per dialect and list lengths, then runs with new values.
+ * A statement Kysely builds and compiles once per dialect, schema and list lengths, then runs with new values.
  * The hot statements (a batch's subscribers, notifications, job completions, inserts of hundreds of
  * rows) run thousands of times a second, and building the same query tree each time cost more than
  * the database spent running it. `build` receives marker values in place of `args` (arrays keep their
@@ -18,7 +18,7 @@ const MARKED = /^\u0001tidings-arg:(.+):(-?\d+)$/;
 export function reusableQuery<A extends Args>(build: (db: Db, args: A) => Compilable) {
   const templates = new Map<string, { sql: string; slots: Slot[] }>();
   return async <R>(db: Db, dialect: SqlDialect, args: A): Promise<QueryResult<R>> => {
-    let key: string = dialect.name;
+    let key = dialect.schema === undefined ? dialect.name : `${dialect.name}.${dialect.schema}`;
     for (const name in args) {
       const value = args[name];
       if (Array.isArray(value)) key += `|${name}:${value.length}`;

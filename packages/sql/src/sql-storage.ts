@@ -21,6 +21,11 @@ export interface SqlStorageOptions {
   readonly durable: boolean;
   /** Apply pending migrations before the first operation. @default true */
   readonly migrate?: boolean;
+  /**
+   * The schema that holds the tables: every statement names it, so the connections' search path is
+   * never touched (the pool may be the app's own).
+   */
+  readonly schema?: string;
   /** Runs before the migrations (e.g. creating the Postgres schema they run in). */
   readonly beforeMigrate?: () => Promise<void>;
 }
@@ -29,11 +34,13 @@ export interface SqlStorageOptions {
 export interface SqlStorage extends Storage {
   /** Applies pending migrations; returns the names applied. Safe when several processes call it at once. */
   migrate(): Promise<string[]>;
-  /** The Kysely instance, for apps that want to read Tidings' tables themselves. */
+  /** The Kysely instance (qualified with the schema, when one was given), for apps that want to read Tidings' tables themselves. */
   readonly db: Db;
 }
 
-export function createSqlStorage({ db, dialect, close, durable, migrate: autoMigrate = true, beforeMigrate }: SqlStorageOptions): SqlStorage {
+export function createSqlStorage({ db: unqualified, dialect: base, schema, close, durable, migrate: autoMigrate = true, beforeMigrate }: SqlStorageOptions): SqlStorage {
+  const db = schema === undefined ? unqualified : unqualified.withSchema(schema);
+  const dialect: SqlDialect = schema === undefined ? base : { ...base, schema };
   let migrating: Promise<string[]> | null = null;
   const runMigrations = () => (migrating ??= (async () => {
     await beforeMigrate?.();

@@ -24,7 +24,7 @@ export const sqliteDialect: SqlDialect = {
   maxParams: 30_000,
   multiProcess: false,
   transaction: immediate,
-  claimDue: (db, options) => claimDueJobs(db, options, sql``),
+  claimDue: (db, options) => claimDueJobs(db, options, (select) => select),
   // json_extract makes both sides SQL values (text, number, 0/1 for booleans); json_type keeps a
   // boolean from equalling a number.
   docMemberEquals(path, json) {
