@@ -163,4 +163,28 @@ describe('job loop', () => {
     expect(Date.now() - started).toBeLessThan(2_000);
     await tidings.stop();
   });
+
+  it('stop() lets the batch in hand commit and claims no more: the rest stays due, unleased, for another process', async () => {
+    const storage = memoryStorage();
+    const claims: number[] = [];
+    let stopped: Promise<void> | null = null;
+    const claimDue = storage.jobs.claimDue.bind(storage.jobs);
+    storage.jobs.claimDue = async (options) => {
+      const jobs = await claimDue(options);
+      claims.push(jobs.length);
+      stopped ??= tidings.stop();
+      return jobs;
+    };
+    const tidings = createTidings({ storage, batchSize: 2, maxIdleMs: 10_000 });
+    await tidings.workflows.upsert(inAppWorkflow('many', 'hi'));
+    for (const subscriberId of ['a', 'b', 'c', 'd', 'e', 'f']) await tidings.trigger({ name: 'many', to: subscriberId });
+    tidings.start();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await stopped;
+    expect(claims).toEqual([2]);
+    const left = await storage.jobs.list(tidings.environmentId);
+    expect(left).toHaveLength(4);
+    expect(left.every((job) => job.lockedBy === null && job.attempts === 0)).toBe(true);
+    expect(await tidings.runDue()).toBe(4);
+  });
 });

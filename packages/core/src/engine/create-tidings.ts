@@ -116,7 +116,7 @@ export function createTidings(options: TidingsOptions) {
      */
     explain: (transactionId: string, subscriberId?: string) => storage.traces.list(environmentId, transactionId, subscriberId),
     /** Runs every job due by the clock now; returns how many ran. For tests with a manual clock. */
-    runDue: runner.runDue,
+    runDue: () => runner.runDue(),
     /** Starts the background job loop. */
     start: loop.start,
     /** Stops the job loop after the jobs in flight; the storage stays open. */

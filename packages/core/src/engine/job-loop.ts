@@ -3,7 +3,10 @@ import type { JobRunner } from './job-runner.js';
 
 export interface JobLoop {
   start(): void;
-  /** Stops claiming new jobs and resolves once the jobs in flight have finished. */
+  /**
+   * Stops claiming new jobs and resolves once the batch in flight has committed: jobs still due stay
+   * unclaimed for other processes, or for the next start.
+   */
   stop(): Promise<void>;
   readonly running: boolean;
 }
@@ -44,7 +47,7 @@ export function createJobLoop(ctx: EngineContext, runner: JobRunner, onError: (e
       poked = false;
       let ran = 0;
       try {
-        ran = await runner.runDue();
+        ran = await runner.runDue(() => running);
         failures = 0;
       } catch (error) {
         onError(error);

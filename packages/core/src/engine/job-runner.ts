@@ -10,8 +10,12 @@ import { liveWorkers } from './live-workers.js';
 import { walkJob, type BatchData, type JobOutcome } from './walk-job.js';
 
 export interface JobRunner {
-  /** Claims and runs every job due now, including those enqueued while it runs; returns how many ran. */
-  runDue(): Promise<number>;
+  /**
+   * Claims and runs every job due now, including those enqueued while it runs; returns how many ran.
+   * `keepClaiming` is asked before each claim after the first: false ends the run once the batch in
+   * hand has committed (a stopping loop claims nothing more).
+   */
+  runDue(keepClaiming?: () => boolean): Promise<number>;
   readonly workerId: string;
 }
 
@@ -119,12 +123,13 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
 
   return {
     workerId,
-    async runDue() {
+    async runDue(keepClaiming = () => true) {
       liveWorkers.enter(registry, workerId);
       try {
         await takeBackDeadLeases();
         let ran = 0;
         for (;;) {
+          if (ran > 0 && !keepClaiming()) return ran;
           const now = ctx.clock.now();
           const jobs = await storage.jobs.claimDue({ env, workerId, now: now.toISOString(), limit: options.batchSize, leaseMs: options.leaseMs });
           if (jobs.length === 0) return ran;
