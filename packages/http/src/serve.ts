@@ -16,6 +16,8 @@ export interface ServeOptions {
   db?: string;
   /** Postgres connection string; used instead of SQLite when given. */
   postgres?: string;
+  /** The Postgres schema that holds Tidings' tables (created when missing). @default the database's default (public) */
+  schema?: string;
   /** The API key; generated and kept in `<db folder>/api-key` on first run when absent. */
   apiKey?: string;
   environmentId?: string;
@@ -40,6 +42,11 @@ export interface ServeOptions {
    * identifier can read any subscriber's inbox; the CLI warns at start. @default true
    */
   inboxHash?: boolean;
+  /**
+   * How long a claimed job stays leased to its process between renewals: after a process dies
+   * (SIGKILL, a lost machine) another takes its jobs over once this has passed. @default 30_000
+   */
+  leaseMs?: number;
   /** How long `close()` waits for requests and jobs in flight before it cuts them. @default 5_000 */
   graceMs?: number;
 }
@@ -82,7 +89,8 @@ async function openStorage(options: ServeOptions, db: string): Promise<{ storage
     const { postgresAddress, postgresStorage } = await backendModule(() => import('@tidings/postgres'), '@tidings/postgres pg');
     const address = postgresAddress(options.postgres);
     if (address === null) throw new StartupError('--postgres must be a connection URL (postgres://user@host:5432/db)');
-    return { storage: postgresStorage({ connectionString: options.postgres }), where: `Postgres at ${address}` };
+    const storage = postgresStorage({ connectionString: options.postgres, ...(options.schema && { schema: options.schema }) });
+    return { storage, where: `Postgres at ${address}${options.schema ? `, schema ${options.schema}` : ''}` };
   }
   const { sqliteStorage } = await backendModule(() => import('@tidings/sqlite'), '@tidings/sqlite better-sqlite3');
   try {
@@ -116,22 +124,50 @@ async function listen(app: ReturnType<typeof createHttpApp>, port: number, host:
   });
 }
 
+const sqliteFile = (options: ServeOptions) => options.db ?? '.tidings/tidings.db';
+
+/** The API key and the Inbox's application identifier: as given, else read from (or made into) files beside the database. */
+export function serveCredentials(options: ServeOptions) {
+  const keyFile = join(options.postgres ? '.tidings' : dirname(sqliteFile(options)), 'api-key');
+  const { key: apiKey, created } = options.apiKey !== undefined ? { key: options.apiKey, created: false } : loadOrCreate(keyFile, () => `tid_${randomBytes(24).toString('hex')}`);
+  const identifierFile = join(dirname(keyFile), 'application-identifier');
+  const applicationIdentifier = options.applicationIdentifier ?? loadOrCreate(identifierFile, () => `app_${randomBytes(12).toString('hex')}`).key;
+  return {
+    apiKey,
+    /** Where the generated key is kept (null when the key was given). */
+    apiKeyFile: options.apiKey !== undefined ? null : keyFile,
+    /** True when this start generated the key. */
+    apiKeyCreated: created,
+    /** The public identifier Novu's Inbox client opens sessions with. */
+    applicationIdentifier,
+    /** Where it is kept (null when it was given). */
+    applicationIdentifierFile: options.applicationIdentifier !== undefined ? null : identifierFile,
+  };
+}
+
+export type ServeCredentials = ReturnType<typeof serveCredentials>;
+
+/** Opens the database, applies its migrations and closes it again: what a start-up would find, said once. */
+export async function checkDatabase(options: ServeOptions): Promise<void> {
+  const { storage, where } = await openStorage(options, sqliteFile(options));
+  await checkStorage(storage, where);
+  await storage.close();
+}
+
 /**
  * Runs the HTTP API with a job loop on SQLite (or Postgres); resolves once it listens. Fails with a
  * `StartupError` (one line) when the database cannot be used or the port cannot be had.
  */
 export async function serve(options: ServeOptions = {}) {
-  const db = options.db ?? '.tidings/tidings.db';
-  const keyFile = join(options.postgres ? '.tidings' : dirname(db), 'api-key');
-  const { storage, where } = await openStorage(options, db);
+  const { storage, where } = await openStorage(options, sqliteFile(options));
   await checkStorage(storage, where);
-  const { key: apiKey, created } = options.apiKey !== undefined ? { key: options.apiKey, created: false } : loadOrCreate(keyFile, () => `tid_${randomBytes(24).toString('hex')}`);
-  const identifierFile = join(dirname(keyFile), 'application-identifier');
-  const applicationIdentifier = options.applicationIdentifier ?? loadOrCreate(identifierFile, () => `app_${randomBytes(12).toString('hex')}`).key;
+  const credentials = serveCredentials(options);
+  const { apiKey, applicationIdentifier } = credentials;
   const network = { allow: [...(options.webhookAllow ?? [])] };
   const tidings = createTidings({
     storage,
     inlineInApp: options.inlineInApp ?? true,
+    ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
     ...(options.environmentId && { environmentId: options.environmentId }),
     providers: [smtpProvider(), chatWebhookProvider({ network }), slackProvider({ network }), discordProvider({ network }), msTeamsProvider({ network }), pushWebhookProvider({ network }), ...consoleProviders()],
   });
@@ -154,15 +190,7 @@ export async function serve(options: ServeOptions = {}) {
   const graceMs = options.graceMs ?? 5_000;
   return {
     url: `http://${host}:${port}`,
-    apiKey,
-    /** Where the generated key is kept (null when the key was given). */
-    apiKeyFile: options.apiKey !== undefined ? null : keyFile,
-    /** True when this start generated the key. */
-    apiKeyCreated: created,
-    /** The public identifier Novu's Inbox client opens sessions with. */
-    applicationIdentifier,
-    /** Where it is kept (null when it was given). */
-    applicationIdentifierFile: options.applicationIdentifier !== undefined ? null : identifierFile,
+    ...credentials,
     tidings,
     app,
     /**

@@ -67,6 +67,28 @@ describe('tidings serve refuses to start, in one line, when it cannot work', () 
 
   it('Postgres is not there', { timeout: 30_000 }, async () => {
     await failsToStart(['--port', '0', '--postgres', 'postgres://postgres@127.0.0.1:1/test'], /^Tidings could not start: cannot use Postgres at 127\.0\.0\.1:1: .*ECONNREFUSED/);
+    // With several processes the primary checks the database once, before starting any: still one line.
+    await failsToStart(['--port', '0', '--postgres', 'postgres://postgres@127.0.0.1:1/test', '--processes', '2'], /^Tidings could not start: cannot use Postgres at 127\.0\.0\.1:1: .*ECONNREFUSED/);
+  });
+
+  it('arguments it cannot use: exit 2, the option named, then the usage', { timeout: 30_000 }, async () => {
+    const cases: [string[], string][] = [
+      [['--processes', '2'], '--processes needs --postgres: a SQLite file is written by one process; several share the work through Postgres'],
+      [['--processes', '0', '--postgres', 'postgres://x@127.0.0.1/db'], '--processes must be a whole number from 1 to 64'],
+      [['--processes', 'two', '--postgres', 'postgres://x@127.0.0.1/db'], '--processes must be a whole number from 1 to 64'],
+      [['--lease-ms', '5s'], '--lease-ms must be a whole number of milliseconds, at least 100'],
+      [['--schema', 'tidings'], '--schema needs --postgres'],
+      [['--port', '70000'], '--port must be a port number'],
+    ];
+    await Promise.all(
+      cases.map(async ([args, line]) => {
+        const child = spawnTs('packages/http/src/cli.ts', ['serve', ...args]);
+        expect(await child.exited).toBe(2);
+        const [first, usage] = child.output().trim().split('\n');
+        expect(first).toBe(line);
+        expect(usage).toMatch(/^Usage: tidings serve /);
+      }),
+    );
   });
 });
 
