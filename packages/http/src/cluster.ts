@@ -47,7 +47,7 @@ export async function startCluster(options: ServeOptions, processes: number, eve
   const waitingFor = new Set<Worker>();
   const stopped = new Promise<void>((resolve) => cluster.on('exit', () => copies.size === 0 && stopping && resolve()));
 
-  function fork(): Worker {
+  function fork(replacing?: number): Worker {
     const copy = cluster.fork(env);
     copies.add(copy);
     waitingFor.add(copy);
@@ -56,6 +56,7 @@ export async function startCluster(options: ServeOptions, processes: number, eve
         waitingFor.delete(copy);
         failedStarts = 0;
         upUrl = report.url;
+        if (replacing !== undefined) events.notice(`process ${copy.process.pid} serves in place of ${replacing}`);
         if (waitingFor.size === 0) settle?.resolve(report.url);
       } else if (report.type === 'failed') {
         waitingFor.delete(copy);
@@ -68,7 +69,7 @@ export async function startCluster(options: ServeOptions, processes: number, eve
       if (stopping) return;
       if (starting) return failed(new Error(`a server process exited during start-up (${signal ?? `code ${code}`})`));
       events.notice(`process ${copy.process.pid} exited (${signal ?? `code ${code}`}); starting another`);
-      fork();
+      fork(copy.process.pid);
     });
     return copy;
   }
@@ -91,15 +92,17 @@ export async function startCluster(options: ServeOptions, processes: number, eve
     stopping = true;
     if (copies.size === 0) return true;
     let clean = true;
-    const exits = [...copies].map(
-      (copy) =>
-        new Promise<void>((resolve) => {
-          copy.once('exit', (code) => {
-            if (code !== 0) clean = false;
-            resolve();
-          });
-        }),
-    );
+    const exits = [...copies].map((copy) => {
+      // A copy still starting has nothing in flight: a signal that ends it before it could listen for
+      // one is a clean stop too.
+      const started = !waitingFor.has(copy);
+      return new Promise<void>((resolve) => {
+        copy.once('exit', (code) => {
+          if (code !== 0 && started) clean = false;
+          resolve();
+        });
+      });
+    });
     for (const copy of copies) copy.process.kill('SIGTERM');
     const late = setTimeout(() => {
       clean = false;
@@ -133,24 +136,28 @@ export async function startCluster(options: ServeOptions, processes: number, eve
 export async function runClusterCopy(): Promise<void> {
   const options = JSON.parse(process.env[OPTIONS_VARIABLE]!) as ServeOptions;
   const report = (message: Report) => process.send?.(message);
-  let server: Awaited<ReturnType<typeof serve>>;
-  try {
-    server = await serve(options);
-  } catch (error) {
-    report({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
-    process.exitCode = 1;
-    process.disconnect?.();
-    return;
-  }
+  const starting = serve(options);
+  // Signals are heard from the first moment: a copy told to stop while it starts stops once started.
   let stopping = false;
   const shutdown = async () => {
     if (stopping) return;
     stopping = true;
-    await server.close().catch((error: unknown) => console.error(`Tidings process ${process.pid}: ${error instanceof Error ? error.message : String(error)}`));
+    const server = await starting.catch(() => null);
+    await server?.close().catch((error: unknown) => console.error(`Tidings process ${process.pid}: ${error instanceof Error ? error.message : String(error)}`));
     process.exit(0);
   };
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
   process.once('disconnect', shutdown);
-  report({ type: 'ready', url: server.url });
+  let server: Awaited<typeof starting>;
+  try {
+    server = await starting;
+  } catch (error) {
+    report({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
+    process.exitCode = 1;
+    process.removeAllListeners('disconnect');
+    process.disconnect?.();
+    return;
+  }
+  if (!stopping) report({ type: 'ready', url: server.url });
 }

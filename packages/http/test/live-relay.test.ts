@@ -11,6 +11,7 @@ import { postgresStorage } from '@tidings/postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshSchemas } from '../../postgres/test/schemas.js';
 import { createHttpApp } from '../src/index.js';
+import { openSse } from './sse-client.js';
 
 const url = process.env['TIDINGS_TEST_PG_URL'];
 const schemaName = freshSchemas(url, 'tidings_relay');
@@ -49,25 +50,8 @@ describe.skipIf(!url)('the live relay on Postgres (NOTIFY, ids only)', () => {
     await b.tidings.subscribers.upsert({ subscriberId: 'ada' });
 
     // The SSE stream of process A.
-    const controller = new AbortController();
-    const response = await fetch(`${a.url}/v1/subscribers/ada/events`, { headers: { authorization: 'ApiKey relay-key' }, signal: controller.signal });
-    const reader = response.body!.getReader();
-    let text = '';
-    const events: { event: string; data: unknown }[] = [];
-    void (async () => {
-      for (;;) {
-        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
-        if (done) return;
-        text += new TextDecoder().decode(value);
-        for (let end = text.indexOf('\n\n'); end >= 0; end = text.indexOf('\n\n')) {
-          const block = text.slice(0, end);
-          text = text.slice(end + 2);
-          const event = /^event: (.*)$/m.exec(block)?.[1];
-          const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (event && data) events.push({ event, data: JSON.parse(data) });
-        }
-      }
-    })();
+    const sse = await openSse(a.url, 'ada', 'relay-key');
+    const events = sse.events;
     await expect.poll(() => events.map((e) => e.event)).toContain('counts');
 
     // An Inbox socket (socket.io) on process A.
@@ -82,12 +66,12 @@ describe.skipIf(!url)('the live relay on Postgres (NOTIFY, ids only)', () => {
     expect(await received).toMatchObject({ body: 'Hi 1' });
     await expect.poll(() => events.find((e) => e.event === 'message')?.data, { timeout: 1_000 }).toMatchObject({ content: 'Hi 1' });
     expect(Date.now() - started).toBeLessThan(1_000);
-    await expect.poll(() => events.filter((e) => e.event === 'counts').at(-1)?.data, { timeout: 1_000 }).toEqual({ total: 1, unread: 1, unseen: 1 });
+    await expect.poll(() => sse.last('counts'), { timeout: 1_000 }).toEqual({ total: 1, unread: 1, unseen: 1 });
 
     // A change made through process B reaches A's stream as an update, with the counts after it.
     const [message] = (await b.tidings.messages.feed('ada')).items;
     await b.tidings.messages.markAs('ada', { messageId: message!._id, markAs: 'read' });
-    await expect.poll(() => events.filter((e) => e.event === 'counts').at(-1)?.data, { timeout: 1_000 }).toEqual({ total: 1, unread: 0, unseen: 0 });
-    controller.abort();
+    await expect.poll(() => sse.last('counts'), { timeout: 1_000 }).toEqual({ total: 1, unread: 0, unseen: 0 });
+    sse.close();
   });
 });
