@@ -55,8 +55,12 @@ export interface LiveNotice {
 
 export interface LiveRelay {
   publish(notice: LiveNotice): Promise<void>;
-  /** Calls `listener` with every notice any process publishes (this one's included); returns the unsubscribe function. */
-  subscribe(listener: (notice: LiveNotice) => void): () => void;
+  /**
+   * Calls `listener` with every notice any process publishes (this one's included), and `onGap` when
+   * notices may have been missed (the relay's connection was lost and is back): listeners then re-read
+   * what they show. Returns the unsubscribe function.
+   */
+  subscribe(listener: (notice: LiveNotice) => void, onGap?: () => void): () => void;
 }
 
 export interface StorageCapabilities {

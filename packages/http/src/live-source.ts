@@ -8,19 +8,19 @@ export interface LiveChange {
   message(): Promise<Message | null>;
 }
 
-
 /**
  * The changes to an engine's in-app messages, for live streams: from every process when the storage
  * relays them (Postgres: the engine of another process delivered it), else from this process's
- * engine. Returns the unsubscribe function.
+ * engine. `onGap` is called when changes may have been missed (the relay's connection came back
+ * after a loss): a stream then sends its counts again. Returns the unsubscribe function.
  */
-export function onLiveChanges(tidings: Tidings, listener: (change: LiveChange) => void): () => void {
+export function onLiveChanges(tidings: Tidings, listener: (change: LiveChange) => void, onGap: () => void = () => undefined): () => void {
   const relay = tidings.storage.live;
   if (relay) {
     return relay.subscribe((notice) => {
       if (notice.env !== tidings.environmentId) return;
       listener({ subscriberId: notice.subscriberId, kind: notice.kind, message: () => tidings.messages.get(notice.subscriberId, notice.messageId) });
-    });
+    }, onGap);
   }
   const local = (kind: LiveChange['kind'], deleted = false) => ({ message }: { message: Message }) => {
     if (message.channel === 'in_app') listener({ subscriberId: message.subscriberId, kind, message: async () => (deleted ? null : message) });

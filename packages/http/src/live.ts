@@ -37,7 +37,7 @@ export const liveEvents = (open: Set<() => void>) => async (c: Context<AppEnv>):
         },
         () => undefined,
       );
-    });
+    }, sendCounts);
     const heartbeat = setInterval(() => push('ping', {}), 15_000);
     const end = () => {
       closed = true;

@@ -8,6 +8,7 @@ import { serve as serveNode } from '@hono/node-server';
 import { Novu } from '@novu/js';
 import { createTidings } from '@tidings/core';
 import { postgresStorage } from '@tidings/postgres';
+import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshSchemas } from '../../postgres/test/schemas.js';
 import { createHttpApp } from '../src/index.js';
@@ -22,8 +23,8 @@ describe.skipIf(!url)('the live relay on Postgres (NOTIFY, ids only)', () => {
     for (const close of closers.reverse()) await close();
   });
 
-  async function process_(schema: string) {
-    const storage = postgresStorage({ connectionString: url!, schema, max: 4 });
+  async function process_(schema: string, applicationName = 'tidings') {
+    const storage = postgresStorage({ connectionString: url!, schema, max: 4, applicationName, onConnectionError: () => undefined });
     const tidings = createTidings({ storage, inlineInApp: true });
     const app = createHttpApp({ environments: [{ tidings, apiKeys: ['relay-key'], applicationIdentifier: 'app-relay' }] });
     const server = await new Promise<ReturnType<typeof serveNode>>((resolve) => {
@@ -72,6 +73,33 @@ describe.skipIf(!url)('the live relay on Postgres (NOTIFY, ids only)', () => {
     const [message] = (await b.tidings.messages.feed('ada')).items;
     await b.tidings.messages.markAs('ada', { messageId: message!._id, markAs: 'read' });
     await expect.poll(() => sse.last('counts'), { timeout: 1_000 }).toEqual({ total: 1, unread: 0, unseen: 0 });
+    sse.close();
+  });
+
+  it('notices missed while a process’s LISTEN connection was cut: its live clients get the counts again once it is back', { timeout: 30_000 }, async () => {
+    const schema = schemaName();
+    const applicationName = `tidings-gap-${schema}`;
+    const a = await process_(schema, applicationName);
+    const b = await process_(schema);
+    await b.tidings.workflows.upsert({ name: 'Hi', triggers: [{ identifier: 'hi' }], steps: [{ template: { type: 'in_app', content: 'Hi' } }] });
+    await b.tidings.subscribers.upsert({ subscriberId: 'ada' });
+    const sse = await openSse(a.url, 'ada', 'relay-key');
+    const novu = new Novu({ applicationIdentifier: 'app-relay', subscriber: 'ada', subscriberHash: createHmac('sha256', 'relay-key').update('ada').digest('hex'), apiUrl: a.url, socketUrl: a.url });
+    const connected = new Promise<void>((resolve) => novu.on('socket.connect.resolved', () => resolve()));
+    const unread: unknown[] = [];
+    novu.on('notifications.unread_count_changed', ({ result }) => unread.push(result));
+    await novu.notifications.list();
+    await connected;
+    await expect.poll(() => sse.last('counts')).toEqual({ total: 0, unread: 0, unseen: 0 });
+
+    // Cut every connection of process A (its LISTEN included), and deliver through B while it is away.
+    const admin = postgresStorage({ connectionString: url!, schema, max: 1 });
+    await sql`select pg_terminate_backend(pid) from pg_stat_activity where application_name = ${applicationName}`.execute(admin.db);
+    await b.tidings.trigger({ name: 'hi', to: 'ada' });
+    await admin.close();
+    // The notice went out while A was not listening; once A listens again, its clients re-read.
+    await expect.poll(() => sse.last('counts'), { timeout: 10_000 }).toEqual({ total: 1, unread: 1, unseen: 1 });
+    await expect.poll(() => unread.at(-1), { timeout: 10_000 }).toMatchObject({ total: 1 });
     sse.close();
   });
 });

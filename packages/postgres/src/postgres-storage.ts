@@ -160,6 +160,7 @@ export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
   // enqueued while it was away).
   const listeners = new Set<(env: string) => void>();
   const liveListeners = new Set<(notice: LiveNotice) => void>();
+  const gapListeners = new Set<() => void>();
   const wanted = () => listeners.size > 0 || liveListeners.size > 0;
   let listener: PgPoolClient | null = null;
   let connecting: Promise<void> | null = null;
@@ -187,7 +188,12 @@ export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
       throw error;
     }
     listener = client;
-    if (failures > 0) for (const fn of listeners) fn('*');
+    if (failures > 0) {
+      // While it was away, jobs may have been enqueued and messages changed: wake the job loops once,
+      // and tell live listeners to re-read.
+      for (const fn of listeners) fn('*');
+      for (const fn of gapListeners) fn();
+    }
     failures = 0;
   }
   function listen() {
@@ -233,7 +239,14 @@ export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
   storage.subscribeJobs = (fn) => subscribe(listeners, fn);
   (storage as { live?: LiveRelay }).live = {
     publish: relayPublisher(pool),
-    subscribe: (fn) => subscribe(liveListeners, fn),
+    subscribe(fn, onGap) {
+      const unsubscribe = subscribe(liveListeners, fn);
+      if (onGap) gapListeners.add(onGap);
+      return () => {
+        if (onGap) gapListeners.delete(onGap);
+        unsubscribe();
+      };
+    },
   };
   return storage;
 }

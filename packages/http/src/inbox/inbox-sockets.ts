@@ -97,6 +97,10 @@ export function attachInboxSockets(server: HttpServer, environments: readonly In
     send('unread_count_changed', { unreadCount: counts.total, counts });
   }
 
+  const sendTo = (set: Set<Listener>) => (event: string, data: unknown) => {
+    for (const listener of set) listener(event, data);
+  };
+
   const detach: (() => void)[] = [];
   for (const environment of environments) {
     const { tidings } = environment;
@@ -106,10 +110,14 @@ export function attachInboxSockets(server: HttpServer, environments: readonly In
         // Nothing is read for a subscriber nobody is connected to in this process.
         const set = listeners.get(keyOf(environment, change.subscriberId));
         if (!set || set.size === 0) return;
-        const send = (event: string, data: unknown) => {
-          for (const listener of set) listener(event, data);
-        };
-        deliver(tidings, change, send).catch(report);
+        deliver(tidings, change, sendTo(set)).catch(report);
+      }, () => {
+        // Changes may have been missed: every subscriber connected here gets its counts again.
+        const prefix = keyOf(environment, '');
+        for (const [key, set] of listeners) {
+          if (!key.startsWith(prefix) || set.size === 0) continue;
+          sendCounts(tidings, key.slice(prefix.length), sendTo(set)).catch(report);
+        }
       }),
     );
   }
