@@ -8,10 +8,11 @@ import { fanoutWorkload } from './workloads/fanout.js';
 import { httpWorkload } from './workloads/http.js';
 import { inboxCountsWorkload } from './workloads/inbox-counts.js';
 import { memoryWorkload } from './workloads/memory-growth.js';
+import { pgProcessesWorkload } from './workloads/pg-processes.js';
 import { pgScalingWorkload } from './workloads/pg-scaling.js';
 import type { BenchContext, Row } from './workloads/types.js';
 
-const WORKLOADS = { bulk: bulkWorkload, fanout: fanoutWorkload, digest: digestWorkload, http: httpWorkload, inbox: inboxCountsWorkload, 'pg-scaling': pgScalingWorkload, memory: memoryWorkload };
+const WORKLOADS = { bulk: bulkWorkload, fanout: fanoutWorkload, digest: digestWorkload, http: httpWorkload, inbox: inboxCountsWorkload, 'pg-scaling': pgScalingWorkload, 'pg-processes': pgProcessesWorkload, memory: memoryWorkload };
 
 /** DESIGN §10 targets for the bulk rows: ratios to the same run's baseline, and an absolute floor on memory. */
 function withTargets(row: Row): Row {

@@ -15,3 +15,6 @@ export async function repeat(runs: number, warmup: number, once: (run: number) =
   for (let i = 0; i < runs; i++) values.push(await once(i));
   return summarize(values);
 }
+
+/** The value below which `p` percent of `sorted` (ascending) lies. */
+export const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;

@@ -3,12 +3,12 @@ import { createTidings, SEVERITIES, type Storage } from '@tidings/core';
 import { postgresStorage } from '@tidings/postgres';
 import { sqliteStorage } from '@tidings/sqlite';
 import { freshName, tempDir } from '../lib/temp.js';
+import { percentile } from '../lib/stats.js';
 import type { BenchContext, Row } from './types.js';
 
 /** The bell of Novu's Inbox: unread, unarchived, unsnoozed, one filter per severity. */
 const BELL = SEVERITIES.map((severity) => ({ read: false, archived: false, snoozed: false, severity }));
 
-const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
 
 /**
  * Workload: the counts Novu's Inbox re-fetches after every action and live event — 4 filters (one per

@@ -12,7 +12,7 @@ import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshSchemas } from '../../postgres/test/schemas.js';
 import { createHttpApp } from '../src/index.js';
-import { openSse } from './sse-client.js';
+import { openSse } from '../../../test-support/sse-client.js';
 
 const url = process.env['TIDINGS_TEST_PG_URL'];
 const schemaName = freshSchemas(url, 'tidings_relay');

@@ -10,7 +10,7 @@ import { postgresStorage } from '@tidings/postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshSchemas } from '../../postgres/test/schemas.js';
 import { spawnTs, waitForOutput } from '../../../test-support/spawn-ts.js';
-import { openSse } from './sse-client.js';
+import { openSse } from '../../../test-support/sse-client.js';
 
 const url = process.env['TIDINGS_TEST_PG_URL'];
 const schemaName = freshSchemas(url, 'tidings_procs');
