@@ -69,20 +69,23 @@ function readmeBlocks() {
   return blocks;
 }
 
-/** Starts the installed `tidings serve`, calls it with the key it printed, and stops it with SIGTERM. */
-async function serveFromBin() {
-  const child = spawn(join(app, 'node_modules', '.bin', 'tidings'), ['serve', '--port', '0', '--db', join(app, 'serve', 'tidings.db')], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts the installed `tidings serve` with `args`, creates a workflow, triggers it and reads the feed
+ * with the key it printed (or `apiKey`), and stops it with SIGTERM, which must exit 0.
+ */
+async function serveFromBin(args, { apiKey, ready = /API key/ } = {}) {
+  const child = spawn(join(app, 'node_modules', '.bin', 'tidings'), ['serve', '--port', '0', ...args], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
   const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 30_000;
-  while (!/API key/.test(output)) {
+  const deadline = Date.now() + 60_000;
+  while (!ready.test(output)) {
     if (Date.now() > deadline || child.exitCode !== null) fail(`tidings serve did not start:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
-  const key = /API key \(new, kept in \S+\): (\S+)/.exec(output)?.[1];
+  const key = apiKey ?? /API key \(new, kept in \S+\): (\S+)/.exec(output)?.[1];
   if (!url || !key) fail(`tidings serve printed no URL or key:\n${output}`);
   const headers = { authorization: `ApiKey ${key}`, 'content-type': 'application/json' };
   const workflow = await fetch(`${url}/v1/workflows`, { method: 'POST', headers, body: JSON.stringify({ name: 'Hi', triggers: [{ identifier: 'hi' }], steps: [{ template: { type: 'in_app', content: 'Hi {{ subscriber.firstName }}' } }] }) });
@@ -92,7 +95,19 @@ async function serveFromBin() {
   const code = await exited;
   if (workflow.status !== 201 || trigger.status !== 201 || feed.data?.[0]?.content !== 'Hi Ada') fail(`tidings serve answered ${workflow.status}, ${trigger.status}, ${JSON.stringify(feed)}`);
   if (code !== 0) fail(`tidings serve exited with ${code} on SIGTERM:\n${output}`);
-  console.log(`tidings serve: 201, 201, feed "Hi Ada", stopped with exit code 0`);
+  console.log(`tidings serve ${args.join(' ')}: 201, 201, feed "Hi Ada", stopped with exit code 0`);
+  return output;
+}
+
+/** `--processes 2` from the installed bin: each copy re-runs the bin, so this is where packaging could break it. */
+async function clusterFromBin(pgUrl) {
+  const schema = `tidings_consumer_${process.pid}`;
+  try {
+    const output = await serveFromBin(['--postgres', pgUrl, '--schema', schema, '--processes', '2', '--api-key', 'consumer-key'], { apiKey: 'consumer-key', ready: /Application identifier/ });
+    if (!/\(2 processes: \d+, \d+\)/.test(output)) fail(`tidings serve --processes 2 did not report two processes:\n${output}`);
+  } finally {
+    run(process.execPath, ['-e', `const pg = require('pg'); const c = new pg.Client(${JSON.stringify(pgUrl)}); c.connect().then(() => c.query('drop schema if exists "${schema}" cascade')).then(() => c.end())`], app);
+  }
 }
 
 /** What a user installs must not carry the workspace: no source condition, no driver it does not use. */
@@ -132,7 +147,7 @@ async function main() {
     name: 'tidings-consumer',
     private: true,
     type: 'module',
-    dependencies: { ...dependencies, 'better-sqlite3': catalogVersion('better-sqlite3') },
+    dependencies: { ...dependencies, 'better-sqlite3': catalogVersion('better-sqlite3'), pg: catalogVersion('pg') },
     devDependencies: { typescript: catalogVersion('typescript'), '@types/node': catalogVersion('@types/node') },
   };
   writeFileSync(join(app, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
@@ -155,7 +170,12 @@ async function main() {
   }
 
   step('tidings serve from the installed bin');
-  await serveFromBin();
+  await serveFromBin(['--db', join(app, 'serve', 'tidings.db')]);
+  const pgUrl = process.env.TIDINGS_TEST_PG_URL;
+  if (pgUrl) {
+    step('tidings serve --postgres … --processes 2 from the installed bin');
+    await clusterFromBin(pgUrl);
+  } else console.log('skipped tidings serve --processes 2: set TIDINGS_TEST_PG_URL to run it');
   console.log('\n✓ consumer test passed');
 }
 
