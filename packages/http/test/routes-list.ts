@@ -43,7 +43,7 @@ export const ROUTES: [string, string][] = [
 // GET /v1/subscribers/{id}/events is left out: a valid request opens a stream that never ends.
 
 // Domain tables only: idempotency records are request bookkeeping and may change.
-export const TABLES = ['tidings_workflows', 'tidings_subscribers', 'tidings_topics', 'tidings_topic_members', 'tidings_tenants', 'tidings_integrations', 'tidings_preferences', 'tidings_notifications', 'tidings_jobs', 'tidings_messages', 'tidings_digests'];
+export const TABLES = ['tidings_workflows', 'tidings_subscribers', 'tidings_topics', 'tidings_topic_members', 'tidings_tenants', 'tidings_integrations', 'tidings_preferences', 'tidings_notifications', 'tidings_jobs', 'tidings_messages', 'tidings_digests'] as const;
 
 /** The SQL backends the route tests run on: SQLite always, Postgres when TIDINGS_TEST_PG_URL is set. */
 export const SQL_BACKENDS = ['sqlite', ...(process.env['TIDINGS_TEST_PG_URL'] ? ['postgres'] : [])];
@@ -74,6 +74,7 @@ export async function seedRouteRecords(tidings: Tidings): Promise<void> {
 /** Every domain table's rows, in a stable order: equal before and after means nothing changed. */
 export async function tableSnapshot(storage: Pick<SqlStorage, 'db'>): Promise<string> {
   const parts: string[] = [];
-  for (const table of TABLES) parts.push(JSON.stringify((await sql`select * from ${sql.table(table)} order by 1, 2`.execute(storage.db)).rows));
+  // The query builder names the storage's schema (raw `sql` would not).
+  for (const table of TABLES) parts.push(JSON.stringify(await storage.db.selectFrom(table).selectAll().orderBy(sql`1, 2`).execute()));
   return parts.join('\n');
 }

@@ -34,7 +34,10 @@ export interface SqlStorageOptions {
 export interface SqlStorage extends Storage {
   /** Applies pending migrations; returns the names applied. Safe when several processes call it at once. */
   migrate(): Promise<string[]>;
-  /** The Kysely instance (qualified with the schema, when one was given), for apps that want to read Tidings' tables themselves. */
+  /**
+   * The Kysely instance, for apps that want to read Tidings' tables themselves. With a schema, the
+   * query builder names it in every statement; raw `sql` text does not (write `sql.table('schema.table')`).
+   */
   readonly db: Db;
 }
 
