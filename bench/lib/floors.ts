@@ -4,15 +4,7 @@ import { memoryStorage, type MemoryStorageOptions } from '@tidings/memory';
 import { sqliteStorage } from '@tidings/sqlite';
 import Database from 'better-sqlite3';
 import type { Baseline } from './baselines.js';
-
-/** Record ids and transaction ids ordered by time, as the engine makes them. */
-function orderedIds() {
-  let seq = 0;
-  return {
-    id: () => `${Math.floor(Date.now() / 1000).toString(16)}0000000000${(seq++).toString(16).padStart(6, '0')}`,
-    transactionId: () => `${Date.now().toString(16).padStart(12, '0')}-7000-8000-${(seq++).toString(16).padStart(12, '0')}`,
-  };
-}
+import { BENCH_STEP_ID, BENCH_TEMPLATE_ID, messageDocument, orderedIds, subscriberDocument } from './documents.js';
 
 /**
  * The engine's own floor: raw prepared statements writing exactly the rows the engine writes for the
@@ -45,11 +37,11 @@ export async function sqliteFloor(filename: string, mode: 'jobs' | 'inline'): Pr
       const n = call * 100 + e;
       const notificationId = id();
       const tx = transactionId();
-      notification.get('default', notificationId, tx, JSON.stringify({ _id: notificationId, _environmentId: 'default', _organizationId: 'default', _templateId: '6b033dc8d1b29406a655c171', templateIdentifier: 'bench', transactionId: tx, payload: { n }, overrides: {}, actorId: null, tenantId: null, context: {}, createdAt: now }));
+      notification.get('default', notificationId, tx, JSON.stringify({ _id: notificationId, _environmentId: 'default', _organizationId: 'default', _templateId: BENCH_TEMPLATE_ID, templateIdentifier: 'bench', transactionId: tx, payload: { n }, overrides: {}, actorId: null, tenantId: null, context: {}, createdAt: now }));
       for (let k = 0; k < perEvent; k++) {
         const subscriberId = `f-${n}-${k}`;
         const internalId = id();
-        subscriber.run('default', subscriberId, internalId, JSON.stringify({ _id: internalId, subscriberId, firstName: `S${n}`, lastName: null, email: null, phone: null, avatar: null, locale: null, timezone: null, data: null, channels: [], isOnline: null, lastOnlineAt: null, _organizationId: 'default', _environmentId: 'default', deleted: false, createdAt: now, updatedAt: now }));
+        subscriber.run('default', subscriberId, internalId, subscriberDocument(subscriberId, internalId, n, now));
         work.push({ tx, notificationId, subscriberId, internalId, n });
         if (mode === 'jobs') job.run(id(), 'default', 'walk', now, tx, subscriberId, JSON.stringify({ notificationId, stepIndex: 0 }));
       }
@@ -59,8 +51,8 @@ export async function sqliteFloor(filename: string, mode: 'jobs' | 'inline'): Pr
   const deliver = db.transaction((work: ReturnType<typeof record>, claimed: string[]) => {
     const now = new Date().toISOString();
     for (const w of work) {
-      message.get(`${w.notificationId}000${w.internalId}`, 'default', w.internalId, w.tx, 'in_app', now, JSON.stringify({ _templateId: '6b033dc8d1b29406a655c171', _messageTemplateId: '6b033dc8d1b29406a655c172', _organizationId: 'default', _notificationId: w.notificationId, subscriberId: w.subscriberId, templateIdentifier: 'bench', deliveredAt: [now], content: `Hello S${w.n}, ${w.n}`, read: false, seen: false, archived: false, cta: {}, _feedId: null, status: 'sent', payload: { n: w.n }, overrides: {}, contextKeys: [], tags: [] }), '');
-      trace.run('default', w.tx, w.subscriberId, now, JSON.stringify([{ environmentId: 'default', transactionId: w.tx, subscriberId: w.subscriberId, jobId: w.notificationId, at: now, entries: [{ stepIndex: 0, stepId: '6b033dc8d1b29406a655c172', type: 'in_app', decision: 'delivered', reason: 'rendered for in_app' }] }]));
+      message.get(`${w.notificationId}000${w.internalId}`, 'default', w.internalId, w.tx, 'in_app', now, messageDocument(w.notificationId, w.subscriberId, w.n, now), '');
+      trace.run('default', w.tx, w.subscriberId, now, JSON.stringify([{ environmentId: 'default', transactionId: w.tx, subscriberId: w.subscriberId, jobId: w.notificationId, at: now, entries: [{ stepIndex: 0, stepId: BENCH_STEP_ID, type: 'in_app', decision: 'delivered', reason: 'rendered for in_app' }] }]));
     }
     for (const jobId of claimed) done.run(jobId, 'w-floor');
   });

@@ -17,6 +17,8 @@ export interface Row {
   /** The same run's raw baseline, where the target is a ratio. */
   baseline?: number;
   ratio?: number;
+  /** What `ratio` compares with when it is not the baseline, shown as `2.1× <versus>`. */
+  versus?: string;
   target?: string;
   met?: boolean;
 }
