@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { throughputChart } from './lib/svg.js';
+import { peerChart, throughputChart } from './lib/svg.js';
 import { bulkWorkload } from './workloads/bulk.js';
 import { digestWorkload } from './workloads/digest.js';
 import { fanoutWorkload } from './workloads/fanout.js';
@@ -50,6 +50,7 @@ export async function runBench(options: { quick: boolean; only?: string[]; log?:
     const meta = { date: new Date().toISOString(), quick: options.quick, node: process.version, cpus: (await import('node:os')).cpus().length };
     writeFileSync(`${dir}${stamp}${options.quick ? '-quick' : ''}.json`, JSON.stringify({ ...meta, rows }, null, 2));
     writeFileSync(`${dir}latest.svg`, throughputChart(rows));
+    if (rows.some((r) => r.backend.startsWith('peer'))) writeFileSync(`${dir}peer.svg`, peerChart(rows));
     writeFileSync(`${dir}latest.md`, `${table}\n`);
   }
   return rows;

@@ -28,6 +28,7 @@ interface PeerJob {
 
 /** The parts of a BullMQ queue and worker the peer uses, whichever store holds the queue. */
 interface PeerQueue {
+  waitUntilReady(): Promise<unknown>;
   addBulk(jobs: { name: string; data: PeerJob }[]): Promise<unknown>;
   obliterate(options: { force: boolean }): Promise<void>;
   close(): Promise<void>;
@@ -49,7 +50,7 @@ function bullmqOn(options: PeerOptions, name: string, connect: () => Redis): { q
     };
   }
   const onPostgres = withBackend(createPostgresBackend);
-  const connection = (max: number) => ({ connectionString: options.pgUrl, schema: `${options.schema}_queue`, max });
+  const connection = (max: number) => ({ connectionString: options.pgUrl, schema: `${options.schema}_queue`, max, migrate: true });
   return {
     queue: (defaultJobOptions) => new onPostgres.Queue<PeerJob>(name, { connection: connection(4), defaultJobOptions }),
     worker: (process, concurrency) => new onPostgres.Worker<PeerJob>(name, process, { concurrency, connection: connection(concurrency) }),
@@ -89,6 +90,7 @@ export async function bullmqPeer(options: PeerOptions) {
     return connection;
   });
   const queue = bullmq.queue({ removeOnComplete: true, removeOnFail: 1_000 });
+  await queue.waitUntilReady();
 
   let stored = 0;
   let failed: Error | null = null;

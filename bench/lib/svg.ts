@@ -36,3 +36,40 @@ ${parts.join('\n')}
 </svg>
 `;
 }
+
+/**
+ * The peer comparison: messages/s stored end to end by the BullMQ pipeline and by Tidings with its
+ * default options, for each recipients-per-event size, on one scale per size.
+ */
+export function peerChart(rows: readonly Row[]): string {
+  const bars = rows.filter((r) => r.unit === 'messages/s' && (r.backend.startsWith('peer') || r.backend.endsWith('(default)')));
+  const width = 840;
+  const left = 250;
+  const lineHeight = 26;
+  const sizes = [...new Set(bars.map((r) => r.batch ?? 1))];
+  const height = 40 + bars.length * lineHeight + sizes.length * 22;
+  const parts: string[] = [];
+  let y = 30;
+  for (const size of sizes) {
+    const group = bars.filter((r) => (r.batch ?? 1) === size);
+    const max = Math.max(...group.map((r) => r.value));
+    parts.push(`<text x="12" y="${y + 12}" font-weight="bold">100 events × ${size} subscriber${size > 1 ? 's' : ''} each</text>`);
+    y += 22;
+    for (const r of group) {
+      const w = Math.max(1, ((width - left - 200) * r.value) / max);
+      const peer = r.backend.startsWith('peer');
+      const label = peer ? (r.backend.includes('redis') ? 'BullMQ on Redis → Postgres' : 'BullMQ on Postgres → Postgres') : `Tidings, ${r.backend.split(' ')[0] === 'sqlite' ? 'SQLite' : 'Postgres'}`;
+      const note = r.ratio !== undefined && r.versus !== undefined ? ` (${r.ratio.toFixed(1)}× the peer)` : '';
+      parts.push(`<text x="${left - 8}" y="${y + 13}" text-anchor="end">${escape(label)}</text>`);
+      parts.push(`<rect x="${left}" y="${y}" width="${w.toFixed(1)}" height="18" fill="${peer ? '#c9ced6' : '#2d6cdf'}"/>`);
+      parts.push(`<text x="${left + w + 6}" y="${y + 13}">${Math.round(r.value).toLocaleString('en')}${escape(note)}</text>`);
+      y += lineHeight;
+    }
+  }
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="system-ui, sans-serif" font-size="12">
+<rect width="100%" height="100%" fill="#fff"/>
+<text x="12" y="18" font-weight="bold">Messages stored per second, end to end: Tidings (default options) vs a BullMQ pipeline, same run</text>
+${parts.join('\n')}
+</svg>
+`;
+}

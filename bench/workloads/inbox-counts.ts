@@ -18,7 +18,7 @@ const BELL = SEVERITIES.map((severity) => ({ read: false, archived: false, snooz
 async function measure(name: string, storage: Storage, ctx: BenchContext): Promise<Row[]> {
   const messages = ctx.quick ? 2_000 : 10_000;
   const calls = ctx.quick ? 50 : 300;
-  const tidings = createTidings({ storage, inlineInApp: true });
+  const tidings = createTidings({ storage });
   for (const severity of SEVERITIES) {
     await tidings.workflows.upsert({ name: severity, triggers: [{ identifier: `w-${severity}` }], severity, steps: [{ template: { type: 'in_app', content: 'x {{ payload.i }}' } }] });
   }

@@ -175,7 +175,7 @@ describe('job loop', () => {
       stopped ??= tidings.stop();
       return jobs;
     };
-    const tidings = createTidings({ storage, batchSize: 2, maxIdleMs: 10_000 });
+    const tidings = createTidings({ storage, batchSize: 2, maxIdleMs: 10_000, inlineInApp: false });
     await tidings.workflows.upsert(inAppWorkflow('many', 'hi'));
     for (const subscriberId of ['a', 'b', 'c', 'd', 'e', 'f']) await tidings.trigger({ name: 'many', to: subscriberId });
     tidings.start();

@@ -13,7 +13,7 @@ describe.skipIf(!url)('postgres — many processes on one database', () => {
 
   async function seed(schema: string, subscribers: number) {
     const storage = postgresStorage({ connectionString: url!, schema });
-    const tidings = createTidings({ storage });
+    const tidings = createTidings({ storage, inlineInApp: false });
     await tidings.workflows.upsert({
       name: 'two-step',
       triggers: [{ identifier: 'two-step' }],
@@ -84,7 +84,7 @@ describe.skipIf(!url)('postgres — many processes on one database', () => {
     const schema = freshSchema();
     const a = postgresStorage({ connectionString: url!, schema });
     const b = postgresStorage({ connectionString: url!, schema });
-    const producer = createTidings({ storage: a });
+    const producer = createTidings({ storage: a, inlineInApp: false });
     const consumer = createTidings({ storage: b, maxIdleMs: 60_000 });
     await producer.workflows.upsert({ name: 'n', triggers: [{ identifier: 'n' }], steps: [{ template: { type: 'in_app', content: 'hi' } }] });
     await b.migrate();

@@ -40,7 +40,7 @@ describe.skipIf(!url)('postgres — a failing database', () => {
     // A second "process" on the same database enqueues; the first one's loop must still hear it after the cut.
     const other = postgresStorage({ connectionString: url!, schema });
     const worker = createTidings({ storage, maxIdleMs: 60_000, onError: () => undefined });
-    const producer = createTidings({ storage: other });
+    const producer = createTidings({ storage: other, inlineInApp: false });
     await producer.workflows.upsert(hello);
     await producer.subscribers.upsert({ subscriberId: 'ada' });
     worker.start();
@@ -62,7 +62,7 @@ describe.skipIf(!url)('postgres — a failing database', () => {
 
   it('a cut network fails calls with an error (no crash, no hang) and they work again once it is back', { timeout: 60_000 }, async () => {
     const { proxy, storage } = await throughProxy({ connectTimeoutMs: 1_000, statementTimeoutMs: 2_000 });
-    const tidings = createTidings({ storage });
+    const tidings = createTidings({ storage, inlineInApp: false });
     await tidings.workflows.upsert(hello);
     expect((await tidings.trigger({ name: 'hello', to: 'ada' })).status).toBe('processed');
     await proxy.cut();

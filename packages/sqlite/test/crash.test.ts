@@ -18,7 +18,7 @@ it('a process killed with SIGKILL mid-bulk-trigger leaves each event whole or ab
   await child.exited;
 
   const storage = sqliteStorage({ filename });
-  const tidings = createTidings({ storage });
+  const tidings = createTidings({ storage, inlineInApp: false });
   const env = tidings.environmentId;
   const recorded: number[] = [];
   let absentFrom: number | null = null;

@@ -34,4 +34,5 @@ export interface EngineOptions {
    * a job for them (no job round trip; messages exist when `trigger` returns). @default false
    */
   readonly inlineInApp: boolean;
+  readonly inlineLimit: number;
 }

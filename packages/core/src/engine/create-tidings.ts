@@ -41,8 +41,16 @@ export interface TidingsOptions {
   providerTimeoutMs?: number;
   /** @default 16 */
   deliveryConcurrency?: number;
-  /** Store in-app-only walks in the trigger's transaction, without a job. @default false */
+  /**
+   * Store in-app-only walks (no delay, digest, provider step or schedule hold) inside the trigger's
+   * own transaction, without a job: the messages exist when `trigger` returns. @default true
+   */
   inlineInApp?: boolean;
+  /**
+   * The most walks one trigger call stores inline; an event whose audience would pass it (a large
+   * topic) goes through jobs, so one trigger never holds the write lock for long. @default 1_000
+   */
+  inlineLimit?: number;
   /** Called with errors the background job loop could not hand to anyone. @default console.error */
   onError?: (error: unknown) => void;
 }
@@ -57,7 +65,8 @@ const optionsSchema = z.object({
   maxIdleMs: z.number().int().min(10).default(5_000),
   providerTimeoutMs: z.number().int().min(1).default(10_000),
   deliveryConcurrency: z.number().int().min(1).max(1_000).default(16),
-  inlineInApp: z.boolean().default(false),
+  inlineInApp: z.boolean().default(true),
+  inlineLimit: z.number().int().min(0).max(100_000).default(1_000),
 });
 
 /** Creates an engine over a storage. Nothing runs in the background until `start()`. */

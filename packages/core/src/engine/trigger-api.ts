@@ -69,6 +69,24 @@ const resultOf = (status: TriggerStatus, error: string[] | undefined, transactio
   ...(transactionId !== undefined && { transactionId }),
 });
 
+/**
+ * The walks a call stores inline: whole events, in order, while their walks fit in `limit`; an event
+ * that would pass it, and every later one, keeps its jobs.
+ */
+function inlineShare(recorded: readonly { subscriberIds: readonly string[] }[], jobs: readonly Job[], owners: ReadonlyMap<Job, { p: Prepared; tenant: Tenant | null }>, limit: number) {
+  // Jobs are in the order of the recorded events, each event's together.
+  let walks = 0;
+  for (const { subscriberIds } of recorded) {
+    if (walks + subscriberIds.length > limit) break;
+    walks += subscriberIds.length;
+  }
+  const inline = jobs.slice(0, walks).map((job) => {
+    const { p, tenant } = owners.get(job)!;
+    return { job, workflow: p.workflow, notification: p.notification, tenant };
+  });
+  return { inline, queued: jobs.slice(walks) };
+}
+
 export function triggerApi(ctx: EngineContext) {
   const { storage, env } = ctx;
 
@@ -165,12 +183,9 @@ export function triggerApi(ctx: EngineContext) {
       let queue = jobs;
       let messages: Message[] = [];
       if (ctx.options.inlineInApp) {
-        const candidates = jobs.map((job) => {
-          const { p, tenant } = owners.get(job)!;
-          return { job, workflow: p.workflow, notification: p.notification, tenant };
-        });
+        const { inline: candidates, queued } = inlineShare(recorded, jobs, owners, ctx.options.inlineLimit);
         const inline = await deliverInline(ctx, tx, candidates, known);
-        queue = inline.jobs;
+        queue = [...queued, ...inline.jobs];
         messages = inline.messages;
       }
       if (queue.length > 0) await tx.jobs.enqueue(queue);

@@ -13,7 +13,8 @@ export function engineSuite({ get }: SuiteContext): void {
   describe('engine over this storage', () => {
     const engine = (environmentId = 'env-a') => {
       const clock = manualClock('2026-05-04T08:00:00.000Z');
-      return { clock, tidings: createTidings({ storage: get(), clock, environmentId }) };
+      // Jobs, so the tests see the job loop at work (inline delivery has tests of its own).
+      return { clock, tidings: createTidings({ storage: get(), clock, environmentId, inlineInApp: false }) };
     };
 
     it('engine — trigger, runDue, and the rendered in_app message is in the feed with status sent', async () => {
@@ -36,6 +37,32 @@ export function engineSuite({ get }: SuiteContext): void {
         cta: { type: 'redirect', data: { url: '/start/7' } },
       });
       expect(await tidings.messages.counts('ada')).toEqual({ total: 1, unread: 1, unseen: 1 });
+    });
+
+    it('engine — by default in-app-only walks are stored by trigger itself (no job); walks that wait, and events past inlineLimit, keep their jobs', async () => {
+      const clock = manualClock('2026-05-04T08:00:00.000Z');
+      const tidings = createTidings({ storage: get(), clock, environmentId: 'env-a', inlineLimit: 3 });
+      await tidings.workflows.upsert(welcome);
+      await tidings.workflows.upsert({ name: 'Later', triggers: [{ identifier: 'later' }], steps: [{ template: { type: 'delay' }, metadata: { type: 'regular', amount: 1, unit: 'minutes' } }, { template: { type: 'in_app', content: 'later' } }] });
+      const results = await tidings.triggerBulk([
+        { name: 'welcome', to: ['a', 'b'] },
+        { name: 'later', to: 'c' },
+        // Past the limit of 3 walks per call: this event (and any after it) goes through jobs whole.
+        { name: 'welcome', to: ['d', 'e'] },
+      ]);
+      const stored = async (i: number) => (await tidings.messages.byTransaction(results[i]!.transactionId!)).map((m) => m.subscriberId).sort();
+      expect(await stored(0)).toEqual(['a', 'b']);
+      expect(await stored(1)).toEqual([]);
+      expect(await stored(2)).toEqual([]);
+      expect((await tidings.pending()).jobs.map((j) => j.subscriberId).sort()).toEqual(['c', 'd', 'e']);
+      // d and e store their messages; c's walk reaches its delay and waits.
+      expect(await tidings.runDue()).toBe(3);
+      expect(await stored(2)).toEqual(['d', 'e']);
+      clock.advance(60_000);
+      expect(await tidings.runDue()).toBe(1);
+      expect(await stored(1)).toEqual(['c']);
+      // Why each got it reads the same either way.
+      expect((await tidings.explain(results[0]!.transactionId!, 'a'))[0]!.entries[0]).toMatchObject({ type: 'in_app', decision: 'delivered' });
     });
 
     it('engine — a topic fans out to each member once, and a job run twice stores each message once', async () => {

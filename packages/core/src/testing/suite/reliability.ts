@@ -15,7 +15,7 @@ const digestFlow = (amount = 5, unit: 'seconds' | 'minutes' = 'minutes', before:
 });
 
 const engine = (storage: Storage, options: { clock?: Clock; leaseMs?: number; providers?: Provider[]; env?: string } = {}) =>
-  createTidings({ storage, clock: options.clock ?? manualClock(T0), environmentId: options.env ?? 'env-r', leaseMs: options.leaseMs ?? 30_000, ...(options.providers && { providers: options.providers }), onError: () => undefined });
+  createTidings({ storage, clock: options.clock ?? manualClock(T0), environmentId: options.env ?? 'env-r', inlineInApp: false, leaseMs: options.leaseMs ?? 30_000, ...(options.providers && { providers: options.providers }), onError: () => undefined });
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
