@@ -1,10 +1,11 @@
 import { applyUnsnooze } from '../messages/transitions.js';
-import type { Job, Message } from '../schemas/index.js';
+import type { Job, Message, Tenant } from '../schemas/index.js';
 import type { Digest } from '../storage.js';
 import type { DecisionRecord, StorageRepositories } from '../storage.js';
 import type { TraceEntry } from '../trigger/walk-steps.js';
 import type { EngineContext } from './context.js';
-import { nextAttemptAt } from './jobs.js';
+import { deliverInline, type InlineCandidate } from './inline-delivery.js';
+import { newJob, nextAttemptAt } from './jobs.js';
 import { settleDigest, type DigestArrival } from './settle-digest.js';
 import type { JobOutcome, NextStep } from './walk-job.js';
 import { decisionRecord, storeWalkResults } from './walk-records.js';
@@ -49,16 +50,44 @@ async function unsnoozed(ctx: EngineContext, tx: StorageRepositories, job: Job, 
 }
 
 /**
+ * Starts the walks of a batch's fan-out jobs, in its commit: each member's walk that only stores
+ * in-app messages is stored here (unless `inlineInApp` is off); every other walk is queued as a job
+ * of its own. Returns the messages stored.
+ */
+async function startFanouts(ctx: EngineContext, tx: StorageRepositories, fanouts: readonly Job[], now: Date): Promise<Message[]> {
+  if (fanouts.length === 0) return [];
+  const { env } = ctx;
+  const notifications = new Map((await tx.notifications.getMany(env, [...new Set(fanouts.map((j) => j.data.notificationId))])).map((n) => [n._id, n] as const));
+  const workflows = new Map((await tx.workflows.getMany(env, [...new Set([...notifications.values()].map((n) => n._templateId))])).map((w) => [w._id, w] as const));
+  const tenants = new Map<string, Tenant | null>();
+  const candidates: InlineCandidate[] = [];
+  for (const fanout of fanouts) {
+    const notification = notifications.get(fanout.data.notificationId);
+    const workflow = notification && workflows.get(notification._templateId);
+    if (!notification || !workflow) continue;
+    if (notification.tenantId && !tenants.has(notification.tenantId)) tenants.set(notification.tenantId, await tx.tenants.get(env, notification.tenantId));
+    const tenant = notification.tenantId ? tenants.get(notification.tenantId) ?? null : null;
+    for (const subscriberId of fanout.data.subscriberIds ?? []) {
+      const job = newJob({ env, runAt: now.toISOString(), transactionId: fanout.transactionId, subscriberId, data: { notificationId: notification._id, stepIndex: 0 } }, now);
+      candidates.push({ job, workflow, notification, tenant });
+    }
+  }
+  const started = ctx.options.inlineInApp ? await deliverInline(ctx, tx, candidates, new Map()) : { jobs: candidates.map((c) => c.job), messages: [] };
+  if (started.jobs.length > 0) await tx.jobs.enqueue(started.jobs);
+  return started.messages;
+}
+
+/**
  * Commits a batch whole or not at all, and only what this worker still holds: each job's completion
  * or reschedule matches only while its lease is this worker's, and says so, so a job another worker
  * took meanwhile contributes nothing (that worker's run stores its effects). Jobs whose next step is
  * decided here (digest arrivals, unsnoozes) renew their lease first, which also locks them. Then the
  * held jobs' messages and decision records are stored.
  */
-export async function commitBatch(ctx: EngineContext, workerId: string, now: Date, outcomes: readonly JobOutcome[], unsnoozes: readonly Job[]): Promise<Committed> {
+export async function commitBatch(ctx: EngineContext, workerId: string, now: Date, outcomes: readonly JobOutcome[], unsnoozes: readonly Job[], fanouts: readonly Job[]): Promise<Committed> {
   const { env } = ctx;
   const leaseEnd = new Date(now.getTime() + ctx.options.leaseMs).toISOString();
-  const settledHere = [...outcomes.filter((o) => o.next.kind === 'digest').map((o) => o.job.id), ...unsnoozes.map((j) => j.id)];
+  const settledHere = [...outcomes.filter((o) => o.next.kind === 'digest').map((o) => o.job.id), ...unsnoozes.map((j) => j.id), ...fanouts.map((j) => j.id)];
   return ctx.storage.transaction(async (tx) => {
     const locked = new Set(settledHere.length > 0 ? await tx.jobs.renew(settledHere, workerId, leaseEnd) : []);
     const settledJobs: SettledJob[] = [];
@@ -73,7 +102,7 @@ export async function commitBatch(ctx: EngineContext, workerId: string, now: Dat
       const change = { runAt: settled.runAt.toISOString(), data: settled.data, lastError: settled.lastError, resetAttempts: !settled.retry };
       if (await tx.jobs.reschedule(outcome.job.id, workerId, change)) held.add(outcome.job.id);
     }
-    const finished = [...settledJobs.filter((j) => j.settled.kind !== 'later').map((j) => j.outcome.job.id), ...unsnoozes.filter((j) => locked.has(j.id)).map((j) => j.id)];
+    const finished = [...settledJobs.filter((j) => j.settled.kind !== 'later').map((j) => j.outcome.job.id), ...[...unsnoozes, ...fanouts].filter((j) => locked.has(j.id)).map((j) => j.id)];
     if (finished.length > 0) for (const id of await tx.jobs.complete(finished, workerId)) held.add(id);
 
     const messages: Message[] = [];
@@ -98,6 +127,7 @@ export async function commitBatch(ctx: EngineContext, workerId: string, now: Dat
     }
     if (back.length > 0) await tx.messages.replaceMany(back);
     const stored = await storeWalkResults(tx, messages, records);
+    stored.push(...(await startFanouts(ctx, tx, fanouts.filter((j) => held.has(j.id)), now)));
     return { stored, failures, flushed, gaveUp, unsnoozed: back };
   });
 }

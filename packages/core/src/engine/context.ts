@@ -35,4 +35,5 @@ export interface EngineOptions {
    */
   readonly inlineInApp: boolean;
   readonly inlineLimit: number;
+  readonly fanoutChunk: number;
 }

@@ -51,6 +51,12 @@ export interface TidingsOptions {
    * topic) goes through jobs, so one trigger never holds the write lock for long. @default 1_000
    */
   inlineLimit?: number;
+  /**
+   * Members per fan-out job: an audience larger than this that is not stored inline (a topic) is
+   * written at trigger time as one job per this many members, each walking its members in one commit
+   * (in-app-only walks stored there, others queued as jobs of their own). @default 100
+   */
+  fanoutChunk?: number;
   /** Called with errors the background job loop could not hand to anyone. @default console.error */
   onError?: (error: unknown) => void;
 }
@@ -67,6 +73,7 @@ const optionsSchema = z.object({
   deliveryConcurrency: z.number().int().min(1).max(1_000).default(16),
   inlineInApp: z.boolean().default(true),
   inlineLimit: z.number().int().min(0).max(100_000).default(1_000),
+  fanoutChunk: z.number().int().min(1).max(10_000).default(100),
 });
 
 /** Creates an engine over a storage. Nothing runs in the background until `start()`. */

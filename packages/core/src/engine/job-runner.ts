@@ -110,7 +110,7 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
         }
       });
       stopKeeping();
-      committed = await commitBatch(ctx, workerId, now, outcomes, jobs.filter((j) => j.kind === 'unsnooze'));
+      committed = await commitBatch(ctx, workerId, now, outcomes, jobs.filter((j) => j.kind === 'unsnooze'), jobs.filter((j) => j.kind === 'fanout'));
     } catch (error) {
       // Hand the jobs back at once (best effort) instead of leaving them leased until the lease ends.
       await storage.jobs.renew(jobs.map((j) => j.id), workerId, now.toISOString()).catch(() => undefined);

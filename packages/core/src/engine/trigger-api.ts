@@ -9,7 +9,7 @@ import { readRecipients, topicAudience } from '../trigger/read-recipients.js';
 import { validateEvent } from '../trigger/validate-event.js';
 import { workflowStatus } from '../trigger/workflow-status.js';
 import type { EngineContext } from './context.js';
-import { deliverInline } from './inline-delivery.js';
+import { deliverInline, type InlineCandidate } from './inline-delivery.js';
 import { newJob } from './jobs.js';
 
 type TenantRef = ParsedTriggerEvent['tenant'];
@@ -69,26 +69,11 @@ const resultOf = (status: TriggerStatus, error: string[] | undefined, transactio
   ...(transactionId !== undefined && { transactionId }),
 });
 
-/**
- * The walks a call stores inline: whole events, in order, while their walks fit in `limit`; an event
- * that would pass it, and every later one, keeps its jobs.
- */
-function inlineShare(recorded: readonly { subscriberIds: readonly string[] }[], jobs: readonly Job[], owners: ReadonlyMap<Job, { p: Prepared; tenant: Tenant | null }>, limit: number) {
-  // Jobs are in the order of the recorded events, each event's together.
-  let walks = 0;
-  for (const { subscriberIds } of recorded) {
-    if (walks + subscriberIds.length > limit) break;
-    walks += subscriberIds.length;
-  }
-  const inline = jobs.slice(0, walks).map((job) => {
-    const { p, tenant } = owners.get(job)!;
-    return { job, workflow: p.workflow, notification: p.notification, tenant };
-  });
-  return { inline, queued: jobs.slice(walks) };
-}
-
 export function triggerApi(ctx: EngineContext) {
   const { storage, env } = ctx;
+
+  const fanoutJob = (subscriberIds: string[], notification: Notification) =>
+    newJob({ env, kind: 'fanout', runAt: ctx.now(), transactionId: notification.transactionId, subscriberId: subscriberIds[0]!, data: { notificationId: notification._id, stepIndex: 0, subscriberIds } }, ctx.clock.now());
 
   /** Validation, workflow status and tenant: everything decided before the storage transaction. */
   async function prepare(raw: unknown, index: number, workflows: Map<string, Promise<Workflow | null>>): Promise<Prepared | TriggerResult> {
@@ -143,7 +128,10 @@ export function triggerApi(ctx: EngineContext) {
       const existing = new Set(known.keys());
       const upserts: SubscriberUpsert[] = [];
       const jobs: Job[] = [];
-      const owners = new Map<Job, { p: Prepared; tenant: Tenant | null }>();
+      const candidates: InlineCandidate[] = [];
+      // Whole events, in order, are stored inline while their walks fit the limit; from the first that
+      // does not, every event goes through jobs, a large audience as fan-out jobs of `fanoutChunk` members.
+      let inlineRoom = ctx.options.inlineInApp ? ctx.options.inlineLimit : -1;
       const tenants = new Map<string, Tenant>();
       const recorded: { notification: Notification; subscriberIds: string[] }[] = [];
       // Recipients first: an event without any is refused before anything of it is written.
@@ -171,25 +159,23 @@ export function triggerApi(ctx: EngineContext) {
         }
         if (typeof p.event.actor === 'object') upserts.push({ patch: p.event.actor, _id: newId(ctx.clock.now()) });
         const tenant = typeof p.event.tenant === 'object' ? await upsertTenant(ctx, tx, p.event.tenant, tenants) : p.tenant;
-        for (const subscriberId of subscriberIds) {
-          const job = newJob({ env, runAt: now, transactionId: p.notification.transactionId, subscriberId, data: { notificationId: p.notification._id, stepIndex: 0 } }, ctx.clock.now());
-          jobs.push(job);
-          owners.set(job, { p, tenant });
+        const walk = (subscriberId: string) => newJob({ env, runAt: now, transactionId: p.notification.transactionId, subscriberId, data: { notificationId: p.notification._id, stepIndex: 0 } }, ctx.clock.now());
+        if (subscriberIds.length <= inlineRoom) {
+          inlineRoom -= subscriberIds.length;
+          for (const subscriberId of subscriberIds) candidates.push({ job: walk(subscriberId), workflow: p.workflow, notification: p.notification, tenant });
+        } else {
+          inlineRoom = -1;
+          if (subscriberIds.length <= ctx.options.fanoutChunk) jobs.push(...subscriberIds.map(walk));
+          else for (let i = 0; i < subscriberIds.length; i += ctx.options.fanoutChunk) jobs.push(fanoutJob(subscriberIds.slice(i, i + ctx.options.fanoutChunk), p.notification));
         }
         results[p.index] = resultOf('processed', undefined, p.notification.transactionId);
         recorded.push({ notification: p.notification, subscriberIds });
       }
       for (const s of await upsertSubscribers(tx, env, upserts, now, ctx.organizationId, known)) known.set(s.subscriberId, s);
-      let queue = jobs;
-      let messages: Message[] = [];
-      if (ctx.options.inlineInApp) {
-        const { inline: candidates, queued } = inlineShare(recorded, jobs, owners, ctx.options.inlineLimit);
-        const inline = await deliverInline(ctx, tx, candidates, known);
-        queue = [...queued, ...inline.jobs];
-        messages = inline.messages;
-      }
+      const inline = await deliverInline(ctx, tx, candidates, known);
+      const queue = [...jobs, ...inline.jobs];
       if (queue.length > 0) await tx.jobs.enqueue(queue);
-      return { recorded, messages };
+      return { recorded, messages: inline.messages };
     });
   }
 

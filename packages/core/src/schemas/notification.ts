@@ -28,17 +28,20 @@ export const jobDataSchema = z.object({
   passedDigest: z.boolean().optional(),
   /** Set on an `unsnooze` job: the message to bring back. */
   messageId: z.string().optional(),
+  /** Set on a `fanout` job: the members of a large audience it walks, in one commit. */
+  subscriberIds: z.array(z.string()).optional(),
 });
 export type JobData = z.infer<typeof jobDataSchema>;
 
 /**
  * A durable unit of work: `walk` the steps of one notification for one subscriber from
- * `data.stepIndex`, or `unsnooze` one message when its snooze ends.
+ * `data.stepIndex`; `fanout`: start the walks of a chunk of a large audience (`data.subscriberIds`,
+ * `subscriberId` names the first); or `unsnooze` one message when its snooze ends.
  */
 export interface Job {
   id: string;
   environmentId: string;
-  kind: 'walk' | 'unsnooze';
+  kind: 'walk' | 'fanout' | 'unsnooze';
   runAt: string;
   attempts: number;
   lockedBy: string | null;

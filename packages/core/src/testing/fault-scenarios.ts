@@ -12,8 +12,10 @@ export interface FaultScenario {
   readonly subscribers: readonly string[];
   readonly transactions: readonly string[];
   readonly tenants?: readonly string[];
-  /** Engine options for this scenario (`inlineInApp`, …). */
+  /** Engine options for this scenario. */
   readonly inlineInApp?: boolean;
+  readonly inlineLimit?: number;
+  readonly fanoutChunk?: number;
   setup(tidings: Tidings): Promise<void>;
   readonly steps: readonly ScenarioStep[];
 }
@@ -85,6 +87,27 @@ export const FAULT_SCENARIOS: readonly FaultScenario[] = [
     inlineInApp: true,
     setup: (t) => t.workflows.upsert(workflow('hello', [inApp('one'), inApp('two')])).then(() => undefined),
     steps: [call((t) => t.trigger({ name: 'hello', to: ['ada', 'bob'], transactionId: 'i1' }))],
+  },
+  {
+    name: 'topic fan-out in chunks: in-app walks stored in each chunk’s commit, walks that wait queued as jobs',
+    subscribers: ['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7'],
+    transactions: ['f1', 'f2'],
+    // Past the inline limit, 7 members in fan-out jobs of 3.
+    inlineInApp: true,
+    inlineLimit: 2,
+    fanoutChunk: 3,
+    async setup(t) {
+      await t.workflows.upsert(workflow('news', [inApp('news for {{ subscriber.subscriberId }}')]));
+      await t.workflows.upsert(workflow('later', [inApp('now'), { template: { type: 'delay' }, metadata: { type: 'regular', amount: 1, unit: 'minutes' } }, inApp('later')]));
+      const members = ['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7'];
+      for (const id of members) await t.subscribers.upsert({ subscriberId: id });
+      await t.topics.addSubscribers('all', members);
+    },
+    steps: [
+      call((t) => t.trigger({ name: 'news', to: { type: 'Topic', topicKey: 'all' }, transactionId: 'f1' })),
+      call((t) => t.trigger({ name: 'later', to: [{ type: 'Topic', topicKey: 'all' }], transactionId: 'f2' })),
+      advance(MINUTE),
+    ],
   },
   {
     name: 'job batch: in-app steps, a regular delay, and email and chat through a provider',

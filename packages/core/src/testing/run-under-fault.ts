@@ -49,7 +49,7 @@ export async function runScenario(storage: Storage, env: string, scenario: Fault
   const clock = manualClock(T0);
   const sent = new Set<string>();
   const start = (): Tidings =>
-    createTidings({ storage: faulty, clock, environmentId: env, providers: recorder(sent), leaseMs: LEASE_MS, inlineInApp: scenario.inlineInApp ?? false, onError: () => undefined });
+    createTidings({ storage: faulty, clock, environmentId: env, providers: recorder(sent), leaseMs: LEASE_MS, inlineInApp: scenario.inlineInApp ?? false, ...(scenario.inlineLimit !== undefined && { inlineLimit: scenario.inlineLimit }), ...(scenario.fanoutChunk !== undefined && { fanoutChunk: scenario.fanoutChunk }), onError: () => undefined });
   let tidings = start();
   await scenario.setup(tidings);
   await tidings.runDue();

@@ -9,6 +9,8 @@ const welcome = {
   steps: [{ template: { type: 'in_app' as const, content: 'Hello {{ subscriber.firstName }}, {{ payload.greeting | default: "hi" }}!', cta: { type: 'redirect' as const, data: { url: '/start/{{ payload.id }}' } } } }],
 };
 
+const inAppStep = (content: string) => ({ template: { type: 'in_app' as const, content } });
+
 export function engineSuite({ get }: SuiteContext): void {
   describe('engine over this storage', () => {
     const engine = (environmentId = 'env-a') => {
@@ -63,6 +65,31 @@ export function engineSuite({ get }: SuiteContext): void {
       expect(await stored(1)).toEqual(['c']);
       // Why each got it reads the same either way.
       expect((await tidings.explain(results[0]!.transactionId!, 'a'))[0]!.entries[0]).toMatchObject({ type: 'in_app', decision: 'delivered' });
+    });
+
+    it('engine — a large audience goes out as fan-out jobs: in-app walks stored in their commit, walks that wait queued, each member once', async () => {
+      const clock = manualClock('2026-05-04T08:00:00.000Z');
+      const tidings = createTidings({ storage: get(), clock, environmentId: 'env-a', inlineLimit: 4, fanoutChunk: 4 });
+      await tidings.workflows.upsert(welcome);
+      await tidings.workflows.upsert({ name: 'Later', triggers: [{ identifier: 'later' }], steps: [inAppStep('now'), { template: { type: 'delay' }, metadata: { type: 'regular', amount: 1, unit: 'minutes' } }, inAppStep('later')] });
+      const members = Array.from({ length: 10 }, (_, i) => `m${i}`);
+      for (const id of members) await tidings.subscribers.upsert({ subscriberId: id, firstName: id });
+      await tidings.topics.addSubscribers('all', members);
+      // m0 is named directly too, and the actor m9 is left out: 9 members, in fan-out jobs of 4, 4 and 1.
+      const news = await tidings.trigger({ name: 'welcome', to: [{ type: 'Topic', topicKey: 'all' }, 'm0'], actor: 'm9' });
+      expect((await tidings.pending({ transactionId: news.transactionId! })).jobs).toHaveLength(3);
+      expect(await tidings.runDue()).toBe(3);
+      const stored = async (tx: string) => (await tidings.messages.byTransaction(tx)).map((m) => m.subscriberId).sort();
+      expect(await stored(news.transactionId!)).toEqual(members.slice(0, 9));
+      expect((await tidings.explain(news.transactionId!, 'm3'))[0]!.entries[0]).toMatchObject({ type: 'in_app', decision: 'delivered' });
+      // A walk that waits becomes a job of its own per member.
+      const later = await tidings.trigger({ name: 'later', to: { type: 'Topic', topicKey: 'all' } });
+      expect(await tidings.runDue()).toBe(3 + 10);
+      expect((await tidings.messages.byTransaction(later.transactionId!)).map((m) => m.content)).toEqual(Array(10).fill('now'));
+      clock.advance(60_000);
+      expect(await tidings.runDue()).toBe(10);
+      expect(await tidings.messages.byTransaction(later.transactionId!)).toHaveLength(20);
+      expect((await tidings.pending()).jobs).toEqual([]);
     });
 
     it('engine — a topic fans out to each member once, and a job run twice stores each message once', async () => {
