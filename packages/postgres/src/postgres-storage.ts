@@ -166,8 +166,18 @@ export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
   let connecting: Promise<void> | null = null;
   let retry: NodeJS.Timeout | null = null;
   let failures = 0;
+  // A LISTEN connection can fail while it is being stopped (its error and the stop both let it go):
+  // it goes back to the pool once.
+  const released = new WeakSet<PgPoolClient>();
+  const release = (client: PgPoolClient, error?: Error) => {
+    if (released.has(client)) return;
+    released.add(client);
+    client.release(error);
+  };
   async function startListening() {
     const client = await pool.connect();
+    // The pool hands out its client objects again.
+    released.delete(client);
     client.on('notification', (message) => {
       if (message.channel === JOBS_CHANNEL) for (const fn of listeners) fn(message.payload ?? '');
       else if (message.channel === LIVE_CHANNEL) {
@@ -177,14 +187,14 @@ export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
     client.on('error', (error) => {
       onConnectionError(error);
       if (listener === client) listener = null;
-      client.release(error);
+      release(client, error);
       scheduleListen();
     });
     try {
       await client.query(`listen ${JOBS_CHANNEL}`);
       await client.query(`listen ${LIVE_CHANNEL}`);
     } catch (error) {
-      client.release(error as Error);
+      release(client, error as Error);
       throw error;
     }
     listener = client;
@@ -224,7 +234,7 @@ export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
     listener = null;
     if (client) {
       await client.query('unlisten *').catch(() => undefined);
-      client.release();
+      release(client);
     }
   }
   const subscribe = <T>(set: Set<T>, fn: T) => {
