@@ -9,12 +9,13 @@ import { httpWorkload } from './workloads/http.js';
 import { inboxCountsWorkload } from './workloads/inbox-counts.js';
 import { memoryWorkload } from './workloads/memory-growth.js';
 import { peerWorkload } from './workloads/peer.js';
+import { pgFanoutWorkload } from './workloads/pg-fanout.js';
 import { pgProcessesWorkload } from './workloads/pg-processes.js';
 import { pgScalingWorkload } from './workloads/pg-scaling.js';
 import { pgSustainedWorkload } from './workloads/pg-sustained.js';
 import type { BenchContext, Row } from './workloads/types.js';
 
-const WORKLOADS = { peer: peerWorkload, bulk: bulkWorkload, fanout: fanoutWorkload, digest: digestWorkload, http: httpWorkload, inbox: inboxCountsWorkload, 'pg-scaling': pgScalingWorkload, 'pg-processes': pgProcessesWorkload, 'pg-sustained': pgSustainedWorkload, memory: memoryWorkload };
+const WORKLOADS = { peer: peerWorkload, bulk: bulkWorkload, fanout: fanoutWorkload, digest: digestWorkload, http: httpWorkload, inbox: inboxCountsWorkload, 'pg-scaling': pgScalingWorkload, 'pg-processes': pgProcessesWorkload, 'pg-sustained': pgSustainedWorkload, 'pg-fanout': pgFanoutWorkload, memory: memoryWorkload };
 
 /** DESIGN §10 targets for the bulk rows (default options): ratios to the same run's raw baseline. The memory backend has none. */
 function withTargets(row: Row): Row {
