@@ -17,27 +17,35 @@ async function seedTopic(tidings: ReturnType<typeof createTidings>, size: number
 }
 
 /**
- * One trigger to the whole topic, timed until every message is stored. RSS growth is the process's
- * peak RSS after the run (`maxRSS`, which a synchronous driver's busy loop cannot hide) less the RSS
- * just before it: an upper bound, since the peak may be older.
+ * One trigger to the whole topic, timed until every message is stored. RSS is sampled as messages are
+ * made (the engine's events fire inside the job loop, which a synchronous driver keeps from yielding
+ * to timers) and once the trigger returns; growth is the highest sample less the RSS just before.
  */
 async function fanOnce(tidings: ReturnType<typeof createTidings>) {
   global.gc?.();
   const before = process.memoryUsage().rss;
+  let peak = before;
+  let made = 0;
+  const sample = () => {
+    if (++made % 1_000 === 0) peak = Math.max(peak, process.memoryUsage().rss);
+  };
+  tidings.events.on('message.created', sample);
   const started = performance.now();
   const result = await tidings.trigger({ name: 'fan', to: { type: 'Topic', topicKey: 'everyone' } });
   const triggered = performance.now();
+  peak = Math.max(peak, process.memoryUsage().rss);
   await tidings.runDue();
   const done = performance.now();
+  tidings.events.off('message.created', sample);
+  peak = Math.max(peak, process.memoryUsage().rss);
   if ((await tidings.pending()).jobs.length !== 0 || !result.transactionId) throw new Error('fan-out did not finish');
-  const peak = process.resourceUsage().maxRSS * 1024;
-  return { seconds: (done - started) / 1000, triggerSeconds: (triggered - started) / 1000, growthMb: Math.max(0, peak - before) / 1_048_576 };
+  return { seconds: (done - started) / 1000, triggerSeconds: (triggered - started) / 1000, growthMb: (peak - before) / 1_048_576 };
 }
 
 /**
  * Workload 3: one event to a topic on SQLite with default options (fan-out jobs of 100 members, their
  * in-app messages stored in each job's commit); seconds until every message is stored, and for the
- * million-member topic the peak RSS growth.
+ * million-member topic the peak RSS growth while it runs.
  */
 export async function fanoutWorkload(ctx: BenchContext): Promise<Row[]> {
   const rows: Row[] = [];
@@ -56,10 +64,10 @@ export async function fanoutWorkload(ctx: BenchContext): Promise<Row[]> {
       return once.seconds;
     });
     await storage.close();
-    ctx.log(`  topic fan-out of ${size}: ${seconds.median.toFixed(2)} s (the trigger itself ${triggerSeconds.toFixed(2)} s), peak RSS growth at most ${growth.toFixed(0)} MB`);
+    ctx.log(`  topic fan-out of ${size}: ${seconds.median.toFixed(2)} s (the trigger itself ${triggerSeconds.toFixed(2)} s), peak RSS growth ${growth.toFixed(0)} MB`);
     const limit = size >= 1_000_000 ? 30 : 5;
     rows.push({ workload: `topic fan-out, ${size.toLocaleString('en')} subscribers, SQLite, default options`, backend: 'sqlite', unit: 's until all stored', value: seconds.median, spread: seconds.spread, runs: seconds.runs, target: `< ${limit} s`, met: ctx.quick ? undefined : seconds.median < limit });
-    if (size >= 1_000_000) rows.push({ workload: `topic fan-out, ${size.toLocaleString('en')} subscribers, SQLite: peak RSS growth (at most)`, backend: 'sqlite', unit: 'MB', value: growth, spread: 0, runs: 1, target: '< 300 MB', met: growth < 300 });
+    if (size >= 1_000_000) rows.push({ workload: `topic fan-out, ${size.toLocaleString('en')} subscribers, SQLite: peak RSS growth`, backend: 'sqlite', unit: 'MB', value: growth, spread: 0, runs: 1, target: '< 300 MB', met: growth < 300 });
   }
   return rows;
 }

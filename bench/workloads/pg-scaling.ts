@@ -25,8 +25,8 @@ export async function pgScalingWorkload(ctx: BenchContext): Promise<Row[]> {
   for (const workers of [1, 2]) {
     const schema = freshName('scale');
     const storage = postgresStorage({ connectionString: ctx.pgUrl, schema });
-    // Every walk through a job: this workload measures the job loops.
-    const tidings = createTidings({ storage, inlineInApp: false });
+    // A job per walk (no inline delivery, no fan-out jobs): this workload measures the job loops.
+    const tidings = createTidings({ storage, inlineInApp: false, fanoutChunk: 1_000 });
     await tidings.workflows.upsert({ name: 'Scale', triggers: [{ identifier: 'scale' }], steps: [{ template: { type: 'in_app', content: 'n {{ payload.n }}' } }] });
     for (let i = 0; i < jobs; i += 1_000) {
       await tidings.trigger({ name: 'scale', to: Array.from({ length: 1_000 }, (_, k) => `p-${i + k}`), payload: { n: i } });
