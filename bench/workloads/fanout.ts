@@ -7,7 +7,7 @@ import { freshName, tempDir } from '../lib/temp.js';
 import type { BenchContext, Row } from './types.js';
 
 /** Subscribers and a topic of `size` members, written straight through the store (setup, not measured). */
-async function seedTopic(tidings: ReturnType<typeof createTidings>, size: number) {
+export async function seedTopic(tidings: ReturnType<typeof createTidings>, size: number) {
   const ids = Array.from({ length: size }, (_, i) => `member-${i}`);
   const now = new Date().toISOString();
   for (let i = 0; i < size; i += 5_000) {

@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { createTidings } from '@tidings/core';
-import { upsertSubscribers } from '@tidings/core/internal';
 import { postgresStorage } from '@tidings/postgres';
 import { spawnTs, waitForOutput } from '../../test-support/spawn-ts.js';
 import { freshName } from '../lib/temp.js';
+import { seedTopic } from './fanout.js';
 import type { BenchContext, Row } from './types.js';
 
 const WORKER = fileURLToPath(new URL('./pg-loop-worker.ts', import.meta.url));
@@ -21,12 +21,7 @@ export async function pgFanoutWorkload(ctx: BenchContext): Promise<Row[]> {
   const storage = postgresStorage({ connectionString: pgUrl, schema });
   const tidings = createTidings({ storage });
   await tidings.workflows.upsert({ name: 'Fan', triggers: [{ identifier: 'fan' }], steps: [{ template: { type: 'in_app', content: 'News for {{ subscriber.firstName }}' } }] });
-  const ids = Array.from({ length: size }, (_, i) => `member-${i}`);
-  const now = new Date().toISOString();
-  for (let i = 0; i < size; i += 5_000) {
-    await storage.transaction((tx) => upsertSubscribers(tx, 'default', ids.slice(i, i + 5_000).map((subscriberId, k) => ({ _id: `i-${i + k}`, patch: { subscriberId, firstName: `M${i + k}` } })), now, 'default'));
-    await tidings.topics.addSubscribers('everyone', ids.slice(i, i + 5_000));
-  }
+  await seedTopic(tidings, size);
   const count = async (table: 'tidings_jobs' | 'tidings_messages') => Number((await storage.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
   const workers = Array.from({ length: WORKERS }, () => spawnTs(WORKER, [pgUrl, schema]));
   try {
