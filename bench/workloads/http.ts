@@ -37,7 +37,7 @@ export async function httpWorkload(ctx: BenchContext): Promise<Row[]> {
   try {
     await waitForOutput(server, 'Tidings listening on ');
     const url = /Tidings listening on (\S+)/.exec(server.output())![1]!;
-    const seconds = ctx.quick ? 2 : 15;
+    const seconds = ctx.quick ? 1 : 15;
     let n = 0;
     const single = await load(url, '/v1/events/trigger', 16, seconds, () => JSON.stringify({ name: 'bench', to: `s-${n++}`, payload: { n } }));
     const bulk = await load(url, '/v1/events/trigger/bulk', 4, seconds, () => JSON.stringify({ events: Array.from({ length: 100 }, () => ({ name: 'bench', to: `h-${n++}`, payload: { n } })) }));
