@@ -1,12 +1,10 @@
-import { fileURLToPath } from 'node:url';
 import { createTidings } from '@tidings/core';
 import { postgresStorage } from '@tidings/postgres';
-import { spawnTs, waitForOutput } from '../../test-support/spawn-ts.js';
+import { rowCount, startLoopWorkers } from '../lib/pg-workers.js';
 import { freshName } from '../lib/temp.js';
 import { seedTopic } from './fanout.js';
 import type { BenchContext, Row } from './types.js';
 
-const WORKER = fileURLToPath(new URL('./pg-loop-worker.ts', import.meta.url));
 const WORKERS = 2;
 
 /**
@@ -22,10 +20,9 @@ export async function pgFanoutWorkload(ctx: BenchContext): Promise<Row[]> {
   const tidings = createTidings({ storage });
   await tidings.workflows.upsert({ name: 'Fan', triggers: [{ identifier: 'fan' }], steps: [{ template: { type: 'in_app', content: 'News for {{ subscriber.firstName }}' } }] });
   await seedTopic(tidings, size);
-  const count = async (table: 'tidings_jobs' | 'tidings_messages') => Number((await storage.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
-  const workers = Array.from({ length: WORKERS }, () => spawnTs(WORKER, [pgUrl, schema]));
+  const count = (table: 'tidings_jobs' | 'tidings_messages') => rowCount(storage, table);
+  const workers = await startLoopWorkers(pgUrl, schema, WORKERS);
   try {
-    await Promise.all(workers.map((w) => waitForOutput(w, 'READY', 60_000)));
     const started = performance.now();
     await tidings.trigger({ name: 'fan', to: { type: 'Topic', topicKey: 'everyone' } });
     const triggered = (performance.now() - started) / 1000;
@@ -39,8 +36,7 @@ export async function pgFanoutWorkload(ctx: BenchContext): Promise<Row[]> {
     ctx.log(`  postgres fan-out of ${size} with ${WORKERS} workers: ${seconds.toFixed(1)} s (the trigger itself ${triggered.toFixed(1)} s)`);
     return [{ workload: `topic fan-out, ${size.toLocaleString('en')} subscribers, Postgres, ${WORKERS} worker processes`, backend: 'postgres', unit: 's until all stored', value: seconds, spread: 0, runs: 1, target: '< 60 s at 1,000,000', met: ctx.quick ? undefined : seconds < 60 }];
   } finally {
-    for (const w of workers) w.kill('SIGTERM');
-    await Promise.all(workers.map((w) => w.exited));
+    await workers.stop();
     await storage.db.schema.dropSchema(schema).ifExists().cascade().execute().catch(() => undefined);
     await storage.close();
   }

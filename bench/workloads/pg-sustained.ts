@@ -1,11 +1,9 @@
-import { fileURLToPath } from 'node:url';
 import { createTidings } from '@tidings/core';
 import { postgresStorage } from '@tidings/postgres';
-import { spawnTs, waitForOutput } from '../../test-support/spawn-ts.js';
+import { rowCount, startLoopWorkers } from '../lib/pg-workers.js';
 import { freshName } from '../lib/temp.js';
 import type { BenchContext, Row } from './types.js';
 
-const WORKER = fileURLToPath(new URL('./pg-loop-worker.ts', import.meta.url));
 const WORKERS = 2;
 
 /**
@@ -21,10 +19,9 @@ export async function pgSustainedWorkload(ctx: BenchContext): Promise<Row[]> {
   const storage = postgresStorage({ connectionString: pgUrl, schema });
   const producer = createTidings({ storage, inlineInApp: false });
   await producer.workflows.upsert({ name: 'Load', triggers: [{ identifier: 'load' }], steps: [{ template: { type: 'in_app', content: 'Hello {{ payload.n }}' } }] });
-  const count = async (table: 'tidings_jobs' | 'tidings_messages') => Number((await storage.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
-  const workers = Array.from({ length: WORKERS }, () => spawnTs(WORKER, [pgUrl, schema]));
+  const count = (table: 'tidings_jobs' | 'tidings_messages') => rowCount(storage, table);
+  const workers = await startLoopWorkers(pgUrl, schema, WORKERS);
   try {
-    await Promise.all(workers.map((w) => waitForOutput(w, 'READY', 60_000)));
     const seconds = ctx.quick ? 1 : 60;
     let acknowledged = 0;
     let n = 0;
@@ -49,8 +46,7 @@ export async function pgSustainedWorkload(ctx: BenchContext): Promise<Row[]> {
       { workload: `sustained load: the backlog left when triggers stop (${backlog.toLocaleString('en')} jobs), in seconds of work`, backend: 'postgres', unit: 's', value: drainSeconds, spread: 0, runs: 1, target: '< 10 s with 2 worker processes', met: ctx.quick ? undefined : drainSeconds < 10 },
     ];
   } finally {
-    for (const w of workers) w.kill('SIGTERM');
-    await Promise.all(workers.map((w) => w.exited));
+    await workers.stop();
     await storage.db.schema.dropSchema(schema).ifExists().cascade().execute().catch(() => undefined);
     await storage.close();
   }
