@@ -19,7 +19,7 @@ export async function main(argv: string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  let parsed: { options: ServeOptions; processes: number; values: Record<string, string | undefined> };
+  let parsed: { options: ServeOptions; processes: number };
   try {
     parsed = readArguments(rest);
   } catch (error) {
@@ -27,18 +27,18 @@ export async function main(argv: string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const { options, processes, values } = parsed;
+  const { options, processes } = parsed;
   let stop: () => Promise<boolean>;
   try {
     if (processes > 1) {
       const running = await startCluster(options, processes, {
-        ready: (url, pids, credentials) => printBanner(`${url} (${pids.length} processes: ${pids.join(', ')})`, credentials, values),
+        ready: (url, pids, credentials) => printBanner(`${url} (${pids.length} processes: ${pids.join(', ')})`, credentials, options),
         notice: (line) => console.error(`Tidings: ${line}`),
       });
       stop = () => running.stop(SHUTDOWN_BOUND_MS);
     } else {
       const server = await serve(options);
-      printBanner(server.url, server, values);
+      printBanner(server.url, server, options);
       stop = async () => {
         await server.close();
         return true;
@@ -111,17 +111,17 @@ function readArguments(args: string[]) {
     ...(values['no-inbox-hash'] && { inboxHash: false }),
     ...(values['webhook-allow'] && { webhookAllow: values['webhook-allow'].split(',').map((s) => s.trim()).filter(Boolean) }),
   };
-  return { options, processes, values };
+  return { options, processes };
 }
 
-function printBanner(where: string, credentials: ServeCredentials, values: Record<string, string | undefined>) {
+function printBanner(where: string, credentials: ServeCredentials, options: ServeOptions) {
   console.log(`Tidings listening on ${where}`);
   if (credentials.apiKeyCreated) {
     console.log(`API key (new, kept in ${credentials.apiKeyFile}): ${credentials.apiKey}`);
     console.log(`Try: curl -H "Authorization: ApiKey ${credentials.apiKey}" ${where.split(' ')[0]}/v1/integrations/active`);
   } else if (credentials.apiKeyFile) console.log(`API key: kept in ${credentials.apiKeyFile}`);
   console.log(`Application identifier (Novu's Inbox): ${credentials.applicationIdentifier}${credentials.applicationIdentifierFile ? ` (kept in ${credentials.applicationIdentifierFile})` : ''}`);
-  if (values['no-inbox-hash']) console.warn('Warning: --no-inbox-hash: Inbox sessions open without the subscriber hash, so anyone who knows the application identifier can read any subscriber\'s inbox');
+  if (options.inboxHash === false) console.warn('Warning: --no-inbox-hash: Inbox sessions open without the subscriber hash, so anyone who knows the application identifier can read any subscriber\'s inbox');
 }
 
 if (process.argv[1] && /cli\.(ts|js)$/.test(process.argv[1])) await main(process.argv.slice(2));

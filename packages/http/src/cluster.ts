@@ -30,7 +30,7 @@ export const isClusterCopy = () => cluster.isWorker && process.env[OPTIONS_VARIA
 
 /**
  * Runs the primary: resolves once every copy listens (after `events.ready`); rejects with the first
- * copy's start-up failure, having stopped the others. `stop()` sends each copy SIGTERM (each finishes
+ * copy's start-up failure, having stopped the others. The `stop()` it resolves with sends each copy SIGTERM (each finishes
  * its requests and its batch of jobs, and closes its sockets) and resolves once all have exited,
  * true when every one exited cleanly within `boundMs`.
  */
@@ -43,11 +43,9 @@ export async function startCluster(options: ServeOptions, processes: number, eve
   let stopping = false;
   let failedStarts = 0;
   let settle: { resolve: (url: string) => void; reject: (error: Error) => void } | null = null;
-  let upUrl: string | null = null;
   const waitingFor = new Set<Worker>();
-  const stopped = new Promise<void>((resolve) => cluster.on('exit', () => copies.size === 0 && stopping && resolve()));
 
-  function fork(replacing?: number): Worker {
+  function fork(replacing?: number): void {
     const copy = cluster.fork(env);
     copies.add(copy);
     waitingFor.add(copy);
@@ -55,7 +53,6 @@ export async function startCluster(options: ServeOptions, processes: number, eve
       if (report.type === 'ready') {
         waitingFor.delete(copy);
         failedStarts = 0;
-        upUrl = report.url;
         if (replacing !== undefined) events.notice(`process ${copy.process.pid} serves in place of ${replacing}`);
         if (waitingFor.size === 0) settle?.resolve(report.url);
       } else if (report.type === 'failed') {
@@ -71,7 +68,6 @@ export async function startCluster(options: ServeOptions, processes: number, eve
       events.notice(`process ${copy.process.pid} exited (${signal ?? `code ${code}`}); starting another`);
       fork(copy.process.pid);
     });
-    return copy;
   }
 
   function failed(error: Error) {
@@ -110,7 +106,6 @@ export async function startCluster(options: ServeOptions, processes: number, eve
     }, boundMs);
     await Promise.all(exits);
     clearTimeout(late);
-    await stopped;
     return clean;
   }
 
@@ -119,14 +114,8 @@ export async function startCluster(options: ServeOptions, processes: number, eve
     for (let i = 0; i < processes; i++) fork();
   });
   settle = null;
-  events.ready(upUrl ?? url, [...copies].map((copy) => copy.process.pid!), credentials);
-  return {
-    url,
-    credentials,
-    /** The pids of the copies now running. */
-    pids: () => [...copies].map((copy) => copy.process.pid!),
-    stop: stopAll,
-  };
+  events.ready(url, [...copies].map((copy) => copy.process.pid!), credentials);
+  return { stop: stopAll };
 }
 
 /**
