@@ -1,5 +1,5 @@
 import { applyUnsnooze } from '../messages/transitions.js';
-import type { Job, Message, Tenant } from '../schemas/index.js';
+import type { Job, Message } from '../schemas/index.js';
 import type { Digest } from '../storage.js';
 import type { DecisionRecord, StorageRepositories } from '../storage.js';
 import type { TraceEntry } from '../trigger/walk-steps.js';
@@ -8,7 +8,7 @@ import { deliverInline, type InlineCandidate } from './inline-delivery.js';
 import { newJob, nextAttemptAt } from './jobs.js';
 import { settleDigest, type DigestArrival } from './settle-digest.js';
 import type { JobOutcome, NextStep } from './walk-job.js';
-import { decisionRecord, storeWalkResults } from './walk-records.js';
+import { decisionRecord, readWalkSources, storeWalkResults } from './walk-records.js';
 
 /** What a committed batch did, for the events emitted after the commit. */
 export interface Committed {
@@ -57,15 +57,12 @@ async function unsnoozed(ctx: EngineContext, tx: StorageRepositories, job: Job, 
 async function startFanouts(ctx: EngineContext, tx: StorageRepositories, fanouts: readonly Job[], now: Date): Promise<Message[]> {
   if (fanouts.length === 0) return [];
   const { env } = ctx;
-  const notifications = new Map((await tx.notifications.getMany(env, [...new Set(fanouts.map((j) => j.data.notificationId))])).map((n) => [n._id, n] as const));
-  const workflows = new Map((await tx.workflows.getMany(env, [...new Set([...notifications.values()].map((n) => n._templateId))])).map((w) => [w._id, w] as const));
-  const tenants = new Map<string, Tenant | null>();
+  const { notifications, workflows, tenants } = await readWalkSources(tx, env, fanouts.map((j) => j.data.notificationId));
   const candidates: InlineCandidate[] = [];
   for (const fanout of fanouts) {
     const notification = notifications.get(fanout.data.notificationId);
     const workflow = notification && workflows.get(notification._templateId);
     if (!notification || !workflow) continue;
-    if (notification.tenantId && !tenants.has(notification.tenantId)) tenants.set(notification.tenantId, await tx.tenants.get(env, notification.tenantId));
     const tenant = notification.tenantId ? tenants.get(notification.tenantId) ?? null : null;
     for (const subscriberId of fanout.data.subscriberIds ?? []) {
       const job = newJob({ env, runAt: now.toISOString(), transactionId: fanout.transactionId, subscriberId, data: { notificationId: notification._id, stepIndex: 0 } }, now);

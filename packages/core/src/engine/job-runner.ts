@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Provider } from '../delivery/provider.js';
-import type { Job, Tenant } from '../schemas/index.js';
+import type { Job } from '../schemas/index.js';
 import type { Storage } from '../storage.js';
 import { groupBy } from '../util/group-by.js';
 import { commitBatch, type Committed } from './commit-batch.js';
@@ -8,6 +8,7 @@ import type { EngineContext } from './context.js';
 import { stepDeliverer } from './deliver-step.js';
 import { liveWorkers } from './live-workers.js';
 import { walkJob, type BatchData, type JobOutcome } from './walk-job.js';
+import { readWalkSources } from './walk-records.js';
 
 export interface JobRunner {
   /**
@@ -25,13 +26,9 @@ const unique = <T>(items: readonly T[]) => [...new Set(items)];
 /** Reads what a batch's walk jobs need, once for the whole batch. */
 async function loadBatch(ctx: EngineContext, jobs: readonly Job[]): Promise<BatchData> {
   const { storage, env } = ctx;
-  const notifications = byKey(await storage.notifications.getMany(env, unique(jobs.map((j) => j.data.notificationId))), (n) => n._id);
-  const stored = [...notifications.values()];
-  const people = unique([...jobs.map((j) => j.subscriberId), ...stored.flatMap((n) => (n.actorId ? [n.actorId] : []))]);
+  const { notifications, workflows, tenants } = await readWalkSources(storage, env, jobs.map((j) => j.data.notificationId));
+  const people = unique([...jobs.map((j) => j.subscriberId), ...[...notifications.values()].flatMap((n) => (n.actorId ? [n.actorId] : []))]);
   const subscribers = byKey(await storage.subscribers.getMany(env, people), (s) => s.subscriberId);
-  const workflows = byKey(await storage.workflows.getMany(env, unique(stored.map((n) => n._templateId))), (w) => w._id);
-  const tenants = new Map<string, Tenant | null>();
-  for (const id of unique(stored.flatMap((n) => (n.tenantId ? [n.tenantId] : [])))) tenants.set(id, await storage.tenants.get(env, id));
   const integrations = await storage.integrations.list(env, { active: true });
   const preferences = groupBy(await storage.preferences.listMany(env, unique(jobs.map((j) => j.subscriberId))), (row) => row.subscriberId);
   return { notifications, subscribers, workflows, tenants, integrations, preferences };

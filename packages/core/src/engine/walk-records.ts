@@ -30,6 +30,19 @@ export function walkSubject(ctx: EngineContext, subject: WalkSubject, startIndex
   });
 }
 
+/**
+ * The notifications of `notificationIds`, their workflows and their tenants, read once for a batch of
+ * walks (by the job runner before its walks, and by a fan-out commit inside its transaction).
+ */
+export async function readWalkSources(repos: StorageRepositories, env: string, notificationIds: readonly string[]) {
+  const notifications = new Map((await repos.notifications.getMany(env, [...new Set(notificationIds)])).map((n) => [n._id, n] as const));
+  const stored = [...notifications.values()];
+  const workflows = new Map((await repos.workflows.getMany(env, [...new Set(stored.map((n) => n._templateId))])).map((w) => [w._id, w] as const));
+  const tenants = new Map<string, Tenant | null>();
+  for (const id of new Set(stored.flatMap((n) => (n.tenantId ? [n.tenantId] : [])))) tenants.set(id, await repos.tenants.get(env, id));
+  return { notifications, workflows, tenants };
+}
+
 export function decisionRecord(env: string, job: { id: string; transactionId: string; subscriberId: string }, at: string, entries: readonly DecisionEntry[]): DecisionRecord {
   return { environmentId: env, transactionId: job.transactionId, subscriberId: job.subscriberId, jobId: job.id, at, entries };
 }
