@@ -1,50 +1,58 @@
 import { describe, expect, it } from 'vitest';
+import { openSse, type SseClient } from '../../../test-support/sse-client.js';
 import { KEY_A, KEY_B, listen, setup } from './helpers.js';
 
-/** Reads Server-Sent Events from a fetch response until `until` says stop. */
-async function readEvents(response: Response, until: (events: { event: string; data: any }[]) => boolean) {
-  const events: { event: string; data: any }[] = [];
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  while (!until(events)) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const event = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
-      const data = /^data: (.*)$/m.exec(block)?.[1];
-      if (data !== undefined) events.push({ event, data: JSON.parse(data) });
-    }
-  }
-  await reader.cancel();
-  return events;
+/** Resolves once `condition` holds, checking after every turn of the event loop (no fixed delays). */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
 }
+
+const named = (client: SseClient) => client.events.filter((e) => e.event !== 'ping').map((e) => e.event);
 
 describe('live stream', () => {
   it('pushes counts, new messages and count changes to that subscriber only', async () => {
     const env = await setup();
     const server = await listen(env.app);
+    await env.a.subscribers.upsert({ subscriberId: 'ada', firstName: 'Ada' });
+    const client = await openSse(server.url, 'ada', KEY_A);
     try {
-      await env.a.subscribers.upsert({ subscriberId: 'ada', firstName: 'Ada' });
-      const response = await fetch(`${server.url}/v1/subscribers/ada/events`, { headers: { authorization: `ApiKey ${KEY_A}` } });
-      expect(response.headers.get('content-type')).toMatch(/text\/event-stream/);
-      const reading = readEvents(response, (events) => events.filter((e) => e.event === 'counts').length >= 3);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await until(() => named(client).length === 1);
       await env.a.trigger({ name: 'welcome', to: 'bob' });
       await env.a.trigger({ name: 'welcome', to: 'ada' });
       await env.a.runDue();
+      await until(() => named(client).length === 3);
       const [message] = (await env.a.messages.feed('ada')).items;
       await env.a.messages.markAs('ada', { messageId: message!._id, markAs: 'seen' });
-      const events = await reading;
-      expect(events.filter((e) => e.event !== 'ping').map((e) => e.event)).toEqual(['counts', 'message', 'counts', 'update', 'counts']);
+      await until(() => named(client).length === 5);
+      const events = client.events.filter((e) => e.event !== 'ping');
+      expect(events.map((e) => e.event)).toEqual(['counts', 'message', 'counts', 'update', 'counts']);
       expect(events[0]!.data).toEqual({ total: 0, unread: 0, unseen: 0 });
       expect(events[1]!.data).toMatchObject({ content: 'Hi Ada', subscriberId: 'ada' });
       expect(events.at(-1)!.data).toEqual({ total: 1, unread: 1, unseen: 0 });
     } finally {
+      client.close();
+      await server.close();
+    }
+  });
+
+  it('a bulk action is one burst: `resync` and one counts, not a frame per message', async () => {
+    const env = await setup();
+    const server = await listen(env.app);
+    await env.a.subscribers.upsert({ subscriberId: 'ada', firstName: 'Ada' });
+    const client = await openSse(server.url, 'ada', KEY_A);
+    try {
+      await until(() => named(client).length === 1);
+      await env.a.triggerBulk(Array.from({ length: 60 }, () => ({ name: 'welcome', to: { subscriberId: 'ada', firstName: 'Ada' } })));
+      await env.a.runDue();
+      await until(() => client.last('counts') !== undefined && (client.last('counts') as { total: number }).total === 60);
+      const before = client.events.length;
+      await env.a.messages.readAll('ada');
+      await until(() => (client.last('counts') as { unread: number }).unread === 0);
+      const burst = client.events.slice(before).filter((e) => e.event !== 'ping').map((e) => e.event);
+      expect(burst).toEqual(['resync', 'counts']);
+      expect(client.last('counts')).toEqual({ total: 60, unread: 0, unseen: 0 });
+    } finally {
+      client.close();
       await server.close();
     }
   });

@@ -1,15 +1,20 @@
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Clock, Tidings } from '@tidings/core';
-import { onLiveChanges, type LiveChange } from '../live-source.js';
+import type { Clock, Tidings, Workflow } from '@tidings/core';
+import { watchSubscriber, type LiveBurst } from '../live-hub.js';
 import { Server as SocketIoServer } from 'socket.io';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { socketMessage } from './inbox-shapes.js';
 import { unreadCounts } from './inbox-routes.js';
-import { readToken, type InboxEnvironment } from './session.js';
+import { readToken, type InboxEnvironment, type InboxSession } from './session.js';
 
 /** A live listener of one subscriber: a socket.io socket or a plain WebSocket. */
 type Listener = (event: string, data: unknown) => void;
+
+/** The largest frame a client may send: Novu's client sends only pings and its connect packet. */
+export const MAX_FRAME_BYTES = 16 * 1024;
+/** How long a socket.io connection may wait before joining with a valid token. */
+const CONNECT_TIMEOUT_MS = 10_000;
 
 export interface InboxSockets {
   /** Closes every live connection and stops listening to the engines. */
@@ -22,48 +27,59 @@ export interface InboxSockets {
  * `{ event, data }` on any other path (`socketOptions: { socketType: 'cloud' }`). The token of the
  * session is checked on the handshake. A new in-app message sends `notification_received` (the
  * message entity, which the client maps itself), then `unseen_count_changed` and
- * `unread_count_changed` with the counts by severity; a change sends the two counts. On a storage
- * that relays changes (Postgres) they come from every process. Work is done only for subscribers
- * with a connection in this process.
+ * `unread_count_changed` with the counts by severity; a change sends the two counts. Changes are
+ * gathered per tick and subscriber (see `watchSubscriber`): "mark all as read" over 20,000 messages
+ * is one pair of counts. On a storage that relays changes (Postgres) they come from every process.
+ * Work is done only for subscribers with a connection in this process.
  */
 export function attachInboxSockets(server: HttpServer, environments: readonly InboxEnvironment[], clock: Clock): InboxSockets {
   const byIdentifier = new Map(environments.map((e) => [e.applicationIdentifier, e] as const));
-  const listeners = new Map<string, Set<Listener>>();
-  const keyOf = (environment: InboxEnvironment, subscriberId: string) => `${environment.applicationIdentifier}\u0000${subscriberId}`;
+  const listeners = new Map<string, { readonly sockets: Set<Listener>; readonly unwatch: () => void }>();
+  const keyOf = ({ environment, subscriberId }: InboxSession) => `${environment.applicationIdentifier}\u0000${subscriberId}`;
 
-  function join(key: string, listener: Listener): () => void {
-    let set = listeners.get(key);
-    if (!set) listeners.set(key, (set = new Set()));
-    set.add(listener);
+  /** Adds a connection of the session's subscriber; the first one starts watching its changes. */
+  function join(session: InboxSession, listener: Listener): () => void {
+    const key = keyOf(session);
+    let entry = listeners.get(key);
+    if (!entry) {
+      const sockets = new Set<Listener>();
+      const unwatch = watchSubscriber(session.environment.tidings, session.subscriberId, (burst) => deliver(session.environment.tidings, burst, sendTo(sockets)));
+      listeners.set(key, (entry = { sockets, unwatch }));
+    }
+    entry.sockets.add(listener);
+    const { sockets, unwatch } = entry;
     return () => {
-      set.delete(listener);
-      if (set.size === 0) listeners.delete(key);
+      sockets.delete(listener);
+      if (sockets.size > 0 || listeners.get(key)?.sockets !== sockets) return;
+      listeners.delete(key);
+      unwatch();
     };
   }
 
-  const io = new SocketIoServer(server, { cors: { origin: '*' }, serveClient: false, destroyUpgrade: false });
+  const io = new SocketIoServer(server, { cors: { origin: '*' }, serveClient: false, destroyUpgrade: false, maxHttpBufferSize: MAX_FRAME_BYTES, connectTimeout: CONNECT_TIMEOUT_MS });
   io.use((socket, next) => {
     try {
       const token = (socket.handshake.auth as { token?: unknown })?.token ?? socket.handshake.query['token'];
-      const session = readToken(typeof token === 'string' ? token : undefined, byIdentifier, clock.now().getTime());
-      socket.data = session;
+      socket.data = readToken(typeof token === 'string' ? token : undefined, byIdentifier, clock.now().getTime());
       next();
     } catch (error) {
       next(error as Error);
+      // The refusal is sent; the connection under it is closed now rather than at the connect timeout.
+      setImmediate(() => socket.conn.close());
     }
   });
   io.on('connection', (socket) => {
-    const { environment, subscriberId } = socket.data as ReturnType<typeof readToken>;
-    const leave = join(keyOf(environment, subscriberId), (event, data) => socket.emit(event, data));
+    const leave = join(socket.data as InboxSession, (event, data) => socket.emit(event, data));
     socket.on('disconnect', leave);
   });
 
-  // Plain WebSockets share the port: socket.io answers its own path, this every other upgrade.
-  const plain = new WebSocketServer({ noServer: true });
+  // Plain WebSockets share the port: socket.io answers its own path, this every other upgrade. The
+  // client only sends pings, so a larger frame closes the connection (1009) instead of being buffered.
+  const plain = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (url.pathname.startsWith('/socket.io/')) return;
-    let session: ReturnType<typeof readToken>;
+    let session: InboxSession;
     try {
       session = readToken(url.searchParams.get('token') ?? undefined, byIdentifier, clock.now().getTime());
     } catch {
@@ -71,7 +87,7 @@ export function attachInboxSockets(server: HttpServer, environments: readonly In
       return;
     }
     plain.handleUpgrade(request, socket, head, (ws: WebSocket) => {
-      const leave = join(keyOf(session.environment, session.subscriberId), (event, data) => ws.send(JSON.stringify({ event, data })));
+      const leave = join(session, (event, data) => ws.send(JSON.stringify({ event, data })));
       ws.on('message', (frame) => {
         if (frame.toString() === 'ping') ws.send('pong');
       });
@@ -80,51 +96,40 @@ export function attachInboxSockets(server: HttpServer, environments: readonly In
   };
   server.on('upgrade', onUpgrade);
 
-  async function deliver(tidings: Tidings, change: LiveChange, send: (event: string, data: unknown) => void) {
-    if (change.kind === 'created') {
-      const message = await change.message();
-      const subscriber = message && (await tidings.subscribers.get(change.subscriberId));
-      const workflow = message?._templateId ? await tidings.workflows.get(message._templateId) : null;
-      if (message && subscriber) send('notification_received', { message: socketMessage(message, subscriber, workflow ?? undefined) });
+  /**
+   * One burst of changes to a subscriber: each new message listed is sent as `notification_received`,
+   * then the counts once, however many messages changed.
+   */
+  async function deliver(tidings: Tidings, burst: LiveBurst, send: Listener) {
+    const created = burst.changes.filter((change) => change.kind === 'created');
+    if (created.length > 0) {
+      const subscriber = await tidings.subscribers.get(burst.subscriberId);
+      const workflows = new Map<string, Promise<Workflow | null>>();
+      const workflowOf = (id: string) => workflows.get(id) ?? workflows.set(id, tidings.workflows.get(id)).get(id)!;
+      for (const change of created) {
+        const message = await change.message();
+        const workflow = message?._templateId ? await workflowOf(message._templateId) : null;
+        if (message && subscriber) send('notification_received', { message: socketMessage(message, subscriber, workflow ?? undefined) });
+      }
     }
-    await sendCounts(tidings, change.subscriberId, send);
+    await sendCounts(tidings, burst.subscriberId, send);
   }
 
-  async function sendCounts(tidings: Tidings, subscriberId: string, send: (event: string, data: unknown) => void) {
+  async function sendCounts(tidings: Tidings, subscriberId: string, send: Listener) {
     const [unseen] = await tidings.messages.count(subscriberId, [{ seen: false, archived: false, snoozed: false }]);
     send('unseen_count_changed', { unseenCount: unseen!.count });
     const counts = await unreadCounts(tidings, subscriberId);
     send('unread_count_changed', { unreadCount: counts.total, counts });
   }
 
-  const sendTo = (set: Set<Listener>) => (event: string, data: unknown) => {
+  const sendTo = (set: Set<Listener>): Listener => (event, data) => {
     for (const listener of set) listener(event, data);
   };
 
-  const detach: (() => void)[] = [];
-  for (const environment of environments) {
-    const { tidings } = environment;
-    const report = (error: unknown) => console.error('[tidings inbox sockets]', error);
-    detach.push(
-      onLiveChanges(tidings, (change) => {
-        // Nothing is read for a subscriber nobody is connected to in this process.
-        const set = listeners.get(keyOf(environment, change.subscriberId));
-        if (!set || set.size === 0) return;
-        deliver(tidings, change, sendTo(set)).catch(report);
-      }, () => {
-        // Changes may have been missed: every subscriber connected here gets its counts again.
-        const prefix = keyOf(environment, '');
-        for (const [key, set] of listeners) {
-          if (!key.startsWith(prefix) || set.size === 0) continue;
-          sendCounts(tidings, key.slice(prefix.length), sendTo(set)).catch(report);
-        }
-      }),
-    );
-  }
-
   return {
     async close() {
-      for (const off of detach) off();
+      for (const { unwatch } of listeners.values()) unwatch();
+      listeners.clear();
       server.off('upgrade', onUpgrade);
       for (const client of plain.clients) client.terminate();
       plain.close();
