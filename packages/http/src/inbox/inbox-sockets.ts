@@ -92,6 +92,8 @@ export function attachInboxSockets(server: HttpServer, environments: readonly In
         if (frame.toString() === 'ping') ws.send('pong');
       });
       ws.on('close', leave);
+      // A frame past maxPayload (or a broken one) arrives here; ws closes the connection itself.
+      ws.on('error', () => ws.terminate());
     });
   };
   server.on('upgrade', onUpgrade);
