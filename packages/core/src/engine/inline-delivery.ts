@@ -1,8 +1,10 @@
 import { buildMessage } from '../messages/build-message.js';
 import type { Job, Message, Notification, Subscriber, Tenant, Workflow } from '../schemas/index.js';
 import type { DecisionRecord, StorageRepositories } from '../storage.js';
+import { renderBudget as newRenderBudget } from '../templates/render.js';
 import { groupBy } from '../util/group-by.js';
 import type { EngineContext } from './context.js';
+import { loopYielder } from './loop-yield.js';
 import { decisionRecord, storeWalkResults, walkSubject } from './walk-records.js';
 
 export interface InlineCandidate {
@@ -16,7 +18,8 @@ export interface InlineCandidate {
  * `known` holds subscribers the caller already read or wrote in this transaction (their latest state).
  * With `inlineInApp`, walks that only store in-app messages (no delay, digest, provider step or hold)
  * run inside the trigger's own transaction: their messages commit with the notification and no job is
- * queued. Any other walk keeps its job. Returns the jobs still to enqueue and what was stored.
+ * queued. Any other walk keeps its job. The walks share one render budget (RENDER_BUDGET_MS) and
+ * let other work run between them. Returns the jobs still to enqueue and what was stored.
  */
 export async function deliverInline(
   ctx: EngineContext,
@@ -40,14 +43,17 @@ export async function deliverInline(
   const jobs: Job[] = [];
   const messages: Message[] = [];
   const records: DecisionRecord[] = [];
+  const renderBudget = newRenderBudget();
+  const breathe = loopYielder();
   for (const { job, workflow, notification, tenant } of candidates) {
+    await breathe();
     const subscriber: Subscriber | undefined = subscribers.get(job.subscriberId);
     if (!subscriber) {
       jobs.push(job);
       continue;
     }
     const actor = notification.actorId ? subscribers.get(notification.actorId) ?? null : null;
-    const walk = walkSubject(ctx, { workflow, notification, subscriber, actor, tenant, preferences: preferences.get(subscriber.subscriberId) ?? [] }, 0, now);
+    const walk = walkSubject(ctx, { workflow, notification, subscriber, actor, tenant, preferences: preferences.get(subscriber.subscriberId) ?? [] }, 0, now, { renderBudget });
     if (walk.resume || walk.digest || walk.deliveries.some((d) => d.channel !== 'in_app')) {
       jobs.push(job);
       continue;

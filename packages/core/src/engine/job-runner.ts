@@ -2,11 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { Provider } from '../delivery/provider.js';
 import type { Job } from '../schemas/index.js';
 import type { Storage } from '../storage.js';
+import { renderBudget } from '../templates/render.js';
 import { groupBy } from '../util/group-by.js';
 import { commitBatch, type Committed } from './commit-batch.js';
 import type { EngineContext } from './context.js';
 import { stepDeliverer } from './deliver-step.js';
 import { liveWorkers } from './live-workers.js';
+import { loopYielder } from './loop-yield.js';
 import { walkJob, type BatchData, type JobOutcome } from './walk-job.js';
 import { readWalkSources } from './walk-records.js';
 
@@ -31,7 +33,7 @@ async function loadBatch(ctx: EngineContext, jobs: readonly Job[]): Promise<Batc
   const subscribers = byKey(await storage.subscribers.getMany(env, people), (s) => s.subscriberId);
   const integrations = await storage.integrations.list(env, { active: true });
   const preferences = groupBy(await storage.preferences.listMany(env, unique(jobs.map((j) => j.subscriberId))), (row) => row.subscriberId);
-  return { notifications, subscribers, workflows, tenants, integrations, preferences };
+  return { notifications, subscribers, workflows, tenants, integrations, preferences, renderBudget: renderBudget() };
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight, keeping results in order. */
@@ -99,7 +101,9 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
     try {
       const walks = jobs.filter((j) => j.kind === 'walk');
       const data = walks.length > 0 ? await loadBatch(ctx, walks) : null;
+      const breathe = loopYielder();
       const outcomes = await mapLimited(walks, options.deliveryConcurrency, async (job): Promise<JobOutcome> => {
+        await breathe();
         try {
           return await walkJob(ctx, deliver, job, data!, now);
         } catch (error) {

@@ -1,6 +1,7 @@
 import { buildMessage } from '../messages/build-message.js';
 import type { Integration, Job, JobData, Message, Notification, PreferenceRow, Subscriber, Tenant, Workflow } from '../schemas/index.js';
 import type { Digest } from '../storage.js';
+import type { RenderBudget } from '../templates/render.js';
 import type { TraceEntry } from '../trigger/walk-steps.js';
 import type { EngineContext } from './context.js';
 import type { stepDeliverer } from './deliver-step.js';
@@ -16,6 +17,8 @@ export interface BatchData {
   readonly tenants: ReadonlyMap<string, Tenant | null>;
   readonly integrations: readonly Integration[];
   readonly preferences: ReadonlyMap<string, PreferenceRow[]>;
+  /** The batch is one call: its walks share one render budget. */
+  readonly renderBudget: RenderBudget;
 }
 
 /** Where a job goes after its run; decided by the walk, except digests, settled in the commit. */
@@ -93,7 +96,7 @@ export async function walkJob(ctx: EngineContext, deliver: ReturnType<typeof ste
     tenant,
     preferences: data.preferences.get(subscriber.subscriberId) ?? [],
   };
-  const walk = walkSubject(ctx, subject, job.data.stepIndex, now, digestEvents);
+  const walk = walkSubject(ctx, subject, job.data.stepIndex, now, { digestEvents, renderBudget: data.renderBudget });
   const messages: Message[] = [];
   const failures: JobOutcome['failures'] = [];
   const notes = new Map<number, Partial<TraceEntry>>();

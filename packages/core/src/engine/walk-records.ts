@@ -1,5 +1,6 @@
 import type { Message, Notification, PreferenceRow, Subscriber, Tenant, Workflow } from '../schemas/index.js';
 import type { DecisionEntry, DecisionRecord, StorageRepositories } from '../storage.js';
+import type { RenderBudget } from '../templates/render.js';
 import { walkSteps, type WalkResult } from '../trigger/walk-steps.js';
 import type { EngineContext } from './context.js';
 
@@ -13,8 +14,14 @@ export interface WalkSubject {
   readonly preferences: readonly PreferenceRow[];
 }
 
+/** What a walk continues from, and the render budget of the call it belongs to. */
+export interface WalkOptions {
+  readonly digestEvents?: readonly Record<string, unknown>[];
+  readonly renderBudget?: RenderBudget;
+}
+
 /** Walks the subject's steps from `startIndex` with the engine's settings. */
-export function walkSubject(ctx: EngineContext, subject: WalkSubject, startIndex: number, now: Date, digestEvents?: readonly Record<string, unknown>[]): WalkResult {
+export function walkSubject(ctx: EngineContext, subject: WalkSubject, startIndex: number, now: Date, { digestEvents, renderBudget }: WalkOptions = {}): WalkResult {
   // One object shape for every call (no spread), so the walker's hot code sees a single shape.
   return walkSteps({
     workflow: subject.workflow,
@@ -27,6 +34,7 @@ export function walkSubject(ctx: EngineContext, subject: WalkSubject, startIndex
     now,
     outsideSchedule: ctx.options.outsideSchedule,
     digestEvents,
+    renderBudget,
   });
 }
 

@@ -1,5 +1,5 @@
 import type { EmailBlock, JsonObject, MessageCta, StepTemplate } from '../schemas/index.js';
-import { renderTemplate } from './render.js';
+import { renderTemplate, type RenderBudget } from './render.js';
 
 /** A step's template with every text rendered. */
 export interface RenderedContent {
@@ -20,10 +20,10 @@ function renderValue(value: unknown, r: (text: string) => string): unknown {
   return value;
 }
 
-/** Renders every text of a step template against the variables (subscriber, payload, step, …). */
-export function renderStep(template: StepTemplate, variables: Record<string, unknown>): RenderedContent {
-  const r = (text: string) => renderTemplate(text, variables);
-  const body = (text: string) => renderTemplate(text, variables, { html: template.type === 'email' });
+/** Renders every text of a step template against the variables (subscriber, payload, step, …), within the call's budget. */
+export function renderStep(template: StepTemplate, variables: Record<string, unknown>, budget?: RenderBudget): RenderedContent {
+  const r = (text: string) => renderTemplate(text, variables, { budget });
+  const body = (text: string) => renderTemplate(text, variables, { html: template.type === 'email', budget });
   const content =
     typeof template.content === 'string' || template.content === undefined
       ? body(template.content ?? '')

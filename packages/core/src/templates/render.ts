@@ -7,7 +7,22 @@ import { readPath } from '../util/path.js';
  * array items and string characters made), and a template longer than PARSE_LIMIT characters is
  * refused.
  */
-export const RENDER_LIMIT_MS = 200;
+export const RENDER_LIMIT_MS = 100;
+/**
+ * The liquid time one trigger call, or one batch of jobs, may spend over all its renders. A template
+ * that loops over payload values costs up to RENDER_LIMIT_MS per recipient, and a call may have
+ * thousands: past the budget the call's remaining liquid renders fail at once (their steps fail with
+ * that reason) instead of holding the process for minutes. Plain `{{ a.b }}` outputs are not liquid
+ * renders and never count.
+ */
+export const RENDER_BUDGET_MS = 500;
+
+/** What one call has spent of its RENDER_BUDGET_MS. Made per call with `renderBudget()`. */
+export interface RenderBudget {
+  spentMs: number;
+}
+
+export const renderBudget = (): RenderBudget => ({ spentMs: 0 });
 const MEMORY_LIMIT = 10_000_000;
 const PARSE_LIMIT = 1_000_000;
 const limits = { renderLimit: RENDER_LIMIT_MS, memoryLimit: MEMORY_LIMIT, parseLimit: PARSE_LIMIT };
@@ -85,7 +100,14 @@ export const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(
  * Renders a liquid template against `variables`; text without `{` is returned as is. With
  * `{ html: true }` every output is HTML-escaped.
  */
-export function renderTemplate(text: string, variables: Record<string, unknown>, options: { html?: boolean } = {}): string {
+export interface RenderOptions {
+  /** HTML-escape every output. */
+  readonly html?: boolean;
+  /** The call's budget: liquid renders are timed against it and refused once it is spent. */
+  readonly budget?: RenderBudget;
+}
+
+export function renderTemplate(text: string, variables: Record<string, unknown>, options: RenderOptions = {}): string {
   if (!text.includes('{')) return text;
   const plan = simplePlan(text);
   if (plan) {
@@ -105,6 +127,17 @@ export function renderTemplate(text: string, variables: Record<string, unknown>,
   return liquidRender(text, variables, options);
 }
 
-function liquidRender(text: string, variables: Record<string, unknown>, options: { html?: boolean }): string {
-  return (options.html ? htmlLiquid : liquid).renderSync(parse(text, options.html), variables) as string;
+function liquidRender(text: string, variables: Record<string, unknown>, options: RenderOptions): string {
+  const engine = options.html ? htmlLiquid : liquid;
+  const templates = parse(text, options.html);
+  const { budget } = options;
+  if (!budget) return engine.renderSync(templates, variables) as string;
+  const left = RENDER_BUDGET_MS - budget.spentMs;
+  if (left <= 0) throw new Error(`the render budget of this call is spent (${RENDER_BUDGET_MS} ms of templates over all its recipients)`);
+  const started = performance.now();
+  try {
+    return engine.renderSync(templates, variables, { renderLimit: Math.min(RENDER_LIMIT_MS, left) }) as string;
+  } finally {
+    budget.spentMs += performance.now() - started;
+  }
 }

@@ -3,6 +3,7 @@ import { channelPermitted } from '../preferences/resolve-preferences.js';
 import type { Channel, DelayMetadata, Notification, PreferenceRow, Step, StepVariant, Subscriber, Tenant, Workflow } from '../schemas/index.js';
 import { isWithinSchedule, nextScheduleOpening } from '../schedule/weekly-schedule.js';
 import { renderStep, type RenderedContent } from '../templates/render-step.js';
+import type { RenderBudget } from '../templates/render.js';
 import { delayDueAt, type DelayOverride } from '../timing/delay-due-at.js';
 import { CHANNELS, timeUnitSchema } from '../schemas/enums.js';
 
@@ -41,6 +42,8 @@ export interface WalkInput {
   readonly outsideSchedule: 'defer' | 'skip';
   /** The payloads of the digest this walk continues after (`step.events` in templates), oldest first. */
   readonly digestEvents?: readonly Record<string, unknown>[];
+  /** The render budget of the call this walk belongs to (a trigger call, a batch of jobs). */
+  readonly renderBudget?: RenderBudget;
 }
 
 export interface WalkResult {
@@ -146,7 +149,7 @@ export function walkSteps(input: WalkInput): WalkResult {
       }
     }
     try {
-      deliveries.push({ stepIndex, step, channel: type, rendered: renderStep(step.template, variables) });
+      deliveries.push({ stepIndex, step, channel: type, rendered: renderStep(step.template, variables, input.renderBudget) });
       entry('delivered', `rendered for ${type}`, chosen);
     } catch (error) {
       entry('failed', `template failed to render: ${error instanceof Error ? error.message : String(error)}`, chosen);
