@@ -1,5 +1,6 @@
 import { serve as serveNode } from '@hono/node-server';
-import { createTidings } from '@tidings/core';
+import type { Server as HttpServer } from 'node:http';
+import { createTidings, type Storage } from '@tidings/core';
 import { manualClock } from '@tidings/core/testing';
 import { memoryStorage } from '@tidings/memory';
 import { createHttpApp } from '../src/index.js';
@@ -36,4 +37,51 @@ export async function listen(app: ReturnType<typeof createHttpApp>) {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/**
+ * One environment's engine on `storage`, its HTTP app with the Inbox sockets on a real port of
+ * 127.0.0.1. `close()` stops the sockets, the server and the storage.
+ */
+export async function serveEngine(storage: Storage, apiKey: string, applicationIdentifier: string) {
+  const tidings = createTidings({ storage });
+  const app = createHttpApp({ environments: [{ tidings, apiKeys: [apiKey], applicationIdentifier }] });
+  const server = await new Promise<ReturnType<typeof serveNode>>((resolve) => {
+    const s = serveNode({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
+  });
+  const sockets = app.attachInboxSockets(server as unknown as HttpServer);
+  const address = server.address();
+  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const close = async () => {
+    await sockets.close();
+    (server as unknown as HttpServer).closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await storage.close();
+  };
+  return { tidings, url, close };
+}
+
+/**
+ * Asks `/health/live` one request after another until the returned function is called, which
+ * resolves with how many answers came and the slowest, in ms: whether the server kept answering while
+ * something else ran.
+ */
+export function probeHealth(url: string) {
+  let running = true;
+  let slowest = 0;
+  let answers = 0;
+  const done = (async () => {
+    while (running) {
+      const started = performance.now();
+      await (await fetch(`${url}/health/live`)).arrayBuffer();
+      slowest = Math.max(slowest, performance.now() - started);
+      answers += 1;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  })();
+  return async () => {
+    running = false;
+    await done;
+    return { slowest, answers };
+  };
 }

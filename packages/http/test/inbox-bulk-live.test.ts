@@ -4,18 +4,16 @@
  * and failures are logged once per burst, not once per message. On SQLite and on Postgres.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server as HttpServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serve as serveNode } from '@hono/node-server';
-import { createTidings, type Storage } from '@tidings/core';
+import type { Storage, Tidings } from '@tidings/core';
 import { postgresStorage } from '@tidings/postgres';
 import { sqliteStorage } from '@tidings/sqlite';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { freshSchemas } from '../../postgres/test/schemas.js';
-import { createHttpApp } from '../src/index.js';
 import { issueToken } from '../src/inbox/session.js';
+import { probeHealth, serveEngine } from './helpers.js';
 
 const MESSAGES = 20_000;
 const KEY = 'bulk-live-key';
@@ -28,25 +26,13 @@ afterEach(async () => {
 });
 
 async function start(storage: Storage) {
-  const tidings = createTidings({ storage });
-  const app = createHttpApp({ environments: [{ tidings, apiKeys: [KEY], applicationIdentifier: APP }] });
-  const server = await new Promise<ReturnType<typeof serveNode>>((resolve) => {
-    const s = serveNode({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
-  });
-  const sockets = app.attachInboxSockets(server as unknown as HttpServer);
-  closers.push(async () => {
-    await sockets.close();
-    (server as unknown as HttpServer).closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await storage.close();
-  });
-  const address = server.address();
-  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  return { tidings, url };
+  const served = await serveEngine(storage, KEY, APP);
+  closers.push(served.close);
+  return served;
 }
 
 /** Ada's 20,000 unread in-app messages, 100 events a call. */
-async function seed(tidings: ReturnType<typeof createTidings>) {
+async function seed(tidings: Tidings) {
   await tidings.workflows.upsert({ name: 'Ping', triggers: [{ identifier: 'ping' }], steps: [{ template: { type: 'in_app', content: 'Ping {{ payload.n }}' } }] });
   await tidings.subscribers.upsert({ subscriberId: 'ada' });
   for (let call = 0; call < MESSAGES / 100; call++) {
@@ -65,28 +51,6 @@ async function openSocket(url: string, token: string) {
   });
   closers.push(async () => ws.close());
   return frames;
-}
-
-/** Asks `/health/live` one request after another until `stop()`; the slowest answer, in ms. */
-function probeHealth(url: string) {
-  let running = true;
-  let slowest = 0;
-  let answers = 0;
-  const done = (async () => {
-    while (running) {
-      const started = performance.now();
-      const response = await fetch(`${url}/health/live`);
-      await response.arrayBuffer();
-      slowest = Math.max(slowest, performance.now() - started);
-      answers += 1;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  })();
-  return async () => {
-    running = false;
-    await done;
-    return { slowest, answers };
-  };
 }
 
 async function markAllRead(storage: Storage) {

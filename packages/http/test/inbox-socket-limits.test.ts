@@ -3,15 +3,12 @@
  * plain WebSocket frame closes the connection instead of being buffered, and a socket.io session
  * without a valid token is closed as soon as it is refused.
  */
-import type { Server as HttpServer } from 'node:http';
-import { serve as serveNode } from '@hono/node-server';
-import { createTidings } from '@tidings/core';
 import { memoryStorage } from '@tidings/memory';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createHttpApp } from '../src/index.js';
 import { MAX_FRAME_BYTES } from '../src/inbox/inbox-sockets.js';
 import { issueToken } from '../src/inbox/session.js';
+import { serveEngine } from './helpers.js';
 
 const KEY = 'socket-limits-key';
 const APP = 'app-socket-limits';
@@ -21,20 +18,9 @@ afterEach(async () => {
 });
 
 async function start() {
-  const tidings = createTidings({ storage: memoryStorage() });
+  const { tidings, url, close } = await serveEngine(memoryStorage(), KEY, APP);
+  closers.push(close);
   await tidings.subscribers.upsert({ subscriberId: 'ada' });
-  const app = createHttpApp({ environments: [{ tidings, apiKeys: [KEY], applicationIdentifier: APP }] });
-  const server = await new Promise<ReturnType<typeof serveNode>>((resolve) => {
-    const s = serveNode({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
-  });
-  const sockets = app.attachInboxSockets(server as unknown as HttpServer);
-  closers.push(async () => {
-    await sockets.close();
-    (server as unknown as HttpServer).closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-  const address = server.address();
-  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   return { url, token: issueToken({ tidings, applicationIdentifier: APP, apiKey: KEY }, 'ada', Date.now() + 60_000) };
 }
 
