@@ -35,6 +35,11 @@ export const filterPartSchema = z.strictObject({
   value: filterValueSchema,
   operator: filterOperatorSchema,
   on: filterOnSchema,
+  /**
+   * LIKE / NOT_LIKE only: data rendered into `value` by `{{ }}` keeps its `%`, `_` and `\` as wildcards
+   * and escapes. By default they are escaped, so the triggering payload cannot choose the pattern.
+   */
+  rawPattern: z.boolean().optional(),
 });
 export type FilterPart = z.infer<typeof filterPartSchema>;
 
