@@ -42,4 +42,19 @@ describe('a payload cannot buy the server’s time', () => {
     expect(health.answers).toBeGreaterThan(0);
     console.info(`template loop × 1,000: /health/live slowest ${health.slowest.toFixed(0)} ms over ${health.answers} answers`);
   });
+
+  it('a LIKE pattern chosen by the payload, for 1,000 recipients: literal, linear, the server answering', { timeout: 120_000 }, async () => {
+    served ??= await serveEngine(sqliteStorage({ filename: join(dir, 'hostile.db') }), KEY, 'app-hostile');
+    const filters = [{ value: 'AND' as const, children: [{ on: 'payload' as const, field: 'text', operator: 'LIKE' as const, value: '{{ payload.p }}' }] }];
+    await served.tidings.workflows.upsert({ name: 'Like', triggers: [{ identifier: 'like' }], steps: [{ template: { type: 'in_app', content: 'matched' }, filters }] });
+    // The pattern that held the server for 25.5 s in one trigger, against a 10,000-character field.
+    const payload = { p: '%a%a%a%a%a%a%b', text: 'a'.repeat(10_000) };
+    const { status, health } = await triggerWhileProbing({ name: 'like', to, payload, transactionId: 'like-1' });
+    expect(status).toBe(201);
+    const trace = await served.tidings.explain('like-1');
+    expect(trace).toHaveLength(1_000);
+    expect(trace.every((record) => record.entries[0]!.decision === 'skipped' && record.entries[0]!.failedFilter?.expected === '\\%a\\%a\\%a\\%a\\%a\\%a\\%b')).toBe(true);
+    expect(health.answers).toBeGreaterThan(0);
+    console.info(`payload LIKE pattern × 1,000: /health/live slowest ${health.slowest.toFixed(0)} ms over ${health.answers} answers`);
+  });
 });
