@@ -11,6 +11,10 @@ export const sourceAliases = [
   { find: /^@tidings\/([a-z-]+)$/, replacement: here('./packages/$1/src/index.ts') },
 ];
 
+/**
+ * A package's test project. Tests that do real work get room to do it on a busy machine (a minute,
+ * not Vitest's 5 s); a test never relies on a timeout to pass, only to end a hang.
+ */
 export function project(name: string, test: UserWorkspaceConfig['test'] = {}) {
-  return defineProject({ resolve: { alias: sourceAliases }, test: { name, ...test } });
+  return defineProject({ resolve: { alias: sourceAliases }, test: { name, testTimeout: 60_000, hookTimeout: 60_000, ...test } });
 }

@@ -1,3 +1,3 @@
 import { project } from '../../vitest.shared.ts';
 
-export default project('http', { testTimeout: 20_000 });
+export default project('http');

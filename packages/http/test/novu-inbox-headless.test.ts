@@ -164,9 +164,9 @@ describe('@novu/js 3.19.2 (headless) against tidings serve', () => {
     await connected;
     await server.tidings.trigger({ name: 'billing', to: 'carol', payload: { n: 9 } });
     expect(await received).toMatchObject({ body: 'Invoice 9', severity: 'high' });
-    await expect.poll(() => counts.at(-1), { timeout: 5_000 }).toMatchObject({ total: 1, severity: { high: 1, none: 0 } });
+    await expect.poll(() => counts.at(-1), { timeout: 15_000 }).toMatchObject({ total: 1, severity: { high: 1, none: 0 } });
     await server.tidings.messages.markAs('carol', { messageId: (await received).id, markAs: 'read' });
-    await expect.poll(() => counts.at(-1), { timeout: 5_000 }).toMatchObject({ total: 0 });
+    await expect.poll(() => counts.at(-1), { timeout: 15_000 }).toMatchObject({ total: 0 });
   });
 
   it('live over a plain WebSocket (the client’s cloud mode): the same events as frames, and the token checked on the upgrade', async () => {
@@ -183,7 +183,7 @@ describe('@novu/js 3.19.2 (headless) against tidings serve', () => {
     await new Promise((resolve) => socket.on('open', resolve));
     socket.send('ping');
     await server.tidings.trigger({ name: 'social', to: 'dave' });
-    await expect.poll(() => frames.map((f) => f.event), { timeout: 5_000 }).toEqual(['notification_received', 'unseen_count_changed', 'unread_count_changed']);
+    await expect.poll(() => frames.map((f) => f.event), { timeout: 15_000 }).toEqual(['notification_received', 'unseen_count_changed', 'unread_count_changed']);
     expect(frames[0]!.data.message!.content).toBe('Someone liked your post');
     expect(frames[2]!.data.counts!.total).toBe(1);
     socket.close();

@@ -1,16 +1,17 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, expect, it } from 'vitest';
-import { spawnTs, waitForOutput } from '../../../test-support/spawn-ts.js';
+import { afterAll, afterEach, expect, it } from 'vitest';
+import { killSpawned, spawnTs, waitForOutput } from '../../../test-support/spawn-ts.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tidings-serve-'));
+afterEach(killSpawned);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it('tidings serve: SQLite by default, prints the URL and a generated key once (kept for the next run), serves, and stops on SIGTERM', async () => {
   const db = join(dir, 'data', 'tidings.db');
   const child = spawnTs('packages/http/src/cli.ts', ['serve', '--port', '0', '--db', db]);
-  await waitForOutput(child, 'API key');
+  await waitForOutput(child, /Application identifier \(Novu's Inbox\): app_\w+.*\n/);
   const url = /listening on (http:\/\/\S+)/.exec(child.output())![1]!;
   const key = /API key \(new, kept in \S+\): (\S+)/.exec(child.output())![1]!;
   // The database holds integration credentials: readable by its owner only.
@@ -27,14 +28,14 @@ it('tidings serve: SQLite by default, prints the URL and a generated key once (k
   expect(child.output()).toContain('Tidings stopped');
 
   const again = spawnTs('packages/http/src/cli.ts', ['serve', '--port', '0', '--db', db, '--no-inbox-hash']);
-  await waitForOutput(again, 'Warning');
+  await waitForOutput(again, /Warning: --no-inbox-hash: .*\n/);
   expect(again.output()).toContain(`API key: kept in ${join(dir, 'data', 'api-key')}`);
   expect(again.output()).not.toContain(key);
   expect(again.output()).toContain(`Application identifier (Novu's Inbox): ${identifier}`);
   expect(again.output()).toMatch(/Warning: --no-inbox-hash: .*anyone who knows the application identifier/);
   again.kill('SIGTERM');
   await again.exited;
-}, 60_000);
+}, 180_000);
 
 it('serve() stores in-app messages within the trigger request by default; with inlineInApp off the job loop stores them', async () => {
   const { serve } = await import('../src/serve.js');
@@ -55,7 +56,7 @@ it('serve() stores in-app messages within the trigger request by default; with i
       await server.close();
     }
   }
-}, 60_000);
+}, 180_000);
 
 it('SIGTERM with a live stream held open by a client: the stream ends and the process exits promptly with 0', async () => {
   const db = join(dir, 'sigterm', 'tidings.db');
@@ -77,4 +78,4 @@ it('SIGTERM with a live stream held open by a client: the stream ends and the pr
   expect(Date.now() - started).toBeLessThan(2_000);
   // The client sees its stream end rather than hang.
   for (;;) if ((await reader.read().catch(() => ({ done: true }))).done) break;
-}, 60_000);
+}, 180_000);

@@ -5,9 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTidings, type Storage } from '@tidings/core';
 import { memoryStorage } from '@tidings/memory';
-import { afterAll, describe, expect, it } from 'vitest';
-import { spawnTs } from '../../../test-support/spawn-ts.js';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { killSpawned, spawnTs } from '../../../test-support/spawn-ts.js';
 import { createHttpApp } from '../src/index.js';
+
+// A failing test must not leave its child processes running.
+afterEach(killSpawned);
 
 const dir = mkdtempSync(join(tmpdir(), 'tidings-startup-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,9 +1,12 @@
 import { createTidings } from '@tidings/core';
 import pg from 'pg';
-import { describe, expect, it } from 'vitest';
-import { spawnTs, waitForOutput } from '../../../test-support/spawn-ts.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { killSpawned, spawnTs, waitForOutput } from '../../../test-support/spawn-ts.js';
 import { postgresStorage } from '../src/index.js';
 import { freshSchemas } from './schemas.js';
+
+// A failing test must not leave its child processes running.
+afterEach(killSpawned);
 
 const url = process.env['TIDINGS_TEST_PG_URL'];
 const WORKER = 'packages/postgres/test/fixtures/worker.ts';

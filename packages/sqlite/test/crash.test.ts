@@ -2,9 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTidings } from '@tidings/core';
-import { afterAll, expect, it } from 'vitest';
-import { spawnTs, waitForOutput } from '../../../test-support/spawn-ts.js';
+import { afterAll, afterEach, expect, it } from 'vitest';
+import { killSpawned, spawnTs, waitForOutput } from '../../../test-support/spawn-ts.js';
 import { sqliteStorage } from '../src/index.js';
+
+// A failing test must not leave its child processes running.
+afterEach(killSpawned);
 
 const dir = mkdtempSync(join(tmpdir(), 'tidings-crash-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -4,9 +4,12 @@ import { join } from 'node:path';
 import { createTidings } from '@tidings/core';
 import { upsertSubscribers } from '@tidings/core/internal';
 import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
-import { spawnTs } from '../../../test-support/spawn-ts.js';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { killSpawned, spawnTs } from '../../../test-support/spawn-ts.js';
 import { sqliteStorage } from '../src/index.js';
+
+// A failing test must not leave its child processes running.
+afterEach(killSpawned);
 
 const dir = mkdtempSync(join(tmpdir(), 'tidings-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -65,7 +68,7 @@ describe('sqliteStorage options', () => {
     expect(await tidings.runDue()).toBe(120);
     expect(await tidings.messages.byTransaction(result.transactionId!)).toHaveLength(12_000);
     await storage.close();
-  });
+  }, 120_000);
 
   it('messages: the document leaves out what the columns hold, and a row holding the whole message (as earlier versions wrote it) reads back the same', async () => {
     const database = new Database(':memory:');
