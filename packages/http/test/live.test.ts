@@ -9,14 +9,24 @@ async function until(condition: () => boolean): Promise<void> {
 
 const named = (client: SseClient) => client.events.filter((e) => e.event !== 'ping').map((e) => e.event);
 
+/** Ada's live stream on a real port, once its first `counts` arrived; `close()` ends both. */
+async function adaListening() {
+  const env = await setup();
+  const server = await listen(env.app);
+  await env.a.subscribers.upsert({ subscriberId: 'ada', firstName: 'Ada' });
+  const client = await openSse(server.url, 'ada', KEY_A);
+  await until(() => named(client).length === 1);
+  const close = async () => {
+    client.close();
+    await server.close();
+  };
+  return { env, client, close };
+}
+
 describe('live stream', () => {
   it('pushes counts, new messages and count changes to that subscriber only', async () => {
-    const env = await setup();
-    const server = await listen(env.app);
-    await env.a.subscribers.upsert({ subscriberId: 'ada', firstName: 'Ada' });
-    const client = await openSse(server.url, 'ada', KEY_A);
+    const { env, client, close } = await adaListening();
     try {
-      await until(() => named(client).length === 1);
       await env.a.trigger({ name: 'welcome', to: 'bob' });
       await env.a.trigger({ name: 'welcome', to: 'ada' });
       await env.a.runDue();
@@ -30,18 +40,13 @@ describe('live stream', () => {
       expect(events[1]!.data).toMatchObject({ content: 'Hi Ada', subscriberId: 'ada' });
       expect(events.at(-1)!.data).toEqual({ total: 1, unread: 1, unseen: 0 });
     } finally {
-      client.close();
-      await server.close();
+      await close();
     }
   });
 
   it('a bulk action is one burst: `resync` and one counts, not a frame per message', async () => {
-    const env = await setup();
-    const server = await listen(env.app);
-    await env.a.subscribers.upsert({ subscriberId: 'ada', firstName: 'Ada' });
-    const client = await openSse(server.url, 'ada', KEY_A);
+    const { env, client, close } = await adaListening();
     try {
-      await until(() => named(client).length === 1);
       await env.a.triggerBulk(Array.from({ length: 60 }, () => ({ name: 'welcome', to: { subscriberId: 'ada', firstName: 'Ada' } })));
       await env.a.runDue();
       await until(() => client.last('counts') !== undefined && (client.last('counts') as { total: number }).total === 60);
@@ -52,8 +57,7 @@ describe('live stream', () => {
       expect(burst).toEqual(['resync', 'counts']);
       expect(client.last('counts')).toEqual({ total: 60, unread: 0, unseen: 0 });
     } finally {
-      client.close();
-      await server.close();
+      await close();
     }
   });
 
