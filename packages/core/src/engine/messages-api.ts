@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { notFound, TidingsError } from '../errors.js';
 import { applyAction, applyArchive, applyMarkAs, applySnooze, applyUnsnooze, applyMarkFlags } from '../messages/transitions.js';
-import { buttonTypeSchema, actionStatusSchema, channelSchema, jsonObjectSchema, markValueSchema, severitySchema, type MarkValue, type Message, type Subscriber } from '../schemas/index.js';
+import { buttonTypeSchema, actionStatusSchema, channelSchema, filterDataSchema, filterSeveritySchema, filterTagsSchema, jsonObjectSchema, markValueSchema, type MarkValue, type Message, type Subscriber } from '../schemas/index.js';
 import { feedCursor, type FeedPage, type MessageFilter, type StorageRepositories } from '../storage.js';
 import { parseInput } from '../validation.js';
 import type { EngineContext } from './context.js';
@@ -33,7 +33,8 @@ const instantSchema = z.union([z.iso.datetime({ offset: true }), z.number().int(
 /**
  * Which in-app messages a query reads, as Novu's Inbox filters them. `tags` is one OR group
  * (`['a', 'b']`: either) or an AND of OR groups (`[['a', 'b'], ['c']]`); `severity` one or a list;
- * `data` members of the message's `data`, each equal.
+ * `data` members of the message's `data`, each equal. Each list has a cap (MAX_FILTER_TAGS and the
+ * others in limits.ts): past it the filter is refused before any query runs.
  */
 export const messageFilterSchema = z.strictObject({
   channel: channelSchema.default('in_app'),
@@ -41,9 +42,9 @@ export const messageFilterSchema = z.strictObject({
   seen: z.boolean().optional(),
   archived: z.boolean().optional(),
   snoozed: z.boolean().optional(),
-  tags: z.union([z.array(z.string().min(1)), z.array(z.array(z.string().min(1)))]).optional(),
-  severity: z.union([severitySchema, z.array(severitySchema)]).optional(),
-  data: z.record(z.string().min(1), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  tags: filterTagsSchema.optional(),
+  severity: filterSeveritySchema.optional(),
+  data: filterDataSchema.optional(),
   createdGte: instantSchema.optional(),
   createdLte: instantSchema.optional(),
 });

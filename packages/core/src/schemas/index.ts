@@ -13,3 +13,4 @@ export * from './preferences.js';
 export * from './notification.js';
 export * from './limits.js';
 export * from './member-hints.js';
+export * from './message-filter.js';

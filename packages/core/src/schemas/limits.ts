@@ -11,3 +11,22 @@ export const MAX_INPUT_DEPTH = 32;
 
 /** A required id or key: trimmed, not empty, at most MAX_ID_LENGTH characters. */
 export const idSchema = z.string().trim().min(1, 'must not be empty').max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`);
+
+/*
+ * Filters of a subscriber's messages (the feed, counts and the bulk changes of `tidings.messages`,
+ * and Novu's Inbox routes). Each tag, data member and severity is one more SQL condition; past these
+ * caps a filter is refused as validation_failed (HTTP 422) before any query runs. The tag caps are
+ * Novu's own (`@novu/shared` normalizeTagGroups).
+ */
+/** Most tags in one OR group: a flat `tags` list, or one group of an AND of groups (Novu: 100). */
+export const MAX_FILTER_TAGS_PER_GROUP = 100;
+/** Most OR groups in an AND of groups (`[['a', 'b'], ['c']]`) (Novu: 30). */
+export const MAX_FILTER_TAG_GROUPS = 30;
+/** Most tags in all the groups of one filter together (Novu: 200). */
+export const MAX_FILTER_TAGS = 200;
+/** Most severities in one filter's list: each of the four once. */
+export const MAX_FILTER_SEVERITIES = 4;
+/** Most members of one filter's `data` (Novu has no cap of its own). */
+export const MAX_FILTER_DATA_KEYS = 50;
+/** Most workflow preferences changed in one call (`preferences.updateMany`, the Inbox's bulk route) (Novu: 100). */
+export const MAX_PREFERENCE_UPDATES = 100;

@@ -1,6 +1,19 @@
-import { TidingsError, type MessageFilterInput } from '@tidings/core';
+import { messageFilterSchema, parseInput, TidingsError, type MessageFilterInput } from '@tidings/core';
+import { z } from 'zod';
 
 const invalid = (path: string, message: string) => new TidingsError('validation_failed', `${path} ${message}`, { issues: [{ path, message }] });
+
+/**
+ * The filter as it came, once core's schema accepts it (caps on tags, severity and data included):
+ * else a validation_failed naming the member (`tags`, `filters[1].tags`) before any query runs.
+ */
+function checked(filter: MessageFilterInput, what: string): MessageFilterInput {
+  parseInput(messageFilterSchema, filter, what);
+  return filter;
+}
+
+/** The count route's filters under `filters`, so an issue names its filter (`filters[0].tags`). */
+const countFiltersSchema = z.strictObject({ filters: z.array(messageFilterSchema) });
 
 function flag(value: string | undefined, path: string): boolean | undefined {
   if (value === undefined) return undefined;
@@ -29,6 +42,10 @@ function instant(value: string | undefined, path: string): number | undefined {
  * `severity[]`, `data` as a JSON string, `createdGte` / `createdLte` in milliseconds.
  */
 export function listFilter(queries: Record<string, string[]>): MessageFilterInput {
+  return checked(queryFilter(queries), 'query');
+}
+
+function queryFilter(queries: Record<string, string[]>): MessageFilterInput {
   const one = (key: string) => queries[key]?.[0];
   const groups = Object.keys(queries)
     .map((key) => /^tags\[(\d+)\]\[\]$/.exec(key))
@@ -65,10 +82,14 @@ function objectFilter(raw: unknown, at: string): MessageFilterInput {
   } as MessageFilterInput;
 }
 
-/** One filter of the count route's `filters` list. */
-export const countFilter = (raw: unknown, index: number): MessageFilterInput => objectFilter(raw, `filters[${index}]`);
+/** The count route's `filters` list, each filter checked and named by its place in it. */
+export function countFilters(raw: readonly unknown[]): MessageFilterInput[] {
+  const filters = raw.map((filter, i) => objectFilter(filter, `filters[${i}]`));
+  parseInput(countFiltersSchema, { filters }, 'filters');
+  return filters;
+}
 
 /** The `{ tags?, data? }` body of the bulk routes (`data` JSON-stringified inside the JSON body). */
-export const bodyFilter = (body: unknown): MessageFilterInput => (body === undefined || body === null ? {} : objectFilter(body, ''));
+export const bodyFilter = (body: unknown): MessageFilterInput => checked(body === undefined || body === null ? {} : objectFilter(body, ''), 'body');
 
 export { json as parseJsonParameter };

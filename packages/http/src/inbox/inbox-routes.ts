@@ -1,10 +1,11 @@
-import { CHANNELS, SEVERITIES, TidingsError, type Clock, type Message, type Subscriber, type Tidings, type Workflow } from '@tidings/core';
+import { CHANNELS, MAX_PREFERENCE_UPDATES, parseInput, SEVERITIES, TidingsError, type Clock, type Message, type Preferences, type Subscriber, type SubscriberInput, type Tidings } from '@tidings/core';
 import type { Context, Hono } from 'hono';
 import { cors } from 'hono/cors';
+import { z } from 'zod';
 import { parseBody, readBody } from '../body.js';
 import type { AppEnv } from '../context.js';
 import { HttpError } from '../errors.js';
-import { bodyFilter, countFilter, listFilter, parseJsonParameter } from './inbox-filters.js';
+import { bodyFilter, countFilters, listFilter, parseJsonParameter } from './inbox-filters.js';
 import { inboxGlobalPreference, inboxNotification, inboxWorkflowPreference } from './inbox-shapes.js';
 import { issueToken, readToken, SESSION_MS, validSubscriberHash, type InboxEnvironment } from './session.js';
 
@@ -16,10 +17,44 @@ export interface InboxOptions {
   readonly requireSubscriberHash?: boolean;
   /** The longest snooze the Inbox offers, in hours (0 hides snoozing). @default 720 (30 days) */
   readonly maxSnoozeDurationHours?: number;
+  /**
+   * Let a session change the profile of a subscriber that already exists: `email`, `phone`, `data`,
+   * `firstName`, `lastName` and `avatar` as the browser sends them (Novu's behaviour). Off, a session
+   * sets only `timezone` and `locale` of an existing subscriber, and the whole profile only of one it
+   * creates. The subscriber hash signs the subscriberId alone, not the profile, so turning this on lets
+   * every end user rewrite their own profile from the browser: send their notifications to another
+   * address, or set `data` members the app trusts (`role: "admin"`). It applies only to sessions whose
+   * hash was checked and valid. @default false
+   */
+  readonly sessionUpdatesProfile?: boolean;
 }
 
 const ALLOWED_HEADERS = ['authorization', 'content-type', 'novu-api-version', 'novu-client-version', 'novu-application-identifier'];
 
+/** The profile members a session body may carry; all of them apply only when the session creates the subscriber. */
+const PROFILE_MEMBERS = ['firstName', 'lastName', 'email', 'phone', 'avatar', 'locale', 'data', 'timezone'] as const;
+/** What a session sets of a subscriber that exists: what the browser knows best. */
+const BROWSER_MEMBERS = ['timezone', 'locale'] as const;
+
+/**
+ * The upsert a session makes of the subscriber it opens, or null when nothing changes: the whole
+ * profile the body gives for one that does not exist (or when `updatesProfile`), else only the
+ * browser's members that differ from the stored ones.
+ */
+function sessionUpsert(given: Record<string, unknown>, subscriberId: string, existing: Subscriber | null, updatesProfile: boolean): Record<string, unknown> | null {
+  const members: readonly string[] = existing === null || updatesProfile ? PROFILE_MEMBERS : BROWSER_MEMBERS;
+  const changes = Object.fromEntries(members.filter((key) => given[key] !== undefined).map((key) => [key, given[key]]));
+  if (existing !== null && !updatesProfile && Object.entries(changes).every(([key, value]) => existing[key as keyof Subscriber] === value)) return null;
+  return { ...changes, subscriberId };
+}
+
+/** The body of `PATCH /v1/inbox/preferences/bulk`: a workflow and channel flags per item, at most MAX_PREFERENCE_UPDATES. */
+const channelFlag = z.boolean({ error: 'must be true or false' }).optional();
+const bulkPreferencesSchema = z.object({
+  preferences: z
+    .array(z.object({ workflowId: z.string({ error: 'is required' }).min(1, 'is required'), in_app: channelFlag, email: channelFlag, sms: channelFlag, chat: channelFlag, push: channelFlag }))
+    .max(MAX_PREFERENCE_UPDATES, `must hold at most ${MAX_PREFERENCE_UPDATES} items`),
+});
 
 /** Everything a handler needs: the engine, the subscriber, and the engine's workflows by id. */
 async function scope(c: Context<AppEnv>) {
@@ -82,15 +117,18 @@ export function inboxRoutes(app: Hono<AppEnv>, environments: readonly InboxEnvir
   const byIdentifier = new Map(environments.map((e) => [e.applicationIdentifier, e] as const));
   const requireHash = options.requireSubscriberHash ?? true;
   const maxSnoozeDurationHours = options.maxSnoozeDurationHours ?? 720;
+  const sessionUpdatesProfile = options.sessionUpdatesProfile ?? false;
 
   app.use('/v1/inbox/*', cors({ origin: '*', allowHeaders: ALLOWED_HEADERS, allowMethods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'], maxAge: 600 }));
   app.use('/v1/inbox/*', async (c, next) => {
-    const text = c.req.method === 'GET' || c.req.method === 'HEAD' ? '' : await readBody(c.req.raw, bodyLimit);
-    c.set('bodyText', text);
+    // The token first: a caller without one never gets the server to read (or wait for) a body.
     if (c.req.path !== '/v1/inbox/session') {
       const bearer = /^Bearer\s+(\S+)\s*$/.exec(c.req.header('authorization') ?? '')?.[1];
       c.set('inbox', readToken(bearer, byIdentifier, clock.now().getTime()));
     }
+    const declared = Number(c.req.header('content-length') ?? 0);
+    if (declared > bodyLimit) throw new HttpError(413, `The request body is larger than ${bodyLimit} bytes`, {}, { connection: 'close' });
+    c.set('bodyText', c.req.method === 'GET' || c.req.method === 'HEAD' ? '' : await readBody(c.req.raw, bodyLimit));
     return next();
   });
   const body = (c: Context<AppEnv>) => parseBody(c.get('bodyText'), c.req.header('content-type'));
@@ -103,10 +141,11 @@ export function inboxRoutes(app: Hono<AppEnv>, environments: readonly InboxEnvir
     const given = typeof input.subscriber === 'object' && input.subscriber !== null ? (input.subscriber as Record<string, unknown>) : { subscriberId: input.subscriberId };
     const subscriberId = given['subscriberId'];
     if (typeof subscriberId !== 'string' || subscriberId === '') throw new TidingsError('validation_failed', 'subscriber.subscriberId is required', { issues: [{ path: 'subscriber.subscriberId', message: 'is required' }] });
-    if (requireHash && !validSubscriberHash(environment, subscriberId, input.subscriberHash)) throw new HttpError(400, 'Please provide a valid HMAC hash');
+    const hashed = validSubscriberHash(environment, subscriberId, input.subscriberHash);
+    if (requireHash && !hashed) throw new HttpError(400, 'Please provide a valid HMAC hash');
     const { tidings } = environment;
-    const profile = Object.fromEntries(Object.entries(given).filter(([key]) => ['subscriberId', 'firstName', 'lastName', 'email', 'phone', 'avatar', 'locale', 'data', 'timezone'].includes(key)));
-    await tidings.subscribers.upsert(profile as never);
+    const upsert = sessionUpsert(given, subscriberId, await tidings.subscribers.get(subscriberId), sessionUpdatesProfile && hashed);
+    if (upsert !== null) await tidings.subscribers.upsert(upsert as SubscriberInput);
     if (input.defaultSchedule !== undefined && (await tidings.preferences.get(subscriberId)).global.schedule === undefined) {
       await tidings.preferences.update(subscriberId, { schedule: input.defaultSchedule as never });
     }
@@ -139,7 +178,7 @@ export function inboxRoutes(app: Hono<AppEnv>, environments: readonly InboxEnvir
     const raw = c.req.query('filters');
     const filters = raw === undefined ? [{}] : parseJsonParameter(raw, 'filters');
     if (!Array.isArray(filters)) throw new TidingsError('validation_failed', 'filters must be a JSON array', { issues: [{ path: 'filters', message: 'must be a JSON array' }] });
-    const counted = await tidings.messages.count(subscriberId, filters.map(countFilter));
+    const counted = await tidings.messages.count(subscriberId, countFilters(filters));
     // Each count carries the filter exactly as it came: the client keys its badges by it.
     return c.json({ data: counted.map((entry, i) => ({ count: entry.count, filter: filters[i] })) });
   });
@@ -216,27 +255,25 @@ export function inboxRoutes(app: Hono<AppEnv>, environments: readonly InboxEnvir
     const after = await tidings.preferences.update(subscriberId, { channels: channelFlags(input), ...(schedule !== undefined && { schedule: schedule as never }) });
     return c.json({ data: inboxGlobalPreference(after.global) });
   });
-  /** One workflow's preference after a change, as the Inbox reads it. */
-  const updateWorkflow = async (tidings: Tidings, subscriberId: string, ref: string, flags: Record<string, boolean>, workflows: Workflow[]) => {
-    const after = await tidings.preferences.update(subscriberId, { workflowId: ref, channels: flags });
-    const workflow = workflows.find((w) => w._id === ref || w.identifier === ref || w.slug === ref)!;
-    return inboxWorkflowPreference(after.workflows.find((p) => p.workflow.identifier === workflow.identifier)!, workflow);
+  /** The preferences of the workflows `refs` name (internal id, identifier or slug), in order, as the Inbox reads them. */
+  const workflowPreferences = async (tidings: Tidings, after: Preferences, refs: readonly string[]) => {
+    const workflows = await tidings.workflows.list();
+    return refs.map((ref) => {
+      const workflow = workflows.find((w) => w._id === ref || w.identifier === ref || w.slug === ref)!;
+      return inboxWorkflowPreference(after.workflows.find((p) => p.workflow.identifier === workflow.identifier)!, workflow);
+    });
   };
   app.patch('/v1/inbox/preferences/bulk', async (c) => {
     const { tidings, subscriberId } = await scope(c);
-    const list = (body(c) as { preferences?: unknown } | undefined)?.preferences;
-    if (!Array.isArray(list)) throw new TidingsError('validation_failed', 'preferences must be an array', { issues: [{ path: 'preferences', message: 'must be an array' }] });
-    const workflows = await tidings.workflows.list();
-    const results = [];
-    for (const [i, item] of list.entries()) {
-      const ref = (item as { workflowId?: unknown } | null)?.workflowId;
-      if (typeof ref !== 'string') throw new TidingsError('validation_failed', `preferences[${i}].workflowId is required`, { issues: [{ path: `preferences[${i}].workflowId`, message: 'is required' }] });
-      results.push(await updateWorkflow(tidings, subscriberId, ref, channelFlags(item), workflows));
-    }
-    return c.json({ data: results });
+    const { preferences } = parseInput(bulkPreferencesSchema, body(c) ?? {}, 'request body');
+    // One transaction for the whole list: every item applies, or (a missing or critical workflow) none.
+    const after = await tidings.preferences.updateMany(subscriberId, preferences.map(({ workflowId, ...channels }) => ({ workflowId, channels })));
+    return c.json({ data: await workflowPreferences(tidings, after, preferences.map((p) => p.workflowId)) });
   });
   app.patch('/v1/inbox/preferences/:workflow', async (c) => {
     const { tidings, subscriberId } = await scope(c);
-    return c.json({ data: await updateWorkflow(tidings, subscriberId, c.req.param('workflow'), channelFlags(body(c)), await tidings.workflows.list()) });
+    const ref = c.req.param('workflow');
+    const after = await tidings.preferences.update(subscriberId, { workflowId: ref, channels: channelFlags(body(c)) });
+    return c.json({ data: (await workflowPreferences(tidings, after, [ref]))[0] });
   });
 }

@@ -35,27 +35,55 @@ export function validSubscriberHash(environment: InboxEnvironment, subscriberId:
 /** The key tokens are signed with: derived from the API key, so every process agrees and rotating the key ends every session. */
 const signingKey = (environment: InboxEnvironment) => hmac(environment.apiKey, 'tidings inbox session').toString('hex');
 
+/** The signature of a token's payload text, base64url: the only spelling readToken accepts. */
+const signatureOf = (environment: InboxEnvironment, payload: string) => hmac(signingKey(environment), payload).toString('base64url');
+
 /** A token scoped to (environment, subscriber), valid until `expiresAt` (ms): `<payload>.<signature>`, both base64url. */
 export function issueToken(environment: InboxEnvironment, subscriberId: string, expiresAt: number): string {
   const payload = Buffer.from(JSON.stringify({ a: environment.applicationIdentifier, s: subscriberId, x: expiresAt })).toString('base64url');
-  return `${payload}.${hmac(signingKey(environment), payload).toString('base64url')}`;
+  return `${payload}.${signatureOf(environment, payload)}`;
 }
 
-/** The session a token opens, or a 401: a token of another environment, forged, or expired at `now`. */
+/** Unpadded base64url, nothing else (Node's decoder would skip other characters). */
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+interface Claims {
+  readonly a: string;
+  readonly s: string;
+  readonly x: number;
+}
+
+/** The claims of a payload written as issueToken writes it (canonical base64url of a JSON object), or null. */
+function claimsOf(payload: string): Claims | null {
+  const bytes = Buffer.from(payload, 'base64url');
+  if (bytes.toString('base64url') !== payload) return null;
+  let claims: unknown;
+  try {
+    claims = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (typeof claims !== 'object' || claims === null) return null;
+  const { a, s, x } = claims as Record<string, unknown>;
+  return typeof a === 'string' && typeof s === 'string' && typeof x === 'number' ? { a, s, x } : null;
+}
+
+/**
+ * The session a token opens, or a 401: a token of another environment, forged, expired at `now`, or
+ * spelled other than issueToken spells it (exactly two base64url segments, the signature the one
+ * encoding of the HMAC), so each session has one token text.
+ */
 export function readToken(token: string | undefined, environments: ReadonlyMap<string, InboxEnvironment>, now: number): InboxSession {
   const refused = (why: string) => new HttpError(401, why);
   if (!token) throw refused('Missing the inbox session token (Authorization: Bearer <token>)');
-  const [payload, signature] = token.split('.');
-  if (!payload || !signature) throw refused('The inbox session token is not valid');
-  let claims: { a?: unknown; s?: unknown; x?: unknown };
-  try {
-    claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as typeof claims;
-  } catch {
-    throw refused('The inbox session token is not valid');
-  }
-  const environment = typeof claims.a === 'string' ? environments.get(claims.a) : undefined;
-  if (!environment || typeof claims.s !== 'string' || typeof claims.x !== 'number') throw refused('The inbox session token is not valid');
-  if (!sameBytes(hmac(signingKey(environment), payload), Buffer.from(signature, 'base64url'))) throw refused('The inbox session token is not valid');
+  const invalid = () => refused('The inbox session token is not valid');
+  const segments = token.split('.');
+  if (segments.length !== 2 || !segments.every((segment) => BASE64URL.test(segment))) throw invalid();
+  const [payload, signature] = segments as [string, string];
+  const claims = claimsOf(payload);
+  const environment = claims === null ? undefined : environments.get(claims.a);
+  if (!claims || !environment) throw invalid();
+  if (!sameBytes(Buffer.from(signatureOf(environment, payload)), Buffer.from(signature))) throw invalid();
   if (claims.x <= now) throw refused('The inbox session has expired: open a new one');
   return { environment, subscriberId: claims.s };
 }

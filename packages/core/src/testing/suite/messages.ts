@@ -1,13 +1,20 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { manualClock } from '../../clock.js';
+import { createTidings } from '../../engine/create-tidings.js';
 import { messageMatches } from '../../messages/message-filter.js';
-import { SEVERITIES, type Message } from '../../schemas/index.js';
+import { MAX_FILTER_DATA_KEYS, MAX_FILTER_TAG_GROUPS, MAX_FILTER_TAGS, MAX_FILTER_TAGS_PER_GROUP, SEVERITIES, type Message } from '../../schemas/index.js';
 import type { MessageFilter } from '../../storage.js';
 import type { SuiteContext } from '../describe-storage.js';
 import { T0, messageRecord, plus } from '../fixtures.js';
 
 const ada = { _id: 'i-ada', subscriberId: 'ada' };
 const bob = { _id: 'i-bob', subscriberId: 'bob' };
+
+const tagList = (n: number, prefix = 't') => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+const dataOf = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]));
+/** `count` positions of `total` tags split into groups (the last takes the rest). */
+const groupsOf = (count: number, total: number) => Array.from({ length: count }, (_, g) => tagList(g === count - 1 ? total - Math.floor(total / count) * (count - 1) : Math.floor(total / count), `g${g}-`));
 
 export function messagesSuite({ get, backend }: SuiteContext): void {
   describe('messages', () => {
@@ -184,6 +191,45 @@ export function messagesSuite({ get, backend }: SuiteContext): void {
       expect(await s.messages.counts('env-a', ada._id, { now: plus(T0, 60_000) })).toEqual({ total: 2, unread: 2, unseen: 2 });
       await s.messages.replaceMany([{ ...archived, archived: false }]);
       expect(await s.messages.counts('env-a', ada._id, { now: T0 })).toEqual({ total: 2, unread: 2, unseen: 2 });
+    });
+
+    it('tidings.messages — filters at every cap run on this backend; one past a cap (or 1,100 tags) is a validation_failed naming the member, and changes nothing', async () => {
+      const s = get();
+      const tidings = createTidings({ storage: s, clock: manualClock(T0), environmentId: 'env-a' });
+      const reader = await tidings.subscribers.upsert({ subscriberId: 'ada' });
+      const owner = { _id: reader._id, subscriberId: 'ada' };
+      const flat = tagList(MAX_FILTER_TAGS_PER_GROUP);
+      const groups = groupsOf(MAX_FILTER_TAG_GROUPS, MAX_FILTER_TAGS);
+      const data = dataOf(MAX_FILTER_DATA_KEYS);
+      const match = messageRecord('env-a', owner, { tags: [flat.at(-1)!, ...groups.map((g) => g.at(-1)!)], data, severity: 'low' });
+      await s.messages.insertMany([match, messageRecord('env-a', owner, { tags: ['other'] })]);
+
+      // At the caps, all at once: the backend runs the query (no "expression tree too large", no stack overflow).
+      const atCaps = { tags: groups, data, severity: [...SEVERITIES] };
+      expect((await tidings.messages.feed('ada', { ...atCaps, limit: 10 })).items.map((m) => m._id)).toEqual([match._id]);
+      expect((await tidings.messages.count('ada', [atCaps, { tags: flat, data }])).map((c) => c.count)).toEqual([1, 1]);
+
+      const refused = async (run: () => Promise<unknown>, path: string) => {
+        const error = (await run().then(() => null, (e: unknown) => e)) as { code?: string; issues?: { path: string }[] } | null;
+        expect(error?.code).toBe('validation_failed');
+        expect(error?.issues?.map((i) => i.path)).toEqual([path]);
+      };
+      const pastCaps: [Record<string, unknown>, string][] = [
+        [{ tags: tagList(MAX_FILTER_TAGS_PER_GROUP + 1) }, 'tags'],
+        [{ tags: tagList(1_100) }, 'tags'],
+        [{ tags: groupsOf(MAX_FILTER_TAG_GROUPS + 1, MAX_FILTER_TAG_GROUPS + 1) }, 'tags'],
+        [{ tags: [['a'], tagList(MAX_FILTER_TAGS_PER_GROUP + 1)] }, 'tags[1]'],
+        [{ tags: groupsOf(3, MAX_FILTER_TAGS + 1) }, 'tags'],
+        [{ severity: [...SEVERITIES, 'low'] }, 'severity'],
+        [{ data: dataOf(MAX_FILTER_DATA_KEYS + 1) }, 'data'],
+      ];
+      for (const [filter, path] of pastCaps) {
+        await refused(() => tidings.messages.feed('ada', filter), path);
+        await refused(() => tidings.messages.count('ada', [{}, filter]), `[1].${path}`);
+        await refused(() => tidings.messages.readAll('ada', filter), path);
+        await refused(() => tidings.messages.deleteAll('ada', filter), path);
+      }
+      expect(await tidings.messages.counts('ada')).toEqual({ total: 2, unread: 2, unseen: 2 });
     });
   });
 }

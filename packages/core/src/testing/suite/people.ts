@@ -1,4 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { manualClock } from '../../clock.js';
+import { createTidings } from '../../engine/create-tidings.js';
+import { MAX_PREFERENCE_UPDATES } from '../../schemas/index.js';
+import type { Storage } from '../../storage.js';
 import type { SuiteContext } from '../describe-storage.js';
 import { upsertSubscribers } from '../../subscribers/upsert-subscribers.js';
 import { ORG, T0, plus, topicRecord } from '../fixtures.js';
@@ -122,6 +126,50 @@ export function peopleSuite({ get }: SuiteContext): void {
       expect(await s.preferences.list('env-b', 'u1')).toEqual([]);
       await s.preferences.putMany('env-a', [{ ...perWorkflow, subscriberId: 'u2' }]);
       expect((await s.preferences.listMany('env-a', ['u1', 'u2', 'u3'])).length).toBe(3);
+    });
+
+    it('tidings.preferences.updateMany — every patch in one storage transaction, in order; a missing or critical workflow, or more than the cap, changes nothing', async () => {
+      let transactions = 0;
+      const s = get();
+      // The storage as the engine sees it, counting the transactions it opens.
+      const counting = new Proxy(s, {
+        get(target, key) {
+          if (key === 'transaction') return ((fn) => (transactions++, target.transaction(fn))) as Storage['transaction'];
+          const value: unknown = Reflect.get(target, key, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      const tidings = createTidings({ storage: counting, clock: manualClock(T0), environmentId: 'env-a' });
+      const inApp = (name: string, critical = false) => ({ name, critical, triggers: [{ identifier: name }], steps: [{ template: { type: 'in_app' as const, content: 'x' } }, { template: { type: 'email' as const, subject: 's', content: 'x' } }] });
+      for (const name of ['billing', 'social']) await tidings.workflows.upsert(inApp(name));
+      await tidings.workflows.upsert(inApp('security', true));
+      await tidings.subscribers.upsert({ subscriberId: 'ada' });
+      const channelsOf = async () => Object.fromEntries((await tidings.preferences.get('ada')).workflows.map((w) => [w.workflow.identifier, w.channels]));
+      const before = await channelsOf();
+
+      const started = transactions;
+      const after = await tidings.preferences.updateMany('ada', [
+        { workflowId: 'billing', channels: { email: false } },
+        { workflowId: 'social', channels: { in_app: false } },
+        { workflowId: 'billing', channels: { in_app: false } },
+      ]);
+      expect(transactions - started).toBe(1);
+      const changed = { billing: { in_app: false, email: false }, social: { in_app: false, email: true } };
+      expect(Object.fromEntries(after.workflows.map((w) => [w.workflow.identifier, w.channels]))).toEqual(changed);
+      expect(await channelsOf()).toEqual(changed);
+      expect(before).toEqual({ billing: { in_app: true, email: true }, social: { in_app: true, email: true } });
+
+      const failure = async (patches: Parameters<typeof tidings.preferences.updateMany>[1]) => {
+        const error = (await tidings.preferences.updateMany('ada', patches).then(() => null, (e: unknown) => e)) as { code?: string; issues?: { path: string }[] } | null;
+        expect(await channelsOf()).toEqual(changed);
+        return { code: error?.code, paths: error?.issues?.map((i) => i.path) };
+      };
+      const reset = { workflowId: 'social', channels: { in_app: true } };
+      expect(await failure([reset, { workflowId: 'missing', channels: { email: true } }])).toMatchObject({ code: 'not_found' });
+      expect(await failure([reset, { workflowId: 'security', channels: { email: false } }])).toEqual({ code: 'validation_failed', paths: ['preferences[1].workflowId'] });
+      expect(await failure(Array.from({ length: MAX_PREFERENCE_UPDATES + 1 }, () => reset))).toEqual({ code: 'validation_failed', paths: ['preferences'] });
+      await tidings.preferences.updateMany('ada', Array.from({ length: MAX_PREFERENCE_UPDATES }, () => reset));
+      expect((await channelsOf())['social']).toEqual({ in_app: true, email: true });
     });
   });
 }
