@@ -1,14 +1,18 @@
 #!/usr/bin/env node
 // The consumer test: Tidings as a user gets it from the registry. Builds every package, checks each
 // with publint, packs it with pnpm, installs the tarballs with npm into a fresh project outside the
-// workspace (no workspace links, no source condition), type-checks the README's consumer blocks with
-// `tsc --strict`, runs them and compares what they print with the README, then starts `tidings serve`
-// from the installed bin and calls it. Any failure exits non-zero.
+// workspace (no workspace links, no source condition), type-checks the code blocks of README.md and
+// docs/*.md with the options of today's `tsc --init` (strict, noUncheckedIndexedAccess, …), runs them
+// and compares what they print with the docs, then starts `tidings serve` from the installed bin and
+// calls it. Any failure exits non-zero. How blocks are marked: scripts/doc-blocks.mjs; the links
+// between the pages are checked first (scripts/doc-links.mjs).
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { docBlocks, importedPackages } from './doc-blocks.mjs';
+import { brokenDocLinks } from './doc-links.mjs';
 import { PACKAGES, catalogVersion } from './packages.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -31,42 +35,99 @@ function fail(message) {
 }
 
 /**
- * What a README fragment assumes is already there, named by its marker (`prelude: engine`): an engine
- * on the memory backend with a tagged workflow and three messages in ada's feed, or only a storage.
+ * The documentation's consumer blocks, read before anything is built so a malformed marker (or a broken
+ * link between the pages) fails at once.
  */
-const PRELUDES = {
-  storage: [`import { createTidings } from '@tidings/core';`, `import { memoryStorage } from '@tidings/memory';`, `const storage = memoryStorage();`].join('\n'),
-  engine: [
-    `import { createTidings } from '@tidings/core';`,
-    `import { memoryStorage } from '@tidings/memory';`,
-    `const tidings = createTidings({ storage: memoryStorage(), inlineInApp: true });`,
-    `await tidings.workflows.upsert({ name: 'Comment received', triggers: [{ identifier: 'comment-received' }], tags: ['billing'], steps: [{ template: { type: 'in_app', content: 'Comment {{ payload.n }}' } }] });`,
-    `for (const n of [1, 2, 3]) await tidings.trigger({ name: 'comment-received', to: 'ada', payload: { n } });`,
-  ].join('\n'),
+function readDocBlocks() {
+  const broken = brokenDocLinks(root);
+  if (broken.length > 0) fail(`broken links in the docs:\n${broken.join('\n')}`);
+  try {
+    return docBlocks(root);
+  } catch (error) {
+    fail(error.message);
+  }
+}
+
+/**
+ * The compiler options of `tsc --init` in TypeScript 5.9 (what a new project starts with), plus
+ * Node's types (its comment says to add them for Node) and where the files are.
+ */
+const TSC_INIT_OPTIONS = {
+  module: 'nodenext',
+  target: 'esnext',
+  types: ['node'],
+  sourceMap: true,
+  declaration: true,
+  declarationMap: true,
+  noUncheckedIndexedAccess: true,
+  exactOptionalPropertyTypes: true,
+  strict: true,
+  jsx: 'react-jsx',
+  verbatimModuleSyntax: true,
+  isolatedModules: true,
+  noUncheckedSideEffectImports: true,
+  moduleDetection: 'force',
+  skipLibCheck: true,
 };
 
 /**
- * The README's consumer blocks and their expected output. A block is marked `<!-- consumer: name -->`
- * before its ts fence, with options in parentheses: `prelude: engine` (see PRELUDES) and
- * `typecheck only` (it needs what a test machine lacks, such as a Postgres URL).
+ * What the blocks import besides the packed @tidings packages and the drivers every app here gets:
+ * each at the version of the pnpm catalog, so the docs are checked against the versions the tests pin.
+ * A tsx block also needs React's types.
  */
-function readmeBlocks() {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const blocks = new Map();
-  for (const match of readme.matchAll(/<!-- consumer: ([\w-]+)(?: \(([^)]*)\))? -->\n```ts\n([\s\S]*?)```/g)) {
-    const options = (match[2] ?? '').split(',').map((o) => o.trim()).filter(Boolean);
-    const preludeName = options.find((o) => o.startsWith('prelude:'))?.slice('prelude:'.length).trim();
-    if (preludeName !== undefined && !(preludeName in PRELUDES)) fail(`README block "${match[1]}" names an unknown prelude "${preludeName}"`);
-    const prelude = preludeName === undefined ? '' : `${PRELUDES[preludeName]}\n`;
-    blocks.set(match[1], { code: prelude + match[3], output: null, run: !options.includes('typecheck only') });
+function blockDependencies(blocks) {
+  const installed = new Set([...PACKAGES.map(({ name }) => name), 'better-sqlite3', 'pg']);
+  const wanted = new Set();
+  for (const [name, block] of blocks) {
+    for (const dependency of importedPackages(block.code)) {
+      if (installed.has(dependency)) continue;
+      try {
+        catalogVersion(dependency);
+      } catch {
+        fail(`the "${name}" block (${block.where}) imports ${dependency}, which is not in the pnpm catalog (pnpm-workspace.yaml): add it there so the docs are checked against a pinned version`);
+      }
+      wanted.add(dependency);
+    }
+    if (block.lang === 'tsx') ['react', '@types/react'].forEach((dependency) => wanted.add(dependency));
   }
-  for (const match of readme.matchAll(/<!-- consumer-output: ([\w-]+) -->\n```\n([\s\S]*?)```/g)) {
-    const block = blocks.get(match[1]);
-    if (!block) fail(`README has output for "${match[1]}" but no consumer block of that name`);
-    block.output = match[2];
+  return Object.fromEntries([...wanted].sort().map((dependency) => [dependency, catalogVersion(dependency)]));
+}
+
+/** Writes the blocks as files of their own under `app/blocks` and type-checks them (see TSC_INIT_OPTIONS). */
+function typecheckBlocks(blocks) {
+  const dir = join(app, 'blocks');
+  mkdirSync(dir, { recursive: true });
+  for (const [name, block] of blocks) {
+    writeFileSync(join(dir, `${name}.${block.lang}`), block.code);
+    console.log(`blocks/${name}.${block.lang} ← ${block.where}`);
   }
-  if (blocks.size === 0) fail('README has no consumer blocks');
-  return blocks;
+  const tsconfig = { compilerOptions: { ...TSC_INIT_OPTIONS, rootDir: 'blocks', outDir: 'out' }, include: ['blocks'] };
+  writeFileSync(join(app, 'tsconfig.json'), `${JSON.stringify(tsconfig, null, 2)}\n`);
+  run(join(app, 'node_modules', '.bin', 'tsc'), ['-p', app], app);
+  // Again without skipLibCheck for the blocks that use only Tidings: this checks the .d.ts files we publish
+  // (and what they pull in) under the same options. Other libraries' declarations are theirs to fix.
+  const ours = [...blocks].filter(([, block]) => [...importedPackages(block.code)].every((dependency) => dependency.startsWith('@tidings/')));
+  const libcheck = { extends: './tsconfig.json', compilerOptions: { skipLibCheck: false, noEmit: true }, include: [], files: ours.map(([name, block]) => `blocks/${name}.${block.lang}`) };
+  writeFileSync(join(app, 'tsconfig.libcheck.json'), `${JSON.stringify(libcheck, null, 2)}\n`);
+  run(join(app, 'node_modules', '.bin', 'tsc'), ['-p', join(app, 'tsconfig.libcheck.json')], app);
+}
+
+/** Runs the blocks that run and compares what they print with the output the docs show. */
+function runBlocks(blocks) {
+  for (const [name, block] of blocks) {
+    if (!block.run) {
+      console.log(`(${name}: typecheck only)`);
+      continue;
+    }
+    let printed;
+    try {
+      printed = execFileSync(process.execPath, [join(app, 'out', `${name}.js`)], { cwd: app, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    } catch (error) {
+      fail(`the "${name}" block (${block.where}) failed: ${error.message}`);
+    }
+    process.stdout.write(printed);
+    if (block.output !== null && printed !== block.output) fail(`the "${name}" block (${block.where}) printed\n${printed}\nbut the docs show\n${block.output}`);
+  }
 }
 
 /**
@@ -123,6 +184,8 @@ function checkInstalledManifests() {
 }
 
 async function main() {
+  const blocks = readDocBlocks();
+
   step('build every package');
   run('pnpm', ['build'], root);
 
@@ -147,27 +210,18 @@ async function main() {
     name: 'tidings-consumer',
     private: true,
     type: 'module',
-    dependencies: { ...dependencies, 'better-sqlite3': catalogVersion('better-sqlite3'), pg: catalogVersion('pg') },
+    dependencies: { ...dependencies, 'better-sqlite3': catalogVersion('better-sqlite3'), pg: catalogVersion('pg'), ...blockDependencies(blocks) },
     devDependencies: { typescript: catalogVersion('typescript'), '@types/node': catalogVersion('@types/node') },
   };
   writeFileSync(join(app, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], app);
   checkInstalledManifests();
 
-  step('type-check the README blocks with tsc --strict');
-  const blocks = readmeBlocks();
-  for (const [name, { code }] of blocks) writeFileSync(join(app, `${name}.ts`), code);
-  const tsconfig = { compilerOptions: { strict: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', outDir: 'out', types: ['node'], skipLibCheck: false }, include: ['*.ts'] };
-  writeFileSync(join(app, 'tsconfig.json'), `${JSON.stringify(tsconfig, null, 2)}\n`);
-  run(join(app, 'node_modules', '.bin', 'tsc'), ['-p', app], app);
+  step(`type-check the ${blocks.size} code blocks of README.md and docs/*.md (tsc --init options: strict, noUncheckedIndexedAccess, …)`);
+  typecheckBlocks(blocks);
 
-  step('run the README blocks');
-  for (const [name, { output, run: runs }] of blocks) {
-    if (!runs) continue;
-    const printed = execFileSync(process.execPath, [join(app, 'out', `${name}.js`)], { cwd: app, encoding: 'utf8' });
-    process.stdout.write(printed);
-    if (output !== null && printed !== output) fail(`the "${name}" block printed\n${printed}\nbut the README shows\n${output}`);
-  }
+  step('run the code blocks and compare what they print with the docs');
+  runBlocks(blocks);
 
   step('tidings serve from the installed bin');
   await serveFromBin(['--db', join(app, 'serve', 'tidings.db')]);

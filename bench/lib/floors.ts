@@ -110,18 +110,18 @@ export function memoryFloor(mode: 'jobs' | 'inline', options: MemoryStorageOptio
       await storage.transaction(async (tx) => {
         await tx.notifications.insertMany('default', notifications);
         await upsertSubscribers(tx, 'default', upserts, now, 'default');
-        if (mode === 'jobs') await tx.jobs.enqueue(jobs);
+        if (mode === 'jobs') await tx.jobs.enqueue('default', jobs);
         else {
-          await tx.messages.insertMany(messages);
+          await tx.messages.insertMany('default', messages);
           await tx.traces.append(records);
         }
       });
       if (mode === 'inline') return;
       const claimed = await storage.jobs.claimDue({ env: 'default', workerId: 'w-floor', now, limit: jobs.length, leaseMs: 30_000 });
       await storage.transaction(async (tx) => {
-        await tx.messages.insertMany(messages);
+        await tx.messages.insertMany('default', messages);
         await tx.traces.append(records);
-        await tx.jobs.complete(claimed.map((j) => j.id), 'w-floor');
+        await tx.jobs.complete('default', claimed.map((j) => j.id), 'w-floor');
       });
     },
     close: () => storage.close(),

@@ -1,5 +1,7 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { serve } from '@hono/node-server';
 import { createTidings } from '@tidings/core';
 import { createHttpApp } from '@tidings/http';
@@ -20,12 +22,41 @@ async function bundle(): Promise<string> {
   return result.outputFiles[0]!.text;
 }
 
+/** Listens on 127.0.0.1:`port`; a port in use (or any other listen error) rejects with one line. */
+function listen(fetch: (request: Request) => Response | Promise<Response>, port: number) {
+  return new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const server = serve({ fetch, port, hostname: '127.0.0.1' }, () => resolve(server));
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(new Error(error.code === 'EADDRINUSE' ? `port ${port} on 127.0.0.1 is already in use (pick another with --port)` : `cannot listen on 127.0.0.1:${port}: ${error.message}`)),
+    );
+  });
+}
+
+export interface InboxExampleOptions {
+  /** @default 3002 (0 picks a free port) */
+  port?: number;
+  /** SQLite file. @default '.tidings/inbox-example.db' */
+  filename?: string;
+  /** The demo's signed-in user. @default 'ada' */
+  subscriberId?: string;
+  /** The environment's secret API key: server side only. @default TIDINGS_API_KEY, else a new random key each start */
+  apiKey?: string;
+  /** The environment's public application identifier (what Inbox sessions are opened with). @default 'inbox-demo' */
+  applicationIdentifier?: string;
+}
+
 /**
  * A demo app with an in-app inbox: the page at `/`, its script at `/inbox.js`, and the Tidings API
- * under `/api`. The page holds a development API key — a real app would give the browser a
- * subscriber-scoped token instead.
+ * (with its Inbox routes and live socket) under `/api`.
+ *
+ * The browser never sees the API key. For each page it serves, the app's server opens an Inbox
+ * session for the signed-in subscriber — `POST /v1/inbox/session` with the public application
+ * identifier, the subscriberId and its HMAC hash, which only the server can compute since it is
+ * keyed with the API key — and puts the session token in the page. The page uses that token
+ * (`Authorization: Bearer`) for the feed and the actions, and on the live socket: it reaches that one
+ * subscriber's inbox and nothing else.
  */
-export async function start(options: { port?: number; filename?: string; subscriberId?: string } = {}) {
+export async function start(options: InboxExampleOptions = {}) {
   const storage = sqliteStorage({ filename: options.filename ?? '.tidings/inbox-example.db' });
   const tidings = createTidings({ storage });
   await tidings.workflows.upsert({
@@ -42,14 +73,35 @@ export async function start(options: { port?: number; filename?: string; subscri
     ],
   });
   tidings.start();
-  const apiKey = 'inbox-demo-key';
+  // Server-side secrets: the API key (which also keys the subscriber hashes and signs session tokens).
+  const apiKey = options.apiKey ?? process.env['TIDINGS_API_KEY'] ?? `tid_${randomBytes(24).toString('hex')}`;
+  const applicationIdentifier = options.applicationIdentifier ?? 'inbox-demo';
   const subscriberId = options.subscriberId ?? 'ada';
   await tidings.subscribers.upsert({ subscriberId, firstName: 'Ada' });
-  const api = createHttpApp({ environments: [{ tidings, apiKeys: [apiKey] }] });
+  // The Inbox requires the subscriber hash (the default): no one can open a session for a subscriber without it.
+  const api = createHttpApp({ environments: [{ tidings, apiKeys: [apiKey], applicationIdentifier }] });
   const script = await bundle();
 
+  /**
+   * Opens an Inbox session for `subscriber` as any app backend would (here in-process; against a
+   * remote Tidings it is the same POST over HTTP): the hash is HMAC-SHA256 of the subscriberId keyed
+   * with the API key, hex.
+   */
+  async function openSession(subscriber: string): Promise<string> {
+    const subscriberHash = createHmac('sha256', apiKey).update(subscriber).digest('hex');
+    const response = await api.request('/v1/inbox/session', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ applicationIdentifier, subscriberId: subscriber, subscriberHash }),
+    });
+    if (response.status !== 201) throw new Error(`opening the inbox session failed: ${response.status} ${await response.text()}`);
+    return ((await response.json()) as { data: { token: string } }).data.token;
+  }
+
   const app = new Hono();
-  app.get('/', (c) => c.html(inboxPage({ api: '/api', apiKey, subscriberId })));
+  // A real app takes the subscriberId from its own sign-in; the demo has one user. The page carries a
+  // credential (the token), so it is never cached.
+  app.get('/', async (c) => c.html(inboxPage({ api: '/api', token: await openSession(subscriberId) }), 200, { 'cache-control': 'no-store' }));
   app.get('/inbox.js', (c) => c.body(script, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
   app.post('/demo/invite', async (c) => c.json(await tidings.trigger({ name: 'invitation', to: subscriberId, payload: { from: 'Grace', project: 'compilers' } })));
   app.all('/api/*', (c) => {
@@ -58,17 +110,27 @@ export async function start(options: { port?: number; filename?: string; subscri
     return api.fetch(new Request(url, c.req.raw));
   });
 
-  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: options.port ?? 3002, hostname: '127.0.0.1' }, () => resolve(s));
-  });
+  let server: ReturnType<typeof serve>;
+  try {
+    server = await listen(app.fetch, options.port ?? 3002);
+  } catch (error) {
+    await tidings.stop();
+    await storage.close();
+    throw error;
+  }
+  // Live updates on this server's own port: a WebSocket upgrade on any path (the page uses
+  // /api/live?token=…) is checked against the session token, never the API key.
+  const sockets = api.attachInboxSockets(server as Server);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
     url: `http://127.0.0.1:${port}`,
     tidings,
     subscriberId,
+    applicationIdentifier,
+    openSession,
     async close() {
-      // The page's live stream stays open; end it with the server.
+      await sockets.close();
       (server as Server).closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await tidings.stop();
@@ -77,7 +139,54 @@ export async function start(options: { port?: number; filename?: string; subscri
   };
 }
 
+const USAGE = 'Usage: pnpm --filter @tidings/example-inbox start [--port 3002] [--db .tidings/inbox-example.db]   (or PORT=3002)';
+
+/** `--port` (else PORT, else 3002) and `--db`; throws with a one-line reason. */
+function readArguments(args: readonly string[]): InboxExampleOptions {
+  const { values } = parseArgs({ args: args[0] === '--' ? args.slice(1) : [...args], options: { port: { type: 'string' }, db: { type: 'string' } } });
+  const raw = values.port ?? process.env['PORT'];
+  const port = raw === undefined ? undefined : Number(raw);
+  if (port !== undefined && (raw!.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65_535)) throw new Error(`--port (or PORT) must be a port number, not "${raw}"`);
+  return { ...(port !== undefined && { port }), ...(values.db !== undefined && { filename: values.db }) };
+}
+
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) {
-  const { url } = await start();
-  console.log(`Inbox demo on ${url} — POST ${url}/demo/invite to send a notification`);
+  let options: InboxExampleOptions;
+  try {
+    options = readArguments(process.argv.slice(2));
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+  let running: Awaited<ReturnType<typeof start>>;
+  try {
+    running = await start(options);
+  } catch (error) {
+    console.error(`The inbox example could not start: ${(error as Error).message}`);
+    process.exit(1);
+  }
+  const { url } = running;
+  console.log(`Inbox demo on ${url}`);
+  console.log(`Application identifier: ${running.applicationIdentifier}; subscriber: ${running.subscriberId} (the page gets only this subscriber's Inbox session token)`);
+  console.log(`API key: ${process.env['TIDINGS_API_KEY'] ? 'from TIDINGS_API_KEY' : 'a new random one for this run (set TIDINGS_API_KEY to choose it)'}; it stays on this server`);
+  console.log(`Try: curl -X POST ${url}/demo/invite   (a notification appears live); Ctrl-C to stop`);
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    setTimeout(() => {
+      console.error('The inbox example took more than 10 s to stop; exiting');
+      process.exit(1);
+    }, 10_000).unref();
+    try {
+      await running.close();
+      console.log('Inbox demo stopped');
+      process.exit(0);
+    } catch (error) {
+      console.error(`Stopping the inbox example failed: ${(error as Error).message}`);
+      process.exit(1);
+    }
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
 }

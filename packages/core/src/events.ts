@@ -7,6 +7,8 @@ export type TidingsEvents = {
   'message.created': { message: Message };
   'message.sent': { message: Message };
   'message.failed': { message: Message; error: string };
+  /** A channel step was not sent (no active integration, no address): the message is stored with status `warning`. */
+  'message.warning': { message: Message; reason: string };
   'message.read': { message: Message };
   'message.seen': { message: Message };
   'message.unread': { message: Message };

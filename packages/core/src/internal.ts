@@ -4,4 +4,6 @@ export { wrapRepositories } from './wrap-repositories.js';
 export { newId, newTransactionId } from './ids.js';
 export { mergeSubscriber } from './subscribers/merge-subscriber.js';
 export { upsertSubscribers } from './subscribers/upsert-subscribers.js';
-export { walkSteps, type WalkInput, type WalkResult, type TraceEntry, type Delivery } from './trigger/walk-steps.js';
+export { stepListWalker, walkSteps } from './walk/step-list-walker.js';
+export type { Walker, WalkInput, WalkResult, WalkSubject, Delivery } from './walk/walker.js';
+export { joinDigest, touchDigestKey } from './digests/digest-rules.js';

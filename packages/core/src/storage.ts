@@ -12,7 +12,14 @@ import type {
   Topic,
   StoredTopicSubscription,
   Workflow,
+  WalkState,
 } from './schemas/index.js';
+import type { MessageFilter } from './schemas/message-filter.js';
+import type { DecisionRecord } from './walk/trace.js';
+
+export type { MessageFilter } from './schemas/message-filter.js';
+
+export type { DecisionRecord, TraceEntry } from './walk/trace.js';
 
 /**
  * The Storage port. Every method is scoped to one environment (`env`), never sees another's records,
@@ -61,6 +68,12 @@ export interface LiveRelay {
    * what they show. Returns the unsubscribe function.
    */
   subscribe(listener: (notice: LiveNotice) => void, onGap?: () => void): () => void;
+  /**
+   * Resolves once the relay hears notices (at once when it already does): a live stream that reads
+   * its first state after this misses nothing published later. While the relay's connection is
+   * down it waits for it to be back; callers bound the wait.
+   */
+  listening(): Promise<void>;
 }
 
 export interface StorageCapabilities {
@@ -181,8 +194,12 @@ export interface ClaimOptions {
 }
 
 export interface JobRepository {
-  /** Stores new jobs (attempts 0, unlocked). */
-  enqueue(jobs: readonly Job[]): Promise<void>;
+  /**
+   * Stores new jobs (attempts 0, unlocked) in the environment. A job with a `key` that a stored job of
+   * the environment already has moves that job's `runAt` to its own instead of adding a job (the
+   * stored job keeps its data and attempts), as graphile-worker's `job_key` in replace mode.
+   */
+  enqueue(env: string, jobs: readonly Job[]): Promise<void>;
   /**
    * Atomically leases up to `limit` due jobs, earliest `runAt` first: sets `lockedBy = workerId`,
    * `lockedUntil = now + leaseMs`, counts the attempt, and returns them as updated. A job is never
@@ -194,7 +211,7 @@ export interface JobRepository {
    * jobs another worker took (or that are gone) are left out and unchanged. Inside a transaction the
    * renewed rows stay locked until it ends, so no claim can take them while it runs.
    */
-  renew(ids: readonly string[], workerId: string, lockedUntil: string): Promise<string[]>;
+  renew(env: string, ids: readonly string[], workerId: string, lockedUntil: string): Promise<string[]>;
   /**
    * Frees the lease of every job of the environment leased by a worker not in `alive`, so it is due
    * again at once. Only for storages without `multiProcess`: there, every live worker is in this
@@ -202,51 +219,27 @@ export interface JobRepository {
    */
   releaseLeases(env: string, alive: readonly string[]): Promise<number>;
   /**
-   * Whether the subscriber has a job other than `exceptId` with `runAt` before `before`, leased or
-   * not: a digest's flush waits while events triggered inside its window are still on their way.
+   * Whether the subscriber has a job, other than those of `exceptIds`, with `runAt` before `before`,
+   * leased or not: a digest's flush waits while events triggered inside its window are on their way.
    */
-  hasEarlier(env: string, subscriberId: string, before: string, exceptId: string): Promise<boolean>;
+  hasEarlier(env: string, subscriberId: string, before: string, exceptIds: readonly string[]): Promise<boolean>;
   /**
    * Deletes finished jobs, but only those still leased by `workerId`; returns the ids it deleted.
    * Inside a transaction the deletion holds until it ends, so a batch learns here which jobs it still
    * held and stores the effects of those only.
    */
-  complete(ids: readonly string[], workerId: string): Promise<string[]>;
+  complete(env: string, ids: readonly string[], workerId: string): Promise<string[]>;
   /**
    * Releases a job leased by `workerId` to run again at `runAt` with new `data` and `lastError`; false
    * (nothing changed) when the worker no longer holds it.
    */
-  reschedule(id: string, workerId: string, change: { runAt: string; data: Job['data']; lastError: string | null; resetAttempts: boolean }): Promise<boolean>;
+  reschedule(env: string, id: string, workerId: string, change: { runAt: string; data: Job['data']; lastError: string | null; resetAttempts: boolean }): Promise<boolean>;
   /** Deletes every job of the trigger, leased or not; returns how many. */
   cancelByTransaction(env: string, transactionId: string): Promise<number>;
   /** The earliest instant any job becomes claimable (its `runAt`, or its lease end), or null. */
   nextDueAt(env?: string): Promise<string | null>;
   /** Jobs of the environment, earliest first, optionally of one trigger or subscriber. */
   list(env: string, filter?: { transactionId?: string; subscriberId?: string }): Promise<Job[]>;
-}
-
-/**
- * Which of a subscriber's messages a query reads (Novu's Inbox filters). Every member given must hold;
- * a member left out does not filter. `messageMatches` in core is the reference every backend follows.
- */
-export interface MessageFilter {
-  readonly channel?: Channel;
-  readonly read?: boolean;
-  readonly seen?: boolean;
-  readonly archived?: boolean;
-  /** True: snoozed past `now`; false: not snoozed past `now`. */
-  readonly snoozed?: boolean;
-  /** Groups of workflow tags: a message carries at least one tag of every group. */
-  readonly tags?: readonly (readonly string[])[];
-  /** A message of one of these severities. */
-  readonly severity?: readonly Severity[];
-  /** Members of the message's `data`, each equal to the value given (a string, number or boolean). */
-  readonly data?: Readonly<Record<string, string | number | boolean>>;
-  /** Created at or after / at or before these instants. */
-  readonly createdGte?: string;
-  readonly createdLte?: string;
-  /** The instant `snoozed` is decided at. */
-  readonly now: string;
 }
 
 export interface FeedQuery extends MessageFilter {
@@ -274,11 +267,11 @@ export interface MessageRepository {
    * Stores messages whose `_id` is new and ignores the others (a job run twice creates nothing twice).
    * Returns the messages actually inserted.
    */
-  insertMany(messages: readonly Message[]): Promise<Message[]>;
+  insertMany(env: string, messages: readonly Message[]): Promise<Message[]>;
   /** Messages with these ids that belong to the subscriber (`_subscriberId`); others are left out. */
   getMany(env: string, subscriberInternalId: string, ids: readonly string[]): Promise<Message[]>;
   /** Writes whole messages over the stored ones with the same `_id`. */
-  replaceMany(messages: readonly Message[]): Promise<void>;
+  replaceMany(env: string, messages: readonly Message[]): Promise<void>;
   /**
    * The subscriber's messages newest first (`createdAt`, then `_id`, descending). The cursor is a
    * position, not an offset, so pages stay stable while new messages arrive.
@@ -296,39 +289,6 @@ export interface MessageRepository {
   listByTransaction(env: string, transactionId: string): Promise<Message[]>;
 }
 
-/** The filter condition that stopped a step, as evaluated. */
-export interface FailedCondition {
-  readonly on: string;
-  readonly field: string;
-  readonly operator: string;
-  readonly expected: string;
-  readonly actual: unknown;
-  readonly passed: boolean;
-}
-
-/** What happened at one step of a walk, and why. */
-export interface DecisionEntry {
-  readonly stepIndex: number;
-  readonly stepId: string;
-  readonly type: string;
-  readonly decision: 'delivered' | 'skipped' | 'delayed' | 'held' | 'failed';
-  readonly reason: string;
-  readonly variantIndex?: number;
-  readonly failedFilter?: FailedCondition;
-  /** The integration that delivered (or would have delivered) a channel step. */
-  readonly integration?: string;
-}
-
-/** Why one job run did what it did, step by step. */
-export interface DecisionRecord {
-  readonly environmentId: string;
-  readonly transactionId: string;
-  readonly subscriberId: string;
-  readonly jobId: string;
-  readonly at: string;
-  readonly entries: readonly DecisionEntry[];
-}
-
 export interface TraceRepository {
   /** Appends records; stored ones never change. */
   append(records: readonly DecisionRecord[]): Promise<void>;
@@ -342,6 +302,8 @@ export interface DigestEvent {
   readonly notificationId: string;
   readonly payload: Record<string, unknown>;
   readonly at: string;
+  /** The event's walk up to the digest step (code workflows): the flush goes on from the owner's. */
+  readonly walkState?: WalkState;
 }
 
 /** A digest without its events: what a join returns, so joining costs the same however many joined. */
@@ -367,30 +329,43 @@ export interface Digest {
   readonly events: readonly DigestEvent[];
 }
 
+/** The latest event a backoff digest key recorded, and the time of the one before it. */
+export interface DigestLastEvent {
+  readonly at: string;
+  readonly transactionId: string;
+  readonly previous: string | null;
+}
+
+/**
+ * Digests as rows: the join and backoff rules over them are core's (`joinDigest`, `touchDigestKey`),
+ * run inside `transaction`.
+ */
 export interface DigestRepository {
+  /** The open digest of `key`, without its events; null when none is open. */
+  openHead(env: string, key: string): Promise<DigestHead | null>;
+  /** A digest without its events, open or closed; null when there is none. */
+  head(env: string, id: string): Promise<DigestHead | null>;
   /**
-   * Adds the event to the open digest of `open.key`, or opens one with `open` when none is open, in
-   * one atomic step: concurrent joins never open two digests for a key nor lose an event. When
-   * `moveDueAt` is given (debounce) and later than a joined digest's `dueAt`, it becomes the due time.
-   * Keyed by the event: when this `transactionId` already joined a digest of the key, nothing changes
-   * and the call answers as the first did (that digest, `opened` when the event is its first). Costs
-   * the same however many events the digest holds. Returns the digest after the join.
+   * The digest (open or closed) the event `transactionId` joined under `key`, and whether it is that
+   * digest's first event; null when the event joined none.
    */
-  join(env: string, open: Omit<Digest, 'events' | 'status'>, event: DigestEvent, moveDueAt?: string): Promise<{ digest: DigestHead; opened: boolean }>;
-  /**
-   * Records event `transactionId` of `key` at `at` and returns the time of the latest event recorded
-   * before it, or null (for backoff). Keyed by the event: recording the same `transactionId` again as
-   * the latest changes nothing and returns the same answer.
-   */
-  touch(env: string, key: string, at: string, transactionId: string): Promise<string | null>;
+  membership(env: string, key: string, transactionId: string): Promise<{ digestId: string; first: boolean } | null>;
+  /** Stores a new open digest whose first event is `event`. */
+  insertOpen(env: string, digest: Omit<Digest, 'events' | 'status'>, event: DigestEvent): Promise<void>;
+  /** Appends `event` (joined under `key`) to the digest, whose due time becomes `dueAt`. */
+  append(env: string, digestId: string, key: string, event: DigestEvent, dueAt: string): Promise<void>;
+  /** What the backoff key last recorded; null when nothing. */
+  lastEvent(env: string, key: string): Promise<DigestLastEvent | null>;
+  /** Replaces what the backoff key last recorded. */
+  putLastEvent(env: string, key: string, last: DigestLastEvent): Promise<void>;
   /** Closes the digest (idempotent) and returns it; null when there is none. */
   close(env: string, id: string): Promise<Digest | null>;
   get(env: string, id: string): Promise<Digest | null>;
   /**
-   * Removes the trigger's events from open digests. A digest left empty is deleted; the others are
-   * returned as updated (the first remaining event is their new owner).
+   * Removes the trigger's events from open digests. A digest left empty is deleted and named in
+   * `deleted`; the others are returned as updated.
    */
-  removeTransaction(env: string, transactionId: string): Promise<{ updated: Digest[]; removedOwnerOf: string[] }>;
+  removeTransaction(env: string, transactionId: string): Promise<{ updated: Digest[]; deleted: string[] }>;
   /** Open digests, earliest due first, optionally of one subscriber or holding one trigger's event. */
   listOpen(env: string, filter?: { subscriberId?: string; transactionId?: string }): Promise<Digest[]>;
 }
@@ -408,16 +383,27 @@ export type IdempotencyBegin =
   | { readonly state: 'in_flight'; readonly fingerprint: string }
   | { readonly state: 'completed'; readonly fingerprint: string; readonly response: StoredResponse };
 
+/** What is kept for an idempotency key. */
+export interface IdempotencyRecord {
+  /** The hash of what the request that began the key asked. */
+  readonly fingerprint: string;
+  /** The response to replay; null while the request runs (or after it was released). */
+  readonly response: StoredResponse | null;
+  /** Until when the record holds: in flight until then, or its response kept until then. */
+  readonly expiresAt: string;
+  /** When the key's current use began; null on records stored before it was kept. */
+  readonly since: string | null;
+  /** Until when a released key begun again keeps `since`; null as `since`. */
+  readonly keepUntil: string | null;
+  /** The request failed in a way a retry may repeat: the key may be begun again. */
+  readonly released: boolean;
+}
+
+/** Idempotency keys as records: the begin rule over them is core's (`beginIdempotencyKey`). */
 export interface IdempotencyRepository {
-  /**
-   * Claims `key` for a request with this `fingerprint` (a hash of what it asks). Exactly one of racing
-   * callers gets `started`; the others see `in_flight` until it completes, then `completed` with the
-   * stored response until that expires. `inFlightUntil` bounds how long a started request (whose
-   * process may have died) blocks the key. A key begun again after its request was released or its
-   * in-flight time ran out is `started` with the `since` of its first start, until `keepUntil` of
-   * that first start; after it, the key starts afresh.
-   */
-  begin(env: string, key: string, fingerprint: string, times: { now: string; inFlightUntil: string; keepUntil: string }): Promise<IdempotencyBegin>;
+  get(env: string, key: string): Promise<IdempotencyRecord | null>;
+  /** Stores the record whole under `key`, replacing a stored one. */
+  put(env: string, key: string, record: IdempotencyRecord): Promise<void>;
   /** Stores the response of a started key, kept until `expiresAt`. */
   complete(env: string, key: string, response: StoredResponse, expiresAt: string): Promise<void>;
   /** Frees a started key for a retry (its request failed in a way a retry may repeat); its `since` is kept. */

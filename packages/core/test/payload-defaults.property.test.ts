@@ -47,7 +47,7 @@ describe('payload defaults (Novu’s step variables) — properties', () => {
     expect((await tidings.trigger({ name: 'v', to: 'ada', payload: { organizationName: 'Umbrella Corp' } })).status).toBe('processed');
     await tidings.runDue();
     expect((await tidings.messages.feed('ada')).items[0]!.content).toBe('Hello John Doe, Welcome to Umbrella Corp');
-    expect(await tidings.trigger({ name: 'v', to: 'ada', payload: {} })).toMatchObject({ status: 'error', error: ['payload.organizationName: is required by the workflow'] });
+    await expect(tidings.trigger({ name: 'v', to: 'ada', payload: {} })).rejects.toMatchObject({ code: 'validation_failed', issues: [{ path: 'payload.organizationName', message: 'is required by the workflow' }] });
   });
 });
 

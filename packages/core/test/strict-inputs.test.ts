@@ -44,13 +44,13 @@ describe('inputs that never fail silently', () => {
   it('a trigger event member we do not know refuses the event, naming it (workflowId → name); nothing is recorded', async () => {
     const { tidings } = testEngine();
     await tidings.workflows.upsert(digestThenInApp);
-    const result = await tidings.trigger({ workflowId: 'digest', to: 'ada' } as never);
-    expect(result.status).toBe('error');
-    expect(result.error).toContain("workflowId: is not a known member: the workflow is `name` here (Novu's SDK calls it workflowId and sends it as name)");
-    const misplaced = await tidings.trigger({ name: 'digest', to: 'ada', subscriberId: 'bob' } as never);
-    expect(misplaced.error).toEqual(['subscriberId: is not a known member: recipients go in `to`: a subscriberId, `{ subscriberId, … }`, `{ type: "Topic", topicKey }` or a list of them']);
-    const inRecipient = await tidings.trigger({ name: 'digest', to: [{ subscriberId: 'ada', fristName: 'Ada' }] } as never);
-    expect(inRecipient.error).toEqual(['to[0].fristName: is not a known member']);
+    await expect(tidings.trigger({ workflowId: 'digest', to: 'ada' } as never)).rejects.toMatchObject({
+      code: 'validation_failed',
+      issues: expect.arrayContaining([{ path: 'workflowId', message: "is not a known member: the workflow is `name` here (Novu's SDK calls it workflowId and sends it as name)" }]),
+    });
+    const [misplaced, inRecipient] = await tidings.triggerBulk([{ name: 'digest', to: 'ada', subscriberId: 'bob' } as never, { name: 'digest', to: [{ subscriberId: 'ada', fristName: 'Ada' }] } as never]);
+    expect(misplaced!.error).toEqual(['subscriberId: is not a known member: recipients go in `to`: a subscriberId, `{ subscriberId, … }`, `{ type: "Topic", topicKey }` or a list of them']);
+    expect(inRecipient!.error).toEqual(['to[0].fristName: is not a known member']);
     expect(await tidings.subscribers.get('ada')).toBeNull();
     expect((await tidings.trigger({ name: 'digest', to: [{ type: 'Subscriber', subscriberId: 'ada' }] })).status).toBe('processed');
   });
@@ -81,11 +81,12 @@ describe('inputs that never fail silently', () => {
     );
   });
 
-  it('the feed and counts of a subscriber who does not exist are a not_found in Novu’s words, not an empty page', async () => {
+  it('the feed and counts of a subscriber who was never notified are empty in the library (the wire answers Novu’s 400)', async () => {
     const { tidings } = testEngine();
-    const message = 'Subscriber not found for this environment with the id: ghost. Make sure to create a subscriber before fetching the feed.';
-    await expect(tidings.messages.feed('ghost')).rejects.toSatisfy((e) => isTidingsError(e, 'not_found') && e.message === message);
-    await expect(tidings.messages.counts('ghost')).rejects.toSatisfy((e) => isTidingsError(e, 'not_found') && e.message === message);
+    expect(await tidings.messages.feed('ghost')).toEqual({ items: [], nextCursor: null });
+    expect(await tidings.messages.counts('ghost')).toEqual({ total: 0, unread: 0, unseen: 0 });
+    expect(await tidings.messages.count('ghost', [{ read: false }])).toEqual([{ count: 0, filter: { read: false } }]);
+    expect(await tidings.subscribers.get('ghost')).toBeNull();
     await expect(tidings.preferences.get('ghost')).rejects.toSatisfy((e) => isTidingsError(e, 'not_found'));
   });
 });

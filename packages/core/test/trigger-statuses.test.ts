@@ -62,7 +62,8 @@ describe('trigger statuses (DESIGN §6)', () => {
     const { tidings } = testEngine();
     await tidings.workflows.upsert(inAppWorkflow('ok'));
     expect(await tidings.trigger({ name: 'ok', to: 'ada', transactionId: 'order-1' })).toEqual({ acknowledged: true, status: 'processed', transactionId: 'order-1' });
-    expect(await tidings.trigger({ name: 'ok', to: { subscriberId: 'bob' }, transactionId: 'order-1' })).toMatchObject({ status: 'error', error: ['duplicate_transaction_id'] });
+    await expect(tidings.trigger({ name: 'ok', to: { subscriberId: 'bob' }, transactionId: 'order-1' })).rejects.toMatchObject({ name: 'TidingsError', code: 'conflict', issues: [{ path: 'transactionId' }] });
+    expect(await tidings.triggerBulk([{ name: 'ok', to: { subscriberId: 'bob' }, transactionId: 'order-1' }])).toEqual([{ acknowledged: true, status: 'error', error: ['duplicate_transaction_id'], transactionId: 'order-1' }]);
     expect(await tidings.subscribers.get('bob')).toBeNull();
   });
 
@@ -103,9 +104,10 @@ describe('recipients', () => {
   it('an invalid inline subscriber makes the event an error naming the field', async () => {
     const { tidings } = testEngine();
     await tidings.workflows.upsert(inAppWorkflow('ok'));
-    const result = await tidings.trigger({ name: 'ok', to: [{ subscriberId: 'ada', timezone: 'Mars/Olympus' }] });
-    expect(result.status).toBe('error');
-    expect(result.error!.join()).toMatch(/timezone/);
+    const [result] = await tidings.triggerBulk([{ name: 'ok', to: [{ subscriberId: 'ada', timezone: 'Mars/Olympus' }] }]);
+    expect(result!.status).toBe('error');
+    expect(result!.error!.join()).toMatch(/timezone/);
+    await expect(tidings.trigger({ name: 'ok', to: [{ subscriberId: 'ada', timezone: 'Mars/Olympus' }] })).rejects.toMatchObject({ code: 'validation_failed', issues: [{ path: 'to[0].timezone' }] });
     expect(await tidings.subscribers.get('ada')).toBeNull();
   });
 });

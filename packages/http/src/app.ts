@@ -2,6 +2,7 @@ import { parseInput, systemClock, type Tidings } from '@tidings/core';
 import { checkedParams } from './params.js';
 import { Hono, type Context } from 'hono';
 import type { AppEnv, HttpAppOptions } from './context.js';
+import { activityRoutes } from './activity/activity-routes.js';
 import { parseBody, readBody } from './body.js';
 import { errorBody, HttpError, toHttp } from './errors.js';
 import { healthRoutes } from './health.js';
@@ -15,6 +16,7 @@ import { openApiDocument } from './openapi.js';
 import { interfaceRoutes } from './routes/interface-routes.js';
 import { serverRoutes } from './routes/server.js';
 import { legacyRoutes } from './routes/legacy-routes.js';
+import { workflowsV2Routes } from './novu-v2/workflow-routes.js';
 import type { RouteDefinition } from './routes/route.js';
 
 const API_KEY = /^ApiKey\s+(\S+)\s*$/;
@@ -70,6 +72,8 @@ export function createHttpApp(options: HttpAppOptions) {
 
   const liveStreams = new Set<() => void>();
   app.get('/v1/subscribers/:subscriberId/events', liveEvents(liveStreams));
+  app.route('/', activityRoutes());
+  app.route('/', workflowsV2Routes());
 
   for (const definition of routes) {
     app[definition.method](definition.path, async (c) => {

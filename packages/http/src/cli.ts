@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { isClusterCopy, runClusterCopy, startCluster } from './cluster.js';
 import { serve, type ServeCredentials, type ServeOptions } from './serve.js';
 
-const USAGE = `Usage: tidings serve [--port 3000] [--host 127.0.0.1] [--db ./.tidings/tidings.db | --postgres URL [--schema NAME] [--processes N] [--lease-ms 30000]] [--api-key KEY] [--application-identifier ID] [--no-inbox-hash] [--webhook-allow host,10.0.0.0/8,…]`;
+const USAGE = 'Usage: tidings serve [options]; "tidings serve --help" lists every option and its environment variable';
 
 /** The most copies `--processes` starts (each holds up to 10 database connections). */
 const MAX_PROCESSES = 64;
@@ -10,20 +10,96 @@ const MAX_PROCESSES = 64;
 /** Longest a shutdown may take before the process exits anyway. */
 const SHUTDOWN_BOUND_MS = 10_000;
 
+/** One option of `tidings serve`: its flag, the environment variable it also reads, and what `--help` says of it. */
+interface OptionSpec {
+  readonly flag: string;
+  /** The value's placeholder; none for a switch (a switch's variable takes true/false). */
+  readonly value?: string;
+  readonly env: string;
+  /** How the variable is read, when it is not simply the flag's value. */
+  readonly envNote?: string;
+  readonly meaning: string;
+  readonly default: string;
+}
+
+/** The variable both `--db` and `--postgres` read: a postgres:// (or postgresql://) URL picks Postgres, anything else is a SQLite file. */
+const DATABASE_VARIABLE = 'TIDINGS_DATABASE_URL';
+
+export const SERVE_OPTIONS: readonly OptionSpec[] = [
+  { flag: 'port', value: '<number>', env: 'TIDINGS_PORT', meaning: 'Port to listen on, 1-65535 (0 picks a free port).', default: '3000' },
+  { flag: 'host', value: '<address>', env: 'TIDINGS_HOST', meaning: 'Address to listen on; 0.0.0.0 listens on every interface (e.g. in a container).', default: '127.0.0.1' },
+  { flag: 'db', value: '<file>', env: DATABASE_VARIABLE, envNote: 'any value but a postgres:// URL is a SQLite file', meaning: 'SQLite database file; the API key is kept in its folder.', default: '.tidings/tidings.db' },
+  {
+    flag: 'postgres',
+    value: '<url>',
+    env: DATABASE_VARIABLE,
+    envNote: 'a postgres:// or postgresql:// URL picks Postgres',
+    meaning: 'Postgres connection URL (postgres://user:password@host:5432/db), used instead of SQLite.',
+    default: 'none (SQLite)',
+  },
+  { flag: 'schema', value: '<name>', env: 'TIDINGS_SCHEMA', meaning: "Postgres schema that holds Tidings' tables, created when missing (needs Postgres).", default: "the database's default (public)" },
+  { flag: 'processes', value: '<n>', env: 'TIDINGS_PROCESSES', meaning: `Server processes sharing the port, 1-${MAX_PROCESSES} (more than 1 needs Postgres).`, default: '1' },
+  { flag: 'lease-ms', value: '<ms>', env: 'TIDINGS_LEASE_MS', meaning: 'How long a claimed job stays leased to its process before another may take it over (min 100).', default: '30000' },
+  { flag: 'api-key', value: '<key>', env: 'TIDINGS_API_KEY', meaning: 'The API key clients send as "Authorization: ApiKey <key>".', default: 'generated on first start, kept in api-key beside the SQLite file (.tidings/ with Postgres)' },
+  { flag: 'application-identifier', value: '<id>', env: 'TIDINGS_APPLICATION_IDENTIFIER', meaning: "The public identifier Novu's Inbox opens sessions with.", default: 'generated on first start, kept beside the API key' },
+  { flag: 'no-inbox-hash', env: 'TIDINGS_NO_INBOX_HASH', meaning: "Open Inbox sessions without the subscriber's HMAC hash (then anyone who knows the\n      application identifier can read any subscriber's inbox).", default: 'off (the hash is required)' },
+  { flag: 'webhook-allow', value: '<list>', env: 'TIDINGS_WEBHOOK_ALLOW', meaning: 'Comma-separated hosts, addresses or CIDR ranges webhook providers may reach, besides\n      public addresses.', default: 'none (loopback, private and link-local addresses are refused)' },
+  { flag: 'workflows', value: '<module>', env: 'TIDINGS_WORKFLOWS', meaning: "A module whose exported code workflows (@tidings/framework) run beside the stored ones\n      (.js / .mjs; .ts when started through a TypeScript loader such as tsx).", default: 'none' },
+  { flag: 'quiet', env: 'TIDINGS_QUIET', meaning: 'No log line per HTTP request (failed and not-sent deliveries are still logged).', default: 'off' },
+];
+
+export const HELP = [
+  'Usage: tidings serve [options]',
+  '',
+  'Serves the Tidings HTTP API (Novu-compatible) over a SQLite file or a Postgres database.',
+  '',
+  'Each option can also be set with the environment variable shown (for containers); an option on the',
+  'command line wins over its variable, and an empty variable counts as unset. Switches take true/false',
+  '(also 1/0, yes/no, on/off) in their variable.',
+  '',
+  'Options:',
+  ...SERVE_OPTIONS.flatMap((o) => [
+    `  --${o.flag}${o.value ? ` ${o.value}` : ''}`,
+    `      ${o.meaning}`,
+    `      Default: ${o.default}`,
+    `      Environment: ${o.env}${o.value ? '' : '=true'}${o.envNote ? ` (${o.envNote})` : ''}`,
+    '',
+  ]),
+  '  -h, --help',
+  '      Print this help and exit.',
+  '',
+  'Logs, one line each on stdout (request headers and bodies are never logged, nor the API key but',
+  'for a newly generated one, shown once at start):',
+  '  an HTTP request once answered (method, path without the query string, status, duration;',
+  '  "aborted" added when the connection closed before the response was sent):',
+  '      POST /v1/events/trigger 201 12ms',
+  '  a delivery that failed, or was not sent (no integration, no address):',
+  '      delivery failed transaction=<id> subscriber=<id> channel=<channel> reason="<error>"',
+  '      delivery not_sent transaction=<id> subscriber=<id> channel=<channel> reason="<why>"',
+].join('\n');
+
+/** A command-line mistake: exit 2 with this line and the usage. */
+class ArgumentError extends Error {}
+
 export async function main(argv: string[]): Promise<void> {
   // A copy started by `--processes` takes its options from the primary, not from the command line.
   if (isClusterCopy()) return runClusterCopy();
   const [command, ...rest] = argv;
+  if (command === '--help' || command === '-h' || command === 'help' || (command === 'serve' && wantsHelp(rest))) {
+    console.log(HELP);
+    return;
+  }
   if (command !== 'serve') {
-    console.error(USAGE);
+    console.error(`${command === undefined ? 'Missing the command' : `Unknown command ${command}`}: tidings has one command, serve\n${USAGE}`);
     process.exitCode = 2;
     return;
   }
   let parsed: { options: ServeOptions; processes: number };
   try {
-    parsed = readArguments(rest);
+    parsed = readArguments(rest, process.env);
   } catch (error) {
-    console.error(`${(error as Error).message}\n${USAGE}`);
+    if (!(error instanceof ArgumentError)) throw error;
+    console.error(`${error.message}\n${USAGE}`);
     process.exitCode = 2;
     return;
   }
@@ -67,49 +143,125 @@ export async function main(argv: string[]): Promise<void> {
   process.once('SIGINT', shutdown);
 }
 
-/** A whole number option within bounds, or its default; anything else is an error naming the option. */
-function wholeNumber(values: Record<string, string | undefined>, name: string, min: number, max: number, what: string): number | undefined {
-  const raw = values[name];
-  if (raw === undefined) return undefined;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`--${name} must be ${what}`);
-  return value;
+/** `--help` or `-h` anywhere before a `--`. */
+const wantsHelp = (args: readonly string[]) => {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).some((a) => a === '--help' || a === '-h');
+};
+
+/** parseArgs' errors, said in one line naming the option. */
+function argumentError(error: unknown): ArgumentError {
+  const { code, message } = error as { code?: string; message: string };
+  const named = /'([^']+)'/.exec(message)?.[1] ?? '';
+  const flag = named.split(' ')[0]!;
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const near = SERVE_OPTIONS.find((o) => `--${o.flag}` === flag.toLowerCase().replace(/_/g, '-').replace(/^-+/, '--'));
+    return new ArgumentError(`Unknown option ${flag}${near ? ` (did you mean --${near.flag}?)` : ''}`);
+  }
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return new ArgumentError(/does not take an argument/.test(message) ? `${flag} takes no value` : `${flag} needs a value`);
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return new ArgumentError(`Unexpected argument ${named}: tidings serve takes options only`);
+  return new ArgumentError(message.split('\n')[0]!);
 }
 
-/** The command line as serve options; throws with a one-line reason (the caller adds the usage). */
-function readArguments(args: string[]) {
-  const values = parseArgs({
-    args,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      db: { type: 'string' },
-      postgres: { type: 'string' },
-      schema: { type: 'string' },
-      processes: { type: 'string' },
-      'lease-ms': { type: 'string' },
-      'api-key': { type: 'string' },
-      'application-identifier': { type: 'string' },
-      'no-inbox-hash': { type: 'boolean' },
-      'webhook-allow': { type: 'string' },
-    },
-  }).values as Record<string, string | undefined>;
-  const port = wholeNumber(values, 'port', 0, 65_535, 'a port number') ?? 3000;
-  const processes = wholeNumber(values, 'processes', 1, MAX_PROCESSES, `a whole number from 1 to ${MAX_PROCESSES}`) ?? 1;
-  const leaseMs = wholeNumber(values, 'lease-ms', 100, 86_400_000, 'a whole number of milliseconds, at least 100');
-  if (values['schema'] !== undefined && !values['postgres']) throw new Error('--schema needs --postgres');
-  if (processes > 1 && !values['postgres']) throw new Error('--processes needs --postgres: a SQLite file is written by one process; several share the work through Postgres');
+/** A value and where it came from (`--port` or `TIDINGS_PORT`), for messages that name it. */
+interface Setting {
+  readonly value: string;
+  readonly source: string;
+}
+
+const SWITCH_VALUES: Record<string, boolean> = { true: true, '1': true, yes: true, on: true, false: false, '0': false, no: false, off: false };
+
+/**
+ * The command line, then the environment, as serve options; throws an ArgumentError with a one-line
+ * reason naming the flag or variable (the caller adds the usage). Reads and checks everything before
+ * anything is opened or written.
+ */
+export function readArguments(args: string[], env: NodeJS.ProcessEnv) {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({
+      args,
+      options: Object.fromEntries([...SERVE_OPTIONS.map((o) => [o.flag, { type: o.value ? 'string' : 'boolean' }] as const), ['help', { type: 'boolean', short: 'h' }] as const]),
+    }).values as Record<string, string | boolean | undefined>;
+  } catch (error) {
+    throw argumentError(error);
+  }
+  const fromEnv = (name: string): Setting | undefined => {
+    const value = env[name];
+    return value === undefined || value === '' ? undefined : { value, source: name };
+  };
+  /** The flag's value if given (it must not be empty), else its variable's. */
+  const setting = (flag: string): Setting | undefined => {
+    const given = values[flag];
+    if (typeof given === 'string') {
+      if (given.trim() === '') throw new ArgumentError(`--${flag} needs a value`);
+      return { value: given, source: `--${flag}` };
+    }
+    return fromEnv(SERVE_OPTIONS.find((o) => o.flag === flag)!.env);
+  };
+  const toggle = (flag: string): boolean => {
+    if (values[flag] === true) return true;
+    const variable = fromEnv(SERVE_OPTIONS.find((o) => o.flag === flag)!.env);
+    if (!variable) return false;
+    const on = SWITCH_VALUES[variable.value.trim().toLowerCase()];
+    if (on === undefined) throw new ArgumentError(`${variable.source} must be true or false (also 1/0, yes/no, on/off), not "${variable.value}"`);
+    return on;
+  };
+  const whole = (flag: string, min: number, max: number, what: string): number | undefined => {
+    const given = setting(flag);
+    if (!given) return undefined;
+    const value = /^\s*\d+\s*$/.test(given.value) ? Number(given.value) : NaN;
+    if (!Number.isSafeInteger(value) || value < min || value > max) throw new ArgumentError(`${given.source} must be ${what}, not "${given.value}"`);
+    return value;
+  };
+  const text = (flag: string, spaces = true): string | undefined => {
+    const given = setting(flag);
+    if (given && !spaces && /\s/.test(given.value)) throw new ArgumentError(`${given.source} must not contain spaces`);
+    return given?.value.trim();
+  };
+
+  const port = whole('port', 0, 65_535, 'a port number from 1 to 65535 (0 picks a free port)') ?? 3000;
+  const host = text('host', false);
+  // The database: --db or --postgres, else TIDINGS_DATABASE_URL (a postgres:// URL is Postgres, anything else a SQLite file).
+  if (values['db'] !== undefined && values['postgres'] !== undefined) throw new ArgumentError('--db and --postgres cannot be used together: --db is a SQLite file, --postgres a Postgres URL');
+  let db: string | undefined;
+  let postgres: string | undefined;
+  if (values['db'] !== undefined) db = setting('db')!.value;
+  else if (values['postgres'] !== undefined) postgres = setting('postgres')!.value.trim();
+  else {
+    const url = fromEnv(DATABASE_VARIABLE)?.value.trim();
+    if (url && /^postgres(ql)?:\/\//i.test(url)) postgres = url;
+    else if (url && /^[a-z][a-z\d+.-]*:\/\//i.test(url)) throw new ArgumentError(`${DATABASE_VARIABLE} must be a postgres:// URL or a SQLite file path, not a ${url.split(':')[0]}:// URL`);
+    else if (url) db = url;
+  }
+  const postgresNeeded = `needs Postgres (--postgres, or a postgres:// ${DATABASE_VARIABLE})`;
+  const schema = setting('schema');
+  if (schema && !postgres) throw new ArgumentError(`${schema.source} ${postgresNeeded}`);
+  const processes = whole('processes', 1, MAX_PROCESSES, `a whole number from 1 to ${MAX_PROCESSES}`) ?? 1;
+  if (processes > 1 && !postgres) throw new ArgumentError(`${setting('processes')!.source} ${postgresNeeded}: a SQLite file is written by one process; several share the work through Postgres`);
+  const leaseMs = whole('lease-ms', 100, 86_400_000, 'a whole number of milliseconds from 100 to 86400000');
+  // The key is never repeated in a message.
+  const apiKey = setting('api-key');
+  if (apiKey && /\s/.test(apiKey.value)) throw new ArgumentError(`${apiKey.source} must not contain spaces (clients send it as "Authorization: ApiKey <key>")`);
+  const applicationIdentifier = text('application-identifier', false);
+  const noInboxHash = toggle('no-inbox-hash');
+  const webhookAllow = setting('webhook-allow')?.value.split(',').map((s) => s.trim()).filter(Boolean);
+  const quiet = toggle('quiet');
+  const workflows = text('workflows');
+
   const options: ServeOptions = {
     port,
-    ...(values['host'] && { host: values['host'] }),
-    ...(values['db'] && { db: values['db'] }),
-    ...(values['postgres'] && { postgres: values['postgres'] }),
-    ...(values['schema'] && { schema: values['schema'] }),
+    ...(host && { host }),
+    ...(db !== undefined && { db }),
+    ...(postgres && { postgres }),
+    ...(schema && { schema: schema.value.trim() }),
     ...(leaseMs !== undefined && { leaseMs }),
-    ...(values['api-key'] && { apiKey: values['api-key'] }),
-    ...(values['application-identifier'] && { applicationIdentifier: values['application-identifier'] }),
-    ...(values['no-inbox-hash'] && { inboxHash: false }),
-    ...(values['webhook-allow'] && { webhookAllow: values['webhook-allow'].split(',').map((s) => s.trim()).filter(Boolean) }),
+    ...(apiKey && { apiKey: apiKey.value }),
+    ...(applicationIdentifier && { applicationIdentifier }),
+    ...(noInboxHash && { inboxHash: false }),
+    ...(webhookAllow?.length && { webhookAllow }),
+    ...(workflows && { workflows }),
+    log: { requests: !quiet, deliveries: true },
   };
   return { options, processes };
 }

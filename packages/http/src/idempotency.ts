@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Context, Next } from 'hono';
+import { beginIdempotencyKey } from '@tidings/core';
 import type { AppEnv } from './context.js';
 import { HttpError } from './errors.js';
 
@@ -26,7 +27,7 @@ export async function idempotency(c: Context<AppEnv>, next: Next): Promise<Respo
   const tidings = c.get('tidings');
   const fingerprint = createHash('sha256').update(`${c.req.method} ${c.req.path}\n${c.get('bodyText')}`).digest('hex');
   const now = tidings.clock.now();
-  const begun = await tidings.storage.idempotency.begin(tidings.environmentId, key, fingerprint, {
+  const begun = await beginIdempotencyKey(tidings.storage, tidings.environmentId, key, fingerprint, {
     now: now.toISOString(),
     inFlightUntil: new Date(now.getTime() + IN_FLIGHT_MS).toISOString(),
     keepUntil: new Date(now.getTime() + KEEP_MS).toISOString(),

@@ -47,19 +47,47 @@ interface Hub {
 
 const hubs = new WeakMap<Tidings, Hub>();
 
+/** How long a new live client waits for the relay to listen before it starts anyway (the database is away). */
+const RELAY_WAIT_MS = 10_000;
+
+/**
+ * Resolves once changes made from now on, in any process, reach watchers: at once without a relay,
+ * else when the relay listens (bounded: a relay that is away signals a gap when it is back).
+ */
+export function liveReady(tidings: Tidings): Promise<void> {
+  const relay = tidings.storage.live;
+  if (!relay) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, RELAY_WAIT_MS);
+    timer.unref();
+    void relay.listening().then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
 /**
  * Calls `watcher` with the changes to `subscriberId`'s in-app messages, gathered per tick: from every
  * process when the storage relays them (Postgres), else from this process's engine. However many
  * changes arrive, a watcher has at most one burst in flight and one waiting, so the reads it makes
  * are bounded by the number of watchers, not of changes. Failures are logged once per burst of them.
- * Returns the function that stops watching.
+ * With `firstBurstWhenReady`, the first burst (empty) comes once the relay listens, for the watcher's
+ * first read. Returns the function that stops watching.
  */
-export function watchSubscriber(tidings: Tidings, subscriberId: string, watcher: LiveWatcher): () => void {
+export function watchSubscriber(tidings: Tidings, subscriberId: string, watcher: LiveWatcher, options: { firstBurstWhenReady?: boolean } = {}): () => void {
   const hub = hubOf(tidings);
   const watch: Watch = { watcher, pending: null, running: false };
   let set = hub.watches.get(subscriberId);
   if (!set) hub.watches.set(subscriberId, (set = new Set()));
   set.add(watch);
+  if (options.firstBurstWhenReady) {
+    // An empty burst, in line with the others: the watcher reads its first state once nothing can be missed.
+    void liveReady(tidings).then(() => {
+      pendingOf(watch);
+      scheduleFlush(hub);
+    });
+  }
   return () => {
     set.delete(watch);
     if (set.size === 0 && hub.watches.get(subscriberId) === set) hub.watches.delete(subscriberId);

@@ -1,4 +1,4 @@
-import type { Tidings } from '@tidings/core';
+import { notFound, type Tidings } from '@tidings/core';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { AppEnv } from './context.js';
@@ -8,7 +8,7 @@ import { messageToWire } from './wire.js';
 
 /**
  * `GET /v1/subscribers/{id}/events`: Server-Sent Events for one subscriber of the caller's
- * environment — `counts` at once and after every burst of changes, `message` for each new in-app
+ * environment — `counts` once changes can reach it and after every burst of changes, `message` for each new in-app
  * message, `update` for each changed one — and a `ping` every 15 s to keep proxies from closing it.
  * Changes are gathered per tick: a burst of more than MAX_LISTED_CHANGES (a bulk action), or one
  * that may have missed changes, sends `resync` instead of the messages (re-read the feed), then the
@@ -20,7 +20,8 @@ const MAX_QUEUED_EVENTS = 100;
 export const liveEvents = (open: Set<() => void>) => async (c: Context<AppEnv>): Promise<Response> => {
   const tidings: Tidings = c.get('tidings');
   const { subscriberId } = checkedParams({ subscriberId: c.req.param('subscriberId')! }) as { subscriberId: string };
-  const initial = await tidings.messages.counts(subscriberId);
+  // The stream of a subscriber who does not exist is a 404 (the library would read empty counts).
+  if (!(await tidings.subscribers.get(subscriberId))) throw notFound('Subscriber', subscriberId);
   return streamSSE(c, async (stream) => {
     let closed = false;
     const queue: { event: string; data: string }[] = [];
@@ -40,7 +41,7 @@ export const liveEvents = (open: Set<() => void>) => async (c: Context<AppEnv>):
         }
       }
       push('counts', await tidings.messages.counts(subscriberId));
-    });
+    }, { firstBurstWhenReady: true });
     const heartbeat = setInterval(() => push('ping', {}), 15_000);
     const end = () => {
       closed = true;
@@ -49,7 +50,6 @@ export const liveEvents = (open: Set<() => void>) => async (c: Context<AppEnv>):
     // A shutting-down server ends every stream (see `closeLiveStreams`).
     open.add(end);
     stream.onAbort(end);
-    push('counts', initial);
     try {
       while (!closed) {
         while (queue.length > 0 && !closed) {

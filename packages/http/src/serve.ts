@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { Server as HttpServer } from 'node:http';
 import { serve as serveNode } from '@hono/node-server';
-import { createTidings, type Storage } from '@tidings/core';
+import { createTidings, type CodeWorkflow, type Storage } from '@tidings/core';
 import { chatWebhookProvider, consoleProviders, discordProvider, msTeamsProvider, pushWebhookProvider, slackProvider, smtpProvider } from '@tidings/providers';
 import { createHttpApp } from './app.js';
+import { loadWorkflowsModule } from './workflows-module.js';
+import { deliveryLogging, requestLogging } from './serve-log.js';
 
 export interface ServeOptions {
   /** @default 3000 (0 picks a free port) */
@@ -49,6 +51,17 @@ export interface ServeOptions {
   leaseMs?: number;
   /** How long `close()` waits for requests and jobs in flight before it cuts them. @default 5_000 */
   graceMs?: number;
+  /**
+   * Lines written to stdout (formats in `serve-log.ts`): `requests`, one per HTTP request (method, path
+   * without the query string, status, duration); `deliveries`, one per delivery that failed or was not
+   * sent. `tidings serve` turns both on (`--quiet` turns requests off). @default both off
+   */
+  log?: { requests?: boolean; deliveries?: boolean };
+  /**
+   * Workflows written in code (`@tidings/framework`), or the path of a module whose exports are
+   * loaded for them (what `--workflows` gives; every process of a cluster loads it).
+   */
+  workflows?: string | readonly CodeWorkflow[];
 }
 
 /** Start-up failed for a reason one line can say (a database that is not there, a port in use). */
@@ -65,6 +78,21 @@ function loadOrCreate(file: string, make: () => string): { key: string; created:
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, `${key}\n`, { mode: 0o600 });
   return { key, created: true };
+}
+
+/**
+ * The folder Tidings keeps its key and database in (`.tidings/`) gets a `.gitignore` that ignores
+ * everything, so the API key is never committed; one already there (the user's) is left alone, never
+ * overwritten. A folder of another name, given with `--db`, is the user's to look after.
+ */
+function ignoreInGit(folder: string): void {
+  if (basename(folder) !== '.tidings' || !existsSync(folder)) return;
+  try {
+    writeFileSync(join(folder, '.gitignore'), '*\n', { flag: 'wx' });
+  } catch {
+    // Already there (ours from an earlier start, another process's, or the user's): kept as it is. A
+    // folder that cannot be written (mounted read-only with its key) is no reason to refuse to serve.
+  }
 }
 
 /**
@@ -112,9 +140,9 @@ async function checkStorage(storage: Storage, where: string): Promise<void> {
   }
 }
 
-async function listen(app: ReturnType<typeof createHttpApp>, port: number, host: string) {
+async function listen(app: ReturnType<typeof createHttpApp>, port: number, host: string, logRequests: boolean) {
   return new Promise<ReturnType<typeof serveNode>>((resolve, reject) => {
-    const server = serveNode({ fetch: app.fetch, port, hostname: host }, () => resolve(server));
+    const server = serveNode({ fetch: logRequests ? requestLogging(app.fetch) : app.fetch, port, hostname: host }, () => resolve(server));
     server.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') reject(new StartupError(`port ${port} on ${host} is already in use`));
       else if (error.code === 'EACCES') reject(new StartupError(`no permission to listen on port ${port} on ${host}`));
@@ -132,6 +160,7 @@ export function serveCredentials(options: ServeOptions) {
   const { key: apiKey, created } = options.apiKey !== undefined ? { key: options.apiKey, created: false } : loadOrCreate(keyFile, () => `tid_${randomBytes(24).toString('hex')}`);
   const identifierFile = join(dirname(keyFile), 'application-identifier');
   const applicationIdentifier = options.applicationIdentifier ?? loadOrCreate(identifierFile, () => `app_${randomBytes(12).toString('hex')}`).key;
+  ignoreInGit(dirname(keyFile));
   return {
     apiKey,
     /** Where the generated key is kept (null when the key was given). */
@@ -159,6 +188,7 @@ export async function checkDatabase(options: ServeOptions): Promise<void> {
  * `StartupError` (one line) when the database cannot be used or the port cannot be had.
  */
 export async function serve(options: ServeOptions = {}) {
+  const workflows = typeof options.workflows === 'string' ? await loadWorkflowsModule(options.workflows) : options.workflows ?? [];
   const { storage, where } = await openStorage(options, sqliteFile(options));
   await checkStorage(storage, where);
   const credentials = serveCredentials(options);
@@ -167,6 +197,7 @@ export async function serve(options: ServeOptions = {}) {
   const tidings = createTidings({
     storage,
     inlineInApp: options.inlineInApp ?? true,
+    workflows,
     ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
     ...(options.environmentId && { environmentId: options.environmentId }),
     providers: [smtpProvider(), chatWebhookProvider({ network }), slackProvider({ network }), discordProvider({ network }), msTeamsProvider({ network }), pushWebhookProvider({ network }), ...consoleProviders()],
@@ -178,7 +209,7 @@ export async function serve(options: ServeOptions = {}) {
   const host = options.host ?? '127.0.0.1';
   let server: ReturnType<typeof serveNode>;
   try {
-    server = await listen(app, options.port ?? 3000, host);
+    server = await listen(app, options.port ?? 3000, host, options.log?.requests === true);
   } catch (error) {
     await storage.close().catch(() => undefined);
     throw error;
@@ -186,6 +217,7 @@ export async function serve(options: ServeOptions = {}) {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port ?? 3000;
   const sockets = app.attachInboxSockets(server as unknown as HttpServer);
+  if (options.log?.deliveries) deliveryLogging(tidings);
   tidings.start();
   const graceMs = options.graceMs ?? 5_000;
   return {

@@ -9,7 +9,11 @@ import { ROUTES, SQL_BACKENDS, seedRouteRecords, sqlBackend, tableSnapshot } fro
 /** Strings no backend can store, mixed into the generated bodies and path segments. */
 const poison = fc.constantFrom('a\u0000b', 'x\ud800', '\udfff', 'y'.repeat(300));
 
-describe.each(SQL_BACKENDS)('fuzzing every route (%s)', (name) => {
+for (const { name, skip } of SQL_BACKENDS) describe(`fuzzing every route (${name})`, () => {
+  if (skip) {
+    it.skip(skip, () => {});
+    return;
+  }
   it('random bodies (poison strings and deep nesting among them), path parameters and headers: never a 5xx, errors carry the envelope, and rejected requests change nothing', async () => {
     const { storage, drop } = sqlBackend(name);
     const runs = name === 'sqlite' ? 1_000 : 250;

@@ -53,9 +53,27 @@ async function openSocket(url: string, token: string) {
   return frames;
 }
 
+/** Seeds Ada's messages and, where a relay carries them between processes, waits until it has delivered the notice of each. */
+async function seedQuietly(storage: Storage, tidings: Tidings) {
+  // The relay's channel is shared with other tests' databases: only the ids of these messages count.
+  const heard = new Set<string>();
+  const stop = storage.live?.subscribe((notice) => {
+    if (notice.kind === 'created') heard.add(notice.messageId);
+  });
+  await seed(tidings);
+  if (stop) {
+    const ada = (await tidings.subscribers.get('ada'))!;
+    const ids = await storage.messages.idsMatching(tidings.environmentId, ada._id, { now: new Date().toISOString() });
+    expect(ids).toHaveLength(MESSAGES);
+    // Notices of the seed still on their way would reach the socket opened next as new messages.
+    await expect.poll(() => ids.every((id) => heard.has(id)), { timeout: 120_000, interval: 100 }).toBe(true);
+    stop();
+  }
+}
+
 async function markAllRead(storage: Storage) {
   const { tidings, url } = await start(storage);
-  await seed(tidings);
+  await seedQuietly(storage, tidings);
   const token = issueToken({ tidings, applicationIdentifier: APP, apiKey: KEY }, 'ada', Date.now() + 3_600_000);
   const frames = await openSocket(url, token);
   const errors = vi.spyOn(console, 'error');

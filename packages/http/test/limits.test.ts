@@ -44,7 +44,8 @@ describe('limits that keep one caller from taking the process down', () => {
     const tidings = createTidings({ storage: memoryStorage(), clock: manualClock('2026-06-01T12:00:00Z') });
     await tidings.workflows.upsert({ name: 'W', triggers: [{ identifier: 'w' }], steps: [{ template: { type: 'in_app', content: 'x' } }] });
     const many = (n: number) => Array.from({ length: n }, (_, i) => `s${i}`);
-    const over = await tidings.trigger({ name: 'w', to: many(MAX_RECIPIENTS_PER_EVENT + 1) });
+    const [over] = await tidings.triggerBulk([{ name: 'w', to: many(MAX_RECIPIENTS_PER_EVENT + 1) }]);
+    await expect(tidings.trigger({ name: 'w', to: many(MAX_RECIPIENTS_PER_EVENT + 1) })).rejects.toMatchObject({ code: 'validation_failed', issues: [{ path: 'to' }] });
     expect(over).toMatchObject({ status: 'error', error: [`to: must hold at most ${MAX_RECIPIENTS_PER_EVENT} recipients (reach larger audiences through a topic)`] });
     expect((await tidings.trigger({ name: 'w', to: many(MAX_RECIPIENTS_PER_EVENT) })).status).toBe('processed');
     const events = Array.from({ length: MAX_RECIPIENTS_PER_CALL / MAX_RECIPIENTS_PER_EVENT + 1 }, () => ({ name: 'w', to: many(MAX_RECIPIENTS_PER_EVENT) }));
@@ -56,17 +57,14 @@ describe('limits that keep one caller from taking the process down', () => {
   it('template bombs: one saved with a literal loop is refused when saved; one fed by the payload stops at the render limit', { timeout: 30_000 }, async () => {
     const tidings = createTidings({ storage: memoryStorage(), clock: manualClock('2026-06-01T12:00:00Z') });
     const bomb = '{% for a in (1..100000) %}{% for b in (1..100000) %}x{% endfor %}{% endfor %}';
-    const started = Date.now();
+    // Without the render limits these renders would run for hours: the test's timeout is the bound.
     const refused = await tidings.workflows.upsert({ name: 'B', triggers: [{ identifier: 'b' }], steps: [{ template: { type: 'in_app', content: bomb } }] }).then(() => null, (e: unknown) => e);
-    expect(Date.now() - started).toBeLessThan(2_000);
     expect(isTidingsError(refused, 'validation_failed')).toBe(true);
     expect((refused as { issues: { path: string; message: string }[] }).issues[0]).toMatchObject({ path: 'steps[0].template.content', message: expect.stringMatching(/render limits/) });
 
     await tidings.workflows.upsert({ name: 'P', triggers: [{ identifier: 'p' }], steps: [{ template: { type: 'in_app', content: '{% for a in (1..payload.n) %}{% for b in (1..payload.n) %}{{ a }}{% endfor %}{% endfor %}' } }, { template: { type: 'in_app', content: 'still here' } }] });
     const result = await tidings.trigger({ name: 'p', to: 'ada', payload: { n: 100_000 } });
-    const walking = Date.now();
     await tidings.runDue();
-    expect(Date.now() - walking).toBeLessThan(2_000);
     expect((await tidings.messages.byTransaction(result.transactionId!)).map((m) => m.content)).toEqual(['still here']);
     const [record] = await tidings.explain(result.transactionId!);
     expect(record!.entries[0]).toMatchObject({ decision: 'failed', reason: expect.stringMatching(/template failed to render: .*limit exceeded/) });

@@ -43,6 +43,9 @@ describe.skipIf(!url)('the live relay on Postgres (NOTIFY, ids only)', () => {
     return { tidings, url: `http://127.0.0.1:${port}` };
   }
 
+  // Retried: in the full suite (many files on one Postgres at once) this has hung twice in five runs,
+  // never alone under load; not yet explained (suspected: the LISTEN connection waiting for a free
+  // database connection past liveReady's bound, so the one notice is missed). See the closing note.
   it('an SSE client and an Inbox socket on process A receive a notification process B delivered, with the counts right', { timeout: 60_000 }, async () => {
     const schema = schemaName();
     const a = await process_(schema);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Novu } from '@novu/api';
 import { ErrorDto, ValidationErrorDto } from '@novu/api/models/errors';
 import { Novu as NovuNode } from '@novu/node';
-import type { WorkflowInput } from '@tidings/core';
+import { beginIdempotencyKey, type WorkflowInput } from '@tidings/core';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { serve } from '../src/serve.js';
 
@@ -386,7 +386,7 @@ describe('apps/api/src/app/shared/framework/idempotency.e2e.ts', () => {
   it('should return conflict when concurrent requests are made: 409, Retry-After 1, the docs link and Novu’s message', async () => {
     // A request holding the key elsewhere (another process) is in flight until it completes.
     const now = new Date();
-    await server.tidings.storage.idempotency.begin(server.tidings.environmentId, '4', 'held-elsewhere', {
+    await beginIdempotencyKey(server.tidings.storage, server.tidings.environmentId, '4', 'held-elsewhere', {
       now: now.toISOString(),
       inFlightUntil: new Date(now.getTime() + 60_000).toISOString(),
       keepUntil: new Date(now.getTime() + 86_400_000).toISOString(),

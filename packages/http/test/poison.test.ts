@@ -31,7 +31,11 @@ const SEGMENTS: Record<string, string> = {
 };
 
 
-describe.each(SQL_BACKENDS)('poison inputs on every route (%s)', (name) => {
+for (const { name, skip } of SQL_BACKENDS) describe(`poison inputs on every route (${name})`, () => {
+  if (skip) {
+    it.skip(skip, () => {});
+    return;
+  }
   it('NUL, lone surrogates, 200 KB ids, 10,000-level nesting, bad query values: a 4xx with the envelope, nothing changed, never a 500', { timeout: 180_000 }, async () => {
     const { storage, drop } = sqlBackend(name);
     const tidings = createTidings({ storage, inlineInApp: true });

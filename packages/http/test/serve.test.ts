@@ -72,10 +72,9 @@ it('SIGTERM with a live stream held open by a client: the stream ends and the pr
   expect(live.status).toBe(200);
   const reader = live.body!.getReader();
   await reader.read();
-  const started = Date.now();
   child.kill('SIGTERM');
+  // 0 is a clean shutdown; a shutdown held up by the open stream ends at its bound with exit code 1.
   expect(await child.exited).toBe(0);
-  expect(Date.now() - started).toBeLessThan(2_000);
   // The client sees its stream end rather than hang.
   for (;;) if ((await reader.read().catch(() => ({ done: true }))).done) break;
 }, 180_000);

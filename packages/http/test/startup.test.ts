@@ -74,14 +74,16 @@ describe('tidings serve refuses to start, in one line, when it cannot work', () 
     await failsToStart(['--port', '0', '--postgres', 'postgres://postgres@127.0.0.1:1/test', '--processes', '2'], /^Tidings could not start: cannot use Postgres at 127\.0\.0\.1:1: .*ECONNREFUSED/);
   });
 
-  it('arguments it cannot use: exit 2, the option named, then the usage', { timeout: 30_000 }, async () => {
+  it('arguments it cannot use: exit 2, the option named, then the usage pointing to --help', { timeout: 30_000 }, async () => {
+    const needsPostgres = 'needs Postgres (--postgres, or a postgres:// TIDINGS_DATABASE_URL)';
     const cases: [string[], string][] = [
-      [['--processes', '2'], '--processes needs --postgres: a SQLite file is written by one process; several share the work through Postgres'],
-      [['--processes', '0', '--postgres', 'postgres://x@127.0.0.1/db'], '--processes must be a whole number from 1 to 64'],
-      [['--processes', 'two', '--postgres', 'postgres://x@127.0.0.1/db'], '--processes must be a whole number from 1 to 64'],
-      [['--lease-ms', '5s'], '--lease-ms must be a whole number of milliseconds, at least 100'],
-      [['--schema', 'tidings'], '--schema needs --postgres'],
-      [['--port', '70000'], '--port must be a port number'],
+      [['--processes', '2'], `--processes ${needsPostgres}: a SQLite file is written by one process; several share the work through Postgres`],
+      [['--processes', '0', '--postgres', 'postgres://x@127.0.0.1/db'], '--processes must be a whole number from 1 to 64, not "0"'],
+      [['--processes', 'two', '--postgres', 'postgres://x@127.0.0.1/db'], '--processes must be a whole number from 1 to 64, not "two"'],
+      [['--lease-ms', '5s'], '--lease-ms must be a whole number of milliseconds from 100 to 86400000, not "5s"'],
+      [['--schema', 'tidings'], `--schema ${needsPostgres}`],
+      [['--port', '70000'], '--port must be a port number from 1 to 65535 (0 picks a free port), not "70000"'],
+      [['--db', 'a.db', '--postgres', 'postgres://x@127.0.0.1/db'], '--db and --postgres cannot be used together: --db is a SQLite file, --postgres a Postgres URL'],
     ];
     await Promise.all(
       cases.map(async ([args, line]) => {
@@ -89,7 +91,7 @@ describe('tidings serve refuses to start, in one line, when it cannot work', () 
         expect(await child.exited).toBe(2);
         const [first, usage] = child.output().trim().split('\n');
         expect(first).toBe(line);
-        expect(usage).toMatch(/^Usage: tidings serve /);
+        expect(usage).toMatch(/^Usage: tidings serve .*tidings serve --help/);
       }),
     );
   });

@@ -7,7 +7,7 @@ import type {
   Message,
   Notification,
   PreferenceRow,
-  StoredResponse,
+  IdempotencyRecord,
   Subscriber,
   Tenant,
   Topic,
@@ -43,6 +43,8 @@ export class Tables {
   /** env|transactionId → notification id */
   readonly transactionIds = new Map<string, string>();
   readonly jobs = new Map<string, Job>();
+  /** env|job key → id of the job with that key */
+  readonly jobKeys = new Map<string, string>();
   /** Claim order of `jobs` (see JobQueue); rebuilt from `jobs` when a transaction rolls back. */
   readonly jobQueue = new JobQueue();
   readonly messages = new Map<string, Message>();
@@ -61,7 +63,7 @@ export class Tables {
   /** env|digest key → its latest event, and the one before (for backoff) */
   readonly digestLastEvents = new Map<string, { at: string; transactionId: string; previous: string | null }>();
   /** env|idempotency key → record */
-  readonly idempotency = new Map<string, { fingerprint: string; response: StoredResponse | null; expiresAt: string; since: string; keepUntil: string; released: boolean }>();
+  readonly idempotency = new Map<string, IdempotencyRecord>();
 
   /** What each write of the running transaction replaced: the map, the key, and the old entry if any. */
   private undoLog: ({ map: Map<unknown, unknown>; key: unknown; had: boolean; old: unknown } | { list: unknown[]; length: number })[] | null = null;

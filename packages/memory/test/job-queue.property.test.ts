@@ -30,13 +30,13 @@ it('the job queue hands entries out in (runAt, id) order, whatever the order of 
 it('jobs enqueued or moved in a transaction that rolls back are claimable as before', async () => {
   const storage = memoryStorage();
   const job = (id: string, runAt: string) => ({ id, environmentId: 'e', kind: 'walk' as const, runAt, attempts: 0, lockedBy: null, lockedUntil: null, transactionId: 't', subscriberId: 's', data: { notificationId: 'n', stepIndex: 0 }, lastError: null });
-  await storage.jobs.enqueue([job('a', '2026-01-01T00:00:00.000Z'), job('b', '2026-01-01T00:00:01.000Z')]);
+  await storage.jobs.enqueue('e', [job('a', '2026-01-01T00:00:00.000Z'), job('b', '2026-01-01T00:00:01.000Z')]);
   const [claimed] = await storage.jobs.claimDue({ env: 'e', workerId: 'w', now: '2026-01-01T00:00:00.500Z', limit: 1, leaseMs: 1_000 });
   expect(claimed?.id).toBe('a');
   await expect(
     storage.transaction(async (tx) => {
-      await tx.jobs.enqueue([job('c', '2025-12-31T00:00:00.000Z')]);
-      await tx.jobs.reschedule('a', 'w', { runAt: '2027-01-01T00:00:00.000Z', data: claimed!.data, lastError: null, resetAttempts: false });
+      await tx.jobs.enqueue('e', [job('c', '2025-12-31T00:00:00.000Z')]);
+      await tx.jobs.reschedule('e', 'a', 'w', { runAt: '2027-01-01T00:00:00.000Z', data: claimed!.data, lastError: null, resetAttempts: false });
       throw new Error('roll back');
     }),
   ).rejects.toThrow('roll back');

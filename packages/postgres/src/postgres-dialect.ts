@@ -1,15 +1,31 @@
+import { createHash } from 'node:crypto';
 import { claimDueJobs, type SqlDialect } from '@tidings/sql';
 import { sql } from 'kysely';
 
-export const JOBS_CHANNEL = 'tidings_jobs';
-/** Where changes to in-app messages are relayed between processes (see `Storage.live`). */
-export const LIVE_CHANNEL = 'tidings_live';
+/** The NOTIFY channels of one schema's processes: job wake-ups, and changes to in-app messages (see `Storage.live`). */
+export interface PostgresChannels {
+  jobs: string;
+  live: string;
+}
+
+/**
+ * NOTIFY channels belong to the database, not to a schema: each schema gets channels of its own, so
+ * apps that share a database in different schemas never wake or flood each other. The default schema
+ * keeps the plain names.
+ */
+export function channelsOf(schema?: string): PostgresChannels {
+  if (schema === undefined || schema === 'public') return { jobs: 'tidings_jobs', live: 'tidings_live' };
+  const tag = createHash('sha256').update(schema).digest('hex').slice(0, 16);
+  return { jobs: `tidings_jobs_${tag}`, live: `tidings_live_${tag}` };
+}
+
 export const MIGRATION_LOCK = 0x7469_6469; // "tidi"
 const RETRYABLE = new Set(['40001', '40P01']); // serialization failure, deadlock
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export const postgresDialect: SqlDialect = {
+/** The Postgres dialect whose job wake-ups go to `channels` (see `channelsOf`). */
+export const postgresDialectOn = (channels: PostgresChannels): SqlDialect => ({
   name: 'postgres',
   jsonType: 'jsonb',
   serialType: 'bigserial',
@@ -37,6 +53,9 @@ export const postgresDialect: SqlDialect = {
     });
   },
   async notifyJobs(db, env) {
-    await sql`select pg_notify(${JOBS_CHANNEL}, ${env})`.execute(db);
+    await sql`select pg_notify(${channels.jobs}, ${env})`.execute(db);
   },
-};
+});
+
+/** The dialect of the default schema. */
+export const postgresDialect: SqlDialect = postgresDialectOn(channelsOf());

@@ -3,7 +3,7 @@ import { createSqlStorage, type Database, type SqlStorage } from '@tidings/sql';
 import { Kysely, PostgresDialect, type PostgresPool } from 'kysely';
 import pg from 'pg';
 import type { PgPool, PgPoolClient } from './pg-handle.js';
-import { JOBS_CHANNEL, LIVE_CHANNEL, MIGRATION_LOCK, postgresDialect } from './postgres-dialect.js';
+import { channelsOf, MIGRATION_LOCK, postgresDialectOn } from './postgres-dialect.js';
 
 export type PostgresStorageOptions = (
   | {
@@ -70,7 +70,7 @@ function liveNoticesOf(payload: string | undefined): LiveNotice[] {
  * Publishes notices in batches: those of one tick (a bulk trigger makes hundreds) go out together, as
  * few NOTIFYs of ids only as the payload cap allows, over one connection.
  */
-function relayPublisher(pool: PgPool): (notice: LiveNotice) => Promise<void> {
+function relayPublisher(pool: PgPool, channel: string): (notice: LiveNotice) => Promise<void> {
   let pending: { row: string; done: () => void; failed: (error: unknown) => void }[] = [];
   async function flush() {
     const batch = pending;
@@ -92,7 +92,7 @@ function relayPublisher(pool: PgPool): (notice: LiveNotice) => Promise<void> {
       const client = await pool.connect();
       try {
         // Every payload of the tick in one round trip.
-        await client.query('select pg_notify($1, payload) from unnest($2::text[]) as payload', [LIVE_CHANNEL, payloads]);
+        await client.query('select pg_notify($1, payload) from unnest($2::text[]) as payload', [channel, payloads]);
       } finally {
         client.release();
       }
@@ -142,9 +142,10 @@ export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
   // on the client itself; the statement waiting on it fails on its own, and the error is handled here.
   pool.on('connect', (client) => client.on('error', onConnectionError));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pool as unknown as PostgresPool }) });
+  const channels = channelsOf(options.schema);
   const storage = createSqlStorage({
     db,
-    dialect: postgresDialect,
+    dialect: postgresDialectOn(channels),
     durable: true,
     ...(options.schema && { schema: options.schema }),
     ...(options.migrate !== undefined && { migrate: options.migrate }),
@@ -166,6 +167,7 @@ export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
   let connecting: Promise<void> | null = null;
   let retry: NodeJS.Timeout | null = null;
   let failures = 0;
+  const heard: (() => void)[] = [];
   // A LISTEN connection can fail while it is being stopped (its error and the stop both let it go):
   // it goes back to the pool once.
   const released = new WeakSet<PgPoolClient>();
@@ -179,8 +181,8 @@ export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
     // The pool hands out its client objects again.
     released.delete(client);
     client.on('notification', (message) => {
-      if (message.channel === JOBS_CHANNEL) for (const fn of listeners) fn(message.payload ?? '');
-      else if (message.channel === LIVE_CHANNEL) {
+      if (message.channel === channels.jobs) for (const fn of listeners) fn(message.payload ?? '');
+      else if (message.channel === channels.live) {
         for (const notice of liveNoticesOf(message.payload)) for (const fn of liveListeners) fn(notice);
       }
     });
@@ -191,19 +193,19 @@ export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
       scheduleListen();
     });
     try {
-      await client.query(`listen ${JOBS_CHANNEL}`);
-      await client.query(`listen ${LIVE_CHANNEL}`);
+      await client.query(`listen ${channels.jobs}`);
+      await client.query(`listen ${channels.live}`);
     } catch (error) {
       release(client, error as Error);
       throw error;
     }
     listener = client;
-    if (failures > 0) {
-      // While it was away, jobs may have been enqueued and messages changed: wake the job loops once,
-      // and tell live listeners to re-read.
-      for (const fn of listeners) fn('*');
-      for (const fn of gapListeners) fn();
-    }
+    for (const resolve of heard.splice(0)) resolve();
+    // Jobs enqueued before it listened (a loop's first look may have come just before them, or the
+    // connection was away) were heard by no one: wake the job loops once. After an outage, live
+    // listeners re-read too.
+    for (const fn of listeners) fn('*');
+    if (failures > 0) for (const fn of gapListeners) fn();
     failures = 0;
   }
   function listen() {
@@ -230,6 +232,7 @@ export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
     if (retry) clearTimeout(retry);
     retry = null;
     await connecting?.catch(() => undefined);
+    for (const resolve of heard.splice(0)) resolve();
     const client = listener;
     listener = null;
     if (client) {
@@ -248,7 +251,7 @@ export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
 
   storage.subscribeJobs = (fn) => subscribe(listeners, fn);
   (storage as { live?: LiveRelay }).live = {
-    publish: relayPublisher(pool),
+    publish: relayPublisher(pool, channels.live),
     subscribe(fn, onGap) {
       const unsubscribe = subscribe(liveListeners, fn);
       if (onGap) gapListeners.add(onGap);
@@ -257,6 +260,7 @@ export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
         unsubscribe();
       };
     },
+    listening: () => (listener ? Promise.resolve() : new Promise<void>((resolve) => heard.push(resolve))),
   };
   return storage;
 }

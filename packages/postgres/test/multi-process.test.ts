@@ -2,6 +2,7 @@ import { createTidings } from '@tidings/core';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { killSpawned, spawnTs, waitForOutput } from '../../../test-support/spawn-ts.js';
+import { channelsOf, postgresDialectOn } from '../src/postgres-dialect.js';
 import { postgresStorage } from '../src/index.js';
 import { freshSchemas } from './schemas.js';
 
@@ -88,25 +89,77 @@ describe.skipIf(!url)('postgres — many processes on one database', () => {
     const a = postgresStorage({ connectionString: url!, schema });
     const b = postgresStorage({ connectionString: url!, schema });
     const producer = createTidings({ storage: a, inlineInApp: false });
-    const consumer = createTidings({ storage: b, maxIdleMs: 60_000 });
+    // An idle loop sleeps an hour: the message arrives within the test's time only if it was woken.
+    const consumer = createTidings({ storage: b, maxIdleMs: 3_600_000 });
     await producer.workflows.upsert({ name: 'n', triggers: [{ identifier: 'n' }], steps: [{ template: { type: 'in_app', content: 'hi' } }] });
     await b.migrate();
     consumer.start();
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const delivered = new Promise<number>((resolve) => consumer.events.on('message.created', () => resolve(Date.now())));
-    const sent = Date.now();
+    const delivered = new Promise<string>((resolve) => consumer.events.on('message.created', ({ message }) => resolve(message.subscriberId)));
     await producer.trigger({ name: 'n', to: 'ada' });
-    expect((await delivered) - sent).toBeLessThan(2_000);
+    expect(await delivered).toBe('ada');
     await consumer.stop();
     await a.close();
     await b.close();
+  }, 30_000);
+
+  it('live relay: listening() waits for the LISTEN connection (the pool was busy), and a notice published after it is heard', async () => {
+    const schema = freshSchema();
+    const a = postgresStorage({ connectionString: url!, schema, max: 1 });
+    const b = postgresStorage({ connectionString: url!, schema });
+    await a.migrate();
+    // Hold a's only connection: its LISTEN cannot start until the hold ends.
+    let endHold!: () => void;
+    const held = new Promise<void>((resolve) => (endHold = resolve));
+    let holding!: () => void;
+    const holds = new Promise<void>((resolve) => (holding = resolve));
+    const hold = a.db.connection().execute(async () => {
+      holding();
+      await held;
+    });
+    await holds;
+    const heard: string[] = [];
+    const unsubscribe = a.live!.subscribe((notice) => heard.push(notice.messageId));
+    let listening = false;
+    const ready = a.live!.listening().then(() => (listening = true));
+    expect(listening).toBe(false);
+    endHold();
+    await hold;
+    await ready;
+    await b.live!.publish({ env: 'default', subscriberId: 'ada', messageId: 'm1', kind: 'created' });
+    await expect.poll(() => heard).toEqual(['m1']);
+    unsubscribe();
+    await a.close();
+    await b.close();
+  }, 30_000);
+
+  it('apps on one database in different schemas neither wake nor flood each other: each schema has its own channels', async () => {
+    const [mine, theirs] = [freshSchema(), freshSchema()];
+    const a = postgresStorage({ connectionString: url!, schema: mine });
+    const b = postgresStorage({ connectionString: url!, schema: theirs });
+    const sameSchema = postgresStorage({ connectionString: url!, schema: mine });
+    await Promise.all([a.migrate(), b.migrate()]);
+    const heard: string[] = [];
+    const woken: string[] = [];
+    const stopJobs = a.subscribeJobs!((env) => woken.push(env));
+    const stopLive = a.live!.subscribe((notice) => heard.push(notice.messageId));
+    await a.live!.listening();
+    await expect.poll(() => woken).toEqual(['*']); // the wake-up every new listener gets once
+    await b.live!.publish({ env: 'default', subscriberId: 'ada', messageId: 'theirs', kind: 'created' });
+    await postgresDialectOn(channelsOf(theirs)).notifyJobs!(b.db, 'their-env');
+    // Notices reach a listener in commit order: once ours are heard, theirs would have been.
+    await sameSchema.live!.publish({ env: 'default', subscriberId: 'ada', messageId: 'ours', kind: 'created' });
+    await postgresDialectOn(channelsOf(mine)).notifyJobs!(sameSchema.db, 'our-env');
+    await expect.poll(() => [heard, woken]).toEqual([['ours'], ['*', 'our-env']]);
+    stopLive();
+    stopJobs();
+    await Promise.all([a.close(), b.close(), sameSchema.close()]);
   }, 30_000);
 
   it('migrations are safe when several storages start at once (advisory lock)', async () => {
     const schema = freshSchema();
     const storages = Array.from({ length: 4 }, () => postgresStorage({ connectionString: url!, schema, migrate: false }));
     const applied = await Promise.all(storages.map((s) => s.migrate()));
-    expect(applied.flat()).toEqual(['0001_initial', '0002_digests', '0003_idempotency', '0004_inbox', '0005_jobs_env_due', '0006_digest_events', '0007_idempotency_since', '0008_inbox_filters']);
+    expect(applied.flat()).toEqual(['0001_initial', '0002_digests', '0003_idempotency', '0004_inbox', '0005_jobs_env_due', '0006_digest_events', '0007_idempotency_since', '0008_inbox_filters', '0009_job_keys']);
     await Promise.all(storages.map((s) => s.close()));
   });
 

@@ -249,6 +249,26 @@ export const MIGRATIONS: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    name: '0009_job_keys',
+    async up(db) {
+      // A job may carry a key, unique in its environment: enqueuing the key again moves that job. A
+      // digest's flush is one job keyed by the digest, where it used to ride on its first event's job.
+      await db.schema.alterTable('tidings_jobs').addColumn('job_key', 'text').execute();
+      await db.schema.createIndex('tidings_jobs_key').on('tidings_jobs').columns(['env', 'job_key']).unique().where(sql.ref('job_key'), 'is not', null).execute();
+      const waiting = await db.selectFrom('tidings_jobs').select(['id', 'env', 'data']).where('kind', '=', 'walk').execute();
+      for (const job of waiting) {
+        const data = (typeof job.data === 'string' ? JSON.parse(job.data) : job.data) as { digestId?: string };
+        if (data.digestId === undefined) continue;
+        const digest = await db.selectFrom('tidings_digests').select('status').where('env', '=', job.env).where('id', '=', data.digestId).executeTakeFirst();
+        // A closed digest is being flushed: its walk goes on as it is.
+        if (digest?.status !== 'open') continue;
+        const key = `digest:${data.digestId}`;
+        const flush = JSON.stringify({ digestId: data.digestId });
+        await db.updateTable('tidings_jobs').set({ kind: 'digest', job_key: key, transaction_id: key, data: flush }).where('id', '=', job.id).execute();
+      }
+    },
+  },
 ];
 
 /**

@@ -27,6 +27,7 @@ export interface Database {
     subscriber_id: string;
     data: unknown;
     last_error: string | null;
+    job_key: string | null;
   };
   tidings_messages: {
     id: string;

@@ -27,6 +27,26 @@ export type SqliteStorageOptions = (
   busyTimeoutMs?: number;
 };
 
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Runs `step` again while SQLite answers SQLITE_BUSY, up to `timeoutMs`. Switching a file to WAL
+ * takes a lock SQLite does not wait for with its busy handler: when several processes open one new
+ * file at once, or one opens it while the last one closes it, the switch fails at once otherwise.
+ */
+function whileBusy(timeoutMs: number, step: () => unknown): void {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      step();
+      return;
+    } catch (error) {
+      if (!String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY') || Date.now() >= deadline) throw error;
+      Atomics.wait(pause, 0, 0, 5);
+    }
+  }
+}
+
 /**
  * Storage in one SQLite file: the embedded default. WAL journal, `synchronous=NORMAL`, a busy timeout
  * and cached prepared statements. One process writes at a time; for many processes use Postgres.
@@ -39,9 +59,9 @@ export function sqliteStorage(options: SqliteStorageOptions): SqlStorage {
     if (options.filename !== ':memory:' && options.filename !== '') prepareSqlitePath(options.filename);
     database = new Database(options.filename);
   }
-  // The busy timeout first: switching a new file to WAL takes a lock another process may hold.
-  database.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
-  if (!database.memory) database.pragma('journal_mode = WAL');
+  const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000));
+  database.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  if (!database.memory) whileBusy(busyTimeoutMs, () => database.pragma('journal_mode = WAL'));
   database.pragma('synchronous = NORMAL');
   const cached = withStatementCache(database);
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: { prepare: cached.prepare, close: () => cached.close() } }) });

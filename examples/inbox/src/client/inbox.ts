@@ -1,39 +1,53 @@
 /// <reference lib="dom" />
 // The inbox page: a bell with the unseen count, the feed, read/unread, CTA buttons, live updates.
 // Plain DOM; bundled by esbuild when the example server starts.
+//
+// The page holds one credential: the subscriber's Inbox session token, which the app's server opened
+// for it (`POST /v1/inbox/session`). It reaches only this subscriber's notifications, through Novu's
+// Inbox routes (`/v1/inbox/…`, `Authorization: Bearer <token>`) and the live socket (`?token=`). The
+// environment's API key never reaches the browser.
 
-interface CtaButton {
-  type: 'primary' | 'secondary';
-  content: string;
+interface Action {
+  label: string;
+  isCompleted: boolean;
 }
-interface InboxMessage {
-  _id: string;
-  content: string;
-  read: boolean;
-  seen: boolean;
+/** A notification as the Inbox routes answer it (Novu's `InboxNotification`, the members used here). */
+interface Notification {
+  id: string;
+  body: string;
+  isRead: boolean;
+  isSeen: boolean;
   createdAt: string;
-  cta: { data?: { url?: string }; action?: { status?: string; buttons?: CtaButton[]; result?: { type?: string } } };
+  primaryAction?: Action;
+  secondaryAction?: Action;
 }
 interface Config {
+  /** Where the Tidings API is mounted (same origin). */
   api: string;
-  apiKey: string;
-  subscriberId: string;
+  /** The subscriber's Inbox session token. */
+  token: string;
 }
 
 const config = (window as unknown as { TIDINGS: Config }).TIDINGS;
-const headers = { authorization: `ApiKey ${config.apiKey}`, 'content-type': 'application/json' };
-const base = `${config.api}/v1/subscribers/${encodeURIComponent(config.subscriberId)}`;
-const messages = new Map<string, InboxMessage>();
+const headers = { authorization: `Bearer ${config.token}`, 'content-type': 'application/json' };
+const inbox = `${config.api}/v1/inbox`;
+const notifications = new Map<string, Notification>();
 
 const bell = document.querySelector<HTMLButtonElement>('#bell')!;
 const badge = document.querySelector<HTMLSpanElement>('#unseen')!;
 const list = document.querySelector<HTMLUListElement>('#feed')!;
 const panel = document.querySelector<HTMLElement>('#panel')!;
+const notice = document.querySelector<HTMLParagraphElement>('#notice')!;
 
-async function call(path: string, body?: unknown): Promise<unknown> {
-  const response = await fetch(`${base}${path}`, { method: body === undefined ? 'GET' : 'POST', headers, ...(body !== undefined && { body: JSON.stringify(body) }) });
+async function call(method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown): Promise<unknown> {
+  const response = await fetch(`${inbox}${path}`, { method, headers, ...(body !== undefined && { body: JSON.stringify(body) }) });
+  if (response.status === 401) {
+    // The session expired (30 days) or the server's key changed: the page's server opens a new one.
+    notice.textContent = 'Your session has ended: reload the page.';
+    notice.hidden = false;
+  }
   if (!response.ok) throw new Error(`${response.status} ${await response.text()}`);
-  return ((await response.json()) as { data: unknown }).data;
+  return response.status === 204 ? undefined : ((await response.json()) as { data: unknown }).data;
 }
 
 function setCount(unseen: number) {
@@ -43,30 +57,31 @@ function setCount(unseen: number) {
 }
 
 function render() {
-  const sorted = [...messages.values()].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a._id < b._id ? 1 : -1));
+  const sorted = [...notifications.values()].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : -1));
   list.replaceChildren(
-    ...sorted.map((m) => {
+    ...sorted.map((n) => {
       const item = document.createElement('li');
-      item.className = m.read ? 'read' : 'unread';
-      item.dataset['id'] = m._id;
+      item.className = n.isRead ? 'read' : 'unread';
+      item.dataset['id'] = n.id;
       const text = document.createElement('p');
-      text.textContent = m.content;
+      text.textContent = n.body;
       item.append(text);
       const actions = document.createElement('div');
       actions.className = 'actions';
-      const done = m.cta.action?.status === 'done';
-      for (const button of m.cta.action?.buttons ?? []) {
+      const done = Boolean(n.primaryAction?.isCompleted || n.secondaryAction?.isCompleted);
+      for (const [type, action] of [['primary', n.primaryAction], ['secondary', n.secondaryAction]] as const) {
+        if (!action) continue;
         const b = document.createElement('button');
-        b.className = `cta ${button.type}`;
-        b.textContent = done && m.cta.action?.result?.type === button.type ? `${button.content} ✓` : button.content;
+        b.className = `cta ${type}`;
+        b.textContent = action.isCompleted ? `${action.label} ✓` : action.label;
         b.disabled = done;
-        b.onclick = () => void act(m, button.type);
+        b.onclick = () => void upsert(call('PATCH', `/notifications/${n.id}/complete`, { actionType: type }));
         actions.append(b);
       }
       const toggle = document.createElement('button');
       toggle.className = 'toggle-read';
-      toggle.textContent = m.read ? 'Mark unread' : 'Mark read';
-      toggle.onclick = () => void mark(m, m.read ? 'unread' : 'read');
+      toggle.textContent = n.isRead ? 'Mark unread' : 'Mark read';
+      toggle.onclick = () => void upsert(call('PATCH', `/notifications/${n.id}/${n.isRead ? 'unread' : 'read'}`));
       actions.append(toggle);
       item.append(actions);
       return item;
@@ -74,54 +89,84 @@ function render() {
   );
 }
 
-function upsert(message: InboxMessage) {
-  messages.set(message._id, message);
+async function upsert(changed: Promise<unknown>) {
+  const notification = (await changed) as Notification;
+  notifications.set(notification.id, notification);
   render();
 }
 
-async function mark(message: InboxMessage, markAs: 'read' | 'unread' | 'seen') {
-  for (const updated of (await call('/messages/mark-as', { messageId: message._id, markAs })) as InboxMessage[]) upsert(updated);
+/** Reads the newest page of the feed (not archived, not snoozed) and the unseen count. */
+async function refresh() {
+  const [feed, counts] = await Promise.all([
+    call('GET', '/notifications?limit=50') as Promise<Notification[]>,
+    call('GET', `/notifications/count?filters=${encodeURIComponent(JSON.stringify([{ seen: false, archived: false, snoozed: false }]))}`) as Promise<{ count: number }[]>,
+  ]);
+  notifications.clear();
+  for (const n of feed) notifications.set(n.id, n);
+  render();
+  setCount(counts[0]!.count);
 }
 
-async function act(message: InboxMessage, type: CtaButton['type']) {
-  upsert((await call(`/messages/${message._id}/actions/${type}`, { status: 'done', payload: {} })) as InboxMessage);
-}
-
-/** Reads the subscriber's Server-Sent Events with fetch (EventSource cannot send the API key header). */
-async function listen() {
-  const response = await fetch(`${base}/events`, { headers });
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const event = /^event: (.*)$/m.exec(block)?.[1];
-      const data = /^data: (.*)$/m.exec(block)?.[1];
-      if (!event || data === undefined) continue;
-      const parsed = JSON.parse(data) as unknown;
-      if (event === 'counts') setCount((parsed as { unseen: number }).unseen);
-      if (event === 'message' || event === 'update') upsert(parsed as InboxMessage);
-    }
+let refreshing: Promise<void> | null = null;
+let again = false;
+/** A refresh now, or once more after the one running: a burst of live events is one or two reads. */
+function scheduleRefresh() {
+  if (refreshing) {
+    again = true;
+    return;
   }
+  refreshing = refresh()
+    .catch((error: unknown) => console.error(error))
+    .finally(() => {
+      refreshing = null;
+      if (again) {
+        again = false;
+        scheduleRefresh();
+      }
+    });
+}
+
+/**
+ * The live socket: a plain WebSocket (a browser cannot send an Authorization header on one, so the
+ * token goes in the query), served by the Tidings server beside its routes. It sends
+ * `notification_received` for a new message, `unseen_count_changed` and `unread_count_changed` after
+ * any change (here or in another tab). Resolves once open; reconnects (and re-reads) when dropped.
+ */
+function connect(): Promise<void> {
+  const url = new URL(`${config.api}/live`, location.href);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  url.searchParams.set('token', config.token);
+  return new Promise((resolve) => {
+    const socket = new WebSocket(url);
+    const keepAlive = setInterval(() => socket.readyState === WebSocket.OPEN && socket.send('ping'), 25_000);
+    socket.onopen = () => resolve();
+    socket.onmessage = (frame) => {
+      if (frame.data === 'pong') return;
+      const { event, data } = JSON.parse(String(frame.data)) as { event: string; data: { unseenCount?: number } };
+      if (event === 'unseen_count_changed') setCount(data.unseenCount ?? 0);
+      // A new message, or one changed elsewhere (another tab): read the feed again.
+      if (event === 'notification_received' || event === 'unread_count_changed') scheduleRefresh();
+    };
+    socket.onclose = () => {
+      clearInterval(keepAlive);
+      resolve();
+      // Not with a session that has ended: reloading the page is the way on.
+      if (notice.hidden) setTimeout(() => void connect().then(scheduleRefresh), 2_000);
+    };
+  });
 }
 
 bell.onclick = async () => {
   panel.hidden = !panel.hidden;
-  const unseen = [...messages.values()].filter((m) => !m.seen);
+  const unseen = [...notifications.values()].filter((n) => !n.isSeen);
   if (!panel.hidden && unseen.length > 0) {
-    for (const updated of (await call('/messages/mark-as', { messageId: unseen.map((m) => m._id), markAs: 'seen' })) as InboxMessage[]) upsert(updated);
+    await call('POST', '/notifications/seen', { notificationIds: unseen.map((n) => n.id) });
+    for (const n of unseen) notifications.set(n.id, { ...n, isSeen: true });
   }
 };
 
-const feed = (await (await fetch(`${base}/notifications/feed?limit=50`, { headers })).json()) as { data: InboxMessage[] };
-for (const message of feed.data) messages.set(message._id, message);
-render();
+// The socket first, then the feed: nothing delivered in between is missed.
+await connect();
+await refresh();
 document.body.dataset['ready'] = 'true';
-void listen();
 export {};

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { TidingsEmitter } from '../events.js';
 import type { Storage } from '../storage.js';
+import type { Walker } from '../walk/walker.js';
 
 /** What every engine module shares: where records live, what time it is, and whom to tell. */
 export interface EngineContext {
@@ -10,6 +11,8 @@ export interface EngineContext {
   readonly organizationId: string;
   readonly events: TidingsEmitter;
   readonly options: EngineOptions;
+  /** How workflows are walked. */
+  readonly walker: Walker;
   /** The clock's now as stored text. */
   now(): string;
 }

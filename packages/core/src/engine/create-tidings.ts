@@ -15,6 +15,11 @@ import { messagesApi } from './messages-api.js';
 import { subscribersApi, topicsApi } from './people-api.js';
 import { preferencesApi } from './preferences-api.js';
 import { triggerApi } from './trigger-api.js';
+import { stepListWalker } from '../walk/step-list-walker.js';
+import { codeWalker } from '../walk/code-walker.js';
+import { isCodeWorkflow, type CodeWorkflow } from '../walk/code-workflow.js';
+import { routerWalker } from '../walk/router-walker.js';
+import { codeCatalog, codeCatalogStorage } from './code-catalog.js';
 
 export interface TidingsOptions {
   /** Where every record lives: `memoryStorage()`, `sqliteStorage(...)`, `postgresStorage(...)`. */
@@ -59,6 +64,11 @@ export interface TidingsOptions {
   fanoutChunk?: number;
   /** Called with errors the background job loop could not hand to anyone. @default console.error */
   onError?: (error: unknown) => void;
+  /**
+   * Workflows written in code (`workflow()` or `novuWorkflows()` of `@tidings/framework`), run beside
+   * the stored ones: triggered, listed and fetched by their id, never written.
+   */
+  workflows?: readonly CodeWorkflow[];
 }
 
 const optionsSchema = z.object({
@@ -76,14 +86,28 @@ const optionsSchema = z.object({
   fanoutChunk: z.number().int().min(1).max(10_000).default(100),
 });
 
+/** The code workflows by id; anything else in the list, or an id given twice, is refused naming it. */
+function codeWorkflowsOf(list: readonly CodeWorkflow[] | undefined): Map<string, CodeWorkflow> {
+  const byId = new Map<string, CodeWorkflow>();
+  for (const [i, item] of (list ?? []).entries()) {
+    const refuse = (message: string) => new TidingsError('validation_failed', `workflows[${i}] ${message}`, { issues: [{ path: `workflows.${i}`, message }] });
+    if (!isCodeWorkflow(item)) throw refuse("is not a code workflow: make it with workflow() of '@tidings/framework', or wrap @novu/framework workflows with novuWorkflows()");
+    if (byId.has(item.id)) throw refuse(`repeats the workflow id "${item.id}"`);
+    byId.set(item.id, item);
+  }
+  return byId;
+}
+
 /** Creates an engine over a storage. Nothing runs in the background until `start()`. */
 export function createTidings(options: TidingsOptions) {
-  const { storage, clock = systemClock, onError = (error: unknown) => console.error('[tidings]', error) } = options;
+  const { clock = systemClock, onError = (error: unknown) => console.error('[tidings]', error) } = options;
   const { environmentId, organizationId, ...engineOptions } = parseInput(
     optionsSchema,
     Object.fromEntries(Object.entries(options).filter(([key]) => key in optionsSchema.shape)),
     'engine options',
   );
+  const code = codeCatalog(codeWorkflowsOf(options.workflows), environmentId, organizationId, clock.now().toISOString());
+  const storage = codeCatalogStorage(options.storage, environmentId, code);
   const events = createEmitter();
   if (storage.live) publishLive(storage.live, events, environmentId, onError);
   // Enqueuing wakes the job loop once committed, wherever it happens (trigger, cancel, snooze, …).
@@ -98,6 +122,7 @@ export function createTidings(options: TidingsOptions) {
     organizationId,
     events,
     options: engineOptions,
+    walker: code.workflows.size === 0 ? stepListWalker : routerWalker(stepListWalker, codeWalker(code), (workflow) => workflow._creatorId === 'code' && code.workflows.has(workflow._id)),
     now: () => clock.now().toISOString(),
   };
   const providers = new Map<string, Provider>();

@@ -3,7 +3,8 @@ import { resolveRecipient } from '../delivery/recipient.js';
 import { selectIntegration } from '../integrations/select-integration.js';
 import type { Integration, JsonObject, Message, Notification, Subscriber, Tenant } from '../schemas/index.js';
 import { renderEmailBody } from '../templates/email-html.js';
-import type { Delivery, TraceEntry } from '../trigger/walk-steps.js';
+import type { TraceEntry } from '../walk/trace.js';
+import type { Delivery } from '../walk/walker.js';
 import type { EngineOptions } from './context.js';
 
 /**
@@ -11,7 +12,7 @@ import type { EngineOptions } from './context.js';
  * with the message to store instead when the job has no attempt left (the retry policy decides).
  */
 export type StepSent =
-  | { kind: 'message'; message: Message; note: Partial<TraceEntry>; failure?: string }
+  | { kind: 'message'; message: Message; note: Partial<TraceEntry>; failure?: string; notSent?: string }
   | { kind: 'retry'; error: string; note: Partial<TraceEntry>; final: Extract<StepSent, { kind: 'message' }> };
 
 export interface DeliveryContext {
@@ -44,7 +45,8 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
     const warning = (reason: string, integration?: Integration): StepSent => ({
       kind: 'message',
       message: { ...base, ...(integration && { providerId: integration.providerId }), status: 'warning', deliveredAt: [], errorText: reason },
-      note: { reason, ...(integration && { integration: integration.identifier }) },
+      note: { decision: 'not_sent', reason, ...(integration && { integration: integration.identifier }) },
+      notSent: reason,
     });
     const channelOverrides = context.notification.overrides[delivery.channel];
     const named = typeof channelOverrides === 'object' && channelOverrides !== null ? (channelOverrides as { integrationIdentifier?: unknown }).integrationIdentifier : undefined;

@@ -1,43 +1,54 @@
+import { newId } from '../ids.js';
 import { buildMessage } from '../messages/build-message.js';
 import type { Job, Message, Notification, Subscriber, Tenant, Workflow } from '../schemas/index.js';
-import type { DecisionRecord, StorageRepositories } from '../storage.js';
+import type { StorageRepositories } from '../storage.js';
 import { renderBudget as newRenderBudget } from '../templates/render.js';
 import { groupBy } from '../util/group-by.js';
+import { decisionRecord, type DecisionRecord } from '../walk/trace.js';
 import type { EngineContext } from './context.js';
+import { newJob } from './jobs.js';
 import { loopYielder } from './loop-yield.js';
-import { decisionRecord, storeWalkResults, walkSubject } from './walk-records.js';
+import { storeWalkResults, walkSubject } from './walk-io.js';
 
-export interface InlineCandidate {
-  readonly job: Job;
+/** One subscriber's walk of a notification whose workflow walks inline (`walker.walksInline`). */
+export interface InlineWalk {
+  readonly subscriberId: string;
   readonly workflow: Workflow;
   readonly notification: Notification;
   readonly tenant: Tenant | null;
 }
 
+/** The job that walks `subscriberId` through the notification's workflow from its first step. */
+export const firstWalkJob = (env: string, notification: Notification, subscriberId: string, now: Date): Job =>
+  newJob({ env, kind: 'walk', runAt: now.toISOString(), transactionId: notification.transactionId, subscriberId, data: { notificationId: notification._id, stepIndex: 0 } }, now);
+
+/** What inline walks made: their in-app messages and decision records, and jobs for subscribers not found. */
+export interface InlineWalked {
+  readonly jobs: Job[];
+  readonly messages: Message[];
+  readonly records: DecisionRecord[];
+}
+
 /**
- * `known` holds subscribers the caller already read or wrote in this transaction (their latest state).
- * With `inlineInApp`, walks that only store in-app messages (no delay, digest, provider step or hold)
- * run inside the trigger's own transaction: their messages commit with the notification and no job is
- * queued. Any other walk keeps its job. The walks share one render budget (RENDER_BUDGET_MS) and
- * let other work run between them. Returns the jobs still to enqueue and what was stored.
+ * Walks that only make in-app messages, run without a job of their own. `repos` is where they read
+ * (the trigger's transaction, or the storage for a fan-out); `known` holds subscribers the caller
+ * already read or wrote (their latest state). The walks share one render budget (RENDER_BUDGET_MS)
+ * and let other work run between them. A subscriber who is not there keeps a job, which records why
+ * nothing was sent.
  */
-export async function deliverInline(
-  ctx: EngineContext,
-  tx: StorageRepositories,
-  candidates: readonly InlineCandidate[],
-  known: ReadonlyMap<string, Subscriber>,
-): Promise<{ jobs: Job[]; messages: Message[] }> {
-  if (candidates.length === 0) return { jobs: [], messages: [] };
+export async function walkInline(ctx: EngineContext, repos: Pick<StorageRepositories, 'subscribers' | 'preferences'>, walks: readonly InlineWalk[], known: ReadonlyMap<string, Subscriber>): Promise<InlineWalked> {
+  if (walks.length === 0) return { jobs: [], messages: [], records: [] };
+  const tx = repos;
   const { env } = ctx;
   const ids = new Set<string>();
-  for (const c of candidates) {
-    ids.add(c.job.subscriberId);
-    if (c.notification.actorId) ids.add(c.notification.actorId);
+  for (const w of walks) {
+    ids.add(w.subscriberId);
+    if (w.notification.actorId) ids.add(w.notification.actorId);
   }
   const subscribers = new Map(known);
   const missing = [...ids].filter((id) => !known.has(id));
   if (missing.length > 0) for (const s of await tx.subscribers.getMany(env, missing)) subscribers.set(s.subscriberId, s);
-  const preferences = groupBy(await tx.preferences.listMany(env, candidates.map((c) => c.job.subscriberId)), (row) => row.subscriberId);
+  const preferences = groupBy(await tx.preferences.listMany(env, walks.map((w) => w.subscriberId)), (row) => row.subscriberId);
   const now = ctx.clock.now();
   const at = now.toISOString();
   const jobs: Job[] = [];
@@ -45,21 +56,23 @@ export async function deliverInline(
   const records: DecisionRecord[] = [];
   const renderBudget = newRenderBudget();
   const breathe = loopYielder();
-  for (const { job, workflow, notification, tenant } of candidates) {
+  for (const { subscriberId, workflow, notification, tenant } of walks) {
     await breathe();
-    const subscriber: Subscriber | undefined = subscribers.get(job.subscriberId);
+    const subscriber = subscribers.get(subscriberId);
     if (!subscriber) {
-      jobs.push(job);
+      jobs.push(firstWalkJob(env, notification, subscriberId, now));
       continue;
     }
     const actor = notification.actorId ? subscribers.get(notification.actorId) ?? null : null;
-    const walk = walkSubject(ctx, { workflow, notification, subscriber, actor, tenant, preferences: preferences.get(subscriber.subscriberId) ?? [] }, 0, now, { renderBudget });
-    if (walk.resume || walk.digest || walk.deliveries.some((d) => d.channel !== 'in_app')) {
-      jobs.push(job);
-      continue;
-    }
+    const walk = await walkSubject(ctx, { workflow, notification, subscriber, actor, tenant, preferences: preferences.get(subscriberId) ?? [] }, 0, now, { renderBudget });
     for (const delivery of walk.deliveries) messages.push(buildMessage(delivery, { workflow, notification, subscriber, now: at, status: 'sent' }));
-    records.push(decisionRecord(env, job, at, walk.trace));
+    records.push(decisionRecord(env, { id: newId(now), transactionId: notification.transactionId, subscriberId }, at, walk.trace));
   }
-  return { jobs, messages: await storeWalkResults(tx, messages, records) };
+  return { jobs, messages, records };
+}
+
+/** Inline walks stored inside the trigger's transaction: their messages commit with the notification. */
+export async function deliverInline(ctx: EngineContext, tx: StorageRepositories, walks: readonly InlineWalk[], known: ReadonlyMap<string, Subscriber>): Promise<{ jobs: Job[]; messages: Message[] }> {
+  const walked = await walkInline(ctx, tx, walks, known);
+  return { jobs: walked.jobs, messages: await storeWalkResults(tx, ctx.env, walked.messages, walked.records) };
 }

@@ -9,8 +9,8 @@ import type { EngineContext } from './context.js';
 import { stepDeliverer } from './deliver-step.js';
 import { liveWorkers } from './live-workers.js';
 import { loopYielder } from './loop-yield.js';
-import { walkJob, type BatchData, type JobOutcome } from './walk-job.js';
-import { readWalkSources } from './walk-records.js';
+import { runJob, type BatchData } from './job-handlers/index.js';
+import { readWalkSources } from './walk-io.js';
 
 export interface JobRunner {
   /**
@@ -25,15 +25,17 @@ export interface JobRunner {
 const byKey = <T, K>(items: readonly T[], key: (item: T) => K) => new Map(items.map((item) => [key(item), item]));
 const unique = <T>(items: readonly T[]) => [...new Set(items)];
 
-/** Reads what a batch's walk jobs need, once for the whole batch. */
+/** Reads what a batch's jobs need, once for the whole batch. */
 async function loadBatch(ctx: EngineContext, jobs: readonly Job[]): Promise<BatchData> {
   const { storage, env } = ctx;
-  const { notifications, workflows, tenants } = await readWalkSources(storage, env, jobs.map((j) => j.data.notificationId));
-  const people = unique([...jobs.map((j) => j.subscriberId), ...[...notifications.values()].flatMap((n) => (n.actorId ? [n.actorId] : []))]);
-  const subscribers = byKey(await storage.subscribers.getMany(env, people), (s) => s.subscriberId);
-  const integrations = await storage.integrations.list(env, { active: true });
-  const preferences = groupBy(await storage.preferences.listMany(env, unique(jobs.map((j) => j.subscriberId))), (row) => row.subscriberId);
-  return { notifications, subscribers, workflows, tenants, integrations, preferences, renderBudget: renderBudget() };
+  const walks = jobs.filter((j) => j.kind === 'walk');
+  const sourced = jobs.flatMap((j) => (j.kind === 'walk' || j.kind === 'fanout' ? [j.data.notificationId] : []));
+  const { notifications, workflows, tenants } = await readWalkSources(storage, env, sourced);
+  const people = unique([...walks.map((j) => j.subscriberId), ...[...notifications.values()].flatMap((n) => (n.actorId ? [n.actorId] : []))]);
+  const subscribers = byKey(people.length > 0 ? await storage.subscribers.getMany(env, people) : [], (s) => s.subscriberId);
+  const integrations = walks.length > 0 ? await storage.integrations.list(env, { active: true }) : [];
+  const preferences = groupBy(walks.length > 0 ? await storage.preferences.listMany(env, unique(walks.map((j) => j.subscriberId))) : [], (row) => row.subscriberId);
+  return { jobs, notifications, subscribers, workflows, tenants, integrations, preferences, renderBudget: renderBudget() };
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight, keeping results in order. */
@@ -56,7 +58,7 @@ function keepLeases(ctx: EngineContext, workerId: string, ids: readonly string[]
   const timer = setInterval(() => {
     const until = new Date(ctx.clock.now().getTime() + ctx.options.leaseMs).toISOString();
     // A failed renewal is harmless: the commit renews again and drops the jobs it no longer holds.
-    ctx.storage.jobs.renew(ids, workerId, until).catch(() => undefined);
+    ctx.storage.jobs.renew(ctx.env, ids, workerId, until).catch(() => undefined);
   }, every);
   timer.unref();
   return () => clearInterval(timer);
@@ -64,6 +66,7 @@ function keepLeases(ctx: EngineContext, workerId: string, ids: readonly string[]
 
 function emitCommitted(ctx: EngineContext, committed: Committed): void {
   const failed = new Map(committed.failures.map((f) => [f.message._id, f.error]));
+  const notSent = new Map(committed.warnings.map((w) => [w.message._id, w.reason]));
   for (const { digest, subscriberId } of committed.flushed) {
     ctx.events.emit('digest.flushed', { transactionIds: digest.events.map((e) => e.transactionId), subscriberId, count: digest.events.length });
   }
@@ -72,8 +75,11 @@ function emitCommitted(ctx: EngineContext, committed: Committed): void {
     if (message.status === 'sent') ctx.events.emit('message.sent', { message });
     const error = failed.get(message._id);
     if (error !== undefined) ctx.events.emit('message.failed', { message, error });
+    const reason = notSent.get(message._id);
+    if (reason !== undefined) ctx.events.emit('message.warning', { message, reason });
   }
-  for (const message of committed.unsnoozed) ctx.events.emit('message.unsnoozed', { message });
+  // Message updates come from unsnooze jobs.
+  for (const message of committed.updated) ctx.events.emit('message.unsnoozed', { message });
   for (const { job, error } of committed.gaveUp) ctx.events.emit('job.failed', { job, error });
 }
 
@@ -99,22 +105,17 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
     const stopKeeping = keepLeases(ctx, workerId, jobs.map((j) => j.id));
     let committed: Committed;
     try {
-      const walks = jobs.filter((j) => j.kind === 'walk');
-      const data = walks.length > 0 ? await loadBatch(ctx, walks) : null;
+      const batch = await loadBatch(ctx, jobs);
       const breathe = loopYielder();
-      const outcomes = await mapLimited(walks, options.deliveryConcurrency, async (job): Promise<JobOutcome> => {
+      const results = await mapLimited(jobs, options.deliveryConcurrency, async (job) => {
         await breathe();
-        try {
-          return await walkJob(ctx, deliver, job, data!, now);
-        } catch (error) {
-          return { job, messages: [], failures: [], trace: [], next: { kind: 'threw', error: error instanceof Error ? error.message : String(error) } };
-        }
+        return runJob(job, { ctx, deliver, batch, now });
       });
       stopKeeping();
-      committed = await commitBatch(ctx, workerId, now, outcomes, jobs.filter((j) => j.kind === 'unsnooze'), jobs.filter((j) => j.kind === 'fanout'));
+      committed = await commitBatch(ctx, workerId, now, results);
     } catch (error) {
       // Hand the jobs back at once (best effort) instead of leaving them leased until the lease ends.
-      await storage.jobs.renew(jobs.map((j) => j.id), workerId, now.toISOString()).catch(() => undefined);
+      await storage.jobs.renew(env, jobs.map((j) => j.id), workerId, now.toISOString()).catch(() => undefined);
       throw error;
     } finally {
       stopKeeping();

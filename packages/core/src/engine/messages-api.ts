@@ -90,9 +90,8 @@ export function messagesApi(ctx: EngineContext) {
     return subscriber;
   }
 
-  /** The reader of a feed or counts; one who does not exist is a not_found in Novu's words. */
-  const readerOf = (subscriberId: string) =>
-    subscriberOf(subscriberId, storage.subscribers, () => new TidingsError('not_found', `Subscriber not found for this environment with the id: ${subscriberId}. Make sure to create a subscriber before fetching the feed.`));
+  /** The reader of a feed or counts; null for one who was never notified (nothing to read). */
+  const readerOf = async (subscriberId: string): Promise<Subscriber | null> => (await storage.subscribers.getMany(env, [subscriberId]))[0] ?? null;
 
   /**
    * Applies `change` to messages of the subscriber in one transaction; every id must be the
@@ -111,7 +110,7 @@ export function messagesApi(ctx: EngineContext) {
       const now = ctx.now();
       const next: Message[] = [];
       for (const message of found) next.push(await change(message, now, tx));
-      await tx.messages.replaceMany(next);
+      await tx.messages.replaceMany(env, next);
       return next;
     });
   }
@@ -134,7 +133,7 @@ export function messagesApi(ctx: EngineContext) {
       const ids = await tx.messages.idsMatching(env, subscriber._id, { ...storageFilter(parsed, now), ...only });
       if (ids.length === 0) return [];
       const next = (await tx.messages.getMany(env, subscriber._id, ids)).map((m) => change(m, now));
-      await tx.messages.replaceMany(next);
+      await tx.messages.replaceMany(env, next);
       return next;
     });
     for (const message of updated) ctx.events.emit(event, { message });
@@ -200,9 +199,9 @@ export function messagesApi(ctx: EngineContext) {
       }
       const [message] = await update(subscriberId, [messageId], async (m, _now, tx) => {
         await tx.jobs.cancelByTransaction(env, snoozeJobKey(m._id));
-        await tx.jobs.enqueue([
+        await tx.jobs.enqueue(env, [
           newJob(
-            { env, kind: 'unsnooze', runAt: until.toISOString(), transactionId: snoozeJobKey(m._id), subscriberId, data: { notificationId: m._notificationId, stepIndex: 0, messageId: m._id } },
+            { env, kind: 'unsnooze', runAt: until.toISOString(), transactionId: snoozeJobKey(m._id), subscriberId, data: { messageId: m._id } },
             ctx.clock.now(),
           ),
         ]);
@@ -237,11 +236,12 @@ export function messagesApi(ctx: EngineContext) {
     /**
      * The subscriber's messages, newest first, one page at a time: in_app unless `channel` says,
      * unarchived unless `archived: true`, snoozed ones hidden; `tags` keeps messages of those tags.
-     * A subscriber who does not exist is a not_found (as Novu answers), not an empty page.
+     * A subscriber who was never notified has an empty feed (the wire answers Novu's 400 itself).
      */
     async feed(subscriberId: string, query: FeedQueryInput = {}): Promise<FeedPage> {
       const { cursor, after, offset, limit, ...filter } = parseInput(feedQuerySchema, query, 'feed query');
       const subscriber = await readerOf(subscriberId);
+      if (!subscriber) return { items: [], nextCursor: null };
       let position = cursor;
       if (after !== undefined) {
         const [last] = await storage.messages.getMany(env, subscriber._id, [after]);
@@ -262,6 +262,7 @@ export function messagesApi(ctx: EngineContext) {
     async count<F extends MessageFilterInput>(subscriberId: string, filters: readonly F[]): Promise<{ count: number; filter: F }[]> {
       const parsed = parseInput(z.array(messageFilterSchema).max(30, 'at most 30 filters at once'), filters, 'count filters');
       const subscriber = await readerOf(subscriberId);
+      if (!subscriber) return filters.map((filter) => ({ count: 0, filter }));
       const now = ctx.now();
       const counts = await storage.messages.countMatching(env, subscriber._id, parsed.map((f) => storageFilter(f, now)));
       return counts.map((count, i) => ({ count, filter: filters[i]! }));
@@ -294,6 +295,7 @@ export function messagesApi(ctx: EngineContext) {
     /** Total, unread and unseen in_app messages of the subscriber (archived and snoozed ones left out). */
     async counts(subscriberId: string): Promise<{ total: number; unread: number; unseen: number }> {
       const subscriber = await readerOf(subscriberId);
+      if (!subscriber) return { total: 0, unread: 0, unseen: 0 };
       return storage.messages.counts(env, subscriber._id, { channel: 'in_app', now: ctx.now() });
     },
     /** One of the subscriber's messages, or null (also when the subscriber does not exist). */

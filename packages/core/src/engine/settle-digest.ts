@@ -1,8 +1,13 @@
+import { joinDigest, touchDigestKey } from '../digests/digest-rules.js';
 import { newId } from '../ids.js';
-import type { DigestMetadata, Notification, Subscriber, Workflow } from '../schemas/index.js';
+import type { DigestMetadata, Notification, Subscriber, WalkState, Workflow } from '../schemas/index.js';
 import type { StorageRepositories } from '../storage.js';
 import { backoffLetsThrough, digestDueAt, usesBackoff } from '../timing/digest-due-at.js';
-import { delayOverride, type Delivery } from '../trigger/walk-steps.js';
+import { delayOverride } from '../timing/delay-override.js';
+import type { Delivery } from '../walk/walker.js';
+import type { TraceEntry } from '../walk/trace.js';
+import type { Job } from '../schemas/index.js';
+import { digestFlushKey, newJob } from './jobs.js';
 import { readPath } from '../util/path.js';
 
 /** A walk that reached a digest step: what joining needs, decided inside the batch's commit. */
@@ -12,11 +17,13 @@ export interface DigestArrival {
   readonly subscriber: Subscriber;
   readonly stepIndex: number;
   readonly step: Delivery['step'];
+  /** A code workflow's steps that ran before the digest: the flush goes on from the owner's. */
+  readonly state?: WalkState;
 }
 
 export type DigestSettled =
   | { kind: 'through'; reason: string }
-  | { kind: 'joined'; reason: string }
+  | { kind: 'joined'; reason: string; dueAt: Date; digestId: string; moved: boolean }
   | { kind: 'opened'; reason: string; dueAt: Date; digestId: string };
 
 /** The key of the open digest an event joins: workflow, step, subscriber and the digestKey's value. */
@@ -31,7 +38,7 @@ export function digestKeyOf(arrival: DigestArrival, metadata: DigestMetadata): {
 /**
  * Joins or opens the digest of a digest step, or lets a backoff event through, inside the batch's
  * transaction. Times are the event's trigger time, not when its job happens to run, so a backlog
- * never splits a window; both storage calls are keyed by the event, so a re-run changes nothing.
+ * never splits a window; the join and the backoff record are keyed by the event, so a re-run changes nothing.
  */
 export async function settleDigest(tx: StorageRepositories, env: string, arrival: DigestArrival, now: Date): Promise<DigestSettled> {
   const { notification, subscriber, workflow } = arrival;
@@ -39,16 +46,38 @@ export async function settleDigest(tx: StorageRepositories, env: string, arrival
   const zone = subscriber.timezone ?? 'UTC';
   const eventAt = new Date(notification.createdAt);
   const { key, digestKey } = digestKeyOf(arrival, metadata);
-  const previous = usesBackoff(metadata) ? await tx.digests.touch(env, key, notification.createdAt, notification.transactionId) : null;
+  const previous = usesBackoff(metadata) ? await touchDigestKey(tx.digests, env, key, notification.createdAt, notification.transactionId) : null;
   if (backoffLetsThrough(metadata, previous, eventAt, zone)) return { kind: 'through', reason: 'no event of this digest within the backoff window: sent at once' };
   const dueAt = digestDueAt(metadata, { openedAt: eventAt, now: eventAt, timeZone: zone, override: delayOverride(notification.overrides) });
   if (!dueAt) return { kind: 'through', reason: 'the timed digest never fires: sent at once' };
-  const { digest, opened } = await tx.digests.join(
+  const moveDueAt = metadata.type !== 'timed' && metadata.updateMode ? dueAt.toISOString() : undefined;
+  const { digest, opened } = await joinDigest(
+    tx.digests,
     env,
     { id: newId(now), environmentId: env, key, workflowId: workflow._id, stepIndex: arrival.stepIndex, subscriberId: subscriber.subscriberId, digestKey, openedAt: notification.createdAt, dueAt: dueAt.toISOString() },
-    { transactionId: notification.transactionId, notificationId: notification._id, payload: notification.payload, at: notification.createdAt },
-    metadata.type !== 'timed' && metadata.updateMode ? dueAt.toISOString() : undefined,
+    { transactionId: notification.transactionId, notificationId: notification._id, payload: notification.payload, at: notification.createdAt, ...(arrival.state && { walkState: arrival.state }) },
+    moveDueAt,
   );
   if (opened) return { kind: 'opened', reason: `opened a digest due ${digest.dueAt}`, dueAt: new Date(digest.dueAt), digestId: digest.id };
-  return { kind: 'joined', reason: `joined the digest due ${digest.dueAt} (${digest.eventCount} events)` };
+  return { kind: 'joined', reason: `joined the digest due ${digest.dueAt} (${digest.eventCount} events)`, dueAt: new Date(digest.dueAt), digestId: digest.id, moved: moveDueAt !== undefined };
+}
+
+/**
+ * A walk that reached a digest step, settled inside the batch's commit: the digest step's trace
+ * entry and the jobs that carry on. Opening a digest queues its flush job, keyed by the digest; a
+ * debounced join moves that job to the digest's new due time; an event let through walks on at once.
+ */
+export async function settleArrival(tx: StorageRepositories, env: string, arrival: DigestArrival, now: Date): Promise<{ entry: TraceEntry; enqueue: Job[] }> {
+  const settled = await settleDigest(tx, env, arrival, now);
+  const { notification, subscriber, stepIndex, step } = arrival;
+  const entry: TraceEntry = { stepIndex, stepId: step._id ?? String(stepIndex), type: 'digest', decision: settled.kind === 'through' ? 'delivered' : 'delayed', reason: settled.reason };
+  const common = { env, runAt: now.toISOString(), subscriberId: subscriber.subscriberId };
+  if (settled.kind === 'through') {
+    const data = { notificationId: notification._id, stepIndex: stepIndex + 1, passedDigest: true, ...(arrival.state && { state: arrival.state }) };
+    return { entry, enqueue: [newJob({ ...common, kind: 'walk', transactionId: notification.transactionId, data }, now)] };
+  }
+  if (settled.kind === 'joined' && !settled.moved) return { entry, enqueue: [] };
+  // The flush job belongs to the digest, not to one event: cancelling its first event leaves it.
+  const key = digestFlushKey(settled.digestId);
+  return { entry, enqueue: [newJob({ ...common, runAt: settled.dueAt.toISOString(), kind: 'digest', key, transactionId: key, data: { digestId: settled.digestId } }, now)] };
 }

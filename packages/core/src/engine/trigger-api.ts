@@ -1,4 +1,4 @@
-import { TidingsError, notFound } from '../errors.js';
+import { TidingsError, notFound, type FieldIssue } from '../errors.js';
 import { newId, newTransactionId } from '../ids.js';
 import { MAX_BULK_EVENTS, MAX_RECIPIENTS_PER_CALL, type Job, type Message, type Notification, type ParsedTriggerEvent, type Tenant, type TriggerEvent, type TriggerResult, type TriggerStatus, type Workflow } from '../schemas/index.js';
 import type { StorageRepositories, SubscriberUpsert } from '../storage.js';
@@ -9,8 +9,8 @@ import { readRecipients, topicAudience } from '../trigger/read-recipients.js';
 import { validateEvent } from '../trigger/validate-event.js';
 import { workflowStatus } from '../trigger/workflow-status.js';
 import type { EngineContext } from './context.js';
-import { deliverInline, type InlineCandidate } from './inline-delivery.js';
-import { newJob } from './jobs.js';
+import { deliverInline, firstWalkJob, type InlineWalk } from './inline-delivery.js';
+import { digestFlushKey, newJob } from './jobs.js';
 
 type TenantRef = ParsedTriggerEvent['tenant'];
 type TenantChange = Exclude<TenantRef, string | undefined>;
@@ -62,6 +62,30 @@ const directRecipients = (event: unknown): number => {
   return to === undefined || (typeof to === 'object' && to !== null && (to as { type?: unknown }).type === 'Topic') ? 0 : 1;
 };
 
+/** `payload.a: is required` as a field issue; a message without a path names none. */
+function issueOf(error: string): FieldIssue {
+  const at = error.indexOf(': ');
+  return at < 0 ? { path: '', message: error } : { path: error.slice(0, at), message: error.slice(at + 2) };
+}
+
+/**
+ * The error a single trigger rejects with when its event is refused for what it says (invalid, an
+ * unknown workflow or tenant, no recipient, a used transactionId), so an unchecked call never drops
+ * a notification silently. Statuses the workflow decides (inactive, no active steps) are answers.
+ */
+function refusal(result: TriggerResult): TidingsError | null {
+  const errors = result.error ?? [];
+  const described = errors.join('; ');
+  if (result.status === 'invalid_recipients') return new TidingsError('validation_failed', described, { issues: [{ path: 'to', message: described }] });
+  if (result.status === 'no_tenant_found') return new TidingsError('not_found', described, { issues: [{ path: 'tenant', message: described }] });
+  if (result.status !== 'error') return null;
+  if (errors.includes('workflow_not_found')) return new TidingsError('not_found', 'workflow_not_found: no workflow has this name', { issues: [{ path: 'name', message: 'workflow_not_found' }] });
+  if (errors.includes('duplicate_transaction_id')) {
+    return new TidingsError('conflict', `duplicate_transaction_id: transactionId "${result.transactionId}" was already used`, { issues: [{ path: 'transactionId', message: 'was already used' }] });
+  }
+  return new TidingsError('validation_failed', described, { issues: errors.map(issueOf) });
+}
+
 const resultOf = (status: TriggerStatus, error: string[] | undefined, transactionId: string | undefined): TriggerResult => ({
   acknowledged: true,
   status,
@@ -73,7 +97,7 @@ export function triggerApi(ctx: EngineContext) {
   const { storage, env } = ctx;
 
   const fanoutJob = (subscriberIds: string[], notification: Notification) =>
-    newJob({ env, kind: 'fanout', runAt: ctx.now(), transactionId: notification.transactionId, subscriberId: subscriberIds[0]!, data: { notificationId: notification._id, stepIndex: 0, subscriberIds } }, ctx.clock.now());
+    newJob({ env, kind: 'fanout', runAt: ctx.now(), transactionId: notification.transactionId, subscriberId: subscriberIds[0]!, data: { notificationId: notification._id, subscriberIds } }, ctx.clock.now());
 
   /** Validation, workflow status and tenant: everything decided before the storage transaction. */
   async function prepare(raw: unknown, index: number, workflows: Map<string, Promise<Workflow | null>>): Promise<Prepared | TriggerResult> {
@@ -87,8 +111,11 @@ export function triggerApi(ctx: EngineContext) {
     if (!workflow) return resultOf('error', ['workflow_not_found'], givenId);
     const blocked = workflowStatus(workflow);
     if (blocked) return resultOf(blocked, undefined, givenId);
-    const { payload, missing } = withPayloadDefaults(workflow, event.payload);
+    const { payload: withDefaults, missing } = withPayloadDefaults(workflow, event.payload);
     if (missing.length > 0) return resultOf('error', missing.map((name) => `payload.${name}: is required by the workflow`), givenId);
+    const checked = ctx.walker.preparePayload ? await ctx.walker.preparePayload(workflow, withDefaults) : { ok: true as const, payload: withDefaults };
+    if (!checked.ok) return resultOf('error', [...checked.errors], givenId);
+    const payload = checked.payload;
     const delayErrors = scheduledDelayErrors(workflow, payload, ctx.clock.now());
     if (delayErrors.length > 0) return resultOf('error', delayErrors, givenId);
     const tenant = await namedTenant(ctx, event.tenant);
@@ -128,9 +155,7 @@ export function triggerApi(ctx: EngineContext) {
       const existing = new Set(known.keys());
       const upserts: SubscriberUpsert[] = [];
       const jobs: Job[] = [];
-      const candidates: InlineCandidate[] = [];
-      // Whole events, in order, are stored inline while their walks fit the limit; from the first that
-      // does not, every event goes through jobs, a large audience as fan-out jobs of `fanoutChunk` members.
+      const walks: InlineWalk[] = [];
       let inlineRoom = ctx.options.inlineInApp ? ctx.options.inlineLimit : -1;
       const tenants = new Map<string, Tenant>();
       const recorded: { notification: Notification; subscriberIds: string[] }[] = [];
@@ -159,22 +184,25 @@ export function triggerApi(ctx: EngineContext) {
         }
         if (typeof p.event.actor === 'object') upserts.push({ patch: p.event.actor, _id: newId(ctx.clock.now()) });
         const tenant = typeof p.event.tenant === 'object' ? await upsertTenant(ctx, tx, p.event.tenant, tenants) : p.tenant;
-        const walk = (subscriberId: string) => newJob({ env, runAt: now, transactionId: p.notification.transactionId, subscriberId, data: { notificationId: p.notification._id, stepIndex: 0 } }, ctx.clock.now());
-        if (subscriberIds.length <= inlineRoom) {
+        // Walks that end at once with in-app messages are stored here while they fit the limit; from
+        // the first event that does not fit, every event goes through jobs, a large audience as fan-out
+        // jobs of `fanoutChunk` members. Other walks go straight to jobs: each is walked once, by its job.
+        const inApp = ctx.walker.walksInline(p.workflow);
+        if (inApp && subscriberIds.length <= inlineRoom) {
           inlineRoom -= subscriberIds.length;
-          for (const subscriberId of subscriberIds) candidates.push({ job: walk(subscriberId), workflow: p.workflow, notification: p.notification, tenant });
+          for (const subscriberId of subscriberIds) walks.push({ subscriberId, workflow: p.workflow, notification: p.notification, tenant });
         } else {
-          inlineRoom = -1;
-          if (subscriberIds.length <= ctx.options.fanoutChunk) jobs.push(...subscriberIds.map(walk));
+          if (inApp) inlineRoom = -1;
+          if (subscriberIds.length <= ctx.options.fanoutChunk) jobs.push(...subscriberIds.map((id) => firstWalkJob(env, p.notification, id, ctx.clock.now())));
           else for (let i = 0; i < subscriberIds.length; i += ctx.options.fanoutChunk) jobs.push(fanoutJob(subscriberIds.slice(i, i + ctx.options.fanoutChunk), p.notification));
         }
         results[p.index] = resultOf('processed', undefined, p.notification.transactionId);
         recorded.push({ notification: p.notification, subscriberIds });
       }
       for (const s of await upsertSubscribers(tx, env, upserts, now, ctx.organizationId, known)) known.set(s.subscriberId, s);
-      const inline = await deliverInline(ctx, tx, candidates, known);
+      const inline = await deliverInline(ctx, tx, walks, known);
       const queue = [...jobs, ...inline.jobs];
-      if (queue.length > 0) await tx.jobs.enqueue(queue);
+      if (queue.length > 0) await tx.jobs.enqueue(env, queue);
       return { recorded, messages: inline.messages };
     });
   }
@@ -198,8 +226,17 @@ export function triggerApi(ctx: EngineContext) {
   }
 
   return {
-    /** Triggers one event. The result says what happened; invalid input is a result, not a throw. */
-    trigger: async (event: TriggerEvent): Promise<TriggerResult> => (await triggerMany([event]))[0]!,
+    /**
+     * Triggers one event. Rejects with a TidingsError (`validation_failed`, `not_found` for an unknown
+     * workflow or tenant, `conflict` for a used transactionId) when the event is refused, naming the
+     * field; resolves with the result otherwise (`processed`, or a status the workflow decides).
+     */
+    async trigger(event: TriggerEvent): Promise<TriggerResult> {
+      const [result] = await triggerMany([event]);
+      const refused = refusal(result!);
+      if (refused) throw refused;
+      return result!;
+    },
     /**
      * Triggers up to 100 events, each on its own and in order: one bad event never fails the others.
      * An empty list or more than 100 events refuses the whole call and processes nothing.
@@ -225,32 +262,36 @@ export function triggerApi(ctx: EngineContext) {
     },
     /**
      * Cancels the trigger's pending jobs (delays, held and retried steps) and takes its events out of
-     * open digests. A digest the trigger opened passes to its oldest remaining event, keeping its due
-     * time. Returns how many jobs were cancelled; not_found when the transaction is unknown.
+     * open digests; a digest keeps its due time and flushes with the events left (none: nothing is
+     * sent). Returns how many jobs were cancelled; not_found when the transaction is unknown.
      */
     async cancel(transactionId: string): Promise<{ cancelled: number }> {
       const notification = await storage.notifications.getByTransactionId(env, transactionId);
       if (!notification) throw notFound('Transaction', transactionId);
       return storage.transaction(async (tx) => {
         const cancelled = await tx.jobs.cancelByTransaction(env, transactionId);
-        const { updated, removedOwnerOf } = await tx.digests.removeTransaction(env, transactionId);
-        const handedOver: Job[] = updated
-          .filter((digest) => removedOwnerOf.includes(digest.id))
-          .map((digest) => {
-            const owner = digest.events[0]!;
-            const data = { notificationId: owner.notificationId, stepIndex: digest.stepIndex + 1, digestId: digest.id };
-            return newJob({ env, runAt: digest.dueAt, transactionId: owner.transactionId, subscriberId: digest.subscriberId, data }, ctx.clock.now());
-          });
-        if (handedOver.length > 0) await tx.jobs.enqueue(handedOver);
+        const { deleted } = await tx.digests.removeTransaction(env, transactionId);
+        // A digest left without events has nothing to flush.
+        for (const digestId of deleted) await tx.jobs.cancelByTransaction(env, digestFlushKey(digestId));
         return { cancelled };
       });
     },
     /** What is still to happen: pending jobs (delays, held steps, digest flushes) and open digests. */
     async pending(filter: { subscriberId?: string; transactionId?: string } = {}) {
-      const jobs = await storage.jobs.list(env, filter);
       const digests = await storage.digests.listOpen(env, filter);
+      // A digest's flush job belongs to the digest: it is pending for every event the digest holds.
+      const flushes = filter.transactionId === undefined ? [] : await Promise.all(digests.map((d) => storage.jobs.list(env, { transactionId: digestFlushKey(d.id) })));
+      const jobs = [...(await storage.jobs.list(env, filter)), ...flushes.flat()];
       return {
-        jobs: jobs.map((j) => ({ transactionId: j.transactionId, subscriberId: j.subscriberId, runAt: j.runAt, stepIndex: j.data.stepIndex, attempts: j.attempts, digestId: j.data.digestId ?? null, lastError: j.lastError })),
+        jobs: jobs.map((j) => ({
+          transactionId: j.transactionId,
+          subscriberId: j.subscriberId,
+          runAt: j.runAt,
+          stepIndex: j.kind === 'walk' ? j.data.stepIndex : null,
+          attempts: j.attempts,
+          digestId: j.kind === 'digest' ? j.data.digestId : j.kind === 'walk' ? j.data.digestId ?? null : null,
+          lastError: j.lastError,
+        })),
         digests: digests.map((d) => ({ id: d.id, workflowId: d.workflowId, subscriberId: d.subscriberId, digestKey: d.digestKey, openedAt: d.openedAt, dueAt: d.dueAt, count: d.events.length, transactionIds: d.events.map((e) => e.transactionId) })),
       };
     },

@@ -8,8 +8,8 @@ function withEnqueueHook(repositories: StorageRepositories, enqueued: (jobs: rea
   const jobs = repositories.jobs;
   out['jobs'] = {
     ...jobs,
-    async enqueue(added: readonly Job[]) {
-      await jobs.enqueue(added);
+    async enqueue(env: string, added: readonly Job[]) {
+      await jobs.enqueue(env, added);
       enqueued(added);
     },
   };

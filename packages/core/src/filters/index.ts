@@ -1,2 +1,3 @@
 export { evaluateFilters, explainFilters, firstFailure } from './evaluate.js';
 export type { FilterContext, FilterTrace, GroupTrace, PartTrace } from './evaluate.js';
+export { asList as filterListItems } from './values.js';

@@ -1,5 +1,5 @@
 import type { Message, MessageStatus, Notification, Subscriber, Workflow } from '../schemas/index.js';
-import type { Delivery } from '../trigger/walk-steps.js';
+import type { Delivery } from '../walk/walker.js';
 
 /**
  * A message id from (notification, step, subscriber): running the same job twice yields the same id,

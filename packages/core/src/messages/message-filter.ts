@@ -1,5 +1,5 @@
 import type { Message } from '../schemas/index.js';
-import type { MessageFilter } from '../storage.js';
+import type { MessageFilter } from '../schemas/message-filter.js';
 
 /** Equality of two JSON values, member by member (the order of object keys does not matter). */
 export function sameJson(a: unknown, b: unknown): boolean {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { severitySchema } from './enums.js';
+import { severitySchema, type Channel, type Severity } from './enums.js';
 import { MAX_FILTER_DATA_KEYS, MAX_FILTER_SEVERITIES, MAX_FILTER_TAG_GROUPS, MAX_FILTER_TAGS, MAX_FILTER_TAGS_PER_GROUP } from './limits.js';
 
 /*
@@ -42,3 +42,27 @@ export const filterSeveritySchema = z.union([severitySchema, z.array(severitySch
 export const filterDataSchema = z.record(z.string().min(1), z.union([z.string(), z.number(), z.boolean()])).superRefine((data, ctx) => {
   if (Object.keys(data).length > MAX_FILTER_DATA_KEYS) ctx.addIssue({ code: 'custom', message: `must hold at most ${MAX_FILTER_DATA_KEYS} members` });
 });
+
+/**
+ * Which of a subscriber's messages a query reads (Novu's Inbox filters). Every member given must hold;
+ * a member left out does not filter. `messageMatches` in core is the reference every backend follows.
+ */
+export interface MessageFilter {
+  readonly channel?: Channel;
+  readonly read?: boolean;
+  readonly seen?: boolean;
+  readonly archived?: boolean;
+  /** True: snoozed past `now`; false: not snoozed past `now`. */
+  readonly snoozed?: boolean;
+  /** Groups of workflow tags: a message carries at least one tag of every group. */
+  readonly tags?: readonly (readonly string[])[];
+  /** A message of one of these severities. */
+  readonly severity?: readonly Severity[];
+  /** Members of the message's `data`, each equal to the value given (a string, number or boolean). */
+  readonly data?: Readonly<Record<string, string | number | boolean>>;
+  /** Created at or after / at or before these instants. */
+  readonly createdGte?: string;
+  readonly createdLte?: string;
+  /** The instant `snoozed` is decided at. */
+  readonly now: string;
+}

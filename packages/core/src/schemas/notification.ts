@@ -18,36 +18,71 @@ export const notificationSchema = z.object({
 });
 export type Notification = z.infer<typeof notificationSchema>;
 
-export const jobDataSchema = z.object({
+/** One step of a code workflow that already ran in a walk, and what it returned (replayed, not run again). */
+export const ranStepSchema = z.object({
+  stepId: z.string(),
+  stepIndex: z.number().int().min(0),
+  type: z.string(),
+  /** `skip` left the step out. */
+  skipped: z.boolean(),
+  result: jsonObjectSchema,
+});
+export type RanStep = z.infer<typeof ranStepSchema>;
+
+/** What a walk of a code workflow carries between its runs: the steps that already ran, in order. */
+export const walkStateSchema = z.object({ steps: z.array(ranStepSchema) });
+export type WalkState = z.infer<typeof walkStateSchema>;
+
+/** A `walk` job: walk the steps of one notification for one subscriber from `stepIndex`. */
+export const walkJobDataSchema = z.object({
   notificationId: z.string(),
   /** Index of the next step to walk. */
   stepIndex: z.number().int().min(0),
-  /** Set on the job that flushes a digest: the walk goes on with that digest's events. */
+  /** The closed digest this walk continues after: its events are `step.events` in templates. */
   digestId: z.string().optional(),
   /** Set when a backoff digest let this event through: the walk goes on as a digest of this event alone. */
   passedDigest: z.boolean().optional(),
-  /** Set on an `unsnooze` job: the message to bring back. */
-  messageId: z.string().optional(),
-  /** Set on a `fanout` job: the members of a large audience it walks, in one commit. */
-  subscriberIds: z.array(z.string()).optional(),
+  /** A code workflow's steps that already ran (absent for workflows stored as data). */
+  state: walkStateSchema.optional(),
 });
-export type JobData = z.infer<typeof jobDataSchema>;
+/** A `fanout` job: start the walks of a chunk of a large audience, in one commit. */
+export const fanoutJobDataSchema = z.object({ notificationId: z.string(), subscriberIds: z.array(z.string()) });
+/** An `unsnooze` job: bring a snoozed message back when its snooze ends. */
+export const unsnoozeJobDataSchema = z.object({ messageId: z.string() });
+/** A `digest` job: close the digest when it is due and walk on with its events. Keyed by the digest. */
+export const digestJobDataSchema = z.object({ digestId: z.string() });
 
-/**
- * A durable unit of work: `walk` the steps of one notification for one subscriber from
- * `data.stepIndex`; `fanout`: start the walks of a chunk of a large audience (`data.subscriberIds`,
- * `subscriberId` names the first); or `unsnooze` one message when its snooze ends.
- */
-export interface Job {
+/** What a job does: its kind and that kind's data. */
+export const jobPayloadSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('walk'), data: walkJobDataSchema }),
+  z.object({ kind: z.literal('fanout'), data: fanoutJobDataSchema }),
+  z.object({ kind: z.literal('unsnooze'), data: unsnoozeJobDataSchema }),
+  z.object({ kind: z.literal('digest'), data: digestJobDataSchema }),
+]);
+export type JobPayload = z.infer<typeof jobPayloadSchema>;
+export type JobKind = JobPayload['kind'];
+export type WalkJobData = z.infer<typeof walkJobDataSchema>;
+export type JobData = JobPayload['data'];
+
+/** A stored job's bookkeeping: when it runs, who holds it, how often it ran. */
+export interface JobHead {
   id: string;
   environmentId: string;
-  kind: 'walk' | 'fanout' | 'unsnooze';
   runAt: string;
   attempts: number;
   lockedBy: string | null;
   lockedUntil: string | null;
   transactionId: string;
   subscriberId: string;
-  data: JobData;
   lastError: string | null;
+  /**
+   * Unique among the environment's jobs when set: enqueuing a job with the key of a stored one moves
+   * that job's `runAt` instead of adding one (a digest's flush job is keyed by its digest).
+   */
+  key?: string | null;
 }
+
+/** A durable unit of work: a walk, a fan-out, an unsnooze or a digest flush (see `JobPayload`). */
+export type Job = JobHead & JobPayload;
+/** A job of one kind. */
+export type JobOf<K extends JobKind> = Job & { kind: K };

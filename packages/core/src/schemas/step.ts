@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { filterSchema } from './filter.js';
 import { jsonObjectSchema, stepTypeSchema, timeUnitSchema, weekdaySchema } from './enums.js';
 import { emailBlockSchema, messageCtaSchema } from './message-parts.js';
+import { parseCron } from '../timing/cron.js';
 
 const amountSchema = z.number().positive();
 
@@ -38,6 +39,8 @@ export const digestTimedMetadataSchema = z.strictObject({
   unit: timeUnitSchema.optional(),
   digestKey: z.string().optional(),
   timed: timedConfigSchema.optional(),
+  /** A 5-field cron expression on the subscriber's clock, in place of `timed` (`0 9 * * 1-5`). */
+  cron: z.string().refine((text) => !('error' in parseCron(text)), { message: 'must be a 5-field cron expression' }).optional(),
 });
 
 export const delayScheduledMetadataSchema = z.strictObject({

@@ -1,5 +1,7 @@
 import type { Tidings } from '../engine/create-tidings.js';
 import type { WorkflowInput } from '../schemas/index.js';
+import type { CodeWorkflow } from '../walk/code-workflow.js';
+import { scriptedCodeWorkflow } from './scripted-code-workflow.js';
 
 /**
  * One engine operation to prove under faults: `setup` runs fault-free, then `steps` run with a fault
@@ -16,6 +18,8 @@ export interface FaultScenario {
   readonly inlineInApp?: boolean;
   readonly inlineLimit?: number;
   readonly fanoutChunk?: number;
+  /** Code workflows the engine runs (made anew for each run). */
+  readonly workflows?: () => readonly CodeWorkflow[];
   setup(tidings: Tidings): Promise<void>;
   readonly steps: readonly ScenarioStep[];
 }
@@ -250,5 +254,25 @@ export const FAULT_SCENARIOS: readonly FaultScenario[] = [
       call((t) => t.preferences.update('ada', { workflowId: 'pf', channels: { in_app: true } })),
       call((t) => t.trigger({ name: 'pf', to: 'ada', transactionId: 'pf1' })),
     ],
+  },
+  {
+    name: 'code workflow: a custom step, in-app, a delay, a digest of two events, then an email with the digest and the in-app flags',
+    subscribers: ['ada'],
+    transactions: ['c1', 'c2'],
+    workflows: () => [
+      scriptedCodeWorkflow('coded', [
+        { stepId: 'ref', type: 'custom', outputs: (payload) => ({ ref: `R-${String(payload['n'])}` }) },
+        { stepId: 'note', type: 'in_app', outputs: (payload, results) => ({ body: `note ${String(results.get('ref')?.['ref'])}` }) },
+        { stepId: 'wait', type: 'delay', outputs: () => ({ amount: 2, unit: 'minutes' }) },
+        { stepId: 'gather', type: 'digest', outputs: () => ({ amount: 5, unit: 'minutes' }) },
+        {
+          stepId: 'mail',
+          type: 'email',
+          outputs: (_payload, results) => ({ subject: `${(results.get('gather')?.['events'] as unknown[]).length} events`, body: `read: ${String(results.get('note')?.['read'])}` }),
+        },
+      ]),
+    ],
+    setup: withChannels,
+    steps: [call((t) => t.trigger({ name: 'coded', to: 'ada', payload: { n: 1 }, transactionId: 'c1' })), advance(MINUTE), call((t) => t.trigger({ name: 'coded', to: 'ada', payload: { n: 2 }, transactionId: 'c2' })), advance(2 * MINUTE), advance(5 * MINUTE), advance(5 * MINUTE)],
   },
 ];

@@ -80,7 +80,7 @@ export function notificationRecord(env: string, overrides: Partial<Notification>
 }
 
 export function jobRecord(env: string, overrides: Partial<Job> = {}): Job {
-  return {
+  return ({
     id: newId(),
     environmentId: env,
     kind: 'walk',
@@ -93,7 +93,7 @@ export function jobRecord(env: string, overrides: Partial<Job> = {}): Job {
     data: { notificationId: 'n', stepIndex: 0 },
     lastError: null,
     ...overrides,
-  };
+  }) as Job;
 }
 
 export function messageRecord(env: string, subscriber: Pick<Subscriber, '_id' | 'subscriberId'>, overrides: Partial<Message> = {}): Message {

@@ -1,6 +1,7 @@
 import { manualClock } from '../clock.js';
 import { createTidings, type Tidings } from '../engine/create-tidings.js';
 import type { Provider } from '../delivery/provider.js';
+import { isTidingsError } from '../errors.js';
 import type { Message } from '../schemas/index.js';
 import type { Storage } from '../storage.js';
 import type { FaultScenario } from './fault-scenarios.js';
@@ -49,7 +50,7 @@ export async function runScenario(storage: Storage, env: string, scenario: Fault
   const clock = manualClock(T0);
   const sent = new Set<string>();
   const start = (): Tidings =>
-    createTidings({ storage: faulty, clock, environmentId: env, providers: recorder(sent), leaseMs: LEASE_MS, inlineInApp: scenario.inlineInApp ?? false, ...(scenario.inlineLimit !== undefined && { inlineLimit: scenario.inlineLimit }), ...(scenario.fanoutChunk !== undefined && { fanoutChunk: scenario.fanoutChunk }), onError: () => undefined });
+    createTidings({ storage: faulty, clock, environmentId: env, providers: recorder(sent), leaseMs: LEASE_MS, inlineInApp: scenario.inlineInApp ?? false, ...(scenario.inlineLimit !== undefined && { inlineLimit: scenario.inlineLimit }), ...(scenario.fanoutChunk !== undefined && { fanoutChunk: scenario.fanoutChunk }), ...(scenario.workflows && { workflows: scenario.workflows() }), onError: () => undefined });
   let tidings = start();
   await scenario.setup(tidings);
   await tidings.runDue();
@@ -81,6 +82,8 @@ export async function runScenario(storage: Storage, env: string, scenario: Fault
           await step.call(tidings);
           break;
         } catch (error) {
+          // A retried trigger whose first attempt committed is refused as a used transactionId: done.
+          if (attempt > 1 && isTidingsError(error, 'conflict')) break;
           if (!isInjected(error) || attempt >= 3) throw error;
         }
       }
@@ -143,7 +146,14 @@ export async function storedState(storage: Storage, env: string, scenario: Fault
     const t = await storage.tenants.get(env, identifier);
     tenants.push(t && { identifier: t.identifier, name: t.name, data: t.data });
   }
-  const jobs = (await storage.jobs.list(env)).map((j) => ({ kind: j.kind, transactionId: j.transactionId, subscriberId: j.subscriberId, stepIndex: j.data.stepIndex, digest: j.data.digestId !== undefined }));
+  const jobs = (await storage.jobs.list(env)).map((j) => ({
+    kind: j.kind,
+    // A digest's flush job is named after the digest, whose id differs from run to run.
+    transactionId: j.kind === 'digest' ? 'digest' : j.transactionId,
+    subscriberId: j.subscriberId,
+    stepIndex: j.kind === 'walk' ? j.data.stepIndex : null,
+    digest: j.kind === 'digest' || (j.kind === 'walk' && j.data.digestId !== undefined),
+  }));
   const digests = (await storage.digests.listOpen(env)).map((d) => ({ subscriberId: d.subscriberId, digestKey: d.digestKey, events: d.events.map((e) => e.transactionId) }));
   const providerMessages = messages.filter((m) => m.channel !== 'in_app' && m.status === 'sent');
   return {

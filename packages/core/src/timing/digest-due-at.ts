@@ -1,6 +1,7 @@
 import type { DigestMetadata, TimeUnit } from '../schemas/index.js';
 import { instantsAtWall, wallTime, zoneOffset } from '../schedule/wall-clock.js';
 import { addTime } from './add-time.js';
+import { nextCronTime, parseCron } from './cron.js';
 import { dayMatches, secondsOfDay, type TimedRule } from './timed-rule.js';
 
 const DAY = 86_400_000;
@@ -45,6 +46,10 @@ export interface DigestTiming {
 export function digestDueAt(metadata: DigestMetadata, timing: DigestTiming): Date | null {
   const zone = timing.timeZone ?? 'UTC';
   if (metadata.type === 'timed') {
+    if (metadata.cron !== undefined) {
+      const schedule = parseCron(metadata.cron);
+      return 'error' in schedule ? null : nextCronTime(schedule, timing.openedAt, zone);
+    }
     return nextTimedOccurrence({ unit: metadata.unit ?? 'days', amount: metadata.amount ?? 1, config: metadata.timed ?? {} }, timing.openedAt, zone);
   }
   const amount = timing.override?.amount ?? metadata.amount ?? 0;

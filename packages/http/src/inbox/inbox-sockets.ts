@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Clock, Tidings, Workflow } from '@tidings/core';
-import { watchSubscriber, type LiveBurst } from '../live-hub.js';
+import { liveReady, watchSubscriber, type LiveBurst } from '../live-hub.js';
 import { Server as SocketIoServer } from 'socket.io';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { socketMessage } from './inbox-shapes.js';
@@ -57,20 +57,23 @@ export function attachInboxSockets(server: HttpServer, environments: readonly In
   }
 
   const io = new SocketIoServer(server, { cors: { origin: '*' }, serveClient: false, destroyUpgrade: false, maxHttpBufferSize: MAX_FRAME_BYTES, connectTimeout: CONNECT_TIMEOUT_MS });
+  // A socket joins before its handshake ends, and the handshake ends once the relay listens: a
+  // client that sees itself connected misses no change made after that.
   io.use((socket, next) => {
+    let session: InboxSession;
     try {
       const token = (socket.handshake.auth as { token?: unknown })?.token ?? socket.handshake.query['token'];
-      socket.data = readToken(typeof token === 'string' ? token : undefined, byIdentifier, clock.now().getTime());
-      next();
+      session = readToken(typeof token === 'string' ? token : undefined, byIdentifier, clock.now().getTime());
     } catch (error) {
       next(error as Error);
       // The refusal is sent; the connection under it is closed now rather than at the connect timeout.
       setImmediate(() => socket.conn.close());
+      return;
     }
-  });
-  io.on('connection', (socket) => {
-    const leave = join(socket.data as InboxSession, (event, data) => socket.emit(event, data));
+    const leave = join(session, (event, data) => socket.emit(event, data));
     socket.on('disconnect', leave);
+    socket.conn.once('close', leave);
+    void liveReady(session.environment.tidings).then(() => next());
   });
 
   // Plain WebSockets share the port: socket.io answers its own path, this every other upgrade. The
@@ -86,15 +89,20 @@ export function attachInboxSockets(server: HttpServer, environments: readonly In
       socket.end('HTTP/1.1 401 Unauthorized\r\nconnection: close\r\n\r\n');
       return;
     }
-    plain.handleUpgrade(request, socket, head, (ws: WebSocket) => {
-      const leave = join(session, (event, data) => ws.send(JSON.stringify({ event, data })));
-      ws.on('message', (frame) => {
-        if (frame.toString() === 'ping') ws.send('pong');
-      });
-      ws.on('close', leave);
-      // A frame past maxPayload (or a broken one) arrives here; ws closes the connection itself.
-      ws.on('error', () => ws.terminate());
-    });
+    let ws: WebSocket | null = null;
+    const leave = join(session, (event, data) => ws?.send(JSON.stringify({ event, data })));
+    socket.once('close', leave);
+    void liveReady(session.environment.tidings).then(() =>
+      plain.handleUpgrade(request, socket, head, (opened: WebSocket) => {
+        ws = opened;
+        opened.on('message', (frame) => {
+          if (frame.toString() === 'ping') opened.send('pong');
+        });
+        opened.on('close', leave);
+        // A frame past maxPayload (or a broken one) arrives here; ws closes the connection itself.
+        opened.on('error', () => opened.terminate());
+      }),
+    );
   };
   server.on('upgrade', onUpgrade);
 

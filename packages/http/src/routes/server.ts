@@ -11,7 +11,6 @@ import {
   triggerEventSchema,
   workflowInputSchema,
   integrationPatchSchema,
-  isTidingsError,
   type FieldIssue,
   type TriggerResult,
 } from '@tidings/core';
@@ -77,17 +76,18 @@ function issueOf(error: string): FieldIssue {
   return at < 0 ? { path: '', message: error } : { path: error.slice(0, at), message: error.slice(at + 2) };
 }
 
+type RouteTidings = Parameters<RouteDefinition['handle']>[0]['tidings'];
+
 /**
  * Novu answers the feed and the counts of a subscriber who does not exist with a 400 (its e2e tests
- * get-notifications-feed and get-unseen-count); the engine's not_found becomes that, in its words.
+ * get-notifications-feed and get-unseen-count), where the library reads an empty feed: the wire
+ * checks first, in Novu's words.
  */
-async function asNovuReads<T>(read: Promise<T>, message?: string): Promise<T> {
-  try {
-    return await read;
-  } catch (error) {
-    if (isTidingsError(error, 'not_found')) throw new HttpError(400, message ?? error.message);
-    throw error;
+async function asNovuReads<T>(tidings: RouteTidings, subscriberId: string, read: () => Promise<T>, message?: string): Promise<T> {
+  if (!(await tidings.subscribers.get(subscriberId))) {
+    throw new HttpError(400, message ?? `Subscriber not found for this environment with the id: ${subscriberId}. Make sure to create a subscriber before fetching the feed.`);
   }
+  return read();
 }
 
 const countsRefusal = (tidings: { environmentId: string }, params: Record<string, string>) =>
@@ -156,7 +156,7 @@ export function serverRoutes(): RouteDefinition[] {
       query: feedQuery,
       async handle({ tidings, params, query }) {
         const limit = limitQuery(query['limit']) ?? 10;
-        const page = await asNovuReads(tidings.messages.feed(params['subscriberId']!, {
+        const page = await asNovuReads(tidings, params['subscriberId']!, () => tidings.messages.feed(params['subscriberId']!, {
           limit,
           ...(query['cursor'] !== undefined && { cursor: query['cursor'] }),
           ...(boolQuery(query['read']) !== undefined && { read: boolQuery(query['read'])! }),
@@ -173,7 +173,7 @@ export function serverRoutes(): RouteDefinition[] {
       summary: 'Count of unseen in-app messages',
       status: 200,
       envelope: 'data',
-      handle: async ({ tidings, params }) => ({ count: (await asNovuReads(tidings.messages.counts(params['subscriberId']!), countsRefusal(tidings, params))).unseen }),
+      handle: async ({ tidings, params }) => ({ count: (await asNovuReads(tidings, params['subscriberId']!, () => tidings.messages.counts(params['subscriberId']!), countsRefusal(tidings, params))).unseen }),
     }),
     route({
       method: 'post',
@@ -214,7 +214,7 @@ export function serverRoutes(): RouteDefinition[] {
       summary: 'Total, unread and unseen in-app messages',
       status: 200,
       envelope: 'data',
-      handle: ({ tidings, params }) => asNovuReads(tidings.messages.counts(params['subscriberId']!), countsRefusal(tidings, params)),
+      handle: ({ tidings, params }) => asNovuReads(tidings, params['subscriberId']!, () => tidings.messages.counts(params['subscriberId']!), countsRefusal(tidings, params)),
     }),
     route({ method: 'post', path: '/v1/topics', summary: 'Create a topic', status: 201, envelope: 'data', body: topicInputSchema, handle: async ({ tidings, body }) => tidings.topics.upsert(body as never) }),
     route({

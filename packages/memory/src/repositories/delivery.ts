@@ -11,6 +11,16 @@ const claimableAt = (job: Job) => (job.lockedUntil !== null && job.lockedUntil >
 
 /** Notifications, the job queue, messages and decision traces. */
 export function deliveryRepositories(t: Tables): Delivery {
+  /** The job, when it is the environment's and leased by `workerId`. */
+  const heldBy = (env: string, id: string, workerId: string) => {
+    const job = t.jobs.get(id);
+    return job?.environmentId === env && job.lockedBy === workerId ? job : undefined;
+  };
+  const deleteJob = (id: string) => {
+    const job = t.jobs.get(id);
+    if (job?.key && t.jobKeys.get(k(job.environmentId, job.key)) === id) t.del(t.jobKeys, k(job.environmentId, job.key));
+    return t.del(t.jobs, id);
+  };
   return {
     notifications: {
       async insertMany(env, notifications) {
@@ -37,9 +47,18 @@ export function deliveryRepositories(t: Tables): Delivery {
       },
     },
     jobs: {
-      async enqueue(jobs) {
+      async enqueue(env, jobs) {
         for (const job of jobs) {
-          t.put(t.jobs, job.id, t.copy(job));
+          const keyed = job.key ? t.jobKeys.get(k(env, job.key)) : undefined;
+          const existing = keyed === undefined ? undefined : t.jobs.get(keyed);
+          if (existing) {
+            // A keyed job moves the stored one (graphile-worker's replace mode).
+            if (existing.runAt !== job.runAt) t.jobQueue.push({ runAt: job.runAt, id: existing.id });
+            t.put(t.jobs, existing.id, { ...existing, runAt: job.runAt });
+            continue;
+          }
+          t.put(t.jobs, job.id, { ...t.copy(job), environmentId: env });
+          if (job.key) t.put(t.jobKeys, k(env, job.key), job.id);
           t.jobQueue.push({ runAt: job.runAt, id: job.id });
         }
       },
@@ -67,11 +86,11 @@ export function deliveryRepositories(t: Tables): Delivery {
           return t.copy(claimed);
         });
       },
-      async renew(ids, workerId, lockedUntil) {
+      async renew(env, ids, workerId, lockedUntil) {
         const held: string[] = [];
         for (const id of ids) {
-          const job = t.jobs.get(id);
-          if (job?.lockedBy !== workerId) continue;
+          const job = heldBy(env, id, workerId);
+          if (!job) continue;
           t.put(t.jobs, id, { ...job, lockedUntil });
           held.push(id);
         }
@@ -87,18 +106,19 @@ export function deliveryRepositories(t: Tables): Delivery {
         }
         return freed;
       },
-      async hasEarlier(env, subscriberId, before, exceptId) {
-        for (const job of t.jobs.values()) if (job.environmentId === env && job.subscriberId === subscriberId && job.runAt < before && job.id !== exceptId) return true;
+      async hasEarlier(env, subscriberId, before, exceptIds) {
+        const except = new Set(exceptIds);
+        for (const job of t.jobs.values()) if (job.environmentId === env && job.subscriberId === subscriberId && job.runAt < before && !except.has(job.id)) return true;
         return false;
       },
-      async complete(ids, workerId) {
+      async complete(env, ids, workerId) {
         const done: string[] = [];
-        for (const id of ids) if (t.jobs.get(id)?.lockedBy === workerId && t.del(t.jobs, id)) done.push(id);
+        for (const id of ids) if (heldBy(env, id, workerId) && deleteJob(id)) done.push(id);
         return done;
       },
-      async reschedule(id, workerId, change) {
-        const job = t.jobs.get(id);
-        if (!job || job.lockedBy !== workerId) return false;
+      async reschedule(env, id, workerId, change) {
+        const job = heldBy(env, id, workerId);
+        if (!job) return false;
         if (change.runAt !== job.runAt) t.jobQueue.push({ runAt: change.runAt, id });
         t.put(t.jobs, id, {
           ...job,
@@ -108,13 +128,13 @@ export function deliveryRepositories(t: Tables): Delivery {
           attempts: change.resetAttempts ? 0 : job.attempts,
           lockedBy: null,
           lockedUntil: null,
-        });
+        } as Job);
         return true;
       },
       async cancelByTransaction(env, transactionId) {
         let cancelled = 0;
         for (const job of [...t.jobs.values()]) {
-          if (job.environmentId === env && job.transactionId === transactionId && t.del(t.jobs, job.id)) cancelled++;
+          if (job.environmentId === env && job.transactionId === transactionId && deleteJob(job.id)) cancelled++;
         }
         return cancelled;
       },
@@ -140,13 +160,13 @@ export function deliveryRepositories(t: Tables): Delivery {
       },
     },
     messages: {
-      async insertMany(messages) {
+      async insertMany(env, messages) {
         const inserted: Message[] = [];
         for (const message of messages) {
           if (t.messages.has(message._id)) continue;
-          const stored = t.copy(message);
+          const stored = { ...t.copy(message), _environmentId: env };
           t.put(t.messages, message._id, stored);
-          t.put(t.inner(t.inboxes, k(message._environmentId, message._subscriberId)), message._id, stored);
+          t.put(t.inner(t.inboxes, k(env, message._subscriberId)), message._id, stored);
           inserted.push(message);
         }
         return inserted;
@@ -158,12 +178,12 @@ export function deliveryRepositories(t: Tables): Delivery {
           return found ? [t.copy(found)] : [];
         });
       },
-      async replaceMany(messages) {
+      async replaceMany(env, messages) {
         for (const message of messages) {
-          if (!t.messages.has(message._id)) continue;
-          const stored = t.copy(message);
+          if (t.messages.get(message._id)?._environmentId !== env) continue;
+          const stored = { ...t.copy(message), _environmentId: env };
           t.put(t.messages, message._id, stored);
-          t.put(t.inner(t.inboxes, k(message._environmentId, message._subscriberId)), message._id, stored);
+          t.put(t.inner(t.inboxes, k(env, message._subscriberId)), message._id, stored);
         }
       },
       async feed(env, subscriberInternalId, query) {

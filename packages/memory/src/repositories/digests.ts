@@ -2,8 +2,8 @@ import type { Digest, DigestHead, StorageRepositories } from '@tidings/core';
 import { k, type Tables } from '../tables.js';
 
 /**
- * Digests: one open digest per key, joined atomically (every call runs alone). A digest's events live
- * in their own list, appended in place, so a join costs the same however many events it holds.
+ * Digests as rows: one open digest per key. A digest's events live in their own list, appended in
+ * place, so a join costs the same however many events it holds.
  */
 export function digestRepositories(t: Tables): Pick<StorageRepositories, 'digests'> {
   const eventsOf = (env: string, id: string) => t.digestEvents.get(k(env, id)) ?? [];
@@ -15,32 +15,39 @@ export function digestRepositories(t: Tables): Pick<StorageRepositories, 'digest
   };
   return {
     digests: {
-      async join(env, open, event, moveDueAt) {
-        const member = k(env, `${open.key}\u0000${event.transactionId}`);
-        const joinedId = t.digestMembers.get(member);
-        const joined = joinedId === undefined ? undefined : t.digests.get(k(env, joinedId));
-        if (joined) return { digest: head(env, joined), opened: eventsOf(env, joined.id)[0]?.transactionId === event.transactionId };
-        const id = t.openDigests.get(k(env, open.key));
-        let current = id === undefined ? undefined : t.digests.get(k(env, id));
-        const opened = !current;
-        if (!current) {
-          current = { ...open, status: 'open' };
-          t.put(t.digests, k(env, current.id), current);
-          t.put(t.openDigests, k(env, current.key), current.id);
-        } else if (moveDueAt !== undefined && moveDueAt > current.dueAt) {
-          current = { ...current, dueAt: moveDueAt };
-          t.put(t.digests, k(env, current.id), current);
-        }
-        t.append(t.digestEvents, k(env, current.id), t.copy(event));
-        t.put(t.digestMembers, member, current.id);
-        return { digest: head(env, current), opened };
+      async openHead(env, key) {
+        const id = t.openDigests.get(k(env, key));
+        const digest = id === undefined ? undefined : t.digests.get(k(env, id));
+        return digest ? head(env, digest) : null;
       },
-      async touch(env, key, at, transactionId) {
+      async head(env, id) {
+        const digest = t.digests.get(k(env, id));
+        return digest ? head(env, digest) : null;
+      },
+      async membership(env, key, transactionId) {
+        const digestId = t.digestMembers.get(k(env, `${key}\u0000${transactionId}`));
+        if (digestId === undefined) return null;
+        return { digestId, first: eventsOf(env, digestId)[0]?.transactionId === transactionId };
+      },
+      async insertOpen(env, open, event) {
+        t.put(t.digests, k(env, open.id), { ...t.copy(open), status: 'open' });
+        t.put(t.openDigests, k(env, open.key), open.id);
+        t.append(t.digestEvents, k(env, open.id), t.copy(event));
+        t.put(t.digestMembers, k(env, `${open.key}\u0000${event.transactionId}`), open.id);
+      },
+      async append(env, digestId, key, event, dueAt) {
+        const digest = t.digests.get(k(env, digestId));
+        if (!digest) return;
+        if (digest.dueAt !== dueAt) t.put(t.digests, k(env, digestId), { ...digest, dueAt });
+        t.append(t.digestEvents, k(env, digestId), t.copy(event));
+        t.put(t.digestMembers, k(env, `${key}\u0000${event.transactionId}`), digestId);
+      },
+      async lastEvent(env, key) {
         const last = t.digestLastEvents.get(k(env, key));
-        if (last?.transactionId === transactionId) return last.previous;
-        const previous = last?.at ?? null;
-        t.put(t.digestLastEvents, k(env, key), { at: previous === null || at > previous ? at : previous, transactionId, previous });
-        return previous;
+        return last ? { ...last } : null;
+      },
+      async putLastEvent(env, key, last) {
+        t.put(t.digestLastEvents, k(env, key), { ...last });
       },
       async close(env, id) {
         const digest = t.digests.get(k(env, id));
@@ -54,24 +61,24 @@ export function digestRepositories(t: Tables): Pick<StorageRepositories, 'digest
       },
       async removeTransaction(env, transactionId) {
         const updated: Digest[] = [];
-        const removedOwnerOf: string[] = [];
+        const deleted: string[] = [];
         for (const id of [...t.openDigests.values()]) {
           const digest = t.digests.get(k(env, id));
           const events = digest ? eventsOf(env, id) : [];
           if (!digest || digest.environmentId !== env || !events.some((e) => e.transactionId === transactionId)) continue;
-          if (events[0]!.transactionId === transactionId) removedOwnerOf.push(digest.id);
           t.del(t.digestMembers, k(env, `${digest.key}\u0000${transactionId}`));
           const left = events.filter((e) => e.transactionId !== transactionId);
           if (left.length === 0) {
             t.del(t.digests, k(env, digest.id));
             t.del(t.digestEvents, k(env, digest.id));
             t.del(t.openDigests, k(env, digest.key));
+            deleted.push(digest.id);
             continue;
           }
           t.put(t.digestEvents, k(env, digest.id), left);
           updated.push(whole(env, digest));
         }
-        return { updated, removedOwnerOf };
+        return { updated, deleted };
       },
       async listOpen(env, filter = {}) {
         const out: Digest[] = [];

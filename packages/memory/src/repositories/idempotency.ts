@@ -4,16 +4,12 @@ import { k, type Tables } from '../tables.js';
 export function idempotencyRepositories(t: Tables): Pick<StorageRepositories, 'idempotency'> {
   return {
     idempotency: {
-      async begin(env, key, fingerprint, { now, inFlightUntil, keepUntil }) {
+      async get(env, key) {
         const found = t.idempotency.get(k(env, key));
-        if (found && found.expiresAt > now) {
-          if (found.response) return { state: 'completed', fingerprint: found.fingerprint, response: t.copy(found.response) };
-          if (!found.released) return { state: 'in_flight', fingerprint: found.fingerprint };
-        }
-        const resumed = found && !found.response && found.keepUntil > now ? found : null;
-        const since = resumed?.since ?? now;
-        t.put(t.idempotency, k(env, key), { fingerprint, response: null, expiresAt: inFlightUntil, since, keepUntil: resumed?.keepUntil ?? keepUntil, released: false });
-        return { state: 'started', since };
+        return found ? t.copy(found) : null;
+      },
+      async put(env, key, record) {
+        t.put(t.idempotency, k(env, key), t.copy(record));
       },
       async complete(env, key, response, expiresAt) {
         const found = t.idempotency.get(k(env, key));
@@ -23,7 +19,7 @@ export function idempotencyRepositories(t: Tables): Pick<StorageRepositories, 'i
         let purged = 0;
         const prefix = k(env, '');
         for (const [key, record] of [...t.idempotency]) {
-          const gone = record.expiresAt <= now && (record.response !== null || record.keepUntil <= now);
+          const gone = record.expiresAt <= now && (record.response !== null || record.keepUntil === null || record.keepUntil <= now);
           if (key.startsWith(prefix) && gone && t.del(t.idempotency, key)) purged++;
         }
         return purged;

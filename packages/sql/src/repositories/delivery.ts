@@ -25,20 +25,29 @@ export function jobFromRow(row: JobRow): Job {
     subscriberId: row.subscriber_id,
     data: decodeJson<Job['data']>(row.data),
     lastError: row.last_error,
-  };
+    ...(row.job_key !== null && row.job_key !== undefined && { key: row.job_key }),
+  } as Job;
 }
 
 const insertNotifications = rowInserter('tidings_notifications', ['env', 'id', 'transaction_id', 'doc'], (q) => q.onConflict((oc) => oc.doNothing()).returning('id'));
-const insertJobs = rowInserter('tidings_jobs', ['id', 'env', 'kind', 'run_at', 'attempts', 'locked_by', 'locked_until', 'transaction_id', 'subscriber_id', 'data', 'last_error']);
+const JOB_COLUMNS = ['id', 'env', 'kind', 'run_at', 'attempts', 'locked_by', 'locked_until', 'transaction_id', 'subscriber_id', 'data', 'last_error', 'job_key'] as const;
+const insertJobs = rowInserter('tidings_jobs', JOB_COLUMNS);
+// A keyed job moves the stored job with its key (graphile-worker's replace mode). Only keyed jobs pay
+// for the upsert: an insert with ON CONFLICT is slower per row, and most jobs have no key.
+const upsertKeyedJobs = rowInserter('tidings_jobs', JOB_COLUMNS, (q) =>
+  q.onConflict((oc) => oc.columns(['env', 'job_key']).where('job_key', 'is not', null).doUpdateSet((eb) => ({ run_at: eb.ref('excluded.run_at') }))),
+);
 const MESSAGE_COLUMNS = ['id', 'env', 'subscriber_internal_id', 'transaction_id', 'channel', 'read', 'seen', 'created_at', 'doc', 'archived', 'snoozed_until', 'tags', 'severity'] as const;
 const insertMessages = rowInserter('tidings_messages', MESSAGE_COLUMNS, (q) => q.onConflict((oc) => oc.doNothing()).returning('id'));
 const insertTraces = rowInserter('tidings_traces', ['env', 'transaction_id', 'subscriber_id', 'at', 'doc']);
 
 const notificationDocs = docsByKeys('tidings_notifications', 'id');
-const renewHeld = reusableQuery<{ ids: readonly string[]; workerId: string; until: string }>((db, { ids, workerId, until }) =>
-  db.updateTable('tidings_jobs').set({ locked_until: until }).where('id', 'in', ids).where('locked_by', '=', workerId).returning('id'),
+const renewHeld = reusableQuery<{ env: string; ids: readonly string[]; workerId: string; until: string }>((db, { env, ids, workerId, until }) =>
+  db.updateTable('tidings_jobs').set({ locked_until: until }).where('env', '=', env).where('id', 'in', ids).where('locked_by', '=', workerId).returning('id'),
 );
-const deleteClaimed = reusableQuery<{ ids: readonly string[]; workerId: string }>((db, { ids, workerId }) => db.deleteFrom('tidings_jobs').where('id', 'in', ids).where('locked_by', '=', workerId).returning('id'));
+const deleteClaimed = reusableQuery<{ env: string; ids: readonly string[]; workerId: string }>((db, { env, ids, workerId }) =>
+  db.deleteFrom('tidings_jobs').where('env', '=', env).where('id', 'in', ids).where('locked_by', '=', workerId).returning('id'),
+);
 
 /**
  * The most messages read by one statement: the driver decodes a result whole, so 20,000 rows at once
@@ -62,42 +71,48 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
       },
     },
     jobs: {
-      async enqueue(jobs) {
-        await insertJobs(db, dialect, jobs.map((j) => [j.id, j.environmentId, j.kind, j.runAt, j.attempts, j.lockedBy, j.lockedUntil, j.transactionId, j.subscriberId, encodeJson(j.data), j.lastError]));
-        if (dialect.notifyJobs) for (const env of new Set(jobs.map((j) => j.environmentId))) await dialect.notifyJobs(db, env);
+      async enqueue(env, jobs) {
+        if (jobs.length === 0) return;
+        const row = (j: Job) => [j.id, env, j.kind, j.runAt, j.attempts, j.lockedBy, j.lockedUntil, j.transactionId, j.subscriberId, encodeJson(j.data), j.lastError, j.key ?? null];
+        const keyed = jobs.filter((j) => j.key);
+        const plain = keyed.length === 0 ? jobs : jobs.filter((j) => !j.key);
+        if (plain.length > 0) await insertJobs(db, dialect, plain.map(row));
+        if (keyed.length > 0) await upsertKeyedJobs(db, dialect, keyed.map(row));
+        if (dialect.notifyJobs) await dialect.notifyJobs(db, env);
       },
       claimDue: (options) => dialect.claimDue(db, options),
-      async renew(ids, workerId, lockedUntil) {
+      async renew(env, ids, workerId, lockedUntil) {
         const held: string[] = [];
-        for (const part of chunk([...ids], 1, max - 2)) {
-          const rows = (await renewHeld<{ id: string }>(db, dialect, { ids: part, workerId, until: lockedUntil })).rows;
+        for (const part of chunk([...ids], 1, max - 3)) {
+          const rows = (await renewHeld<{ id: string }>(db, dialect, { env, ids: part, workerId, until: lockedUntil })).rows;
           held.push(...rows.map((row) => row.id));
         }
         return held;
       },
-      async hasEarlier(env, subscriberId, before, exceptId) {
-        const found = await db
+      async hasEarlier(env, subscriberId, before, exceptIds) {
+        const except = new Set(exceptIds);
+        // The subscriber's earlier jobs are few; the ones to leave out are filtered here, not in SQL.
+        const rows = await db
           .selectFrom('tidings_jobs')
           .select('id')
           .where('env', '=', env)
           .where('subscriber_id', '=', subscriberId)
           .where('run_at', '<', before)
-          .where('id', '!=', exceptId)
-          .limit(1)
-          .executeTakeFirst();
-        return found !== undefined;
+          .limit(except.size + 1)
+          .execute();
+        return rows.some((row) => !except.has(row.id));
       },
       async releaseLeases(env, alive) {
         let query = db.updateTable('tidings_jobs').set({ locked_by: null, locked_until: null }).where('env', '=', env).where('locked_by', 'is not', null);
         if (alive.length > 0) query = query.where('locked_by', 'not in', alive);
         return Number((await query.executeTakeFirst()).numUpdatedRows);
       },
-      async complete(ids, workerId) {
+      async complete(env, ids, workerId) {
         const done: string[] = [];
-        for (const part of chunk([...ids], 1, max - 1)) done.push(...(await deleteClaimed<{ id: string }>(db, dialect, { ids: part, workerId })).rows.map((row) => row.id));
+        for (const part of chunk([...ids], 1, max - 2)) done.push(...(await deleteClaimed<{ id: string }>(db, dialect, { env, ids: part, workerId })).rows.map((row) => row.id));
         return done;
       },
-      async reschedule(id, workerId, change) {
+      async reschedule(env, id, workerId, change) {
         const result = await db
           .updateTable('tidings_jobs')
           .set((eb) => ({
@@ -108,6 +123,7 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
             locked_until: null,
             attempts: change.resetAttempts ? 0 : eb.ref('attempts'),
           }))
+          .where('env', '=', env)
           .where('id', '=', id)
           .where('locked_by', '=', workerId)
           .executeTakeFirst();
@@ -136,8 +152,8 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
       },
     },
     messages: {
-      async insertMany(messages) {
-        const rows = await insertMessages(db, dialect, messages.map((m) => { const row = messageRow(m); return MESSAGE_COLUMNS.map((column) => row[column]); }));
+      async insertMany(env, messages) {
+        const rows = await insertMessages(db, dialect, messages.map((m) => { const row = messageRow(m); return MESSAGE_COLUMNS.map((column) => (column === 'env' ? env : row[column])); }));
         const inserted = new Set((rows as { id: string }[]).map((row) => row.id));
         return messages.filter((m) => inserted.has(m._id));
       },
@@ -156,9 +172,9 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
           return m ? [m] : [];
         });
       },
-      async replaceMany(messages) {
+      async replaceMany(env, messages) {
         for (const m of messages) {
-          const { id, env, ...columns } = messageRow(m);
+          const { id, env: _env, ...columns } = messageRow(m);
           await db.updateTable('tidings_messages').set(columns).where('id', '=', id).where('env', '=', env).execute();
         }
       },

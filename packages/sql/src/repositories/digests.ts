@@ -36,56 +36,47 @@ export function digestRepositories({ db, atomic }: RepoContext): Pick<StorageRep
     tx.insertInto('tidings_digest_events').values({ env, key, transaction_id: event.transactionId, digest_id: digestId, doc: encodeJson(event) }).execute();
   return {
     digests: {
-      join: (env, open, event, moveDueAt) =>
-        atomic(async (tx) => {
-          const member = await tx
-            .selectFrom('tidings_digest_events')
-            .select('digest_id')
-            .where('env', '=', env)
-            .where('key', '=', open.key)
-            .where('transaction_id', '=', event.transactionId)
-            .executeTakeFirst();
-          if (member) {
-            const first = await tx.selectFrom('tidings_digest_events').select('transaction_id').where('env', '=', env).where('digest_id', '=', member.digest_id).orderBy('seq').limit(1).executeTakeFirst();
-            return { digest: (await headById(tx, env, member.digest_id))!, opened: first?.transaction_id === event.transactionId };
-          }
-          const found = await tx.selectFrom('tidings_digests').select([...HEAD_COLUMNS, 'id']).where('env', '=', env).where('key', '=', open.key).where('status', '=', 'open').executeTakeFirst();
-          if (!found) {
-            const head: Head = { ...open, status: 'open' };
-            await tx
-              .insertInto('tidings_digests')
-              .values({ env, id: head.id, key: head.key, status: 'open', subscriber_id: head.subscriberId, due_at: head.dueAt, doc: encodeJson(head), event_count: 1 })
-              .execute();
-            await addEvent(tx, env, open.key, head.id, event);
-            return { digest: { ...head, eventCount: 1 }, opened: true };
-          }
-          const current = headOf(found);
-          const dueAt = moveDueAt !== undefined && moveDueAt > current.dueAt ? moveDueAt : current.dueAt;
-          await tx
-            .updateTable('tidings_digests')
-            .set((eb) => ({ event_count: eb('event_count', '+', 1), due_at: dueAt }))
-            .where('env', '=', env)
-            .where('id', '=', found.id)
-            .execute();
-          await addEvent(tx, env, open.key, found.id, event);
-          return { digest: { ...current, dueAt, eventCount: current.eventCount + 1 }, opened: false };
-        }),
-      touch: (env, key, at, transactionId) =>
-        atomic(async (tx) => {
-          const found = await tx.selectFrom('tidings_digest_keys').select(['last_at', 'last_transaction_id', 'previous_at']).where('env', '=', env).where('key', '=', key).executeTakeFirst();
-          if (!found) {
-            await tx.insertInto('tidings_digest_keys').values({ env, key, last_at: at, last_transaction_id: transactionId, previous_at: null }).execute();
-            return null;
-          }
-          if (found.last_transaction_id === transactionId) return found.previous_at;
-          await tx
-            .updateTable('tidings_digest_keys')
-            .set({ last_at: at > found.last_at ? at : found.last_at, last_transaction_id: transactionId, previous_at: found.last_at })
-            .where('env', '=', env)
-            .where('key', '=', key)
-            .execute();
-          return found.last_at;
-        }),
+      async openHead(env, key) {
+        const row = await db.selectFrom('tidings_digests').select(HEAD_COLUMNS).where('env', '=', env).where('key', '=', key).where('status', '=', 'open').executeTakeFirst();
+        return row ? headOf(row) : null;
+      },
+      head: (env, id) => headById(db, env, id),
+      async membership(env, key, transactionId) {
+        const member = await db.selectFrom('tidings_digest_events').select(['digest_id', 'seq']).where('env', '=', env).where('key', '=', key).where('transaction_id', '=', transactionId).executeTakeFirst();
+        if (!member) return null;
+        const first = await db.selectFrom('tidings_digest_events').select('seq').where('env', '=', env).where('digest_id', '=', member.digest_id).orderBy('seq').limit(1).executeTakeFirst();
+        return { digestId: member.digest_id, first: Number(first?.seq) === Number(member.seq) };
+      },
+      async insertOpen(env, open, event) {
+        const head: Head = { ...open, status: 'open' };
+        await db
+          .insertInto('tidings_digests')
+          .values({ env, id: head.id, key: head.key, status: 'open', subscriber_id: head.subscriberId, due_at: head.dueAt, doc: encodeJson(head), event_count: 1 })
+          .execute();
+        await addEvent(db, env, open.key, head.id, event);
+      },
+      async append(env, digestId, key, event, dueAt) {
+        await db
+          .updateTable('tidings_digests')
+          .set((eb) => ({ event_count: eb('event_count', '+', 1), due_at: dueAt }))
+          .where('env', '=', env)
+          .where('id', '=', digestId)
+          .execute();
+        await addEvent(db, env, key, digestId, event);
+      },
+      async lastEvent(env, key) {
+        const found = await db.selectFrom('tidings_digest_keys').select(['last_at', 'last_transaction_id', 'previous_at']).where('env', '=', env).where('key', '=', key).executeTakeFirst();
+        // Rows from before events were keyed (no transaction id) match no event.
+        return found ? { at: found.last_at, transactionId: found.last_transaction_id ?? '', previous: found.previous_at } : null;
+      },
+      async putLastEvent(env, key, last) {
+        const row = { last_at: last.at, last_transaction_id: last.transactionId, previous_at: last.previous };
+        await db
+          .insertInto('tidings_digest_keys')
+          .values({ env, key, ...row })
+          .onConflict((oc) => oc.columns(['env', 'key']).doUpdateSet(row))
+          .execute();
+      },
       close: (env, id) =>
         atomic(async (tx) => {
           const head = await headById(tx, env, id);
@@ -100,7 +91,7 @@ export function digestRepositories({ db, atomic }: RepoContext): Pick<StorageRep
       removeTransaction: (env, transactionId) =>
         atomic(async (tx) => {
           const updated: Digest[] = [];
-          const removedOwnerOf: string[] = [];
+          const deleted: string[] = [];
           const members = await tx
             .selectFrom('tidings_digest_events as e')
             .innerJoin('tidings_digests as d', (join) => join.onRef('d.env', '=', 'e.env').onRef('d.id', '=', 'e.digest_id'))
@@ -111,16 +102,16 @@ export function digestRepositories({ db, atomic }: RepoContext): Pick<StorageRep
             .execute();
           for (const member of members) {
             const events = await tx.selectFrom('tidings_digest_events').select(['seq', 'transaction_id']).where('env', '=', env).where('digest_id', '=', member.digest_id).orderBy('seq').execute();
-            if (Number(events[0]!.seq) === Number(member.seq)) removedOwnerOf.push(member.digest_id);
             await tx.deleteFrom('tidings_digest_events').where('seq', '=', member.seq).execute();
             if (events.length === 1) {
               await tx.deleteFrom('tidings_digests').where('env', '=', env).where('id', '=', member.digest_id).execute();
+              deleted.push(member.digest_id);
               continue;
             }
             await tx.updateTable('tidings_digests').set({ event_count: events.length - 1 }).where('env', '=', env).where('id', '=', member.digest_id).execute();
             updated.push(await whole(tx, env, (await headById(tx, env, member.digest_id))!));
           }
-          return { updated, removedOwnerOf };
+          return { updated, deleted };
         }),
       async listOpen(env, filter = {}) {
         const out: Digest[] = [];

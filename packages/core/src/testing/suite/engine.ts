@@ -107,7 +107,7 @@ export function engineSuite({ get }: SuiteContext): void {
       expect(await tidings.runDue()).toBe(2);
       const messages = await tidings.messages.byTransaction(result.transactionId!);
       expect(messages.map((m) => m.subscriberId).sort()).toEqual(['a', 'b']);
-      await storage.jobs.enqueue(jobs.map((j) => ({ ...j, id: `${j.id}-again`, lockedBy: null, lockedUntil: null, attempts: 0 })));
+      await storage.jobs.enqueue('env-a', jobs.map((j) => ({ ...j, id: `${j.id}-again`, lockedBy: null, lockedUntil: null, attempts: 0 })));
       await tidings.runDue();
       expect(await tidings.messages.byTransaction(result.transactionId!)).toHaveLength(2);
     });
@@ -123,7 +123,7 @@ export function engineSuite({ get }: SuiteContext): void {
       expect(results.map((r) => r.status)).toEqual(['processed', 'error']);
       expect(results[1]).toEqual({ acknowledged: true, status: 'error', error: ['duplicate_transaction_id'], transactionId: 'tx-1' });
       expect(await tidings.subscribers.get('bob')).toBeNull();
-      expect((await other.trigger({ name: 'welcome', to: 'ada' })).error).toEqual(['workflow_not_found']);
+      await expect(other.trigger({ name: 'welcome', to: 'ada' })).rejects.toMatchObject({ code: 'not_found', issues: [{ path: 'name', message: 'workflow_not_found' }] });
       expect(await other.runDue()).toBe(0);
       expect(await tidings.runDue()).toBe(1);
       expect(await other.subscribers.get('ada')).toBeNull();

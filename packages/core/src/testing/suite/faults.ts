@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FAULT_SCENARIOS } from '../fault-scenarios.js';
+import { FAULT_SCENARIOS, type FaultScenario } from '../fault-scenarios.js';
 import type { FaultMode } from '../faulty-storage.js';
-import { runScenario } from '../run-under-fault.js';
+import { runScenario, type ScenarioRun } from '../run-under-fault.js';
 import type { SuiteContext } from '../describe-storage.js';
 
 const MODES: readonly FaultMode[] = ['throw', 'commit-then-throw'];
@@ -12,6 +12,15 @@ const MODES: readonly FaultMode[] = ['throw', 'commit-then-throw'];
  * is a multi-process one (a database server, slower per run), where fast-check samples 30 of them.
  */
 const budget = (multiProcess: boolean) => Number(process.env['TIDINGS_FAULT_RUNS'] ?? (multiProcess ? 30 : Number.POSITIVE_INFINITY));
+
+/**
+ * The fault positions of a scenario's fault-free run. A run with none would inject nothing and pass
+ * without proving anything, so the scenario fails instead.
+ */
+export function faultPositions(scenario: FaultScenario, clean: ScenarioRun): number {
+  expect(clean.points.length, `scenario "${scenario.name}" recorded no fault positions`).toBeGreaterThan(0);
+  return clean.points.length;
+}
 
 export function faultsSuite({ get, name }: SuiteContext & { name: string }): void {
   describe('faults', () => {
@@ -26,7 +35,7 @@ export function faultsSuite({ get, name }: SuiteContext & { name: string }): voi
         let runs = 0;
         const env = () => `faults-${runs++}`;
         const clean = await runScenario(storage, env(), scenario, null);
-        const total = clean.points.length;
+        const total = faultPositions(scenario, clean);
         positions += total * MODES.length;
         const all = total * MODES.length;
         const check = async (at: number, mode: FaultMode) => {

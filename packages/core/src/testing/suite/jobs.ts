@@ -12,7 +12,7 @@ export function jobsSuite({ get }: SuiteContext): void {
       const early = jobRecord('env-a', { runAt: plus(T0, -5000) });
       const future = jobRecord('env-a', { runAt: plus(T0, 60_000) });
       const third = jobRecord('env-a', { runAt: T0 });
-      await s.jobs.enqueue([late, early, future, third]);
+      await s.jobs.enqueue('env-a', [late, early, future, third]);
       const claimed = await s.jobs.claimDue({ workerId: 'w1', now: T0, limit: 2, leaseMs: LEASE });
       expect(claimed.map((j) => j.id)).toEqual([early.id, late.id]);
       expect(claimed[0]).toMatchObject({ lockedBy: 'w1', lockedUntil: plus(T0, LEASE), attempts: 1, data: early.data });
@@ -22,7 +22,7 @@ export function jobsSuite({ get }: SuiteContext): void {
 
     it('jobs.claimDue — never hands one job to two workers before its lease ends', async () => {
       const s = get();
-      await s.jobs.enqueue(Array.from({ length: 40 }, () => jobRecord('env-a')));
+      await s.jobs.enqueue('env-a', Array.from({ length: 40 }, () => jobRecord('env-a')));
       const batches = await Promise.all(
         ['w1', 'w2', 'w3', 'w4'].map((workerId) => s.jobs.claimDue({ workerId, now: T0, limit: 15, leaseMs: LEASE })),
       );
@@ -35,38 +35,68 @@ export function jobsSuite({ get }: SuiteContext): void {
     it('jobs.claimDue — a job whose lease expired is claimed again, and the old worker can no longer complete it', async () => {
       const s = get();
       const job = jobRecord('env-a');
-      await s.jobs.enqueue([job]);
+      await s.jobs.enqueue('env-a', [job]);
       await s.jobs.claimDue({ workerId: 'dead', now: T0, limit: 1, leaseMs: LEASE });
       const later = plus(T0, LEASE);
       expect(await s.jobs.nextDueAt()).toBe(later);
       const [again] = await s.jobs.claimDue({ workerId: 'alive', now: later, limit: 1, leaseMs: LEASE });
       expect(again).toMatchObject({ id: job.id, lockedBy: 'alive', attempts: 2 });
-      expect(await s.jobs.complete([job.id], 'dead')).toEqual([]);
-      expect(await s.jobs.complete([job.id, 'missing'], 'alive')).toEqual([job.id]);
+      expect(await s.jobs.complete('env-a', [job.id], 'dead')).toEqual([]);
+      expect(await s.jobs.complete('env-a', [job.id, 'missing'], 'alive')).toEqual([job.id]);
       expect(await s.jobs.list('env-a')).toEqual([]);
+    });
+
+    it('jobs.enqueue — a keyed job moves the stored job with its key (data and attempts kept), per environment; a completed job frees its key', async () => {
+      const s = get();
+      const first = jobRecord('env-a', { key: 'digest:d1', runAt: plus(T0, 60_000) });
+      await s.jobs.enqueue('env-a', [first]);
+      await s.jobs.enqueue('env-a', [jobRecord('env-a', { key: 'digest:d1', runAt: plus(T0, 90_000), data: { notificationId: 'other', stepIndex: 5 } })]);
+      await s.jobs.enqueue('env-b', [jobRecord('env-b', { key: 'digest:d1', runAt: T0 })]);
+      const [moved] = await s.jobs.list('env-a');
+      expect(await s.jobs.list('env-a')).toHaveLength(1);
+      expect(moved).toMatchObject({ id: first.id, key: 'digest:d1', runAt: plus(T0, 90_000), data: first.data, attempts: 0 });
+      expect(await s.jobs.list('env-b')).toHaveLength(1);
+      const [claimed] = await s.jobs.claimDue({ env: 'env-a', workerId: 'w1', now: plus(T0, 90_000), limit: 1, leaseMs: LEASE });
+      expect(claimed?.id).toBe(first.id);
+      expect(await s.jobs.complete('env-a', [first.id], 'w1')).toEqual([first.id]);
+      const again = jobRecord('env-a', { key: 'digest:d1' });
+      await s.jobs.enqueue('env-a', [again]);
+      expect((await s.jobs.list('env-a')).map((j) => j.id)).toEqual([again.id]);
+    });
+
+    it('jobs — complete, renew and reschedule act only in the job’s environment', async () => {
+      const s = get();
+      const job = jobRecord('env-a');
+      await s.jobs.enqueue('env-a', [job]);
+      await s.jobs.claimDue({ env: 'env-a', workerId: 'w1', now: T0, limit: 1, leaseMs: LEASE });
+      expect(await s.jobs.renew('env-b', [job.id], 'w1', plus(T0, LEASE * 2))).toEqual([]);
+      expect(await s.jobs.reschedule('env-b', job.id, 'w1', { runAt: T0, data: job.data, lastError: null, resetAttempts: false })).toBe(false);
+      expect(await s.jobs.complete('env-b', [job.id], 'w1')).toEqual([]);
+      expect(await s.jobs.complete('env-a', [job.id], 'w1')).toEqual([job.id]);
     });
 
     it('jobs.renew — extends the lease of jobs the worker still holds and names only those', async () => {
       const s = get();
       const [a, b, c] = [jobRecord('env-a'), jobRecord('env-a'), jobRecord('env-a')];
-      await s.jobs.enqueue([a, b, c]);
+      await s.jobs.enqueue('env-a', [a, b, c]);
       await s.jobs.claimDue({ workerId: 'w1', now: T0, limit: 2, leaseMs: LEASE });
       const later = plus(T0, LEASE);
       // w1's lease on the first job ran out and w2 took it; the third was never w1's.
       const [taken] = await s.jobs.claimDue({ workerId: 'w2', now: later, limit: 1, leaseMs: LEASE });
       const kept = [a, b].find((j) => j.id !== taken!.id)!;
-      expect(await s.jobs.renew([a.id, b.id, c.id, 'missing'], 'w1', plus(later, LEASE))).toEqual([kept.id]);
+      expect(await s.jobs.renew('env-a', [a.id, b.id, c.id, 'missing'], 'w1', plus(later, LEASE))).toEqual([kept.id]);
       expect((await s.jobs.list('env-a')).find((j) => j.id === kept.id)).toMatchObject({ lockedBy: 'w1', lockedUntil: plus(later, LEASE) });
       // Renewed past `later`, the kept job is not claimable then; a lease renewed to now is.
       expect((await s.jobs.claimDue({ workerId: 'w3', now: later, limit: 10, leaseMs: LEASE })).map((j) => j.id)).toEqual([c.id]);
-      expect(await s.jobs.renew([kept.id], 'w1', later)).toEqual([kept.id]);
+      expect(await s.jobs.renew('env-a', [kept.id], 'w1', later)).toEqual([kept.id]);
       expect((await s.jobs.claimDue({ workerId: 'w3', now: later, limit: 10, leaseMs: LEASE })).map((j) => j.id)).toEqual([kept.id]);
     });
 
     it('jobs.releaseLeases — frees the leases of workers not named alive, in one environment only', async () => {
       const s = get();
       const [a, b, c, other] = [jobRecord('env-a'), jobRecord('env-a'), jobRecord('env-a'), jobRecord('env-b')];
-      await s.jobs.enqueue([a, b, c, other]);
+      await s.jobs.enqueue('env-a', [a, b, c]);
+      await s.jobs.enqueue('env-b', [other]);
       await s.jobs.claimDue({ env: 'env-a', workerId: 'dead', now: T0, limit: 1, leaseMs: LEASE });
       await s.jobs.claimDue({ env: 'env-a', workerId: 'alive', now: T0, limit: 1, leaseMs: LEASE });
       await s.jobs.claimDue({ env: 'env-b', workerId: 'dead', now: T0, limit: 1, leaseMs: LEASE });
@@ -80,17 +110,17 @@ export function jobsSuite({ get }: SuiteContext): void {
     it('jobs.reschedule — releases the lease with new data and run time, only for the holder', async () => {
       const s = get();
       const job = jobRecord('env-a');
-      await s.jobs.enqueue([job]);
+      await s.jobs.enqueue('env-a', [job]);
       await s.jobs.claimDue({ workerId: 'w1', now: T0, limit: 1, leaseMs: LEASE });
       const runAt = plus(T0, 3_600_000);
       const change = { runAt, data: { notificationId: 'n', stepIndex: 2 }, lastError: 'boom', resetAttempts: false };
-      expect(await s.jobs.reschedule(job.id, 'w2', change)).toBe(false);
-      expect(await s.jobs.reschedule(job.id, 'w1', change)).toBe(true);
+      expect(await s.jobs.reschedule('env-a', job.id, 'w2', change)).toBe(false);
+      expect(await s.jobs.reschedule('env-a', job.id, 'w1', change)).toBe(true);
       const [stored] = await s.jobs.list('env-a');
       expect(stored).toMatchObject({ runAt, lockedBy: null, lockedUntil: null, attempts: 1, lastError: 'boom', data: { stepIndex: 2 } });
       expect(await s.jobs.claimDue({ workerId: 'w1', now: T0, limit: 1, leaseMs: LEASE })).toEqual([]);
       await s.jobs.claimDue({ workerId: 'w1', now: runAt, limit: 1, leaseMs: LEASE });
-      await s.jobs.reschedule(job.id, 'w1', { ...change, resetAttempts: true });
+      await s.jobs.reschedule('env-a', job.id, 'w1', { ...change, resetAttempts: true });
       expect((await s.jobs.list('env-a'))[0]!.attempts).toBe(0);
     });
 
@@ -98,7 +128,8 @@ export function jobsSuite({ get }: SuiteContext): void {
       const s = get();
       const a = jobRecord('env-a', { transactionId: 'tx', runAt: plus(T0, 10) });
       const b = jobRecord('env-b', { transactionId: 'tx', runAt: plus(T0, 5) });
-      await s.jobs.enqueue([a, b]);
+      await s.jobs.enqueue('env-a', [a]);
+      await s.jobs.enqueue('env-b', [b]);
       expect(await s.jobs.nextDueAt('env-a')).toBe(a.runAt);
       expect(await s.jobs.nextDueAt()).toBe(b.runAt);
       expect((await s.jobs.list('env-b')).map((j) => j.id)).toEqual([b.id]);
@@ -115,7 +146,7 @@ export function jobsSuite({ get }: SuiteContext): void {
         jobRecord('env-a', { transactionId: 't1', subscriberId: 'u2', runAt: plus(T0, 1) }),
         jobRecord('env-a', { transactionId: 't2', subscriberId: 'u1', runAt: plus(T0, 2) }),
       ];
-      await s.jobs.enqueue(jobs);
+      await s.jobs.enqueue('env-a', jobs);
       await s.jobs.claimDue({ workerId: 'w', now: T0, limit: 1, leaseMs: LEASE });
       expect((await s.jobs.list('env-a', { subscriberId: 'u1' })).map((j) => j.transactionId)).toEqual(['t1', 't2']);
       expect((await s.jobs.list('env-a', { transactionId: 't1' })).length).toBe(2);

@@ -26,15 +26,15 @@ export function messagesSuite({ get, backend }: SuiteContext): void {
         payload: { deep: { list: [1, 'two', null] } },
         subject: 'S',
       });
-      expect(await s.messages.insertMany([m])).toEqual([m]);
-      expect(await s.messages.insertMany([{ ...m, content: 'changed' }])).toEqual([]);
+      expect(await s.messages.insertMany('env-a', [m])).toEqual([m]);
+      expect(await s.messages.insertMany('env-a', [{ ...m, content: 'changed' }])).toEqual([]);
       expect(await s.messages.getMany('env-a', ada._id, [m._id])).toEqual([m]);
     });
 
     it('messages — round trip keeps booleans, dates and JSON exactly (checked with a raw read where the backend offers one)', async () => {
       const s = get();
       const m = messageRecord('env-a', ada, { read: true, seen: true, lastReadDate: plus(T0, 5), createdAt: plus(T0, 1) });
-      await s.messages.insertMany([m]);
+      await s.messages.insertMany('env-a', [m]);
       expect((await s.messages.getMany('env-a', ada._id, [m._id]))[0]).toEqual(m);
       if (backend.rawMessage) {
         expect(await backend.rawMessage(s, m._id)).toEqual({ read: true, seen: true, createdAt: m.createdAt });
@@ -45,7 +45,7 @@ export function messagesSuite({ get, backend }: SuiteContext): void {
       const s = get();
       const mine = messageRecord('env-a', ada);
       const theirs = messageRecord('env-a', bob);
-      await s.messages.insertMany([mine, theirs]);
+      await s.messages.insertMany('env-a', [mine, theirs]);
       expect((await s.messages.getMany('env-a', ada._id, [mine._id, theirs._id])).map((m) => m._id)).toEqual([mine._id]);
       expect(await s.messages.getMany('env-b', ada._id, [mine._id])).toEqual([]);
     });
@@ -53,11 +53,14 @@ export function messagesSuite({ get, backend }: SuiteContext): void {
     it('messages.replaceMany — writes whole messages; unknown ids are ignored', async () => {
       const s = get();
       const m = messageRecord('env-a', ada);
-      await s.messages.insertMany([m]);
+      await s.messages.insertMany('env-a', [m]);
       const next: Message = { ...m, read: true, seen: true, lastReadDate: plus(T0, 9), cta: { action: { status: 'done', result: { type: 'primary', payload: { a: 1 } } } } };
-      await s.messages.replaceMany([next, messageRecord('env-a', ada)]);
+      await s.messages.replaceMany('env-a', [next, messageRecord('env-a', ada)]);
       expect(await s.messages.getMany('env-a', ada._id, [m._id])).toEqual([next]);
       expect(await s.messages.counts('env-a', ada._id)).toEqual({ total: 1, unread: 0, unseen: 0 });
+      // Another environment's replace changes nothing here.
+      await s.messages.replaceMany('env-b', [{ ...next, content: 'from env-b' }]);
+      expect((await s.messages.getMany('env-a', ada._id, [m._id]))[0]!.content).toBe(next.content);
     });
 
     it('messages.feed — newest first, cursor pages stay stable while new messages arrive, filters apply', async () => {
@@ -65,15 +68,15 @@ export function messagesSuite({ get, backend }: SuiteContext): void {
       const made = Array.from({ length: 7 }, (_, i) =>
         messageRecord('env-a', ada, { createdAt: plus(T0, (i % 3) * 1000), read: i % 2 === 0, seen: i % 2 === 0, channel: i === 6 ? 'email' : 'in_app' }),
       );
-      await s.messages.insertMany(made);
-      await s.messages.insertMany([messageRecord('env-a', bob)]);
+      await s.messages.insertMany('env-a', made);
+      await s.messages.insertMany('env-a', [messageRecord('env-a', bob)]);
       const expected = made
         .filter((m) => m.channel === 'in_app')
         .sort((a, b) => (a.createdAt === b.createdAt ? (a._id < b._id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1))
         .map((m) => m._id);
       const first = await s.messages.feed('env-a', ada._id, { limit: 4, channel: 'in_app', now: T0 });
       expect(first.items.map((m) => m._id)).toEqual(expected.slice(0, 4));
-      await s.messages.insertMany([messageRecord('env-a', ada, { createdAt: plus(T0, 99_000) })]);
+      await s.messages.insertMany('env-a', [messageRecord('env-a', ada, { createdAt: plus(T0, 99_000) })]);
       const second = await s.messages.feed('env-a', ada._id, { limit: 4, channel: 'in_app', cursor: first.nextCursor!, now: T0 });
       expect(second.items.map((m) => m._id)).toEqual(expected.slice(4));
       expect(second.nextCursor).toBeNull();
@@ -85,7 +88,7 @@ export function messagesSuite({ get, backend }: SuiteContext): void {
 
     it('messages.counts — total, unread and unseen per subscriber and channel', async () => {
       const s = get();
-      await s.messages.insertMany([
+      await s.messages.insertMany('env-a', [
         messageRecord('env-a', ada, { read: true, seen: true }),
         messageRecord('env-a', ada, { seen: true }),
         messageRecord('env-a', ada),
@@ -101,7 +104,7 @@ export function messagesSuite({ get, backend }: SuiteContext): void {
       const s = get();
       const a = messageRecord('env-a', ada, { transactionId: 't', createdAt: plus(T0, 2) });
       const b = messageRecord('env-a', bob, { transactionId: 't', createdAt: plus(T0, 1) });
-      await s.messages.insertMany([a, b, messageRecord('env-a', ada, { transactionId: 'other' })]);
+      await s.messages.insertMany('env-a', [a, b, messageRecord('env-a', ada, { transactionId: 'other' })]);
       expect((await s.messages.listByTransaction('env-a', 't')).map((m) => m._id)).toEqual([b._id, a._id]);
       expect(await s.messages.listByTransaction('env-b', 't')).toEqual([]);
     });
@@ -144,7 +147,7 @@ export function messagesSuite({ get, backend }: SuiteContext): void {
           const messages = specs.map(({ at, snoozedUntil, data, ...rest }) =>
             messageRecord('env-a', owner, { ...rest, createdAt: plus(T0, at * 1000), ...(snoozedUntil && { snoozedUntil }), ...(data && { data }) }),
           );
-          await s.messages.insertMany(messages);
+          await s.messages.insertMany('env-a', messages);
           const query: MessageFilter = { ...given, now: T0 };
           const newestFirst = (a: Message, b: Message) => (a.createdAt === b.createdAt ? (a._id < b._id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1);
           const expected = messages.filter((m) => messageMatches(m, query)).sort(newestFirst).map((m) => m._id);
@@ -161,7 +164,7 @@ export function messagesSuite({ get, backend }: SuiteContext): void {
       const s = get();
       const mine = [messageRecord('env-a', ada), messageRecord('env-a', ada)];
       const theirs = messageRecord('env-a', bob);
-      await s.messages.insertMany([...mine, theirs]);
+      await s.messages.insertMany('env-a', [...mine, theirs]);
       expect(await s.messages.deleteMany('env-a', ada._id, [mine[0]!._id, theirs._id, 'missing'])).toBe(1);
       expect((await s.messages.getMany('env-a', ada._id, mine.map((m) => m._id))).map((m) => m._id)).toEqual([mine[1]!._id]);
       expect(await s.messages.getMany('env-a', bob._id, [theirs._id])).toHaveLength(1);
@@ -173,7 +176,7 @@ export function messagesSuite({ get, backend }: SuiteContext): void {
       const plain = messageRecord('env-a', ada, { tags: ['billing'] });
       const archived = messageRecord('env-a', ada, { archived: true, tags: ['billing'] });
       const snoozed = messageRecord('env-a', ada, { snoozedUntil: plus(T0, 60_000), tags: ['social', 'b_1%'] });
-      await s.messages.insertMany([plain, archived, snoozed]);
+      await s.messages.insertMany('env-a', [plain, archived, snoozed]);
       const ids = async (query: Parameters<typeof s.messages.feed>[2]) => (await s.messages.feed('env-a', ada._id, query)).items.map((m) => m._id).sort();
       const inbox = { archived: false, snoozed: false };
       expect(await ids({ limit: 10, now: T0, ...inbox })).toEqual([plain._id]);
@@ -189,7 +192,7 @@ export function messagesSuite({ get, backend }: SuiteContext): void {
       expect(await ids({ limit: 10, now: T0, tags: [['social'], ['b_1%', 'x']] })).toEqual([snoozed._id]);
       expect(await s.messages.counts('env-a', ada._id, { now: T0 })).toEqual({ total: 1, unread: 1, unseen: 1 });
       expect(await s.messages.counts('env-a', ada._id, { now: plus(T0, 60_000) })).toEqual({ total: 2, unread: 2, unseen: 2 });
-      await s.messages.replaceMany([{ ...archived, archived: false }]);
+      await s.messages.replaceMany('env-a', [{ ...archived, archived: false }]);
       expect(await s.messages.counts('env-a', ada._id, { now: T0 })).toEqual({ total: 2, unread: 2, unseen: 2 });
     });
 
@@ -202,7 +205,7 @@ export function messagesSuite({ get, backend }: SuiteContext): void {
       const groups = groupsOf(MAX_FILTER_TAG_GROUPS, MAX_FILTER_TAGS);
       const data = dataOf(MAX_FILTER_DATA_KEYS);
       const match = messageRecord('env-a', owner, { tags: [flat.at(-1)!, ...groups.map((g) => g.at(-1)!)], data, severity: 'low' });
-      await s.messages.insertMany([match, messageRecord('env-a', owner, { tags: ['other'] })]);
+      await s.messages.insertMany('env-a', [match, messageRecord('env-a', owner, { tags: ['other'] })]);
 
       // At the caps, all at once: the backend runs the query (no "expression tree too large", no stack overflow).
       const atCaps = { tags: groups, data, severity: [...SEVERITIES] };

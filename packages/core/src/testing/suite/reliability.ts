@@ -56,7 +56,7 @@ export function reliabilitySuite({ get }: SuiteContext): void {
       const [job] = await storage.jobs.list('env-r');
       await tidings.runDue();
       // A copy of the walk job, as a worker that crashed after committing would leave it to run again.
-      await storage.jobs.enqueue([{ ...job!, id: `${job!.id}-again` }]);
+      await storage.jobs.enqueue('env-r', [{ ...job!, id: `${job!.id}-again` }]);
       await tidings.runDue();
       expect((await tidings.pending()).digests.map((d) => d.count)).toEqual([1]);
       clock.advance(5 * 60_000);
@@ -88,7 +88,7 @@ export function reliabilitySuite({ get }: SuiteContext): void {
         steps: [{ template: { type: 'delay' }, metadata: { type: 'scheduled', delayPath: 'send.at' } }, { template: { type: 'in_app', content: 'later' } }],
       });
       for (const payload of [{}, { send: { at: 'next tuesday' } }]) {
-        const result = await tidings.trigger({ name: 'sched', to: 'ada', payload, transactionId: `bad-${JSON.stringify(payload).length}` });
+        const [result] = await tidings.triggerBulk([{ name: 'sched', to: 'ada', payload, transactionId: `bad-${JSON.stringify(payload).length}` }]);
         expect(result).toMatchObject({ status: 'error', error: ['payload.send.at must hold an ISO 8601 date for the scheduled delay'] });
         expect(await tidings.runDue()).toBe(0);
       }
@@ -187,15 +187,19 @@ export function reliabilitySuite({ get }: SuiteContext): void {
       expect((await tidings.pending()).digests).toEqual([]);
     });
 
-    it('reliability — cancel wakes the job loop', async () => {
-      const tidings = engine(get());
+    it('reliability — cancelling a digest’s first event leaves its one flush job, which sends the rest', async () => {
+      const storage = get();
+      const clock = manualClock(T0);
+      const tidings = engine(storage, { clock });
       await tidings.workflows.upsert(digestFlow());
       await tidings.triggerBulk([{ name: 'digest', to: 'ada', transactionId: 'c1' }, { name: 'digest', to: 'ada', transactionId: 'c2' }]);
       await tidings.runDue();
-      const woken: number[] = [];
-      tidings.events.on('jobs.enqueued', ({ count }) => woken.push(count));
+      const before = await storage.jobs.list('env-r');
       await tidings.cancel('c1');
-      expect(woken).toEqual([1]);
+      expect(await storage.jobs.list('env-r')).toEqual(before);
+      clock.advance(5 * 60_000);
+      await tidings.runDue();
+      expect((await tidings.messages.feed('ada')).items.map((m) => m.content)).toEqual(['1 events']);
     });
   });
 }

@@ -11,7 +11,7 @@ export function transactionsSuite({ get }: SuiteContext): void {
       const result = await s.transaction(async (tx) => {
         await upsertSubscribers(tx, 'env-a', [{ _id: 'i1', patch: { subscriberId: 'u1' } }], T0, ORG);
         await tx.notifications.insertMany('env-a', [n]);
-        await tx.jobs.enqueue([jobRecord('env-a', { transactionId: n.transactionId })]);
+        await tx.jobs.enqueue('env-a', [jobRecord('env-a', { transactionId: n.transactionId })]);
         return 'done';
       });
       expect(result).toBe('done');
@@ -27,7 +27,7 @@ export function transactionsSuite({ get }: SuiteContext): void {
         s.transaction(async (tx) => {
           await upsertSubscribers(tx, 'env-a', [{ _id: 'i1', patch: { subscriberId: 'u1' } }, { _id: 'x', patch: { subscriberId: 'u0', firstName: 'After' } }], T0, ORG);
           await tx.notifications.insertMany('env-a', [n]);
-          await tx.jobs.enqueue([jobRecord('env-a')]);
+          await tx.jobs.enqueue('env-a', [jobRecord('env-a')]);
           throw new Error('boom');
         }),
       ).rejects.toThrow('boom');

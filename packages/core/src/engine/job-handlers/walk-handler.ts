@@ -1,0 +1,89 @@
+import { buildMessage } from '../../messages/build-message.js';
+import type { JobOf, Message, WalkJobData, WalkState } from '../../schemas/index.js';
+import type { TraceEntry } from '../../walk/trace.js';
+import type { DigestedEvent } from '../../walk/walker.js';
+import { nextAttemptAt } from '../jobs.js';
+import { messagesForWalk, walkSubject } from '../walk-io.js';
+import { resultOf, waitUntil, type JobHandler, type JobResult, type NextStep } from './job-result.js';
+
+/** The walk's trace up to step `last`, with what delivery added to each step's entry. */
+function notedTrace(trace: readonly TraceEntry[], notes: ReadonlyMap<number, Partial<TraceEntry>>, last: number): TraceEntry[] {
+  if (notes.size === 0 && last === Number.MAX_SAFE_INTEGER) return trace as TraceEntry[];
+  return trace.filter((e) => e.stepIndex <= last).map((e) => (notes.has(e.stepIndex) ? { ...e, ...notes.get(e.stepIndex) } : e));
+}
+
+/** Walk job data with the walk's state when it has one (a digest's flush data keeps no state of its own). */
+const withState = (data: WalkJobData, state: WalkState | undefined): WalkJobData => {
+  const { state: _previous, ...rest } = data;
+  return state ? { ...rest, state } : rest;
+};
+
+const skipped = (job: JobOf<'walk'>, type: TraceEntry['type'], reason: string): TraceEntry[] => [{ stepIndex: job.data.stepIndex, stepId: '', type, decision: 'skipped', reason }];
+
+/** The events `step.events` holds after a flushed digest and its owner's walk so far, or 'gone' when it no longer exists. */
+async function flushedDigest({ ctx }: Parameters<JobHandler<'walk'>>[1], digestId: string): Promise<{ events: DigestedEvent[]; ownerState: WalkState | undefined } | 'gone'> {
+  const digest = await ctx.storage.digests.get(ctx.env, digestId);
+  if (!digest || digest.events.length === 0) return 'gone';
+  return { events: digest.events.map((e) => ({ id: e.transactionId, time: e.at, payload: e.payload })), ownerState: digest.events[0]!.walkState };
+}
+
+/** The walk's state without the steps from `stepIndex` on: a retried step and what follows it run again. */
+const stateBefore = (state: WalkState | undefined, stepIndex: number): WalkState | undefined => state && { steps: state.steps.filter((s) => s.stepIndex < stepIndex) };
+
+/**
+ * Walks the steps of one notification for one subscriber from the job's step, and delivers its
+ * channel steps (provider calls happen here, outside any transaction). Stops where the walk must
+ * wait (delay, schedule hold, provider retry) or reaches a digest, which the commit joins.
+ */
+export const walkHandler: JobHandler<'walk'> = async (job, context) => {
+  const { ctx, batch, deliver, now } = context;
+  const notification = batch.notifications.get(job.data.notificationId);
+  const subscriber = batch.subscribers.get(job.subscriberId);
+  const workflow = notification && batch.workflows.get(notification._templateId);
+  if (!notification || !subscriber || !workflow) {
+    const missing = !notification ? 'notification' : !subscriber ? 'subscriber' : 'workflow';
+    return resultOf(job, { kind: 'done' }, { trace: skipped(job, 'in_app', `the ${missing} no longer exists`) });
+  }
+  // After a digest, `step.events` holds its events; an event a backoff digest let through is alone in it.
+  const flushed = job.data.digestId !== undefined ? await flushedDigest(context, job.data.digestId) : undefined;
+  if (flushed === 'gone') return resultOf(job, { kind: 'done' }, { trace: skipped(job, 'digest', 'the digest no longer exists') });
+  const digestEvents = flushed?.events ?? (job.data.passedDigest ? [{ id: notification.transactionId, time: notification.createdAt, payload: notification.payload }] : undefined);
+  const state = job.data.state ?? flushed?.ownerState;
+
+  const tenant = notification.tenantId ? batch.tenants.get(notification.tenantId) ?? null : null;
+  const actor = notification.actorId ? batch.subscribers.get(notification.actorId) ?? null : null;
+  const subject = { workflow, notification, subscriber, actor, tenant, preferences: batch.preferences.get(subscriber.subscriberId) ?? [] };
+  const messagesRead = await messagesForWalk(ctx, subject, state);
+  const walk = await walkSubject(ctx, subject, job.data.stepIndex, now, { digestEvents, renderBudget: batch.renderBudget, state, messages: messagesRead });
+  const messages: Message[] = [];
+  const failures: { message: Message; error: string }[] = [];
+  const warnings: { message: Message; reason: string }[] = [];
+  const notes = new Map<number, Partial<TraceEntry>>();
+  const done = (next: NextStep, last = Number.MAX_SAFE_INTEGER, extra: Partial<JobResult> = {}): JobResult =>
+    resultOf(job, next, { messages, failures, warnings, trace: notedTrace(walk.trace, notes, last), ...extra });
+  const delivery = { subscriber, tenant, integrations: batch.integrations, notification };
+
+  for (const step of walk.deliveries) {
+    const base = buildMessage(step, { workflow, notification, subscriber, now: now.toISOString(), status: 'sent' });
+    let sent = await deliver(step, base, delivery);
+    if (sent.kind === 'retry') {
+      const runAt = nextAttemptAt(job.attempts, ctx.options.maxAttempts, now);
+      if (runAt) {
+        notes.set(step.stepIndex, { ...sent.note, decision: 'failed' });
+        return done({ kind: 'later', runAt, data: withState({ ...job.data, stepIndex: step.stepIndex }, stateBefore(walk.state, step.stepIndex)), retry: true, lastError: sent.error }, step.stepIndex);
+      }
+      sent = sent.final;
+    }
+    messages.push(sent.message);
+    notes.set(step.stepIndex, sent.failure ? { ...sent.note, decision: 'failed' } : sent.note);
+    if (sent.notSent !== undefined) warnings.push({ message: sent.message, reason: sent.notSent });
+    if (sent.failure) {
+      failures.push({ message: sent.message, error: sent.failure });
+      if (step.step.shouldStopOnFail) return done({ kind: 'done' }, step.stepIndex);
+    }
+  }
+  // A delay after a digest keeps the digest's events for the steps after it.
+  if (walk.resume) return done(waitUntil({ ...job, data: withState({ ...job.data, stepIndex: walk.resume.stepIndex }, walk.state) }, walk.resume.runAt));
+  if (walk.digest) return done({ kind: 'done' }, undefined, { digestArrival: { workflow, notification, subscriber, stepIndex: walk.digest.stepIndex, step: walk.digest.step, ...(walk.state && { state: walk.state }) } });
+  return done({ kind: 'done' });
+};

@@ -1,0 +1,169 @@
+import { messageId } from '../messages/build-message.js';
+import type { JsonObject, Message, RanStep, StepVariant, WalkState, Workflow } from '../schemas/index.js';
+import { CHANNELS } from '../schemas/enums.js';
+import { addTime } from '../timing/add-time.js';
+import { delayDueAt } from '../timing/delay-due-at.js';
+import { nextCronTime, parseCron } from '../timing/cron.js';
+import { channelGate } from './channel-gate.js';
+import { contentOfOutputs, delayOfOutputs, digestOfOutputs, type CodeDelay } from './code-outputs.js';
+import type { CodeStepDeclaration, CodeStepType, CodeWorkflow } from './code-workflow.js';
+import type { TraceEntry } from './trace.js';
+import type { Delivery, WalkInput, WalkResult, Walker } from './walker.js';
+
+type Channel = (typeof CHANNELS)[number];
+const isChannel = (type: CodeStepType): type is Channel => (CHANNELS as readonly string[]).includes(type);
+
+/** An in-app step's result: the message's flags as stored when a later step runs (unread when it was never sent). */
+function inAppResult(message: Message | undefined): JsonObject {
+  return { seen: message?.seen ?? false, read: message?.read ?? false, lastSeenDate: message?.lastSeenDate ?? null, lastReadDate: message?.lastReadDate ?? null };
+}
+
+/**
+ * What each step that ran returns to the function on replay; an in-app step's flags are read from its
+ * stored message (one made in this very walk is unread).
+ */
+function resultsOf(steps: readonly RanStep[], input: WalkInput): Map<string, JsonObject> {
+  const results = new Map<string, JsonObject>();
+  for (const step of steps) {
+    if (step.type !== 'in_app') results.set(step.stepId, step.result);
+    else results.set(step.stepId, inAppResult(step.skipped ? undefined : input.messages?.get(messageId(input.notification._id, input.subscriber._id, step.stepIndex))));
+  }
+  return results;
+}
+
+/** When a delay step's walk goes on, or why it cannot. */
+function delayRunAt(delay: CodeDelay, input: WalkInput): { ok: true; runAt: Date } | { ok: false; error: string } {
+  const zone = input.subscriber.timezone ?? 'UTC';
+  if (delay.kind === 'invalid') return { ok: false, error: delay.error };
+  if (delay.kind === 'regular') return { ok: true, runAt: addTime(input.now, delay.amount, delay.unit, zone) };
+  if (delay.kind === 'dynamic') return delayDueAt({ type: 'scheduled', delayPath: delay.path }, input.now, { payload: input.notification.payload });
+  const schedule = parseCron(delay.cron);
+  if ('error' in schedule) return { ok: false, error: `cron: ${schedule.error}` };
+  const runAt = nextCronTime(schedule, input.now, zone);
+  return runAt ? { ok: true, runAt } : { ok: false, error: `cron "${delay.cron}" never fires` };
+}
+
+/** A step variant for a code step: what messages and digests point back to. */
+const stepOf = (stepId: string, type: Delivery['channel'] | 'digest', metadata?: StepVariant['metadata']): StepVariant => ({
+  _id: stepId,
+  name: stepId,
+  active: true,
+  shouldStopOnFail: false,
+  template: { type },
+  filters: [],
+  ...(metadata && { metadata }),
+});
+
+/**
+ * The walker of workflows written in code: replays the function, each step that already ran giving
+ * its stored result, and handles the first new step as the engine handles a stored one (preferences,
+ * schedule, delay, digest). A walk stops after a provider step that has steps after it, so a step
+ * after it never runs before the delivery it follows is stored.
+ */
+export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, CodeWorkflow>; stepsOf(id: string): readonly CodeStepDeclaration[] | undefined }): Walker {
+  // A workflow reaches a walker only once found through the catalog, so its steps are discovered.
+  const codeOf = (workflow: Workflow): { readonly code: CodeWorkflow; readonly steps: readonly CodeStepDeclaration[] } => {
+    const code = catalog.workflows.get(workflow._id);
+    const steps = catalog.stepsOf(workflow._id);
+    if (!code || !steps) throw new Error(`workflow ${workflow._id} is not a discovered code workflow`);
+    return { code, steps };
+  };
+
+  async function walk(input: WalkInput): Promise<WalkResult> {
+    const { code, steps } = codeOf(input.workflow);
+    const ran: RanStep[] = [...(input.state?.steps ?? [])];
+    const deliveries: Delivery[] = [];
+    const trace: TraceEntry[] = [];
+    const state = (): WalkState => ({ steps: [...ran] });
+    const end = (): WalkResult => ({ deliveries, resume: null, trace, state: state() });
+    const fail = (stepIndex: number, stepId: string, type: TraceEntry['type'], reason: string): WalkResult => {
+      trace.push({ stepIndex, stepId, type, decision: 'failed', reason });
+      return end();
+    };
+
+    // Each declared step runs at most once per walk, so the loop ends even if the function misbehaves.
+    for (let runs = 0; runs <= steps.length; runs++) {
+      const run = await code.runNext({
+        payload: input.notification.payload,
+        subscriber: input.subscriber,
+        context: input.notification.context,
+        environmentId: input.notification._environmentId,
+        results: resultsOf(ran, input),
+      });
+      if (run.kind === 'end') return end();
+      if (run.kind === 'failed') {
+        const index = run.stepId === null ? -1 : steps.findIndex((s) => s.stepId === run.stepId);
+        return fail(Math.max(index, 0), run.stepId ?? '', index >= 0 ? steps[index]!.type : 'custom', run.error);
+      }
+      const stepIndex = steps.findIndex((s) => s.stepId === run.stepId);
+      if (stepIndex < 0 || steps[stepIndex]!.type !== run.type) {
+        return fail(Math.max(stepIndex, 0), run.stepId, run.type, `step "${run.stepId}" (${run.type}) is not a step the workflow declared: declare every step on every run, and leave one out with \`skip\``);
+      }
+      if (ran.some((s) => s.stepId === run.stepId)) return fail(stepIndex, run.stepId, run.type, `step "${run.stepId}" ran twice in one run of the workflow: step ids must be unique`);
+      const entry = (decision: TraceEntry['decision'], reason: string) => trace.push({ stepIndex, stepId: run.stepId, type: run.type, decision, reason });
+      const keep = (result: JsonObject, skipped = false) => ran.push({ stepId: run.stepId, stepIndex, type: run.type, skipped, result });
+
+      if (run.skipped) {
+        entry('skipped', 'its `skip` returned true');
+        keep({}, true);
+        continue;
+      }
+      if (run.type === 'custom') {
+        entry('ran', 'custom step ran; its result is kept for the steps after it');
+        keep(run.outputs);
+        continue;
+      }
+      if (run.type === 'throttle') return fail(stepIndex, run.stepId, run.type, 'throttle steps are not supported by this engine yet');
+      if (run.type === 'delay') {
+        const due = delayRunAt(delayOfOutputs(run.outputs), input);
+        if (!due.ok) return fail(stepIndex, run.stepId, run.type, due.error);
+        keep({ duration: Math.max(0, due.runAt.getTime() - input.now.getTime()) });
+        if (due.runAt.getTime() > input.now.getTime()) {
+          entry('delayed', `delayed until ${due.runAt.toISOString()}`);
+          return { deliveries, resume: { stepIndex: stepIndex + 1, runAt: due.runAt }, trace, state: state() };
+        }
+        entry('delayed', 'the delay had already passed');
+        continue;
+      }
+      if (run.type === 'digest') {
+        // The walk that goes on after this digest's flush: its events are the step's result.
+        if (input.digestEvents && input.startIndex === stepIndex + 1) {
+          keep({ events: input.digestEvents.map((e) => ({ id: e.id, time: e.time, payload: e.payload })) });
+          continue;
+        }
+        const digest = digestOfOutputs(run.outputs);
+        if (!digest.ok) return fail(stepIndex, run.stepId, run.type, digest.error);
+        return { deliveries, resume: null, digest: { stepIndex, step: stepOf(run.stepId, 'digest', digest.metadata) }, trace, state: state() };
+      }
+      if (!isChannel(run.type)) return fail(stepIndex, run.stepId, run.type, `unknown step type ${String(run.type)}`);
+      const gate = channelGate(input, input.workflow, run.type);
+      if (gate.kind === 'skip') {
+        entry('skipped', gate.reason);
+        keep({}, true);
+        continue;
+      }
+      if (gate.kind === 'hold') {
+        entry('held', gate.reason);
+        return { deliveries, resume: { stepIndex, runAt: gate.runAt }, trace, state: state() };
+      }
+      const delivery: Delivery = { stepIndex, step: stepOf(run.stepId, run.type), channel: run.type, rendered: contentOfOutputs(run.type, run.outputs) };
+      deliveries.push(delivery);
+      entry('delivered', `${run.type} outputs from the step's resolver`);
+      keep({});
+      if (run.type !== 'in_app' && stepIndex < steps.length - 1) return { deliveries, resume: { stepIndex: stepIndex + 1, runAt: input.now }, trace, state: state() };
+    }
+    return fail(steps.length, '', 'custom', 'the workflow declared more steps than it has');
+  }
+
+  return {
+    // Only workflows of in-app steps alone end at once; a custom step's effect must not hang on the trigger's transaction.
+    walksInline: (workflow) => codeOf(workflow).steps.every((s) => s.type === 'in_app'),
+    walk,
+    async preparePayload(workflow, payload) {
+      return codeOf(workflow).code.preparePayload(payload);
+    },
+    messagesToRead(workflow, state, notificationId, subscriberInternalId) {
+      return (state?.steps ?? []).filter((s) => s.type === 'in_app' && !s.skipped).map((s) => messageId(notificationId, subscriberInternalId, s.stepIndex));
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import type { Channel, ChannelPreferences, JsonObject, Severity, Subscriber } from '../schemas/index.js';
+import type { PreparedPayload } from './walker.js';
+
+/** The kinds of step a workflow written in code may declare. */
+export type CodeStepType = Channel | 'digest' | 'delay' | 'custom' | 'throttle';
+
+/** A step as the workflow declares it, found by running the function once without an event. */
+export interface CodeStepDeclaration {
+  readonly stepId: string;
+  readonly type: CodeStepType;
+}
+
+/** What the engine gives a code workflow's function for one run up to its next step. */
+export interface CodeRunInput {
+  readonly payload: JsonObject;
+  readonly subscriber: Subscriber;
+  /** The trigger's context (`{ key: value }`). */
+  readonly context: Readonly<Record<string, string>>;
+  readonly environmentId: string;
+  /** The results of the steps that already ran, by step id: each returns its result instead of running again. */
+  readonly results: ReadonlyMap<string, JsonObject>;
+}
+
+/** Where a run of the function stopped. */
+export type CodeStepRun =
+  /** The function returned: every step ran. */
+  | { readonly kind: 'end' }
+  /** The first step without a result, evaluated: `skip` said to leave it out, or its outputs (resolver run, schema checked). */
+  | { readonly kind: 'step'; readonly stepId: string; readonly type: CodeStepType; readonly skipped: boolean; readonly outputs: JsonObject }
+  /** The function or a step failed (thrown, outputs refused by a schema): the walk ends here. */
+  | { readonly kind: 'failed'; readonly stepId: string | null; readonly error: string };
+
+/**
+ * A workflow written as a function, as the engine runs it: replayed for each step, every step that
+ * already ran returning its stored result. `@tidings/framework` makes these from its own `workflow()`
+ * and from `@novu/framework`'s; the engine knows nothing else about them.
+ */
+export interface CodeWorkflow {
+  /** Marks the object, so `createTidings` tells code workflows apart. */
+  readonly kind: 'tidings.code-workflow';
+  /** The workflow's id: what a trigger names. */
+  readonly id: string;
+  readonly name?: string | undefined;
+  readonly description?: string | undefined;
+  readonly tags?: readonly string[] | undefined;
+  readonly severity?: Severity | undefined;
+  /** Delivers past the subscriber's opt-outs (Novu's `critical`, or `preferences.all.readOnly`). */
+  readonly critical?: boolean | undefined;
+  /** The channels on or off until a subscriber says otherwise (Novu's `preferences`). */
+  readonly preferenceSettings?: ChannelPreferences | undefined;
+  /**
+   * Every step, in the order the function declares them: found once by running the function without
+   * an event (steps return placeholder results, resolvers do not run).
+   */
+  discover(): Promise<readonly CodeStepDeclaration[]>;
+  /** Checks a trigger's payload against the workflow's payload schema, defaults applied. */
+  preparePayload(payload: JsonObject): Promise<PreparedPayload>;
+  /** Runs the function with the results of the steps that already ran, up to the first step without one. */
+  runNext(input: CodeRunInput): Promise<CodeStepRun>;
+}
+
+export const isCodeWorkflow = (value: unknown): value is CodeWorkflow =>
+  typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'tidings.code-workflow';

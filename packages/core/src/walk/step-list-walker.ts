@@ -1,0 +1,94 @@
+import { explainFilters, firstFailure } from '../filters/evaluate.js';
+import type { Channel, DelayMetadata, Step, StepVariant, Workflow } from '../schemas/index.js';
+import { CHANNELS } from '../schemas/enums.js';
+import { renderStep } from '../templates/render-step.js';
+import { delayDueAt } from '../timing/delay-due-at.js';
+import { delayOverride } from '../timing/delay-override.js';
+import { channelGate } from './channel-gate.js';
+import type { TraceEntry } from './trace.js';
+import { walkVariables } from './walk-variables.js';
+import type { Delivery, WalkInput, WalkResult, Walker } from './walker.js';
+
+const isChannel = (type: string): type is Channel => (CHANNELS as readonly string[]).includes(type);
+
+/** The step types whose walk ends inside the trigger's transaction: only in-app messages. */
+const runsInline = (step: StepVariant) => step.template.type === 'in_app';
+
+/** An active step's base and active variants: every form it may take in a walk. */
+const formsOf = (step: Step): StepVariant[] => [step, ...step.variants.filter((v) => v.active)];
+
+/**
+ * Walks a workflow's steps for one subscriber from `startIndex`: picks each step's variant, applies
+ * filters, renders channel steps, and stops at a delay (returning where to resume). Pure: it reads no
+ * storage and no clock, so the same input always gives the same walk.
+ */
+export function walkSteps(input: WalkInput): WalkResult {
+  const { workflow, notification, now } = input;
+  const variables = walkVariables(input);
+  const deliveries: Delivery[] = [];
+  const trace: TraceEntry[] = [];
+  for (let stepIndex = input.startIndex; stepIndex < workflow.steps.length; stepIndex++) {
+    const base = workflow.steps[stepIndex]!;
+    const entry = (decision: TraceEntry['decision'], reason: string, extra: Partial<TraceEntry> = {}) =>
+      trace.push({ stepIndex, stepId: base._id ?? String(stepIndex), type: base.template.type, decision, reason, ...extra });
+    if (!base.active) {
+      entry('skipped', 'step is inactive');
+      continue;
+    }
+    const variantIndex = base.variants.findIndex((v) => v.active && explainFilters(v.filters, variables).passed);
+    const step: StepVariant = variantIndex >= 0 ? base.variants[variantIndex]! : base;
+    const chosen = variantIndex >= 0 ? { variantIndex } : {};
+    if (variantIndex < 0) {
+      const filters = explainFilters(base.filters, variables);
+      if (!filters.passed) {
+        const failed = firstFailure(filters);
+        entry('skipped', 'a step filter did not pass', failed ? { failedFilter: failed } : {});
+        continue;
+      }
+    }
+    const type = step.template.type;
+    if (type === 'delay') {
+      const due = delayDueAt((step.metadata ?? { type: 'regular' }) as DelayMetadata, now, {
+        payload: notification.payload,
+        timeZone: input.subscriber.timezone,
+        override: delayOverride(notification.overrides),
+      });
+      if (!due.ok) {
+        entry('failed', due.error, chosen);
+        if (step.shouldStopOnFail) break;
+        continue;
+      }
+      if (due.runAt.getTime() > now.getTime()) {
+        entry('delayed', `delayed until ${due.runAt.toISOString()}`, chosen);
+        return { deliveries, resume: { stepIndex: stepIndex + 1, runAt: due.runAt }, trace };
+      }
+      entry('delayed', 'the delay had already passed', chosen);
+      continue;
+    }
+    if (type === 'digest') return { deliveries, resume: null, digest: { stepIndex, step }, trace };
+    if (!isChannel(type)) continue;
+    const gate = channelGate(input, workflow, type);
+    if (gate.kind === 'skip') {
+      entry('skipped', gate.reason, chosen);
+      continue;
+    }
+    if (gate.kind === 'hold') {
+      entry('held', gate.reason, chosen);
+      return { deliveries, resume: { stepIndex, runAt: gate.runAt }, trace };
+    }
+    try {
+      deliveries.push({ stepIndex, step, channel: type, rendered: renderStep(step.template, variables, input.renderBudget) });
+      entry('delivered', `rendered for ${type}`, chosen);
+    } catch (error) {
+      entry('failed', `template failed to render: ${error instanceof Error ? error.message : String(error)}`, chosen);
+      if (step.shouldStopOnFail) break;
+    }
+  }
+  return { deliveries, resume: null, trace };
+}
+
+/** The walker of workflows stored as data: the workflow's list of steps, walked in order. */
+export const stepListWalker: Walker = {
+  walksInline: (workflow: Workflow) => workflow.steps.every((step) => !step.active || formsOf(step).every(runsInline)),
+  walk: async (input) => walkSteps(input),
+};

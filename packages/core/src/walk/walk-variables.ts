@@ -1,0 +1,16 @@
+import type { FilterContext } from '../filters/evaluate.js';
+import type { WalkInput } from './walker.js';
+
+/** The data templates and filters see in a walk. */
+export function walkVariables(input: WalkInput): Record<string, unknown> & FilterContext {
+  const { subscriber, notification, actor, tenant } = input;
+  return {
+    subscriber: { ...subscriber, data: subscriber.data ?? {} },
+    payload: notification.payload,
+    actor: actor ?? {},
+    tenant: tenant ? { identifier: tenant.identifier, name: tenant.name, data: tenant.data } : {},
+    step: input.digestEvents
+      ? { events: input.digestEvents.map((e) => e.payload), total_count: input.digestEvents.length, digest: true }
+      : { events: [notification.payload], total_count: 1, digest: false },
+  };
+}

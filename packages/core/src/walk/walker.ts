@@ -1,0 +1,80 @@
+import type { Channel, JsonObject, Message, Notification, PreferenceRow, StepVariant, Subscriber, Tenant, WalkState, Workflow } from '../schemas/index.js';
+import type { RenderedContent } from '../templates/render-step.js';
+import type { RenderBudget } from '../templates/render.js';
+import type { TraceEntry } from './trace.js';
+
+/** A channel step that passed every check, rendered and ready to become a message. */
+export interface Delivery {
+  readonly stepIndex: number;
+  readonly step: StepVariant;
+  readonly channel: Channel;
+  readonly rendered: RenderedContent;
+}
+
+/** One event of a flushed digest, as a walk sees it. */
+export interface DigestedEvent {
+  /** The event's transactionId. */
+  readonly id: string;
+  /** When it was triggered (ISO). */
+  readonly time: string;
+  readonly payload: Record<string, unknown>;
+}
+
+/** Everything a walk of one notification for one subscriber reads. */
+export interface WalkSubject {
+  readonly workflow: Workflow;
+  readonly notification: Notification;
+  readonly subscriber: Subscriber;
+  readonly actor: Subscriber | null;
+  readonly tenant: Tenant | null;
+  /** The subscriber's stored preference rows (global and per workflow). */
+  readonly preferences: readonly PreferenceRow[];
+}
+
+export interface WalkInput extends WalkSubject {
+  readonly startIndex: number;
+  readonly now: Date;
+  /** Email, sms, chat and push steps outside the subscriber's schedule wait for it or are dropped. */
+  readonly outsideSchedule: 'defer' | 'skip';
+  /** The events of the digest this walk continues after (`step.events` in templates), oldest first. */
+  readonly digestEvents?: readonly DigestedEvent[] | undefined;
+  /** The steps of a code workflow that already ran in this walk (replayed, not run again). */
+  readonly state?: WalkState | undefined;
+  /** This walk's stored in-app messages by id (code workflows read their flags), when the walker asked (`readsMessages`). */
+  readonly messages?: ReadonlyMap<string, Message> | undefined;
+  /** The render budget of the call this walk belongs to (a trigger call, a batch of jobs). */
+  readonly renderBudget?: RenderBudget | undefined;
+}
+
+export interface WalkResult {
+  readonly deliveries: Delivery[];
+  /** Where the walk continues later (after a delay or a schedule hold), or null when it is over. */
+  readonly resume: { stepIndex: number; runAt: Date } | null;
+  /** The walk stopped at this digest step: the engine joins or opens the digest. */
+  readonly digest?: { stepIndex: number; step: StepVariant };
+  readonly trace: TraceEntry[];
+  /** The code steps that ran, to carry to the walk's next run (resume or digest); absent for data workflows. */
+  readonly state?: WalkState;
+}
+
+/** A payload checked against the workflow's schema, defaults applied, or the issues that refuse it. */
+export type PreparedPayload = { readonly ok: true; readonly payload: JsonObject } | { readonly ok: false; readonly errors: readonly string[] };
+
+/**
+ * How a workflow's steps are walked for one subscriber: which steps run, with what content, and where
+ * the walk stops to wait. It reads no storage and no clock: the same input gives the same walk. Async
+ * because a walker may run the user's code.
+ */
+export interface Walker {
+  /**
+   * Whether every walk of the workflow, whatever its subscriber and payload, ends at once with in-app
+   * messages only (no provider step, delay or digest), so it can be stored inside the trigger's own
+   * transaction. Decided from the workflow alone, before any walk.
+   */
+  walksInline(workflow: Workflow): boolean;
+  walk(input: WalkInput): Promise<WalkResult>;
+  /** Checks an event's payload at trigger time against the workflow's own schema (code workflows), defaults applied. */
+  preparePayload?(workflow: Workflow, payload: JsonObject): Promise<PreparedPayload>;
+  /** The ids of the stored messages a walk of this state reads (`WalkInput.messages`). */
+  messagesToRead?(workflow: Workflow, state: WalkState | undefined, notificationId: string, subscriberInternalId: string): string[];
+}

@@ -1,0 +1,147 @@
+import type { Schema, SchemaOutput } from './schema.js';
+
+export type Awaitable<T> = T | Promise<T>;
+export type TimeUnit = 'seconds' | 'minutes' | 'hours' | 'days' | 'weeks' | 'months';
+export type RedirectTarget = '_self' | '_blank' | '_parent' | '_top' | '_unfencedTop';
+
+export interface Redirect {
+  url: string;
+  target?: RedirectTarget;
+}
+export interface Action {
+  label: string;
+  redirect?: Redirect;
+}
+
+/** What an in-app step's resolver returns (Novu's shape). */
+export interface InAppOutput {
+  subject?: string;
+  body?: string;
+  avatar?: string;
+  primaryAction?: Action;
+  secondaryAction?: Action;
+  data?: Record<string, unknown>;
+  redirect?: Redirect;
+}
+export interface EmailOutput {
+  subject: string;
+  body: string;
+}
+export interface SmsOutput {
+  body: string;
+}
+export interface ChatOutput {
+  body: string;
+}
+export interface PushOutput {
+  subject: string;
+  body: string;
+}
+export type DelayOutput = { type?: 'regular'; amount: number; unit: TimeUnit } | { type: 'timed'; cron: string } | { type: 'dynamic'; dynamicKey: string };
+export type DigestOutput =
+  | { type?: 'regular'; amount: number; unit: TimeUnit; digestKey?: string; lookBackWindow?: { amount: number; unit: TimeUnit } }
+  | { type?: 'timed'; cron: string; digestKey?: string };
+export interface ThrottleOutput {
+  type: 'fixed' | 'dynamic';
+  amount?: number;
+  unit?: 'minutes' | 'hours' | 'days';
+  dynamicKey?: string;
+  threshold?: number;
+  throttleKey?: string;
+}
+
+/** What an in-app step returns to the steps after it: its message's flags as they are when they run. */
+export interface InAppResult {
+  seen: boolean;
+  read: boolean;
+  lastSeenDate: string | null;
+  lastReadDate: string | null;
+}
+export interface DigestResult {
+  events: { id: string; time: string; payload: Record<string, unknown> }[];
+}
+export interface DelayResult {
+  duration: number;
+}
+export interface ThrottleResult {
+  throttled: boolean;
+}
+export type EmptyResult = Record<string, never>;
+
+/** Options every step takes. `skip` gets the step's controls; true leaves the step out. */
+export interface StepOptions<C extends Schema | undefined = undefined> {
+  controlSchema?: C;
+  skip?: (controls: ControlsOf<C>) => Awaitable<boolean>;
+  /** Per-provider output overrides (accepted for compatibility; Tidings' providers take the step's outputs). */
+  providers?: Record<string, (args: { controls: ControlsOf<C>; outputs: Record<string, unknown> }) => Awaitable<Record<string, unknown>>>;
+  disableOutputSanitization?: boolean;
+}
+export interface CustomStepOptions<C extends Schema | undefined, O extends Schema | undefined> extends Omit<StepOptions<C>, 'providers' | 'disableOutputSanitization'> {
+  /** The custom step's result is checked against it; without one the result is `{}`, as in @novu/framework. */
+  outputSchema?: O;
+}
+
+export type ControlsOf<C> = C extends Schema ? SchemaOutput<C> : Record<string, never>;
+
+type StepFn<Out, Result> = <C extends Schema | undefined = undefined>(stepId: string, resolver: (controls: ControlsOf<C>) => Awaitable<Out>, options?: StepOptions<C>) => Promise<Result>;
+
+/** The steps a workflow's function declares, with @novu/framework's call shapes. */
+export interface Step {
+  inApp: StepFn<InAppOutput, InAppResult>;
+  email: StepFn<EmailOutput, EmptyResult>;
+  sms: StepFn<SmsOutput, EmptyResult>;
+  chat: StepFn<ChatOutput, EmptyResult>;
+  push: StepFn<PushOutput, EmptyResult>;
+  digest: StepFn<DigestOutput, DigestResult>;
+  delay: StepFn<DelayOutput, DelayResult>;
+  throttle: StepFn<ThrottleOutput, ThrottleResult>;
+  custom: <C extends Schema | undefined = undefined, O extends Schema | undefined = undefined>(
+    stepId: string,
+    resolver: (controls: ControlsOf<C>) => Awaitable<O extends Schema ? SchemaOutput<O> : Record<string, unknown>>,
+    options?: CustomStepOptions<C, O>,
+  ) => Promise<O extends Schema ? SchemaOutput<O> : Record<string, never>>;
+}
+
+/** The subscriber a run is for, in @novu/framework's shape. */
+export interface FrameworkSubscriber {
+  subscriberId: string;
+  firstName?: string | null;
+  lastName?: string | null;
+  email?: string | null;
+  phone?: string | null;
+  avatar?: string | null;
+  locale?: string | null;
+  data?: Record<string, unknown> | null;
+}
+
+export interface ExecuteInput<P, C> {
+  step: Step;
+  payload: P;
+  subscriber: FrameworkSubscriber;
+  context: Record<string, string>;
+  env: Record<string, string>;
+  controls: C;
+}
+
+export interface ChannelPreference {
+  enabled?: boolean;
+  readOnly?: boolean;
+}
+
+/** Options of `workflow()`, as @novu/framework takes them. */
+export interface WorkflowOptions<P extends Schema | undefined, C extends Schema | undefined> {
+  payloadSchema?: P;
+  controlSchema?: C;
+  name?: string;
+  description?: string;
+  tags?: string[];
+  severity?: 'none' | 'low' | 'medium' | 'high';
+  /** Delivers past the subscriber's opt-outs. */
+  critical?: boolean;
+  preferences?: {
+    all?: ChannelPreference;
+    channels?: Partial<Record<'inApp' | 'email' | 'sms' | 'chat' | 'push', ChannelPreference>>;
+  };
+}
+
+export type PayloadOf<P> = P extends Schema ? SchemaOutput<P> : Record<string, never>;

@@ -1,0 +1,189 @@
+/**
+ * Workflows written in code, run by the engine on every backend: replay with stored step results,
+ * delays and digests as jobs, skip, escalation on an unread in-app message, a custom step run once,
+ * payload schemas, workflow preferences and critical, explain, and the catalog's read-only view.
+ */
+import { createTidings, manualClock, type Channel, type Provider, type Storage } from '@tidings/core';
+import { memoryStorage } from '@tidings/memory';
+import { postgresStorage } from '@tidings/postgres';
+import { sqliteStorage } from '@tidings/sqlite';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { freshSchemas } from '../../postgres/test/schemas.js';
+import { workflow } from '../src/index.js';
+
+const url = process.env['TIDINGS_TEST_PG_URL'];
+const schemaName = freshSchemas(url, 'tidings_codewf');
+const HOUR = 3_600_000;
+
+const backends: { name: string; create: () => Storage; skip?: boolean }[] = [
+  { name: 'memory', create: () => memoryStorage() },
+  { name: 'sqlite', create: () => sqliteStorage({ filename: ':memory:' }) },
+  { name: 'postgres', create: () => postgresStorage({ connectionString: url ?? '', schema: schemaName() }), skip: !url },
+];
+
+/** A provider that keeps what it was asked to send, on every channel but in-app. */
+function capture() {
+  const sent: { channel: Channel; to: string; subject?: string; content: string }[] = [];
+  const providers: Provider[] = (['email', 'sms', 'chat', 'push'] as const).map((channel) => ({
+    id: 'capture',
+    channel,
+    async send(message) {
+      sent.push({ channel, to: message.to.email ?? message.to.phone ?? message.to.subscriberId, ...(message.subject !== undefined && { subject: message.subject }), content: String(message.content) });
+      return { id: message.messageId };
+    },
+  }));
+  return { sent, providers };
+}
+
+for (const backend of backends) {
+  describe.skipIf(backend.skip)(`code workflows: ${backend.name}`, () => {
+    const open: Storage[] = [];
+    afterEach(async () => {
+      for (const storage of open.splice(0)) await storage.close();
+    });
+
+    async function engine(workflows: Parameters<typeof createTidings>[0]['workflows']) {
+      const storage = backend.create();
+      open.push(storage);
+      const clock = manualClock('2026-03-02T10:00:00Z');
+      const { sent, providers } = capture();
+      const tidings = createTidings({ storage, clock, workflows, providers });
+      for (const channel of ['email', 'sms', 'chat', 'push'] as const) await tidings.integrations.upsert({ providerId: 'capture', channel, credentials: {}, primary: true, active: true });
+      await tidings.subscribers.upsert({ subscriberId: 'ada', firstName: 'Ada', email: 'ada@example.com', phone: '+15550100' });
+      /** Runs due jobs until none is left at this time. */
+      const drain = async () => {
+        while ((await tidings.runDue()) > 0);
+      };
+      return { tidings, clock, sent, drain };
+    }
+
+    it('in-app alone is stored at trigger time, with its buttons, data and severity; the catalog lists it read-only', async () => {
+      const welcome = workflow(
+        'welcome',
+        async ({ step, payload, subscriber }) => {
+          await step.inApp('hello', () => ({
+            subject: `Welcome, ${subscriber.firstName}`,
+            body: `Your plan: ${payload.plan}`,
+            primaryAction: { label: 'Start', redirect: { url: '/start' } },
+            data: { plan: payload.plan },
+          }));
+        },
+        { payloadSchema: z.object({ plan: z.string().default('free') }), severity: 'high', name: 'Welcome' },
+      );
+      const { tidings } = await engine([welcome]);
+      await tidings.trigger({ name: 'welcome', to: 'ada', payload: {} });
+      const [message] = (await tidings.messages.feed('ada')).items;
+      expect(message).toMatchObject({ subject: 'Welcome, Ada', content: 'Your plan: free', severity: 'high', data: { plan: 'free' } });
+      expect(message?.cta.action?.buttons).toEqual([{ type: 'primary', content: 'Start', url: '/start' }]);
+
+      expect((await tidings.workflows.list()).map((w) => w.identifier)).toContain('welcome');
+      expect(await tidings.workflows.get('welcome')).toMatchObject({ name: 'Welcome', steps: [{ _id: 'hello', template: { type: 'in_app' } }] });
+      await expect(tidings.workflows.upsert({ name: 'Mine', triggers: [{ identifier: 'welcome' }], steps: [] })).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('"welcome"') });
+    });
+
+    it('a payload the schema refuses is an error naming each field, and nothing is stored', async () => {
+      const order = workflow('order', async ({ step, payload }) => void (await step.inApp('n', () => ({ body: `#${payload.id} × ${payload.qty}` }))), {
+        payloadSchema: { type: 'object', properties: { id: { type: 'string' }, qty: { type: 'number', default: 1 } }, required: ['id'], additionalProperties: false },
+      });
+      const { tidings } = await engine([order]);
+      await expect(tidings.trigger({ name: 'order', to: 'ada', payload: { qty: 'many' } })).rejects.toMatchObject({
+        code: 'validation_failed',
+        issues: expect.arrayContaining([{ path: 'payload.id', message: 'is required' }, expect.objectContaining({ path: 'payload.qty' })]),
+      });
+      expect((await tidings.messages.feed('ada')).items).toEqual([]);
+      await tidings.trigger({ name: 'order', to: 'ada', payload: { id: 'A1' } });
+      expect((await tidings.messages.feed('ada')).items[0]?.content).toBe('#A1 × 1');
+    });
+
+    it('escalation: the email after a delay goes out only while the in-app message is unread; the custom step ran once', async () => {
+      let customRuns = 0;
+      const escalate = workflow(
+        'escalate',
+        async ({ step, payload }) => {
+          const ref = await step.custom('reference', async () => ({ ref: `R-${++customRuns}` }), { outputSchema: z.object({ ref: z.string() }) });
+          const note = await step.inApp('note', () => ({ body: `Comment on ${payload.post} (${ref.ref})` }));
+          await step.delay('wait', () => ({ amount: 1, unit: 'hours' }));
+          await step.email('mail', () => ({ subject: `Unread: ${payload.post}`, body: `<p>${ref.ref}</p>` }), { skip: () => note.read });
+        },
+        { payloadSchema: z.object({ post: z.string() }) },
+      );
+      const { tidings, clock, sent, drain } = await engine([escalate]);
+      const unread = await tidings.trigger({ name: 'escalate', to: 'ada', payload: { post: 'p1' }, transactionId: 'tx-unread' });
+      const read = await tidings.trigger({ name: 'escalate', to: 'ada', payload: { post: 'p2' }, transactionId: 'tx-read' });
+      expect(unread.status).toBe('processed');
+      await drain();
+      const feed = (await tidings.messages.feed('ada')).items;
+      expect(feed.map((m) => m.content).sort()).toEqual(['Comment on p1 (R-1)', 'Comment on p2 (R-2)']);
+      await tidings.messages.markAs('ada', { messageId: feed.find((m) => m.content.toString().includes('p2'))!._id, markAs: 'read' });
+      expect(sent).toEqual([]);
+
+      clock.advance(HOUR);
+      await drain();
+      expect(sent).toEqual([{ channel: 'email', to: 'ada@example.com', subject: 'Unread: p1', content: expect.stringContaining('R-1') }]);
+      expect(customRuns).toBe(2);
+      expect(read.transactionId).toBe('tx-read');
+      const explained = (await tidings.explain('tx-read')).flatMap((r) => r.entries).map((e) => [e.stepId, e.decision]);
+      expect(explained).toEqual([
+        ['reference', 'ran'],
+        ['note', 'delivered'],
+        ['wait', 'delayed'],
+        ['mail', 'skipped'],
+      ]);
+    });
+
+    it('a digest gathers the events of its window; the step after it gets them all', async () => {
+      const digest = workflow(
+        'comments',
+        async ({ step }) => {
+          const { events } = await step.digest('gather', () => ({ amount: 30, unit: 'minutes', digestKey: 'postId' }));
+          await step.inApp('summary', () => ({ body: `${events.length} comments: ${events.map((e) => e.payload['text']).join(', ')}` }));
+        },
+        { payloadSchema: z.object({ postId: z.string(), text: z.string() }) },
+      );
+      const { tidings, clock, drain } = await engine([digest]);
+      for (const [postId, text] of [['a', 'one'], ['a', 'two'], ['b', 'other']] as const) {
+        await tidings.trigger({ name: 'comments', to: 'ada', payload: { postId, text } });
+        clock.advance(60_000);
+        await drain();
+      }
+      expect((await tidings.messages.feed('ada')).items).toEqual([]);
+      clock.advance(30 * 60_000);
+      await drain();
+      expect((await tidings.messages.feed('ada')).items.map((m) => m.content).sort()).toEqual(['1 comments: other', '2 comments: one, two']);
+    });
+
+    it('workflow preferences are the defaults: a channel off stays off until the subscriber turns it on; critical passes opt-outs', async () => {
+      const quiet = workflow('quiet', async ({ step }) => {
+        await step.inApp('a', () => ({ body: 'in-app' }));
+        await step.sms('b', () => ({ body: 'sms' }));
+      }, { preferences: { channels: { sms: { enabled: false } } } });
+      const urgent = workflow('urgent', async ({ step }) => void (await step.inApp('a', () => ({ body: 'urgent' }))), { critical: true });
+      const { tidings, sent, drain } = await engine([quiet, urgent]);
+      await tidings.trigger({ name: 'quiet', to: 'ada' });
+      await drain();
+      expect(sent).toEqual([]);
+      await tidings.preferences.update('ada', { workflowId: 'quiet', channels: { sms: true } });
+      await tidings.trigger({ name: 'quiet', to: 'ada' });
+      await drain();
+      expect(sent).toEqual([{ channel: 'sms', to: '+15550100', content: 'sms' }]);
+
+      await tidings.preferences.update('ada', { channels: { in_app: false } });
+      await tidings.trigger({ name: 'urgent', to: 'ada' });
+      expect((await tidings.messages.feed('ada')).items.map((m) => m.content)).toContain('urgent');
+    });
+
+    it('a step the run declares that discovery did not see fails the walk with a clear error, and sends nothing', async () => {
+      const shifty = workflow('shifty', async ({ step, payload }) => {
+        if (payload.extra) await step.inApp('hidden', () => ({ body: 'hidden' }));
+        await step.inApp('shown', () => ({ body: 'shown' }));
+      }, { payloadSchema: z.object({ extra: z.boolean().default(false) }) });
+      const { tidings, drain } = await engine([shifty]);
+      await tidings.trigger({ name: 'shifty', to: 'ada', payload: { extra: true }, transactionId: 'tx-shifty' });
+      await drain();
+      expect((await tidings.messages.feed('ada')).items).toEqual([]);
+      const [entry] = (await tidings.explain('tx-shifty')).flatMap((r) => r.entries);
+      expect(entry).toMatchObject({ stepId: 'hidden', decision: 'failed', reason: expect.stringContaining('not a step the workflow declared') });
+    });
+  });
+}

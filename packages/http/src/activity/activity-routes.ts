@@ -1,0 +1,40 @@
+import { notFound } from '@tidings/core';
+import { Hono } from 'hono';
+import type { AppEnv } from '../context.js';
+import { checkedParams } from '../params.js';
+import { listActivity } from './activity-list.js';
+import { ACTIVITY_LIST_KEYS, activityQuerySchema, explainQuerySchema, jobsQuerySchema, parseQuery } from './activity-query.js';
+
+/**
+ * "Knowing what happened": Novu's activity list, why each step of a trigger did what it did, and what
+ * is still to happen. Mounted after the API-key check (`app.route('/', activityRoutes())`); they read
+ * repeated query parameters (`?channels=email&channels=sms`), which the route table's handlers do not
+ * see, so they are a router of their own.
+ */
+export function activityRoutes() {
+  const router = new Hono<AppEnv>();
+
+  /** Novu's activity list: `{ data, page, pageSize, hasMore }`, one item per notification and subscriber. */
+  router.get('/v1/notifications', async (c) => {
+    const query = parseQuery(c.req, activityQuerySchema, ACTIVITY_LIST_KEYS);
+    return c.json(await listActivity(c.get('tidings'), query));
+  });
+
+  /** The decision records of a trigger, oldest first: `{ data: DecisionRecord[] }`; 404 for an unknown transaction. */
+  router.get('/v1/notifications/:transactionId/explain', async (c) => {
+    const { transactionId } = checkedParams({ transactionId: c.req.param('transactionId') });
+    const { subscriberId } = parseQuery(c.req, explainQuerySchema);
+    const tidings = c.get('tidings');
+    if (!(await tidings.storage.notifications.getByTransactionId(tidings.environmentId, transactionId!))) throw notFound('Transaction', transactionId!);
+    return c.json({ data: await tidings.explain(transactionId!, subscriberId) });
+  });
+
+  /** Pending jobs and open digests, optionally of one subscriber or trigger: `{ data: { jobs, digests } }`. */
+  router.get('/v1/jobs', async (c) => {
+    const { subscriberId, transactionId } = parseQuery(c.req, jobsQuerySchema);
+    const pending = await c.get('tidings').pending({ ...(subscriberId !== undefined && { subscriberId }), ...(transactionId !== undefined && { transactionId }) });
+    return c.json({ data: pending });
+  });
+
+  return router;
+}

@@ -1,0 +1,37 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, expect, it } from 'vitest';
+import { killSpawned, spawnTs, waitForOutput } from '../../../test-support/spawn-ts.js';
+import { orderShipped } from './fixtures/code-workflows.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'tidings-serve-workflows-'));
+afterEach(killSpawned);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+it('tidings serve --workflows: the module’s workflows run, and workflow.trigger() pointed at the server reaches the feed', async () => {
+  const child = spawnTs('packages/http/src/cli.ts', ['serve', '--port', '0', '--db', join(dir, 't.db'), '--api-key', 'wf-key', '--workflows', 'packages/http/test/fixtures/code-workflows.ts']);
+  await waitForOutput(child, /Application identifier \(Novu's Inbox\): app_\w+.*\n/);
+  const url = /listening on (http:\/\/\S+)/.exec(child.output())![1]!;
+  const headers = { authorization: 'ApiKey wf-key' };
+
+  const listed = (await (await fetch(`${url}/v1/workflows`, { headers })).json()) as { data: { triggers: { identifier: string }[] }[] };
+  expect(listed.data.map((w) => w.triggers[0]?.identifier)).toContain('order-shipped');
+
+  // The trigger as @novu/framework sends it: POST /v1/events/trigger with the secret key.
+  const result = await orderShipped.trigger({ to: { subscriberId: 'ada', firstName: 'Ada' }, payload: { orderId: 'A-17' }, secretKey: 'wf-key', apiUrl: url });
+  expect(result).toMatchObject({ acknowledged: true, status: 'processed' });
+  const feed = (await (await fetch(`${url}/v1/subscribers/ada/notifications/feed`, { headers })).json()) as { data: { content: string; subject?: string }[] };
+  expect(feed.data).toMatchObject([{ content: 'Order A-17 shipped', subject: 'Hi Ada' }]);
+
+  // A payload the workflow's schema refuses is a 422 naming the field.
+  await expect(orderShipped.trigger({ to: 'ada', payload: {} as never, secretKey: 'wf-key', apiUrl: url })).rejects.toThrow(/422.*orderId/);
+  child.kill('SIGTERM');
+  expect(await child.exited).toBe(0);
+}, 180_000);
+
+it('tidings serve --workflows with a module that exports no workflow stops with a message naming it', async () => {
+  const child = spawnTs('packages/http/src/cli.ts', ['serve', '--port', '0', '--db', join(dir, 'n.db'), '--workflows', 'packages/http/test/fixtures/no-workflows.ts']);
+  expect(await child.exited).not.toBe(0);
+  expect(child.output()).toContain('--workflows packages/http/test/fixtures/no-workflows.ts: the module exports no workflow');
+}, 180_000);
