@@ -1,6 +1,7 @@
 import type { Client, Workflow as FrameworkWorkflow } from '@novu/framework';
-import type { ChannelPreferences, CodeRunInput, CodeStepDeclaration, CodeStepRun, CodeStepType, CodeWorkflow, JsonObject, Severity, Subscriber } from '@tidings/core';
-import { check, type Schema } from './schema.js';
+import type { CodeRunInput, CodeStepDeclaration, CodeStepRun, CodeStepType, CodeWorkflow, JsonObject, Severity } from '@tidings/core';
+import { channelSettingsOf, checkedPayload, frameworkSubscriber } from './novu-shapes.js';
+import type { Schema } from './schema.js';
 
 /**
  * A workflow made by `@novu/framework`'s `workflow()`, as far as `novuWorkflows()` names it (so the
@@ -20,7 +21,6 @@ type NovuModule = typeof import('@novu/framework');
 
 const STEP_TYPES: ReadonlySet<string> = new Set<CodeStepType>(['in_app', 'email', 'sms', 'chat', 'push', 'digest', 'delay', 'custom', 'throttle']);
 const SEVERITIES: ReadonlySet<string> = new Set<Severity>(['high', 'medium', 'low', 'none']);
-const CHANNELS = ['in_app', 'email', 'sms', 'chat', 'push'] as const;
 /** The step id a run aims at once every step has a result: none is declared with it, so every step is hydrated. */
 const NO_STEP = '\u0000tidings:end';
 
@@ -47,30 +47,6 @@ function loadNovu(): Promise<NovuModule> {
   });
   return novuModule;
 }
-
-/** Novu's `preferences` (channels keyed by step type once discovered) as the template's channel settings, as `workflow()` maps them. */
-function preferenceSettingsOf(preferences: Definition['preferences']): ChannelPreferences {
-  const settings: ChannelPreferences = {};
-  const channels = (preferences.channels ?? {}) as Partial<Record<string, { enabled?: boolean }>>;
-  const all = preferences.all?.enabled;
-  for (const channel of CHANNELS) {
-    const enabled = channels[channel]?.enabled ?? all;
-    if (enabled !== undefined) settings[channel] = enabled;
-  }
-  return settings;
-}
-
-/** The subscriber in @novu/framework's shape (as `workflow()` gives it). */
-const frameworkSubscriber = (s: Subscriber): NovuEvent['subscriber'] => ({
-  subscriberId: s.subscriberId,
-  firstName: s.firstName ?? null,
-  lastName: s.lastName ?? null,
-  email: s.email ?? null,
-  phone: s.phone ?? null,
-  avatar: s.avatar ?? null,
-  locale: s.locale ?? null,
-  data: s.data ?? null,
-});
 
 /** The trigger's context (`{ key: id }`) as Novu resolves it for a workflow: `{ key: { id, data } }`. */
 const resolvedContext = (context: Readonly<Record<string, string>>): NovuEvent['context'] =>
@@ -237,15 +213,14 @@ function adapt(source: FrameworkWorkflow): CodeWorkflow {
       return definition ? definition.preferences.all?.readOnly === true : undefined;
     },
     get preferenceSettings() {
-      return definition ? preferenceSettingsOf(definition.preferences) : undefined;
+      return definition ? channelSettingsOf(definition.preferences, (channel) => channel) : undefined;
     },
     discover: async () => (await ready()).steps,
     async preparePayload(payload) {
       // The workflow's own schema (zod or JSON Schema), checked as @novu/framework checks it: defaults
       // applied, members the schema does not name dropped (all of them without a schema).
       const { definition: found } = await ready();
-      const checked = await check(found.payload.unknownSchema as Schema, payload, 'payload');
-      return checked.ok ? { ok: true, payload: checked.data as JsonObject } : { ok: false, errors: checked.issues.map((i) => `${i.path}: ${i.message}`) };
+      return checkedPayload(found.payload.unknownSchema as Schema, payload);
     },
     runNext,
   };

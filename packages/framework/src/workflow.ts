@@ -1,33 +1,11 @@
-import type { ChannelPreferences, CodeRunInput, CodeWorkflow, JsonObject, Subscriber } from '@tidings/core';
+import type { CodeRunInput, CodeWorkflow } from '@tidings/core';
+import { channelSettingsOf, checkedPayload, frameworkSubscriber } from './novu-shapes.js';
 import { discoverSteps, runToNextStep, type Execute } from './run.js';
-import { check, type Schema } from './schema.js';
+import type { Schema } from './schema.js';
 import { triggerOverHttp, type TriggerRequest } from './trigger.js';
 import type { Awaitable, ExecuteInput, PayloadOf, WorkflowOptions } from './types.js';
 
-const CHANNEL_NAMES = { inApp: 'in_app', email: 'email', sms: 'sms', chat: 'chat', push: 'push' } as const;
-
-/** Novu's `preferences` as the template's channel settings: a channel (or all) `enabled: false` is off until the subscriber turns it on. */
-function preferenceSettingsOf(preferences: WorkflowOptions<undefined, undefined>['preferences']): ChannelPreferences {
-  const settings: ChannelPreferences = {};
-  const all = preferences?.all?.enabled;
-  for (const [name, channel] of Object.entries(CHANNEL_NAMES)) {
-    const enabled = preferences?.channels?.[name as keyof typeof CHANNEL_NAMES]?.enabled ?? all;
-    if (enabled !== undefined) settings[channel] = enabled;
-  }
-  return settings;
-}
-
-/** The subscriber in @novu/framework's shape. */
-const frameworkSubscriber = (s: Subscriber) => ({
-  subscriberId: s.subscriberId,
-  firstName: s.firstName ?? null,
-  lastName: s.lastName ?? null,
-  email: s.email ?? null,
-  phone: s.phone ?? null,
-  avatar: s.avatar ?? null,
-  locale: s.locale ?? null,
-  data: s.data ?? null,
-});
+const PREFERENCE_KEYS = { in_app: 'inApp', email: 'email', sms: 'sms', chat: 'chat', push: 'push' } as const;
 
 /** A workflow written in code: what `createTidings({ workflows })` runs, and a `trigger` as @novu/framework's. */
 export interface Workflow<P = Record<string, unknown>> extends CodeWorkflow {
@@ -59,13 +37,11 @@ export function workflow<P extends Schema | undefined = undefined, C extends Sch
     tags: options.tags,
     severity: options.severity,
     critical: options.critical === true || options.preferences?.all?.readOnly === true,
-    preferenceSettings: preferenceSettingsOf(options.preferences),
+    preferenceSettings: channelSettingsOf(options.preferences, (channel) => PREFERENCE_KEYS[channel]),
     discover: () => (discovered ??= discoverSteps(run)),
     async preparePayload(payload) {
       // Without a payload schema the payload is `{}`, as @novu/framework strips it.
-      if (!options.payloadSchema) return { ok: true, payload: {} };
-      const checked = await check(options.payloadSchema, payload, 'payload');
-      return checked.ok ? { ok: true, payload: checked.data as JsonObject } : { ok: false, errors: checked.issues.map((i) => `${i.path}: ${i.message}`) };
+      return options.payloadSchema ? checkedPayload(options.payloadSchema, payload) : { ok: true, payload: {} };
     },
     runNext(input: CodeRunInput) {
       const base = { payload: input.payload, subscriber: frameworkSubscriber(input.subscriber), context: { ...input.context }, env: {} };

@@ -3,60 +3,16 @@
  * delays and digests as jobs, skip, escalation on an unread in-app message, a custom step run once,
  * payload schemas, workflow preferences and critical, explain, and the catalog's read-only view.
  */
-import { createTidings, manualClock, type Channel, type Provider, type Storage } from '@tidings/core';
-import { memoryStorage } from '@tidings/memory';
-import { postgresStorage } from '@tidings/postgres';
-import { sqliteStorage } from '@tidings/sqlite';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { freshSchemas } from '../../postgres/test/schemas.js';
 import { workflow } from '../src/index.js';
+import { backends, engines } from './engines.js';
 
-const url = process.env['TIDINGS_TEST_PG_URL'];
-const schemaName = freshSchemas(url, 'tidings_codewf');
 const HOUR = 3_600_000;
 
-const backends: { name: string; create: () => Storage; skip?: boolean }[] = [
-  { name: 'memory', create: () => memoryStorage() },
-  { name: 'sqlite', create: () => sqliteStorage({ filename: ':memory:' }) },
-  { name: 'postgres', create: () => postgresStorage({ connectionString: url ?? '', schema: schemaName() }), skip: !url },
-];
-
-/** A provider that keeps what it was asked to send, on every channel but in-app. */
-function capture() {
-  const sent: { channel: Channel; to: string; subject?: string; content: string }[] = [];
-  const providers: Provider[] = (['email', 'sms', 'chat', 'push'] as const).map((channel) => ({
-    id: 'capture',
-    channel,
-    async send(message) {
-      sent.push({ channel, to: message.to.email ?? message.to.phone ?? message.to.subscriberId, ...(message.subject !== undefined && { subject: message.subject }), content: String(message.content) });
-      return { id: message.messageId };
-    },
-  }));
-  return { sent, providers };
-}
-
-for (const backend of backends) {
+for (const backend of backends('tidings_codewf')) {
   describe.skipIf(backend.skip)(`code workflows: ${backend.name}`, () => {
-    const open: Storage[] = [];
-    afterEach(async () => {
-      for (const storage of open.splice(0)) await storage.close();
-    });
-
-    async function engine(workflows: Parameters<typeof createTidings>[0]['workflows']) {
-      const storage = backend.create();
-      open.push(storage);
-      const clock = manualClock('2026-03-02T10:00:00Z');
-      const { sent, providers } = capture();
-      const tidings = createTidings({ storage, clock, workflows, providers });
-      for (const channel of ['email', 'sms', 'chat', 'push'] as const) await tidings.integrations.upsert({ providerId: 'capture', channel, credentials: {}, primary: true, active: true });
-      await tidings.subscribers.upsert({ subscriberId: 'ada', firstName: 'Ada', email: 'ada@example.com', phone: '+15550100' });
-      /** Runs due jobs until none is left at this time. */
-      const drain = async () => {
-        while ((await tidings.runDue()) > 0);
-      };
-      return { tidings, clock, sent, drain };
-    }
+    const engine = engines(backend);
 
     it('in-app alone is stored at trigger time, with its buttons, data and severity; the catalog lists it read-only', async () => {
       const welcome = workflow(

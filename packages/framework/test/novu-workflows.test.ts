@@ -7,24 +7,14 @@
 import http from 'node:http';
 import https from 'node:https';
 import { SeverityLevelEnum, workflow as novuWorkflow, type Workflow as NovuWorkflow } from '@novu/framework';
-import { createTidings, manualClock, type Channel, type CodeWorkflow, type Message, type Provider, type Storage } from '@tidings/core';
+import { createTidings, manualClock, type CodeWorkflow, type Message } from '@tidings/core';
 import { memoryStorage } from '@tidings/memory';
-import { postgresStorage } from '@tidings/postgres';
-import { sqliteStorage } from '@tidings/sqlite';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { freshSchemas } from '../../postgres/test/schemas.js';
 import { novuWorkflows, workflow as tidingsWorkflow } from '../src/index.js';
+import { backends, capture, engines } from './engines.js';
 
-const url = process.env['TIDINGS_TEST_PG_URL'];
-const schemaName = freshSchemas(url, 'tidings_novuwf');
 const HOUR = 3_600_000;
-
-const backends: { name: string; create: () => Storage; skip?: boolean }[] = [
-  { name: 'memory', create: () => memoryStorage() },
-  { name: 'sqlite', create: () => sqliteStorage({ filename: ':memory:' }) },
-  { name: 'postgres', create: () => postgresStorage({ connectionString: url ?? '', schema: schemaName() }), skip: !url },
-];
 
 // ---- One workflow source, for either `workflow()` ---------------------------------------------------
 
@@ -135,19 +125,6 @@ const implementations: { name: string; build: (effects: { customRuns: number }) 
 
 // ---- The engine ----------------------------------------------------------------------------------
 
-/** A provider that keeps what it was asked to send, on every channel but in-app. */
-function capture() {
-  const sent: { channel: Channel; to: string; subject?: string; content: string }[] = [];
-  const providers: Provider[] = (['email', 'sms', 'chat', 'push'] as const).map((channel) => ({
-    id: 'capture',
-    channel,
-    async send(message) {
-      sent.push({ channel, to: message.to.email ?? message.to.phone ?? message.to.subscriberId, ...(message.subject !== undefined && { subject: message.subject }), content: String(message.content) });
-      return { id: message.messageId };
-    },
-  }));
-  return { sent, providers };
-}
 
 /** A feed item without what differs between two engines anyway (ids, transaction ids), in a stable order. */
 const comparable = (items: readonly Message[]) =>
@@ -155,29 +132,18 @@ const comparable = (items: readonly Message[]) =>
     .map((m) => Object.fromEntries(Object.entries(m).filter(([key]) => !key.startsWith('_') && key !== 'transactionId')))
     .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
 
-for (const backend of backends) {
+for (const backend of backends('tidings_novuwf')) {
   describe.skipIf(backend.skip)(`@novu/framework workflows: ${backend.name}`, () => {
-    const open: Storage[] = [];
-    afterEach(async () => {
-      for (const storage of open.splice(0)) await storage.close();
-    });
+    const engineOn = engines(backend);
 
     async function engine(workflows: readonly CodeWorkflow[]) {
-      const storage = backend.create();
-      open.push(storage);
-      const clock = manualClock('2026-03-02T10:00:00Z');
-      const { sent, providers } = capture();
-      const tidings = createTidings({ storage, clock, workflows: [...workflows], providers });
-      for (const channel of ['email', 'sms', 'chat', 'push'] as const) await tidings.integrations.upsert({ providerId: 'capture', channel, credentials: {}, primary: true, active: true });
-      await tidings.subscribers.upsert({ subscriberId: 'ada', firstName: 'Ada', email: 'ada@example.com', phone: '+15550100' });
-      await tidings.subscribers.upsert({ subscriberId: 'bob', firstName: 'Bob', email: 'bob@example.com' });
-      /** Runs due jobs until none is left at this time. */
-      const drain = async () => {
-        while ((await tidings.runDue()) > 0);
-      };
+      const made = await engineOn(workflows, [
+        { subscriberId: 'ada', firstName: 'Ada', email: 'ada@example.com', phone: '+15550100' },
+        { subscriberId: 'bob', firstName: 'Bob', email: 'bob@example.com' },
+      ]);
       /** What the subscriber's feed holds, comparably. */
-      const feed = async (subscriberId = 'ada') => comparable((await tidings.messages.feed(subscriberId)).items);
-      return { tidings, clock, sent, drain, feed };
+      const feed = async (subscriberId = 'ada') => comparable((await made.tidings.messages.feed(subscriberId)).items);
+      return { ...made, feed };
     }
     type Engine = Awaited<ReturnType<typeof engine>>;
 
