@@ -1,5 +1,5 @@
 export { workflow, type Workflow } from './workflow.js';
 export { novuWorkflows, type NovuWorkflow } from './novu-workflows.js';
 export type { Schema, JsonSchema, ZodLike } from './schema.js';
-export type { TriggerRequest } from './trigger.js';
+export type { TriggerRequest, TriggerResult } from './trigger.js';
 export type * from './types.js';

@@ -2,7 +2,7 @@ import type { CodeRunInput, CodeWorkflow } from '@tidings/core';
 import { channelSettingsOf, checkedPayload, frameworkSubscriber } from './novu-shapes.js';
 import { discoverSteps, runToNextStep, type Execute } from './run.js';
 import type { Schema } from './schema.js';
-import { triggerOverHttp, type TriggerRequest } from './trigger.js';
+import { triggerOverHttp, type TriggerRequest, type TriggerResult } from './trigger.js';
 import type { Awaitable, ExecuteInput, PayloadOf, WorkflowOptions } from './types.js';
 
 const PREFERENCE_KEYS = { in_app: 'inApp', email: 'email', sms: 'sms', chat: 'chat', push: 'push' } as const;
@@ -10,7 +10,7 @@ const PREFERENCE_KEYS = { in_app: 'inApp', email: 'email', sms: 'sms', chat: 'ch
 /** A workflow written in code: what `createTidings({ workflows })` runs, and a `trigger` as @novu/framework's. */
 export interface Workflow<P = Record<string, unknown>> extends CodeWorkflow {
   /** Sends the event to a Tidings (or Novu) server: `POST {NOVU_API_URL}/v1/events/trigger` with `NOVU_SECRET_KEY`. */
-  trigger(event: TriggerRequest<P>): Promise<{ acknowledged: boolean; status: string; transactionId?: string }>;
+  trigger(event: TriggerRequest<P>): Promise<TriggerResult>;
 }
 
 /**
@@ -47,6 +47,6 @@ export function workflow<P extends Schema | undefined = undefined, C extends Sch
       const base = { payload: input.payload, subscriber: frameworkSubscriber(input.subscriber), context: { ...input.context }, env: {} };
       return runToNextStep(run, input, base, info);
     },
-    trigger: (event) => triggerOverHttp(id, event),
+    trigger: (event) => triggerOverHttp(id, event, options.payloadSchema),
   };
 }
