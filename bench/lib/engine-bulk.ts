@@ -1,4 +1,4 @@
-import { createTidings, type Storage, type TidingsOptions, type WorkflowInput } from '@tidings/core';
+import { createTidings, type CodeWorkflow, type Storage, type TidingsOptions, type WorkflowInput } from '@tidings/core';
 
 /** The bulk workload's workflow: one in-app step with a template reading the subscriber and payload. */
 export const BENCH_WORKFLOW: WorkflowInput = { name: 'Bench', triggers: [{ identifier: 'bench' }], steps: [{ template: { type: 'in_app', content: 'Hello {{ subscriber.firstName }}, {{ payload.n }}' } }] };
@@ -6,14 +6,16 @@ export const BENCH_WORKFLOW: WorkflowInput = { name: 'Bench', triggers: [{ ident
 /**
  * The end-to-end bulk workload on an engine: `calls` bulk triggers of 100 events, each event to
  * `perEvent` new inline subscribers, one in_app step; time from the first call until every message is
- * stored. `engine` holds the engine's options (none: its defaults). Returns the messages stored and the seconds taken.
+ * stored. `engine` holds the engine's options (none: its defaults). The workflow is BENCH_WORKFLOW,
+ * stored, unless `workflows` gives code workflows (one of them with the id `bench`). Returns the
+ * messages stored and the seconds taken.
  */
 export async function engineBulk(
   storage: Storage,
-  options: { calls: number; perEvent: number; prefix: string; engine?: Partial<TidingsOptions> },
+  options: { calls: number; perEvent: number; prefix: string; engine?: Partial<TidingsOptions>; workflows?: readonly CodeWorkflow[] },
 ): Promise<{ messages: number; seconds: number }> {
-  const tidings = createTidings({ storage, ...options.engine });
-  await tidings.workflows.upsert(BENCH_WORKFLOW);
+  const tidings = createTidings({ storage, ...options.engine, ...(options.workflows && { workflows: [...options.workflows] }) });
+  if (!options.workflows) await tidings.workflows.upsert(BENCH_WORKFLOW);
   let n = 0;
   const started = performance.now();
   for (let call = 0; call < options.calls; call++) {
