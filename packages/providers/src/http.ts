@@ -1,5 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { ProviderError } from '@tidings/core';
@@ -32,19 +32,35 @@ function guardedLookup(guard: AddressGuard): LookupFunction {
   };
 }
 
+/** One request to a service: the body already encoded, its content type among the headers. */
+export interface ServiceRequest {
+  readonly method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  readonly url: string;
+  readonly headers?: Record<string, string>;
+  readonly body?: string | Uint8Array;
+}
+
+/** A service's answer: its status, headers and body (the first 64 KB, as text). */
+export interface ServiceAnswer {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+}
+
 /**
- * POSTs JSON to an http(s) URL. Only public addresses are reached unless `network.allow` lists more,
- * checked on the address actually connected to (so DNS cannot smuggle a private one in); redirects
- * are not followed; the answer's body is read up to 64 KB and never returned or quoted, so nothing
- * from the far side ends up in stored messages. Network failures, timeouts, 429 and 5xx throw a
- * retryable ProviderError; other non-2xx answers and refused addresses throw a permanent one.
+ * Sends one request to an http(s) URL and resolves with the answer, whatever its status. Only public
+ * addresses are reached unless `network.allow` lists more, checked on the address actually connected
+ * to (so DNS cannot smuggle a private one in); redirects are not followed; at most 64 KB of the
+ * answer is read. Network failures and timeouts throw a retryable ProviderError; a refused address a
+ * permanent one. What the answer says is for the provider to read (an id, an error code): callers
+ * never store its text.
  */
-export async function postJson(url: string, body: unknown, options: PostOptions = {}): Promise<{ status: number }> {
+export async function serviceRequest(request: ServiceRequest, options: PostOptions = {}): Promise<ServiceAnswer> {
   let target: URL;
   try {
-    target = new URL(url);
+    target = new URL(request.url);
   } catch {
-    throw new ProviderError('the webhook URL is not a valid URL', { retryable: false, code: 'invalid_url' });
+    throw new ProviderError('the URL is not a valid URL', { retryable: false, code: 'invalid_url' });
   }
   if (target.protocol !== 'http:' && target.protocol !== 'https:') throw refused(`only http and https URLs are allowed, not ${target.protocol}`);
   const guard = addressGuard(options.network);
@@ -54,28 +70,36 @@ export async function postJson(url: string, body: unknown, options: PostOptions 
     const reason = guard.refusal(host);
     if (reason) throw refused(reason);
   }
-  const payload = JSON.stringify(body);
   const timeoutMs = options.timeoutMs ?? 10_000;
+  const body = request.body;
   const requestOptions: RequestOptions = {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...options.headers },
+    method: request.method ?? 'POST',
+    headers: { ...(body !== undefined && { 'content-length': Buffer.byteLength(body) }), ...options.headers, ...request.headers },
     signal: AbortSignal.timeout(timeoutMs),
     ...(!hostAllowed && { lookup: guardedLookup(guard) }),
   };
-  const status = await new Promise<number>((resolve, reject) => {
+  return new Promise<ServiceAnswer>((resolve, reject) => {
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     const req = send(target, requestOptions, (res: IncomingMessage) => {
+      const chunks: Buffer[] = [];
       let read = 0;
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
+      };
       res.on('data', (chunk: Buffer) => {
+        if (read < MAX_ANSWER_BYTES) chunks.push(chunk.subarray(0, MAX_ANSWER_BYTES - read));
         read += chunk.length;
         if (read > MAX_ANSWER_BYTES) res.destroy();
       });
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('close', () => resolve(res.statusCode ?? 0));
-      res.on('error', () => resolve(res.statusCode ?? 0));
+      res.on('end', finish);
+      res.on('close', finish);
+      res.on('error', finish);
     });
     req.on('error', reject);
-    req.end(payload);
+    req.end(body);
   }).catch((error: unknown) => {
     if (error instanceof ProviderError) throw error;
     const name = (error as Error).name;
@@ -86,8 +110,64 @@ export async function postJson(url: string, body: unknown, options: PostOptions 
       cause: error,
     });
   });
-  if (status >= 200 && status < 300) return { status };
-  const retryable = status === 429 || status >= 500;
-  const redirect = status >= 300 && status < 400 ? ' (redirects are not followed)' : '';
-  throw new ProviderError(`${target.host} answered ${status}${redirect}`, { retryable, status });
+}
+
+/** `Retry-After` (seconds, or an HTTP date) as milliseconds from now, when the answer has one. */
+export function retryAfterMs(answer: ServiceAnswer, now = Date.now()): number | undefined {
+  const value = answer.headers['retry-after'];
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/**
+ * The ProviderError for an answer that is not a success: 429 and 5xx are retryable (honouring
+ * `Retry-After`), everything else final. `code` is the service's own error code when it gave one
+ * (it becomes the message's `errorId`), else `http_<status>`.
+ */
+export function answerError(service: string, answer: ServiceAnswer, code?: string): ProviderError {
+  const retryable = answer.status === 429 || answer.status >= 500 || answer.status === 0;
+  const redirect = answer.status >= 300 && answer.status < 400 ? ' (redirects are not followed)' : '';
+  const after = retryable ? retryAfterMs(answer) : undefined;
+  return new ProviderError(`${service} answered ${answer.status}${code ? ` (${code})` : ''}${redirect}`, {
+    retryable,
+    status: answer.status,
+    ...(code !== undefined && { code }),
+    ...(after !== undefined && { retryAfterMs: after }),
+  });
+}
+
+/** The answer's body as JSON, or undefined when it is not JSON. */
+export function answerJson(answer: ServiceAnswer): unknown {
+  try {
+    return JSON.parse(answer.body);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A service's documented URL with its scheme and host replaced by `baseUrl` (its path kept), so a
+ * provider can be pointed at a regional host, a proxy or a test server.
+ */
+export function atBase(documented: string, baseUrl: string | undefined): string {
+  if (!baseUrl) return documented;
+  const from = new URL(documented);
+  const base = new URL(baseUrl);
+  return `${base.origin}${base.pathname.replace(/\/$/, '')}${from.pathname}${from.search}`;
+}
+
+/**
+ * POSTs JSON to an http(s) URL (see `serviceRequest` for the address guard). The answer's body is
+ * never returned or quoted, so nothing from the far side ends up in stored messages. Network
+ * failures, timeouts, 429 and 5xx throw a retryable ProviderError; other non-2xx answers and refused
+ * addresses throw a permanent one.
+ */
+export async function postJson(url: string, body: unknown, options: PostOptions = {}): Promise<{ status: number }> {
+  const answer = await serviceRequest({ url, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }, options);
+  if (answer.status >= 200 && answer.status < 300) return { status: answer.status };
+  const target = new URL(url);
+  throw answerError(target.host, answer);
 }

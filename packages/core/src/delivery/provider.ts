@@ -47,7 +47,15 @@ export class ProviderError extends Error {
   override readonly name = 'ProviderError';
   constructor(
     message: string,
-    readonly options: { retryable: boolean; status?: number; code?: string; cause?: unknown },
+    readonly options: {
+      retryable: boolean;
+      status?: number;
+      /** The service's own error code: the message's `errorId`. */
+      code?: string;
+      /** How long the service asked to wait before the next try (`Retry-After`), in ms. */
+      retryAfterMs?: number;
+      cause?: unknown;
+    },
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
   }

@@ -13,7 +13,7 @@ import type { EngineOptions } from './context.js';
  */
 export type StepSent =
   | { kind: 'message'; message: Message; note: Partial<TraceEntry>; failure?: string; notSent?: string }
-  | { kind: 'retry'; error: string; note: Partial<TraceEntry>; final: Extract<StepSent, { kind: 'message' }> };
+  | { kind: 'retry'; error: string; retryAfterMs?: number; note: Partial<TraceEntry>; final: Extract<StepSent, { kind: 'message' }> };
 
 export interface DeliveryContext {
   readonly subscriber: Subscriber;
@@ -101,7 +101,8 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
         note: { ...note, reason: `failed: ${text}` },
         failure: text,
       };
-      return retryable ? { kind: 'retry', error: text, note: { ...note, reason: `${text}; will retry` }, final } : final;
+      const retryAfterMs = error instanceof ProviderError ? error.options.retryAfterMs : undefined;
+      return retryable ? { kind: 'retry', error: text, ...(retryAfterMs !== undefined && { retryAfterMs }), note: { ...note, reason: `${text}; will retry` }, final } : final;
     }
   };
 }

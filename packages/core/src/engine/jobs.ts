@@ -19,7 +19,8 @@ export const retryDelayMs = (attempts: number) => Math.min(1_000 * 2 ** Math.max
 /**
  * The one retry policy, for failed provider calls and jobs that threw: after `attempts` attempts
  * (counted at claim), the next one is due at the returned instant, or null when the job gives up.
+ * A service that said how long to wait (`Retry-After`, capped at an hour) is not tried before then.
  */
-export function nextAttemptAt(attempts: number, maxAttempts: number, now: Date): Date | null {
-  return attempts >= maxAttempts ? null : new Date(now.getTime() + retryDelayMs(attempts));
+export function nextAttemptAt(attempts: number, maxAttempts: number, now: Date, notBeforeMs = 0): Date | null {
+  return attempts >= maxAttempts ? null : new Date(now.getTime() + Math.max(retryDelayMs(attempts), Math.min(notBeforeMs, 3_600_000)));
 }

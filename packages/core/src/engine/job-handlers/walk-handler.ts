@@ -67,7 +67,7 @@ export const walkHandler: JobHandler<'walk'> = async (job, context) => {
     const base = buildMessage(step, { workflow, notification, subscriber, now: now.toISOString(), status: 'sent' });
     let sent = await deliver(step, base, delivery);
     if (sent.kind === 'retry') {
-      const runAt = nextAttemptAt(job.attempts, ctx.options.maxAttempts, now);
+      const runAt = nextAttemptAt(job.attempts, ctx.options.maxAttempts, now, sent.retryAfterMs);
       if (runAt) {
         notes.set(step.stepIndex, { ...sent.note, decision: 'failed' });
         return done({ kind: 'later', runAt, data: withState({ ...job.data, stepIndex: step.stepIndex }, stateBefore(walk.state, step.stepIndex)), retry: true, lastError: sent.error }, step.stepIndex);
