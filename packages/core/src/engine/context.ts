@@ -33,6 +33,12 @@ export interface EngineOptions {
   /** How many jobs of a batch deliver at once, so one slow provider never holds up the others. @default 16 */
   readonly deliveryConcurrency: number;
   /**
+   * Per integration and process: after `failures` consecutive retryable failures the integration is
+   * passed over (the next one of the channel is tried) for `openMs`, then tried again. `false` turns
+   * it off. @default { failures: 5, openMs: 30_000 }
+   */
+  readonly circuitBreaker: { readonly failures: number; readonly openMs: number } | false;
+  /**
    * Store walks that only make in-app messages inside the trigger's transaction instead of queuing
    * a job for them (no job round trip; messages exist when `trigger` returns). @default false
    */

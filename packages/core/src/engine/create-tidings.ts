@@ -47,6 +47,12 @@ export interface TidingsOptions {
   /** @default 16 */
   deliveryConcurrency?: number;
   /**
+   * Failover between a channel's integrations: after `failures` consecutive retryable failures of one
+   * integration (in this process), sends skip it for `openMs`, then try it again. `false` turns it off.
+   * @default { failures: 5, openMs: 30_000 }
+   */
+  circuitBreaker?: { failures?: number; openMs?: number } | false;
+  /**
    * Store in-app-only walks (no delay, digest, provider step or schedule hold) inside the trigger's
    * own transaction, without a job: the messages exist when `trigger` returns. @default true
    */
@@ -81,6 +87,9 @@ const optionsSchema = z.object({
   maxIdleMs: z.number().int().min(10).default(5_000),
   providerTimeoutMs: z.number().int().min(1).default(10_000),
   deliveryConcurrency: z.number().int().min(1).max(1_000).default(16),
+  circuitBreaker: z
+    .union([z.literal(false), z.object({ failures: z.number().int().min(1).max(1_000).default(5), openMs: z.number().int().min(0).default(30_000) }).strict()])
+    .default({ failures: 5, openMs: 30_000 }),
   inlineInApp: z.boolean().default(true),
   inlineLimit: z.number().int().min(0).max(100_000).default(1_000),
   fanoutChunk: z.number().int().min(1).max(10_000).default(100),

@@ -1,5 +1,6 @@
 import { ProviderError, type Provider } from '../delivery/provider.js';
 import { resolveRecipient } from '../delivery/recipient.js';
+import { CLOSED, circuitAfter, circuitAllows, type CircuitState } from '../integrations/circuit.js';
 import { selectIntegration } from '../integrations/select-integration.js';
 import type { Integration, JsonObject, Message, Notification, Subscriber, Tenant } from '../schemas/index.js';
 import { renderEmailBody } from '../templates/email-html.js';
@@ -34,30 +35,32 @@ async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   }
 }
 
+/** One integration tried for a step, and how it went: what `explain` lists under the step. */
+export interface DeliveryAttempt {
+  readonly integration: string;
+  readonly outcome: 'sent' | 'failed' | 'passed_over';
+  readonly reason: string;
+}
+
 /**
- * Delivers channel steps: in_app needs nothing more; other channels pick the integration, resolve the
- * subscriber's address and call the provider. A provider may be called again for the same message
- * (a retry, or a re-run after a crash): `messageId` is the same each time, for providers that dedupe.
+ * Delivers channel steps: in_app needs nothing more; other channels go through the channel's
+ * integrations in order (see `selectIntegration`): an integration without a provider or an address,
+ * or whose circuit is open, is passed over; a retryable failure goes on to the next one at once; a
+ * final failure ends the step. A provider may be called again for the same message (a retry, or a
+ * re-run after a crash): `messageId` is the same each time, for providers that dedupe.
  */
-export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options: Pick<EngineOptions, 'providerTimeoutMs'>) {
+export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options: Pick<EngineOptions, 'providerTimeoutMs' | 'circuitBreaker'>, now: () => number) {
+  const circuits = new Map<string, CircuitState>();
+  const circuitOf = (integration: Integration) => circuits.get(`${integration._environmentId}:${integration._id}`) ?? CLOSED;
+  const record = (integration: Integration, outcome: 'success' | 'failure') => {
+    if (options.circuitBreaker) circuits.set(`${integration._environmentId}:${integration._id}`, circuitAfter(circuitOf(integration), outcome, now(), options.circuitBreaker));
+  };
+
   return async function deliver(delivery: Delivery, base: Message, context: DeliveryContext): Promise<StepSent> {
     if (delivery.channel === 'in_app') return { kind: 'message', message: base, note: {} };
-    const warning = (reason: string, integration?: Integration): StepSent => ({
-      kind: 'message',
-      message: { ...base, ...(integration && { providerId: integration.providerId }), status: 'warning', deliveredAt: [], errorText: reason },
-      note: { decision: 'not_sent', reason, ...(integration && { integration: integration.identifier }) },
-      notSent: reason,
-    });
     const channelOverrides = context.notification.overrides[delivery.channel];
     const named = typeof channelOverrides === 'object' && channelOverrides !== null ? (channelOverrides as { integrationIdentifier?: unknown }).integrationIdentifier : undefined;
     const choice = selectIntegration(context.integrations, delivery.channel, context.tenant, typeof named === 'string' ? named : undefined);
-    const integration = choice.integration;
-    if (!integration) return warning(choice.reason);
-    const provider = providers.get(`${delivery.channel}:${integration.providerId}`);
-    if (!provider) return warning(`${choice.reason}; no provider is registered for "${integration.providerId}"`, integration);
-    const recipient = resolveRecipient(context.subscriber, delivery.channel, integration);
-    if (!recipient.ok) return warning(recipient.reason, integration);
-    const note = { integration: integration.identifier, reason: choice.reason };
     const body =
       typeof base.content === 'string' && delivery.channel !== 'email'
         ? { content: base.content }
@@ -65,44 +68,100 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
             const { html, text } = renderEmailBody(base.content);
             return { content: text, html };
           })();
-    const overrides = context.notification.overrides[integration.providerId];
-    try {
-      const result = await withTimeout(
-        provider.send(
-          {
-            messageId: base._id,
-            transactionId: base.transactionId,
-            channel: delivery.channel,
-            to: recipient.to,
-            ...body,
-            ...(base.subject !== undefined && { subject: base.subject }),
-            ...(base.title !== undefined && { title: base.title }),
-            payload: base.payload,
-            overrides: typeof overrides === 'object' && overrides !== null ? (overrides as JsonObject) : {},
-          },
-          integration.credentials,
-        ),
-        options.providerTimeoutMs,
-      );
-      const to = recipient.to;
-      const address = { ...(to.email && { email: to.email }), ...(to.phone && { phone: to.phone }), ...(to.webhookUrl && { directWebhookUrl: to.webhookUrl }), ...(to.deviceTokens && { deviceTokens: [...to.deviceTokens] }) };
-      return {
-        kind: 'message',
-        message: { ...base, ...address, providerId: integration.providerId, status: 'sent', deliveredAt: [base.createdAt] },
-        note: { ...note, reason: `sent by "${integration.identifier}"${result.id ? ` as ${result.id}` : ''}` },
-      };
-    } catch (error) {
-      const text = error instanceof Error ? error.message : String(error);
-      const retryable = error instanceof ProviderError ? error.retryable : true;
-      const errorId = error instanceof ProviderError ? (error.options.code ?? (error.options.status ? `http_${error.options.status}` : 'provider_error')) : 'provider_error';
-      const final = {
-        kind: 'message' as const,
-        message: { ...base, providerId: integration.providerId, status: 'error' as const, deliveredAt: [], errorId, errorText: text },
-        note: { ...note, reason: `failed: ${text}` },
-        failure: text,
-      };
-      const retryAfterMs = error instanceof ProviderError ? error.options.retryAfterMs : undefined;
-      return retryable ? { kind: 'retry', error: text, ...(retryAfterMs !== undefined && { retryAfterMs }), note: { ...note, reason: `${text}; will retry` }, final } : final;
+    const attempts: DeliveryAttempt[] = [];
+    /** The step's reason: what became of the one integration tried, or of each when there were more. */
+    const reasonWith = (last: string) => (attempts.length <= 1 ? last : `${choice.reason}; ${attempts.map((a) => `"${a.integration}" ${a.outcome.replace('_', ' ')}: ${a.reason}`).join('; ')}`);
+    let retry: { error: unknown; text: string; retryAfterMs?: number; integration: Integration } | null = null;
+    let openUntil: number | null = null;
+    let passedOver: { reason: string; integration: Integration } | null = null;
+
+    for (const integration of choice.order) {
+      const provider = providers.get(`${delivery.channel}:${integration.providerId}`);
+      const recipient = provider ? resolveRecipient(context.subscriber, delivery.channel, integration) : null;
+      const circuit = options.circuitBreaker ? circuitAllows(circuitOf(integration), now()) : ({ allowed: true } as const);
+      const skip = !provider
+        ? `${choice.order.length === 1 ? `${choice.reason}; ` : ''}no provider is registered for "${integration.providerId}"`
+        : recipient && !recipient.ok
+          ? recipient.reason
+          : !circuit.allowed
+            ? `its circuit is open until ${new Date(circuit.until).toISOString()} after ${options.circuitBreaker ? options.circuitBreaker.failures : 0} failures in a row`
+            : null;
+      if (skip !== null || !provider || !recipient?.ok) {
+        attempts.push({ integration: integration.identifier, outcome: 'passed_over', reason: skip ?? '' });
+        if (!circuit.allowed) openUntil = Math.min(openUntil ?? Number.POSITIVE_INFINITY, circuit.until);
+        else passedOver ??= { reason: skip ?? '', integration };
+        continue;
+      }
+      const overrides = context.notification.overrides[integration.providerId];
+      try {
+        const result = await withTimeout(
+          provider.send(
+            {
+              messageId: base._id,
+              transactionId: base.transactionId,
+              channel: delivery.channel,
+              to: recipient.to,
+              ...body,
+              ...(base.subject !== undefined && { subject: base.subject }),
+              ...(base.title !== undefined && { title: base.title }),
+              payload: base.payload,
+              overrides: typeof overrides === 'object' && overrides !== null ? (overrides as JsonObject) : {},
+            },
+            integration.credentials,
+          ),
+          options.providerTimeoutMs,
+        );
+        record(integration, 'success');
+        const sentBy = `sent by "${integration.identifier}"${result.id ? ` as ${result.id}` : ''}`;
+        attempts.push({ integration: integration.identifier, outcome: 'sent', reason: result.id ? `as ${result.id}` : 'accepted' });
+        const to = recipient.to;
+        const address = { ...(to.email && { email: to.email }), ...(to.phone && { phone: to.phone }), ...(to.webhookUrl && { directWebhookUrl: to.webhookUrl }), ...(to.deviceTokens && { deviceTokens: [...to.deviceTokens] }) };
+        return {
+          kind: 'message',
+          message: { ...base, ...address, providerId: integration.providerId, status: 'sent', deliveredAt: [base.createdAt] },
+          note: { integration: integration.identifier, reason: reasonWith(sentBy), ...(attempts.length > 1 && { attempts }) },
+        };
+      } catch (error) {
+        const text = error instanceof Error ? error.message : String(error);
+        const retryable = error instanceof ProviderError ? error.retryable : true;
+        attempts.push({ integration: integration.identifier, outcome: 'failed', reason: text });
+        if (!retryable) return failed(base, integration, error, reasonWith(`failed: ${text}`), attempts);
+        record(integration, 'failure');
+        const retryAfterMs = error instanceof ProviderError ? error.options.retryAfterMs : undefined;
+        retry ??= { error, text, integration, ...(retryAfterMs !== undefined && { retryAfterMs }) };
+      }
     }
+
+    if (retry) {
+      const final = failed(base, retry.integration, retry.error, reasonWith(`failed: ${retry.text}`), attempts, retry.text);
+      return { kind: 'retry', error: retry.text, ...(retry.retryAfterMs !== undefined && { retryAfterMs: retry.retryAfterMs }), note: { ...final.note, reason: reasonWith(`${retry.text}; will retry`) + (attempts.length > 1 ? '; will retry' : '') }, final };
+    }
+    if (openUntil !== null) {
+      // Every integration that could send is resting: the step waits for the first to be tried again.
+      const text = `every ${delivery.channel} integration that could send has its circuit open`;
+      const integration = choice.order.find((i) => attempts.some((a) => a.integration === i.identifier && a.reason.startsWith('its circuit'))) ?? choice.order[0]!;
+      const final = failed(base, integration, null, reasonWith(text), attempts, text);
+      return { kind: 'retry', error: text, retryAfterMs: Math.max(0, openUntil - now()), note: { ...final.note, reason: `${final.note.reason}; will retry` }, final };
+    }
+    const reason = passedOver ? reasonWith(passedOver.reason) : attempts.length > 0 ? reasonWith('') : choice.reason;
+    const integration = passedOver?.integration;
+    return {
+      kind: 'message',
+      message: { ...base, ...(integration && { providerId: integration.providerId }), status: 'warning', deliveredAt: [], errorText: reason },
+      note: { decision: 'not_sent', reason, ...(integration && { integration: integration.identifier }), ...(attempts.length > 1 && { attempts }) },
+      notSent: reason,
+    };
+  };
+}
+
+/** The message of a step that failed for good (or will, when no attempt is left), with every attempt in its note. */
+function failed(base: Message, integration: Integration, error: unknown, reason: string, attempts: readonly DeliveryAttempt[], text?: string): Extract<StepSent, { kind: 'message' }> {
+  const errorText = text ?? (error instanceof Error ? error.message : String(error));
+  const errorId = error instanceof ProviderError ? (error.options.code ?? (error.options.status ? `http_${error.options.status}` : 'provider_error')) : 'provider_error';
+  return {
+    kind: 'message',
+    message: { ...base, providerId: integration.providerId, status: 'error', deliveredAt: [], errorId, errorText },
+    note: { integration: integration.identifier, reason, ...(attempts.length > 1 && { attempts }) },
+    failure: errorText,
   };
 }

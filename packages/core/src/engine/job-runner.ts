@@ -91,7 +91,7 @@ function emitCommitted(ctx: EngineContext, committed: Committed): void {
 export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<string, Provider>, registry: Storage): JobRunner {
   const { storage, env, options } = ctx;
   const workerId = `worker-${randomUUID()}`;
-  const deliver = stepDeliverer(providers, options);
+  const deliver = stepDeliverer(providers, options, () => ctx.clock.now().getTime());
   let leasesTakenBack = false;
 
   /** On a single-process storage, leases of workers not running in this process died with theirs. */

@@ -18,6 +18,8 @@ export interface TraceEntry {
   readonly failedFilter?: PartTrace;
   /** The integration that delivered (or would have delivered) a channel step. */
   readonly integration?: string;
+  /** When more than one integration was tried for a channel step: each, in order, and how it went. */
+  readonly attempts?: readonly { readonly integration: string; readonly outcome: 'sent' | 'failed' | 'passed_over'; readonly reason: string }[];
 }
 
 /** Why one run of a walk did what it did, step by step: what `explain` answers with. */

@@ -1,0 +1,59 @@
+import { ProviderError, type Credentials, type JsonObject, type Provider, type ProviderMessage } from '@tidings/core';
+import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
+import type { ServiceProviderOptions } from '../service-options.js';
+
+const API_BASE = 'https://api.mailgun.net';
+
+function check(message: ProviderMessage, credentials: Credentials): void {
+  const missing = (['apiKey', 'domain', 'from'] as const).filter((name) => !credentials[name]);
+  if (missing.length > 0) throw new ProviderError(`the Mailgun integration has no ${missing.join(', ')}`, { retryable: false, code: 'missing_credentials' });
+  if (!message.to.email) throw new ProviderError('the subscriber has no email address', { retryable: false, code: 'missing_email' });
+}
+
+/** `Name <address>`, the name quoted when it holds characters that mean something in an address. */
+function mailbox(address: string, name: string | undefined): string {
+  if (!name) return address;
+  return `${/[()<>[\]:;@\\,."]/.test(name) ? `"${name.replace(/["\\]/g, '\\$&')}"` : name} <${address}>`;
+}
+
+/** Trigger overrides as form fields (`o:tag`, `h:Reply-To`, `v:…`): a list repeats the field. */
+function addOverrides(form: URLSearchParams, overrides: JsonObject): void {
+  for (const [name, value] of Object.entries(overrides)) {
+    if (value === null || value === undefined) continue;
+    form.delete(name);
+    for (const item of Array.isArray(value) ? value : [value]) form.append(name, typeof item === 'object' && item !== null ? JSON.stringify(item) : String(item));
+  }
+}
+
+/**
+ * Email through Mailgun's Messages API (`providerId: 'mailgun'`), form-encoded with HTTP Basic auth.
+ * Credentials: `apiKey`, `domain`, `user` (the Basic-auth user name, `api` when unset), `from`,
+ * `senderName`, `baseUrl` (`https://api.eu.mailgun.net` for domains in the EU region). Mailgun's
+ * error answers carry a message but no code, so `errorId` is `http_<status>`.
+ */
+export function mailgunProvider(options: ServiceProviderOptions = {}): Provider {
+  return {
+    id: 'mailgun',
+    channel: 'email',
+    async send(message, credentials) {
+      check(message, credentials);
+      const form = new URLSearchParams({ from: mailbox(credentials.from!, credentials.senderName), to: message.to.email!, subject: message.subject ?? '' });
+      if (message.content) form.set('text', message.content);
+      if (message.html) form.set('html', message.html);
+      addOverrides(form, message.overrides);
+      const documented = `${API_BASE}/v3/${encodeURIComponent(credentials.domain!)}/messages`;
+      const auth = Buffer.from(`${credentials.user || 'api'}:${credentials.apiKey}`).toString('base64');
+      const answer = await serviceRequest(
+        {
+          url: atBase(documented, credentials.baseUrl ?? options.baseUrl),
+          headers: { authorization: `Basic ${auth}`, 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'tidings' },
+          body: form.toString(),
+        },
+        options,
+      );
+      if (answer.status < 200 || answer.status >= 300) throw answerError('Mailgun', answer);
+      const json = answerJson(answer) as { id?: unknown } | undefined;
+      return typeof json?.id === 'string' ? { id: json.id } : {};
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import { ProviderError, type Credentials, type Provider, type ProviderMessage } from '@tidings/core';
+import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
+import type { ServiceProviderOptions } from '../service-options.js';
+
+const SEND_URL = 'https://api.postmarkapp.com/email';
+
+function check(message: ProviderMessage, credentials: Credentials): void {
+  const missing = (['apiKey', 'from'] as const).filter((name) => !credentials[name]);
+  if (missing.length > 0) throw new ProviderError(`the Postmark integration has no ${missing.join(', ')}`, { retryable: false, code: 'missing_credentials' });
+  if (!message.to.email) throw new ProviderError('the subscriber has no email address', { retryable: false, code: 'missing_email' });
+}
+
+/** `Name <address>`, the name quoted when it holds characters that mean something in an address. */
+function mailbox(address: string, name: string | undefined): string {
+  if (!name) return address;
+  return `${/[()<>[\]:;@\\,."]/.test(name) ? `"${name.replace(/["\\]/g, '\\$&')}"` : name} <${address}>`;
+}
+
+/**
+ * Email through Postmark (`providerId: 'postmark'`), authenticated with the server token.
+ * Credentials: `apiKey` (the server token), `from`, `senderName`, `baseUrl`. Postmark's `ErrorCode`
+ * (e.g. 300 invalid email request, 406 inactive recipient, 10 bad token) becomes the message's
+ * `errorId`.
+ */
+export function postmarkProvider(options: ServiceProviderOptions = {}): Provider {
+  return {
+    id: 'postmark',
+    channel: 'email',
+    async send(message, credentials) {
+      check(message, credentials);
+      const body = {
+        From: mailbox(credentials.from!, credentials.senderName),
+        To: message.to.email,
+        Subject: message.subject ?? '',
+        ...(message.html && { HtmlBody: message.html }),
+        ...(message.content && { TextBody: message.content }),
+        ...message.overrides,
+      };
+      const answer = await serviceRequest(
+        {
+          url: atBase(SEND_URL, credentials.baseUrl ?? options.baseUrl),
+          headers: { 'x-postmark-server-token': credentials.apiKey!, accept: 'application/json', 'content-type': 'application/json', 'user-agent': 'tidings' },
+          body: JSON.stringify(body),
+        },
+        options,
+      );
+      const json = answerJson(answer) as { MessageID?: unknown; ErrorCode?: unknown } | undefined;
+      const errorCode = typeof json?.ErrorCode === 'number' && json.ErrorCode !== 0 ? String(json.ErrorCode) : undefined;
+      if (answer.status < 200 || answer.status >= 300) throw answerError('Postmark', answer, errorCode);
+      // Postmark answers 200 with ErrorCode 0 on success; anything else is a refusal.
+      if (errorCode !== undefined) throw new ProviderError(`Postmark refused the message (${errorCode})`, { retryable: false, status: answer.status, code: errorCode });
+      return typeof json?.MessageID === 'string' ? { id: json.MessageID } : {};
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import { ProviderError, type Credentials, type Provider, type ProviderMessage } from '@tidings/core';
+import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
+import type { ServiceProviderOptions } from '../service-options.js';
+
+const SEND_URL = 'https://api.resend.com/emails';
+/** Resend refuses requests without a User-Agent (403), and node:http sends none by itself. */
+const USER_AGENT = 'tidings';
+
+function check(message: ProviderMessage, credentials: Credentials): void {
+  const missing = (['apiKey', 'from'] as const).filter((name) => !credentials[name]);
+  if (missing.length > 0) throw new ProviderError(`the Resend integration has no ${missing.join(', ')}`, { retryable: false, code: 'missing_credentials' });
+  if (!message.to.email) throw new ProviderError('the subscriber has no email address', { retryable: false, code: 'missing_email' });
+}
+
+/** `Name <address>`, the name quoted when it holds characters that mean something in an address. */
+function mailbox(address: string, name: string | undefined): string {
+  if (!name) return address;
+  return `${/[()<>[\]:;@\\,."]/.test(name) ? `"${name.replace(/["\\]/g, '\\$&')}"` : name} <${address}>`;
+}
+
+/**
+ * Email through Resend (`providerId: 'resend'`). Credentials: `apiKey`, `from`, `senderName`, `baseUrl`.
+ * Resend's error `name` (e.g. `validation_error`, `invalid_api_key`) becomes the message's `errorId`.
+ */
+export function resendProvider(options: ServiceProviderOptions = {}): Provider {
+  return {
+    id: 'resend',
+    channel: 'email',
+    async send(message, credentials) {
+      check(message, credentials);
+      const body = {
+        from: mailbox(credentials.from!, credentials.senderName),
+        to: [message.to.email],
+        subject: message.subject ?? '',
+        ...(message.html && { html: message.html }),
+        ...(message.content && { text: message.content }),
+        ...message.overrides,
+      };
+      const answer = await serviceRequest(
+        {
+          url: atBase(SEND_URL, credentials.baseUrl ?? options.baseUrl),
+          headers: { authorization: `Bearer ${credentials.apiKey}`, 'content-type': 'application/json', 'user-agent': USER_AGENT },
+          body: JSON.stringify(body),
+        },
+        options,
+      );
+      const json = answerJson(answer) as { id?: unknown; name?: unknown } | undefined;
+      if (answer.status < 200 || answer.status >= 300) throw answerError('Resend', answer, typeof json?.name === 'string' ? json.name : undefined);
+      return typeof json?.id === 'string' ? { id: json.id } : {};
+    },
+  };
+}

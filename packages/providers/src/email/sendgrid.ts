@@ -1,0 +1,53 @@
+import { ProviderError, type Credentials, type Provider, type ProviderMessage } from '@tidings/core';
+import { answerError, atBase, serviceRequest } from '../http.js';
+import type { ServiceProviderOptions } from '../service-options.js';
+
+const SEND_URL = 'https://api.sendgrid.com/v3/mail/send';
+/** SendGrid's EU data-residency host, for accounts (or subusers) hosted in the EU. */
+const EU_BASE = 'https://api.eu.sendgrid.com';
+
+function check(message: ProviderMessage, credentials: Credentials): void {
+  const missing = (['apiKey', 'from'] as const).filter((name) => !credentials[name]);
+  if (missing.length > 0) throw new ProviderError(`the SendGrid integration has no ${missing.join(', ')}`, { retryable: false, code: 'missing_credentials' });
+  if (!message.to.email) throw new ProviderError('the subscriber has no email address', { retryable: false, code: 'missing_email' });
+}
+
+/** The text/plain part must come before text/html; SendGrid refuses empty parts. */
+function contentParts(message: ProviderMessage): { type: string; value: string }[] {
+  return [
+    ...(message.content ? [{ type: 'text/plain', value: message.content }] : []),
+    ...(message.html ? [{ type: 'text/html', value: message.html }] : []),
+  ];
+}
+
+/**
+ * Email through SendGrid's v3 Mail Send API (`providerId: 'sendgrid'`). Credentials: `apiKey`, `from`,
+ * `senderName`, `ipPoolName`, `region` ('eu' sends through the EU host), `baseUrl`. The message id is
+ * the `X-Message-Id` header of the 202 answer. SendGrid's error answers carry messages but no codes,
+ * so `errorId` is `http_<status>`.
+ */
+export function sendgridProvider(options: ServiceProviderOptions = {}): Provider {
+  return {
+    id: 'sendgrid',
+    channel: 'email',
+    async send(message, credentials) {
+      check(message, credentials);
+      const base = credentials.baseUrl ?? options.baseUrl ?? (credentials.region === 'eu' ? EU_BASE : undefined);
+      const body = {
+        personalizations: [{ to: [{ email: message.to.email }] }],
+        from: { email: credentials.from, ...(credentials.senderName && { name: credentials.senderName }) },
+        subject: message.subject ?? '',
+        content: contentParts(message),
+        ...(credentials.ipPoolName && { ip_pool_name: credentials.ipPoolName }),
+        ...message.overrides,
+      };
+      const answer = await serviceRequest(
+        { url: atBase(SEND_URL, base), headers: { authorization: `Bearer ${credentials.apiKey}`, 'content-type': 'application/json', 'user-agent': 'tidings' }, body: JSON.stringify(body) },
+        options,
+      );
+      if (answer.status < 200 || answer.status >= 300) throw answerError('SendGrid', answer);
+      const id = answer.headers['x-message-id'];
+      return typeof id === 'string' && id !== '' ? { id } : {};
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import { ProviderError, type Credentials, type Provider, type ProviderMessage } from '@tidings/core';
+import { AwsV4Signer } from 'aws4fetch';
+import { answerError, answerJson, atBase, serviceRequest, type ServiceAnswer } from '../http.js';
+import type { ServiceProviderOptions } from '../service-options.js';
+
+/** Throttling answers AWS may give with status 400 rather than 429: still worth another try. */
+const THROTTLING = new Set(['TooManyRequestsException', 'ThrottlingException', 'Throttling']);
+
+function check(message: ProviderMessage, credentials: Credentials): void {
+  const missing = (['apiKey', 'secretKey', 'region', 'from'] as const).filter((name) => !credentials[name]);
+  if (missing.length > 0) throw new ProviderError(`the SES integration has no ${missing.join(', ')}`, { retryable: false, code: 'missing_credentials' });
+  // The region becomes part of the host name.
+  if (!/^[a-z0-9-]+$/.test(credentials.region!)) throw new ProviderError('the SES integration’s region is not an AWS region name', { retryable: false, code: 'invalid_region' });
+  if (!message.to.email) throw new ProviderError('the subscriber has no email address', { retryable: false, code: 'missing_email' });
+}
+
+/** `Name <address>`; SES wants a non-ASCII display name as a MIME encoded-word. */
+function mailbox(address: string, name: string | undefined): string {
+  if (!name) return address;
+  if (/[^\x20-\x7e]/.test(name)) return `=?UTF-8?B?${Buffer.from(name).toString('base64')}?= <${address}>`;
+  return `${/[()<>[\]:;@\\,."]/.test(name) ? `"${name.replace(/["\\]/g, '\\$&')}"` : name} <${address}>`;
+}
+
+/** The AWS error code: the `x-amzn-ErrorType` header, else the body's `__type`, without namespace or URL. */
+function errorType(answer: ServiceAnswer): string | undefined {
+  const header = answer.headers['x-amzn-errortype'];
+  const json = answerJson(answer) as { __type?: unknown; code?: unknown } | undefined;
+  const raw = typeof header === 'string' ? header : typeof json?.__type === 'string' ? json.__type : typeof json?.code === 'string' ? json.code : undefined;
+  return raw?.split(':')[0]?.split('#').pop() || undefined;
+}
+
+/**
+ * Email through Amazon SES v2 `SendEmail` (`providerId: 'ses'`), signed with SigV4.
+ * Credentials: `apiKey` (access key id), `secretKey` (secret access key), `region`, `from`,
+ * `senderName`, `baseUrl`. The AWS error type (e.g. `MessageRejected`,
+ * `MailFromDomainNotVerifiedException`) becomes the message's `errorId`; throttling is retried.
+ */
+export function sesProvider(options: ServiceProviderOptions = {}): Provider {
+  return {
+    id: 'ses',
+    channel: 'email',
+    async send(message, credentials) {
+      check(message, credentials);
+      const region = credentials.region!;
+      const charset = 'UTF-8';
+      const body = {
+        FromEmailAddress: mailbox(credentials.from!, credentials.senderName),
+        Destination: { ToAddresses: [message.to.email!] },
+        Content: {
+          Simple: {
+            Subject: { Data: message.subject ?? '', Charset: charset },
+            Body: {
+              ...(message.content && { Text: { Data: message.content, Charset: charset } }),
+              ...(message.html && { Html: { Data: message.html, Charset: charset } }),
+            },
+          },
+        },
+        ...message.overrides,
+      };
+      const url = atBase(`https://email.${region}.amazonaws.com/v2/email/outbound-emails`, credentials.baseUrl ?? options.baseUrl);
+      const payload = JSON.stringify(body);
+      const signed = await new AwsV4Signer({
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/json' },
+        body: payload,
+        accessKeyId: credentials.apiKey!,
+        secretAccessKey: credentials.secretKey!,
+        service: 'ses',
+        region,
+      }).sign();
+      const headers: Record<string, string> = { 'user-agent': 'tidings' };
+      signed.headers.forEach((value, name) => (headers[name] = value));
+      const answer = await serviceRequest({ method: 'POST', url: signed.url.toString(), headers, body: payload }, options);
+      if (answer.status >= 200 && answer.status < 300) {
+        const accepted = answerJson(answer) as { MessageId?: unknown } | undefined;
+        return typeof accepted?.MessageId === 'string' ? { id: accepted.MessageId } : {};
+      }
+      const code = errorType(answer);
+      if (code !== undefined && THROTTLING.has(code) && answer.status < 500 && answer.status !== 429) {
+        throw new ProviderError(`SES answered ${answer.status} (${code})`, { retryable: true, status: answer.status, code });
+      }
+      throw answerError('SES', answer, code);
+    },
+  };
+}

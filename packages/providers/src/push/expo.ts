@@ -1,0 +1,91 @@
+import { ProviderError, type Credentials, type Provider, type ProviderResult } from '@tidings/core';
+import { answerError, answerJson, atBase, serviceRequest, type PostOptions } from '../http.js';
+import type { ServiceProviderOptions } from '../service-options.js';
+
+const SEND_URL = 'https://exp.host/--/api/v2/push/send';
+/** Expo takes at most 100 messages per request. */
+const MAX_MESSAGES = 100;
+/** Ticket errors that say nothing against the token and may pass on a later try. */
+const TRANSIENT_TICKET_ERRORS = new Set(['MessageRateExceeded']);
+
+type Ticket = { status?: unknown; id?: unknown; details?: { error?: unknown } };
+type Outcome = { token: string; id: string } | { token: string; error: ProviderError; dead: boolean };
+
+/** A push result that also names the device tokens the service says are gone for good. */
+type PushResult = ProviderResult & { readonly invalidTokens?: readonly string[] };
+
+const requestOptions = (options: ServiceProviderOptions): PostOptions => ({
+  ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+  ...(options.network && { network: options.network }),
+});
+
+/** Expo's own code for a failed request: `{ errors: [{ code }] }`, or OAuth's `{ error }` for a bad access token. */
+function requestErrorCode(json: unknown): string | undefined {
+  const body = json as { errors?: { code?: unknown }[]; error?: unknown } | undefined;
+  const code = body?.errors?.[0]?.code ?? body?.error;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function ticketOutcome(token: string, ticket: Ticket | undefined): Outcome {
+  if (ticket?.status === 'ok' && typeof ticket.id === 'string') return { token, id: ticket.id };
+  const code = typeof ticket?.details?.error === 'string' ? ticket.details.error : 'unexpected_ticket';
+  const retryable = TRANSIENT_TICKET_ERRORS.has(code);
+  return { token, error: new ProviderError(`expo refused the message (${code})`, { retryable, code }), dead: code === 'DeviceNotRegistered' };
+}
+
+/**
+ * Expo push: `POST https://exp.host/--/api/v2/push/send`, a JSON array with one message
+ * `{ to, title, body, data }` per device token (the trigger's `overrides.expo` added to each), and
+ * `Authorization: Bearer <apiKey>` when the integration has one (Expo asks for it only with enhanced
+ * push security). Expo answers 200 with a ticket per message: the message is sent when one device
+ * took it; the tokens Expo calls `DeviceNotRegistered` come back as `invalidTokens`. When every
+ * device refused, the error code is Expo's (e.g. `DeviceNotRegistered`).
+ */
+export const expoProvider = (options: ServiceProviderOptions = {}): Provider => ({
+  id: 'expo',
+  channel: 'push',
+  async send(message, credentials: Credentials): Promise<PushResult> {
+    const tokens = message.to.deviceTokens ?? [];
+    if (tokens.length === 0) throw new ProviderError('expo: the recipient has no device tokens', { retryable: false, code: 'missing_device_tokens' });
+    const url = atBase(SEND_URL, credentials.baseUrl || options.baseUrl);
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      ...(credentials.apiKey && { authorization: `Bearer ${credentials.apiKey}` }),
+    };
+    /** One request for up to 100 tokens: a ticket each, or a ProviderError thrown for the whole request. */
+    const post = async (chunk: readonly string[]): Promise<Outcome[]> => {
+      const body = chunk.map((to) => ({ to, ...(message.title !== undefined && { title: message.title }), body: message.content, data: message.payload, ...message.overrides }));
+      const answer = await serviceRequest({ url, headers, body: JSON.stringify(body) }, requestOptions(options));
+      const json = answerJson(answer) as { data?: Ticket[] } | undefined;
+      if (answer.status < 200 || answer.status >= 300) throw answerError('expo', answer, requestErrorCode(json));
+      const tickets = Array.isArray(json?.data) ? json.data : [];
+      return chunk.map((token, i) => ticketOutcome(token, tickets[i]));
+    };
+    const outcomes: Outcome[] = [];
+    for (let start = 0; start < tokens.length; start += MAX_MESSAGES) {
+      const chunk = tokens.slice(start, start + MAX_MESSAGES);
+      try {
+        outcomes.push(...(await post(chunk)));
+      } catch (error) {
+        // Once a chunk went out, a later one failing only fails its own tokens.
+        if (!(error instanceof ProviderError) || outcomes.length === 0) throw error;
+        outcomes.push(...chunk.map((token) => ({ token, error, dead: false })));
+      }
+    }
+    return settle(outcomes);
+  },
+});
+
+/**
+ * Sent when one device took the message (with the dead tokens named); else the error worth the most:
+ * a retryable one when a later try may pass, carrying the dead tokens too.
+ */
+function settle(outcomes: readonly Outcome[]): PushResult {
+  const invalidTokens = outcomes.flatMap((o) => ('error' in o && o.dead ? [o.token] : []));
+  const sent = outcomes.find((o): o is Extract<Outcome, { id: string }> => 'id' in o);
+  if (sent) return { id: sent.id, ...(invalidTokens.length > 0 && { invalidTokens }) };
+  const errors = outcomes.flatMap((o) => ('error' in o ? [o.error] : []));
+  const error = errors.find((e) => e.retryable) ?? errors[0]!;
+  throw invalidTokens.length > 0 ? Object.assign(error, { invalidTokens }) : error;
+}

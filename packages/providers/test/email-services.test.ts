@@ -1,0 +1,264 @@
+import { createTidings, type Credentials, type JsonObject, type Provider } from '@tidings/core';
+import { manualClock } from '@tidings/core/testing';
+import { memoryStorage } from '@tidings/memory';
+import { afterEach, describe, expect, it } from 'vitest';
+import { mailgunProvider } from '../src/email/mailgun.js';
+import { postmarkProvider } from '../src/email/postmark.js';
+import { resendProvider } from '../src/email/resend.js';
+import { sendgridProvider } from '../src/email/sendgrid.js';
+import { sesProvider } from '../src/email/ses.js';
+import { mailboxName } from './services/email-fake-server.js';
+import { fakeMailgun } from './services/email-mailgun.js';
+import { fakePostmark } from './services/email-postmark.js';
+import { fakeResend } from './services/email-resend.js';
+import { fakeSendgrid } from './services/email-sendgrid.js';
+import { awsError, fakeSes } from './services/email-ses.js';
+
+const closers: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+async function started<T extends { close(): Promise<unknown> }>(server: Promise<T>): Promise<T> {
+  const s = await server;
+  closers.push(() => s.close());
+  return s;
+}
+
+/** The fake services listen on loopback, which providers refuse unless allowed. */
+const at = (url: string) => ({ baseUrl: url, network: { allow: ['127.0.0.1'] } });
+
+/**
+ * An engine with one email integration of `provider`, and a welcome workflow sent to Ada. Returns
+ * the transaction, the stored message and the provider's message id (from the delivery trace).
+ */
+async function engine(provider: Provider, credentials: Credentials) {
+  const clock = manualClock('2026-06-01T12:00:00.000Z');
+  const tidings = createTidings({ storage: memoryStorage(), clock, providers: [provider] });
+  await tidings.integrations.upsert({ providerId: provider.id, channel: 'email', credentials, active: true, primary: true });
+  await tidings.workflows.upsert({
+    name: 'welcome',
+    triggers: [{ identifier: 'welcome' }],
+    steps: [{ template: { type: 'email', subject: 'Welcome {{ subscriber.firstName }}', content: 'Hello <b>{{ subscriber.firstName }}</b>' } }],
+  });
+  const send = async (email = 'ada@example.test', overrides: JsonObject = {}) => {
+    const result = await tidings.trigger({ name: 'welcome', to: { subscriberId: 'ada', firstName: 'Ada', email }, overrides });
+    await tidings.runDue();
+    return result.transactionId!;
+  };
+  const message = async (transactionId: string) => (await tidings.messages.byTransaction(transactionId))[0];
+  const trace = async (transactionId: string) => (await tidings.explain(transactionId))[0]!.entries.map((e) => e.reason).join('\n');
+  return { tidings, clock, send, message, trace };
+}
+
+describe('SendGrid', () => {
+  const credentials = { apiKey: 'SG.key', from: 'noreply@tidings.test', senderName: 'Tidings' };
+
+  it('sends personalizations, sender, subject and text-then-HTML content; the id is X-Message-Id', async () => {
+    const sendgrid = await started(fakeSendgrid({ apiKey: 'SG.key', verifiedSenders: ['noreply@tidings.test'] }));
+    const { send, message, trace } = await engine(sendgridProvider(at(sendgrid.url)), { ...credentials, ipPoolName: 'transactional' });
+    const tx = await send();
+    expect(sendgrid.accepted).toHaveLength(1);
+    const mail = sendgrid.accepted[0]!;
+    expect(mail).toMatchObject({
+      personalizations: [{ to: [{ email: 'ada@example.test' }] }],
+      from: { email: 'noreply@tidings.test', name: 'Tidings' },
+      subject: 'Welcome Ada',
+      content: [
+        { type: 'text/plain', value: 'Hello Ada' },
+        { type: 'text/html', value: 'Hello <b>Ada</b>' },
+      ],
+      ip_pool_name: 'transactional',
+    });
+    expect(await message(tx)).toMatchObject({ status: 'sent', providerId: 'sendgrid', email: 'ada@example.test' });
+    expect(await trace(tx)).toContain(`as ${mail.id}`);
+  });
+
+  it('a sender that is not a verified identity (403) and a bad API key (401) are final errors', async () => {
+    const sendgrid = await started(fakeSendgrid({ apiKey: 'SG.key', verifiedSenders: ['other@tidings.test'] }));
+    const unverified = await engine(sendgridProvider(at(sendgrid.url)), credentials);
+    expect(await unverified.message(await unverified.send())).toMatchObject({ status: 'error', errorId: 'http_403', errorText: 'SendGrid answered 403' });
+    const badKey = await engine(sendgridProvider(at(sendgrid.url)), { ...credentials, apiKey: 'SG.wrong' });
+    expect(await badKey.message(await badKey.send())).toMatchObject({ status: 'error', errorId: 'http_401' });
+    expect(sendgrid.accepted).toHaveLength(0);
+  });
+
+  it('a 503 is retried after the backoff and then sent', async () => {
+    const sendgrid = await started(fakeSendgrid({ apiKey: 'SG.key', verifiedSenders: ['noreply@tidings.test'] }));
+    sendgrid.outage({ status: 503, body: { errors: [{ message: 'Service Unavailable', field: null, help: null }] } });
+    const { send, message, clock, tidings } = await engine(sendgridProvider(at(sendgrid.url)), credentials);
+    const tx = await send();
+    expect(await message(tx)).toBeUndefined();
+    clock.advance(1_000);
+    await tidings.runDue();
+    expect(sendgrid.calls).toHaveLength(2);
+    expect(await message(tx)).toMatchObject({ status: 'sent' });
+  });
+});
+
+describe('Resend', () => {
+  const credentials = { apiKey: 're_key', from: 'noreply@tidings.test', senderName: 'Tidings' };
+
+  it('sends from, to, subject, html and text with a Bearer key and a User-Agent; the id is the answer’s id', async () => {
+    const resend = await started(fakeResend({ apiKey: 're_key', verifiedDomains: ['tidings.test'] }));
+    const { send, message, trace } = await engine(resendProvider(at(resend.url)), credentials);
+    const tx = await send();
+    expect(resend.accepted).toHaveLength(1);
+    const mail = resend.accepted[0]!;
+    expect(mail).toMatchObject({ from: 'Tidings <noreply@tidings.test>', to: ['ada@example.test'], subject: 'Welcome Ada', html: 'Hello <b>Ada</b>', text: 'Hello Ada' });
+    expect(await message(tx)).toMatchObject({ status: 'sent', providerId: 'resend' });
+    expect(await trace(tx)).toContain(`as ${mail.id}`);
+  });
+
+  it('Resend’s error name is the errorId: invalid_api_key, validation_error for an unverified domain', async () => {
+    const resend = await started(fakeResend({ apiKey: 're_key', verifiedDomains: ['tidings.test'] }));
+    const badKey = await engine(resendProvider(at(resend.url)), { ...credentials, apiKey: 're_wrong' });
+    expect(await badKey.message(await badKey.send())).toMatchObject({ status: 'error', errorId: 'invalid_api_key', errorText: 'Resend answered 403 (invalid_api_key)' });
+    const otherDomain = await engine(resendProvider(at(resend.url)), { ...credentials, from: 'noreply@unverified.test' });
+    expect(await otherDomain.message(await otherDomain.send())).toMatchObject({ status: 'error', errorId: 'validation_error' });
+    expect(resend.accepted).toHaveLength(0);
+  });
+
+  it('a 429 is retried no sooner than its Retry-After', async () => {
+    const resend = await started(fakeResend({ apiKey: 're_key', verifiedDomains: ['tidings.test'] }));
+    resend.outage({ status: 429, headers: { 'retry-after': '3' }, body: { statusCode: 429, name: 'rate_limit_exceeded', message: 'Too many requests.' } });
+    const { send, message, clock, tidings } = await engine(resendProvider(at(resend.url)), credentials);
+    const tx = await send();
+    clock.advance(1_000);
+    await tidings.runDue();
+    expect(resend.calls).toHaveLength(1);
+    clock.advance(2_000);
+    await tidings.runDue();
+    expect(resend.calls).toHaveLength(2);
+    expect(await message(tx)).toMatchObject({ status: 'sent' });
+  });
+});
+
+describe('Postmark', () => {
+  const credentials = { apiKey: 'server-token', from: 'noreply@tidings.test', senderName: 'Acme, Inc.' };
+
+  it('sends From, To, Subject, HtmlBody and TextBody with the server token; the id is MessageID', async () => {
+    const postmark = await started(fakePostmark({ token: 'server-token', senderSignatures: ['noreply@tidings.test'] }));
+    const { send, message, trace } = await engine(postmarkProvider(at(postmark.url)), credentials);
+    const tx = await send();
+    expect(postmark.accepted).toHaveLength(1);
+    const mail = postmark.accepted[0]!;
+    expect(mail).toMatchObject({ From: '"Acme, Inc." <noreply@tidings.test>', To: 'ada@example.test', Subject: 'Welcome Ada', HtmlBody: 'Hello <b>Ada</b>', TextBody: 'Hello Ada' });
+    expect(mailboxName(mail.From)).toBe('Acme, Inc.');
+    expect(await message(tx)).toMatchObject({ status: 'sent', providerId: 'postmark' });
+    expect(await trace(tx)).toContain(`as ${mail.MessageID}`);
+  });
+
+  it('Postmark’s ErrorCode is the errorId: 406 for an inactive recipient, 10 for a bad token', async () => {
+    const postmark = await started(fakePostmark({ token: 'server-token', senderSignatures: ['noreply@tidings.test'], inactiveRecipients: ['bounced@example.test'] }));
+    const inactive = await engine(postmarkProvider(at(postmark.url)), credentials);
+    expect(await inactive.message(await inactive.send('bounced@example.test'))).toMatchObject({ status: 'error', errorId: '406', errorText: 'Postmark answered 422 (406)' });
+    const badToken = await engine(postmarkProvider(at(postmark.url)), { ...credentials, apiKey: 'wrong' });
+    expect(await badToken.message(await badToken.send())).toMatchObject({ status: 'error', errorId: '10' });
+    expect(postmark.accepted).toHaveLength(0);
+  });
+
+  it('a 500 is retried and then sent', async () => {
+    const postmark = await started(fakePostmark({ token: 'server-token', senderSignatures: ['noreply@tidings.test'] }));
+    postmark.outage({ status: 500, body: { ErrorCode: 0, Message: 'Internal Server Error' } });
+    const { send, message, clock, tidings } = await engine(postmarkProvider(at(postmark.url)), credentials);
+    const tx = await send();
+    clock.advance(1_000);
+    await tidings.runDue();
+    expect(postmark.calls).toHaveLength(2);
+    expect(await message(tx)).toMatchObject({ status: 'sent' });
+  });
+});
+
+describe('Mailgun', () => {
+  const credentials = { apiKey: 'key-123', user: 'api', domain: 'mg.tidings.test', from: 'noreply@mg.tidings.test', senderName: 'Tidings' };
+
+  it('posts form fields to /v3/{domain}/messages with Basic auth; trigger overrides add fields; the id is the answer’s id', async () => {
+    const mailgun = await started(fakeMailgun({ apiKey: 'key-123', domains: ['mg.tidings.test'] }));
+    const { send, message, trace } = await engine(mailgunProvider(at(mailgun.url)), credentials);
+    const tx = await send('ada@example.test', { mailgun: { 'o:tag': ['welcome', 'onboarding'], 'h:Reply-To': 'help@tidings.test' } });
+    expect(mailgun.accepted).toHaveLength(1);
+    const mail = mailgun.accepted[0]!;
+    expect(mail.fields).toEqual({
+      from: ['Tidings <noreply@mg.tidings.test>'],
+      to: ['ada@example.test'],
+      subject: ['Welcome Ada'],
+      text: ['Hello Ada'],
+      html: ['Hello <b>Ada</b>'],
+      'o:tag': ['welcome', 'onboarding'],
+      'h:Reply-To': ['help@tidings.test'],
+    });
+    expect(await message(tx)).toMatchObject({ status: 'sent', providerId: 'mailgun' });
+    expect(await trace(tx)).toContain(`as ${mail.id}`);
+  });
+
+  it('the integration’s baseUrl (the EU region) wins over the provider’s', async () => {
+    const us = await started(fakeMailgun({ apiKey: 'key-123', domains: [] }));
+    const eu = await started(fakeMailgun({ apiKey: 'key-123', domains: ['mg.tidings.test'] }));
+    const { send, message } = await engine(mailgunProvider(at(us.url)), { ...credentials, baseUrl: eu.url });
+    expect(await message(await send())).toMatchObject({ status: 'sent' });
+    expect(us.calls).toHaveLength(0);
+    expect(eu.accepted).toHaveLength(1);
+  });
+
+  it('a wrong API key (401) and an unknown domain (404) are final errors', async () => {
+    const mailgun = await started(fakeMailgun({ apiKey: 'key-123', domains: ['mg.tidings.test'] }));
+    const badKey = await engine(mailgunProvider(at(mailgun.url)), { ...credentials, apiKey: 'key-wrong' });
+    expect(await badKey.message(await badKey.send())).toMatchObject({ status: 'error', errorId: 'http_401' });
+    const otherDomain = await engine(mailgunProvider(at(mailgun.url)), { ...credentials, domain: 'elsewhere.test' });
+    expect(await otherDomain.message(await otherDomain.send())).toMatchObject({ status: 'error', errorId: 'http_404' });
+  });
+});
+
+describe('Amazon SES', () => {
+  const account = { region: 'eu-west-1', accessKeyId: 'AKIAEXAMPLE', secretAccessKey: 'secret/EXAMPLE+key', verifiedIdentities: ['tidings.test'] };
+  const credentials = { apiKey: 'AKIAEXAMPLE', secretKey: 'secret/EXAMPLE+key', region: 'eu-west-1', from: 'noreply@tidings.test', senderName: 'Zoë' };
+
+  it('sends a SigV4-signed SendEmail (scope region/ses, signature verified); the id is MessageId', async () => {
+    const ses = await started(fakeSes(account));
+    const { send, message, trace } = await engine(sesProvider(at(ses.url)), credentials);
+    const tx = await send();
+    expect(ses.accepted).toHaveLength(1);
+    expect(ses.calls[0]!.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIAEXAMPLE\/\d{8}\/eu-west-1\/ses\/aws4_request, SignedHeaders=[a-z0-9;-]*host[a-z0-9;-]*, Signature=[0-9a-f]{64}$/);
+    const mail = ses.accepted[0]!;
+    expect(mail).toMatchObject({
+      Destination: { ToAddresses: ['ada@example.test'] },
+      Content: { Simple: { Subject: { Data: 'Welcome Ada' }, Body: { Text: { Data: 'Hello Ada' }, Html: { Data: 'Hello <b>Ada</b>' } } } },
+    });
+    // A non-ASCII display name goes as a MIME encoded-word, as SES requires.
+    expect(mail.FromEmailAddress).toMatch(/^=\?UTF-8\?B\?.+\?= <noreply@tidings\.test>$/);
+    expect(mailboxName(mail.FromEmailAddress)).toBe('Zoë');
+    expect(await message(tx)).toMatchObject({ status: 'sent', providerId: 'ses' });
+    expect(await trace(tx)).toContain(`as ${mail.MessageId}`);
+  });
+
+  it('the AWS error type is the errorId: SignatureDoesNotMatch for a wrong secret, MessageRejected for an unverified sender', async () => {
+    const ses = await started(fakeSes(account));
+    const wrongSecret = await engine(sesProvider(at(ses.url)), { ...credentials, secretKey: 'not-the-secret' });
+    expect(await wrongSecret.message(await wrongSecret.send())).toMatchObject({ status: 'error', errorId: 'SignatureDoesNotMatch' });
+    const wrongRegion = await engine(sesProvider(at(ses.url)), { ...credentials, region: 'us-east-1' });
+    expect(await wrongRegion.message(await wrongRegion.send())).toMatchObject({ status: 'error', errorId: 'SignatureDoesNotMatch' });
+    const unverified = await engine(sesProvider(at(ses.url)), { ...credentials, from: 'noreply@unverified.test' });
+    expect(await unverified.message(await unverified.send())).toMatchObject({ status: 'error', errorId: 'MessageRejected', errorText: 'SES answered 400 (MessageRejected)' });
+    expect(ses.accepted).toHaveLength(0);
+  });
+
+  it('TooManyRequestsException (429) is retried and then sent', async () => {
+    const ses = await started(fakeSes(account));
+    ses.outage(awsError(429, 'TooManyRequestsException', 'Too many requests'));
+    const { send, message, clock, tidings } = await engine(sesProvider(at(ses.url)), credentials);
+    const tx = await send();
+    expect(await message(tx)).toBeUndefined();
+    clock.advance(1_000);
+    await tidings.runDue();
+    expect(ses.calls).toHaveLength(2);
+    expect(await message(tx)).toMatchObject({ status: 'sent' });
+  });
+
+  it('an integration without a region fails at once, naming the credential; nothing is sent', async () => {
+    const ses = await started(fakeSes(account));
+    const { send, message } = await engine(sesProvider(at(ses.url)), { ...credentials, region: undefined });
+    expect(await message(await send())).toMatchObject({ status: 'error', errorId: 'missing_credentials', errorText: 'the SES integration has no region' });
+    expect(ses.calls).toHaveLength(0);
+  });
+});

@@ -1,0 +1,72 @@
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One request as the fake service received it. */
+export interface ServiceCall {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+}
+
+/** An answer: a string body is sent as text, anything else as JSON. */
+export interface ServiceReply {
+  readonly status: number;
+  readonly headers?: Record<string, string>;
+  readonly body?: unknown;
+}
+
+/**
+ * A real HTTP server on 127.0.0.1 that plays one service: `handle` answers each request as the
+ * service would. `outage(reply)` makes the next request get `reply` instead (a 5xx, a 429), as when
+ * the service is down or throttling.
+ */
+export async function fakeService(handle: (call: ServiceCall) => ServiceReply | Promise<ServiceReply>) {
+  const calls: ServiceCall[] = [];
+  const outages: ServiceReply[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', async () => {
+      const call = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      calls.push(call);
+      const reply = outages.shift() ?? (await handle(call));
+      const text = typeof reply.body === 'string';
+      const headers = { ...(reply.body !== undefined && { 'content-type': text ? 'text/plain; charset=utf-8' : 'application/json' }), ...reply.headers };
+      res.writeHead(reply.status, headers).end(reply.body === undefined ? '' : text ? reply.body : JSON.stringify(reply.body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    calls,
+    outage(reply: ServiceReply) {
+      outages.push(reply);
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** A plain `local@domain` address (what these services accept after parsing a mailbox). */
+export const isEmail = (value: unknown): value is string => typeof value === 'string' && /^[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+$/.test(value);
+
+/** The address inside `Name <address>` (or the bare address), or null when it is malformed. */
+export function mailboxAddress(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const angled = /^(?:"(?:[^"\\]|\\.)*"|[^<>"]*|=\?[^?]+\?[BbQq]\?[^?]*\?=)\s*<([^<>]+)>$/.exec(value.trim());
+  const address = angled ? angled[1] : value.trim();
+  return isEmail(address) ? address : null;
+}
+
+/** The display name of `Name <address>`, quotes and encoded-words undone. */
+export function mailboxName(value: string): string | undefined {
+  const name = /^(.*?)\s*<[^<>]+>$/.exec(value.trim())?.[1];
+  if (!name) return undefined;
+  const encoded = /^=\?UTF-8\?B\?([^?]*)\?=$/i.exec(name);
+  if (encoded) return Buffer.from(encoded[1]!, 'base64').toString('utf8');
+  return name.startsWith('"') ? name.slice(1, -1).replace(/\\(.)/g, '$1') : name;
+}

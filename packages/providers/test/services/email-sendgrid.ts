@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto';
+import { fakeService, isEmail, type ServiceReply } from './email-fake-server.js';
+
+/** A mail SendGrid accepted, as its v3 Mail Send body described it. */
+export interface SendgridMail {
+  readonly id: string;
+  readonly personalizations: { to: { email: string; name?: string }[] }[];
+  readonly from: { email: string; name?: string };
+  readonly subject: string;
+  readonly content: { type: string; value: string }[];
+  readonly [field: string]: unknown;
+}
+
+const error = (status: number, message: string, field: string | null = null): ServiceReply => ({ status, body: { errors: [{ message, field, help: null }] } });
+
+/**
+ * Plays SendGrid's `POST /v3/mail/send`: Bearer API key, a JSON body validated as SendGrid does
+ * (recipients, a verified sender identity, subject, content with text/plain first), 202 with the
+ * message id in `X-Message-Id`, errors as `{ errors: [{ message, field, help }] }`.
+ */
+export async function fakeSendgrid(account: { apiKey: string; verifiedSenders: string[] }) {
+  const accepted: SendgridMail[] = [];
+  const service = await fakeService((call) => {
+    if (call.method !== 'POST' || call.path !== '/v3/mail/send') return error(404, 'resource not found');
+    if (call.headers.authorization !== `Bearer ${account.apiKey}`) return error(401, 'The provided authorization grant is invalid, expired, or revoked');
+    if (!call.headers['content-type']?.startsWith('application/json')) return error(415, 'Content-Type should be application/json.');
+    let mail: SendgridMail;
+    try {
+      mail = JSON.parse(call.body) as SendgridMail;
+    } catch {
+      return error(400, 'Bad Request');
+    }
+    if (!Array.isArray(mail.personalizations) || mail.personalizations.length === 0) return error(400, 'The personalizations field is required and must have at least one personalization.', 'personalizations');
+    for (const [p, personalization] of mail.personalizations.entries()) {
+      for (const [t, to] of (personalization.to ?? []).entries()) {
+        if (!isEmail(to.email)) return error(400, 'Does not contain a valid address.', `personalizations.${p}.to.${t}.email`);
+      }
+    }
+    if (!isEmail(mail.from?.email)) return error(400, 'The from object must be provided for every email send.', 'from');
+    if (!account.verifiedSenders.includes(mail.from.email)) return error(403, 'The from address does not match a verified Sender Identity.', 'from');
+    if (typeof mail.subject !== 'string' || mail.subject === '') return error(400, 'The subject is required.', 'subject');
+    if (!Array.isArray(mail.content) || mail.content.length === 0) return error(400, 'Unless a valid template_id is provided, the content parameter is required.', 'content');
+    if (mail.content.some((part) => typeof part.value !== 'string' || part.value === '')) return error(400, 'The content value must be a string at least one character in length.', 'content.0.value');
+    const plain = mail.content.findIndex((part) => part.type === 'text/plain');
+    if (plain > 0) return error(400, 'If present, text/plain must be first, followed by text/html, followed by any other content.', 'content.0.type');
+    const id = randomBytes(16).toString('base64url').slice(0, 22);
+    accepted.push({ ...mail, id });
+    return { status: 202, headers: { 'x-message-id': id } };
+  });
+  return { ...service, accepted };
+}
