@@ -1,20 +1,11 @@
 import { ProviderError, type Credentials, type JsonObject, type Provider, type ProviderMessage } from '@tidings/core';
 import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
 import type { ServiceProviderOptions } from '../service-options.js';
+import { checkMail, mailbox } from './mail-fields.js';
 
 const API_BASE = 'https://api.mailgun.net';
 
-function check(message: ProviderMessage, credentials: Credentials): void {
-  const missing = (['apiKey', 'domain', 'from'] as const).filter((name) => !credentials[name]);
-  if (missing.length > 0) throw new ProviderError(`the Mailgun integration has no ${missing.join(', ')}`, { retryable: false, code: 'missing_credentials' });
-  if (!message.to.email) throw new ProviderError('the subscriber has no email address', { retryable: false, code: 'missing_email' });
-}
 
-/** `Name <address>`, the name quoted when it holds characters that mean something in an address. */
-function mailbox(address: string, name: string | undefined): string {
-  if (!name) return address;
-  return `${/[()<>[\]:;@\\,."]/.test(name) ? `"${name.replace(/["\\]/g, '\\$&')}"` : name} <${address}>`;
-}
 
 /** Trigger overrides as form fields (`o:tag`, `h:Reply-To`, `v:…`): a list repeats the field. */
 function addOverrides(form: URLSearchParams, overrides: JsonObject): void {
@@ -36,7 +27,7 @@ export function mailgunProvider(options: ServiceProviderOptions = {}): Provider 
     id: 'mailgun',
     channel: 'email',
     async send(message, credentials) {
-      check(message, credentials);
+      checkMail('Mailgun', message, credentials, ['apiKey', 'domain', 'from']);
       const form = new URLSearchParams({ from: mailbox(credentials.from!, credentials.senderName), to: message.to.email!, subject: message.subject ?? '' });
       if (message.content) form.set('text', message.content);
       if (message.html) form.set('html', message.html);

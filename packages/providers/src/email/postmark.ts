@@ -1,20 +1,11 @@
 import { ProviderError, type Credentials, type Provider, type ProviderMessage } from '@tidings/core';
 import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
 import type { ServiceProviderOptions } from '../service-options.js';
+import { checkMail, mailbox } from './mail-fields.js';
 
 const SEND_URL = 'https://api.postmarkapp.com/email';
 
-function check(message: ProviderMessage, credentials: Credentials): void {
-  const missing = (['apiKey', 'from'] as const).filter((name) => !credentials[name]);
-  if (missing.length > 0) throw new ProviderError(`the Postmark integration has no ${missing.join(', ')}`, { retryable: false, code: 'missing_credentials' });
-  if (!message.to.email) throw new ProviderError('the subscriber has no email address', { retryable: false, code: 'missing_email' });
-}
 
-/** `Name <address>`, the name quoted when it holds characters that mean something in an address. */
-function mailbox(address: string, name: string | undefined): string {
-  if (!name) return address;
-  return `${/[()<>[\]:;@\\,."]/.test(name) ? `"${name.replace(/["\\]/g, '\\$&')}"` : name} <${address}>`;
-}
 
 /**
  * Email through Postmark (`providerId: 'postmark'`), authenticated with the server token.
@@ -27,7 +18,7 @@ export function postmarkProvider(options: ServiceProviderOptions = {}): Provider
     id: 'postmark',
     channel: 'email',
     async send(message, credentials) {
-      check(message, credentials);
+      checkMail('Postmark', message, credentials, ['apiKey', 'from']);
       const body = {
         From: mailbox(credentials.from!, credentials.senderName),
         To: message.to.email,

@@ -1,22 +1,13 @@
 import { ProviderError, type Credentials, type Provider, type ProviderMessage } from '@tidings/core';
 import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
 import type { ServiceProviderOptions } from '../service-options.js';
+import { checkMail, mailbox } from './mail-fields.js';
 
 const SEND_URL = 'https://api.resend.com/emails';
 /** Resend refuses requests without a User-Agent (403), and node:http sends none by itself. */
 const USER_AGENT = 'tidings';
 
-function check(message: ProviderMessage, credentials: Credentials): void {
-  const missing = (['apiKey', 'from'] as const).filter((name) => !credentials[name]);
-  if (missing.length > 0) throw new ProviderError(`the Resend integration has no ${missing.join(', ')}`, { retryable: false, code: 'missing_credentials' });
-  if (!message.to.email) throw new ProviderError('the subscriber has no email address', { retryable: false, code: 'missing_email' });
-}
 
-/** `Name <address>`, the name quoted when it holds characters that mean something in an address. */
-function mailbox(address: string, name: string | undefined): string {
-  if (!name) return address;
-  return `${/[()<>[\]:;@\\,."]/.test(name) ? `"${name.replace(/["\\]/g, '\\$&')}"` : name} <${address}>`;
-}
 
 /**
  * Email through Resend (`providerId: 'resend'`). Credentials: `apiKey`, `from`, `senderName`, `baseUrl`.
@@ -27,7 +18,7 @@ export function resendProvider(options: ServiceProviderOptions = {}): Provider {
     id: 'resend',
     channel: 'email',
     async send(message, credentials) {
-      check(message, credentials);
+      checkMail('Resend', message, credentials, ['apiKey', 'from']);
       const body = {
         from: mailbox(credentials.from!, credentials.senderName),
         to: [message.to.email],

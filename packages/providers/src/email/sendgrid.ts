@@ -1,16 +1,12 @@
 import { ProviderError, type Credentials, type Provider, type ProviderMessage } from '@tidings/core';
 import { answerError, atBase, serviceRequest } from '../http.js';
 import type { ServiceProviderOptions } from '../service-options.js';
+import { checkMail, mailbox } from './mail-fields.js';
 
 const SEND_URL = 'https://api.sendgrid.com/v3/mail/send';
 /** SendGrid's EU data-residency host, for accounts (or subusers) hosted in the EU. */
 const EU_BASE = 'https://api.eu.sendgrid.com';
 
-function check(message: ProviderMessage, credentials: Credentials): void {
-  const missing = (['apiKey', 'from'] as const).filter((name) => !credentials[name]);
-  if (missing.length > 0) throw new ProviderError(`the SendGrid integration has no ${missing.join(', ')}`, { retryable: false, code: 'missing_credentials' });
-  if (!message.to.email) throw new ProviderError('the subscriber has no email address', { retryable: false, code: 'missing_email' });
-}
 
 /** The text/plain part must come before text/html; SendGrid refuses empty parts. */
 function contentParts(message: ProviderMessage): { type: string; value: string }[] {
@@ -31,7 +27,7 @@ export function sendgridProvider(options: ServiceProviderOptions = {}): Provider
     id: 'sendgrid',
     channel: 'email',
     async send(message, credentials) {
-      check(message, credentials);
+      checkMail('SendGrid', message, credentials, ['apiKey', 'from']);
       const base = credentials.baseUrl ?? options.baseUrl ?? (credentials.region === 'eu' ? EU_BASE : undefined);
       const body = {
         personalizations: [{ to: [{ email: message.to.email }] }],

@@ -2,16 +2,15 @@ import { ProviderError, type Credentials, type Provider, type ProviderMessage } 
 import { AwsV4Signer } from 'aws4fetch';
 import { answerError, answerJson, atBase, serviceRequest, type ServiceAnswer } from '../http.js';
 import type { ServiceProviderOptions } from '../service-options.js';
+import { checkMail } from './mail-fields.js';
 
 /** Throttling answers AWS may give with status 400 rather than 429: still worth another try. */
 const THROTTLING = new Set(['TooManyRequestsException', 'ThrottlingException', 'Throttling']);
 
 function check(message: ProviderMessage, credentials: Credentials): void {
-  const missing = (['apiKey', 'secretKey', 'region', 'from'] as const).filter((name) => !credentials[name]);
-  if (missing.length > 0) throw new ProviderError(`the SES integration has no ${missing.join(', ')}`, { retryable: false, code: 'missing_credentials' });
+  checkMail('SES', message, credentials, ['apiKey', 'secretKey', 'region', 'from']);
   // The region becomes part of the host name.
   if (!/^[a-z0-9-]+$/.test(credentials.region!)) throw new ProviderError('the SES integration’s region is not an AWS region name', { retryable: false, code: 'invalid_region' });
-  if (!message.to.email) throw new ProviderError('the subscriber has no email address', { retryable: false, code: 'missing_email' });
 }
 
 /** `Name <address>`; SES wants a non-ASCII display name as a MIME encoded-word. */
