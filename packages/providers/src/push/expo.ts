@@ -1,6 +1,7 @@
-import { ProviderError, type Credentials, type Provider, type ProviderResult } from '@tidings/core';
+import { ProviderError, type Credentials, type Provider } from '@tidings/core';
 import { answerError, answerJson, atBase, serviceRequest, type PostOptions } from '../http.js';
 import type { ServiceProviderOptions } from '../service-options.js';
+import { settleDevices, type DeviceOutcome, type PushResult } from './device-outcomes.js';
 
 const SEND_URL = 'https://exp.host/--/api/v2/push/send';
 /** Expo takes at most 100 messages per request. */
@@ -9,10 +10,7 @@ const MAX_MESSAGES = 100;
 const TRANSIENT_TICKET_ERRORS = new Set(['MessageRateExceeded']);
 
 type Ticket = { status?: unknown; id?: unknown; details?: { error?: unknown } };
-type Outcome = { token: string; id: string } | { token: string; error: ProviderError; dead: boolean };
 
-/** A push result that also names the device tokens the service says are gone for good. */
-type PushResult = ProviderResult & { readonly invalidTokens?: readonly string[] };
 
 const requestOptions = (options: ServiceProviderOptions): PostOptions => ({
   ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
@@ -26,7 +24,7 @@ function requestErrorCode(json: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-function ticketOutcome(token: string, ticket: Ticket | undefined): Outcome {
+function ticketOutcome(token: string, ticket: Ticket | undefined): DeviceOutcome {
   if (ticket?.status === 'ok' && typeof ticket.id === 'string') return { token, id: ticket.id };
   const code = typeof ticket?.details?.error === 'string' ? ticket.details.error : 'unexpected_ticket';
   const retryable = TRANSIENT_TICKET_ERRORS.has(code);
@@ -54,7 +52,7 @@ export const expoProvider = (options: ServiceProviderOptions = {}): Provider => 
       ...(credentials.apiKey && { authorization: `Bearer ${credentials.apiKey}` }),
     };
     /** One request for up to 100 tokens: a ticket each, or a ProviderError thrown for the whole request. */
-    const post = async (chunk: readonly string[]): Promise<Outcome[]> => {
+    const post = async (chunk: readonly string[]): Promise<DeviceOutcome[]> => {
       const body = chunk.map((to) => ({ to, ...(message.title !== undefined && { title: message.title }), body: message.content, data: message.payload, ...message.overrides }));
       const answer = await serviceRequest({ url, headers, body: JSON.stringify(body) }, requestOptions(options));
       const json = answerJson(answer) as { data?: Ticket[] } | undefined;
@@ -62,7 +60,7 @@ export const expoProvider = (options: ServiceProviderOptions = {}): Provider => 
       const tickets = Array.isArray(json?.data) ? json.data : [];
       return chunk.map((token, i) => ticketOutcome(token, tickets[i]));
     };
-    const outcomes: Outcome[] = [];
+    const outcomes: DeviceOutcome[] = [];
     for (let start = 0; start < tokens.length; start += MAX_MESSAGES) {
       const chunk = tokens.slice(start, start + MAX_MESSAGES);
       try {
@@ -73,19 +71,7 @@ export const expoProvider = (options: ServiceProviderOptions = {}): Provider => 
         outcomes.push(...chunk.map((token) => ({ token, error, dead: false })));
       }
     }
-    return settle(outcomes);
+    return settleDevices(outcomes);
   },
 });
 
-/**
- * Sent when one device took the message (with the dead tokens named); else the error worth the most:
- * a retryable one when a later try may pass, carrying the dead tokens too.
- */
-function settle(outcomes: readonly Outcome[]): PushResult {
-  const invalidTokens = outcomes.flatMap((o) => ('error' in o && o.dead ? [o.token] : []));
-  const sent = outcomes.find((o): o is Extract<Outcome, { id: string }> => 'id' in o);
-  if (sent) return { id: sent.id, ...(invalidTokens.length > 0 && { invalidTokens }) };
-  const errors = outcomes.flatMap((o) => ('error' in o ? [o.error] : []));
-  const error = errors.find((e) => e.retryable) ?? errors[0]!;
-  throw invalidTokens.length > 0 ? Object.assign(error, { invalidTokens }) : error;
-}

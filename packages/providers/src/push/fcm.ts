@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { ProviderError, type Credentials, type JsonObject, type Provider, type ProviderMessage, type ProviderResult } from '@tidings/core';
+import { ProviderError, type Credentials, type JsonObject, type Provider, type ProviderMessage } from '@tidings/core';
 import { importPKCS8, SignJWT } from 'jose';
 import { answerError, answerJson, atBase, serviceRequest, type PostOptions, type ServiceAnswer } from '../http.js';
 import type { ServiceProviderOptions } from '../service-options.js';
+import { settleDevices, type DeviceOutcome, type PushResult } from './device-outcomes.js';
 
 const SEND_URL = 'https://fcm.googleapis.com/v1/projects/{project}/messages:send';
 const GOOGLE_TOKEN_URI = 'https://oauth2.googleapis.com/token';
@@ -13,9 +14,6 @@ const RENEW_BEFORE_MS = 5 * 60_000;
 /** FCM v1 takes one token per request: this many go at once. */
 const PARALLEL_SENDS = 10;
 
-/** A push result that also names the device tokens the service says are gone for good. */
-type PushResult = ProviderResult & { readonly invalidTokens?: readonly string[] };
-type Outcome = { token: string; id: string } | { token: string; error: ProviderError; dead: boolean };
 
 interface ServiceAccount {
   readonly projectId: string;
@@ -191,12 +189,12 @@ export const fcmProvider = (options: ServiceProviderOptions = {}): Provider => {
         const renewed = await sendAll(url, await accessToken(account, tokenUrl, auth), refused.map((i) => tokens[i]!), message);
         refused.forEach((i, n) => (answers[i] = renewed[n]!));
       }
-      return settle(tokens.map((token, i) => outcomeOf(token, answers[i]!)));
+      return settleDevices(tokens.map((token, i) => outcomeOf(token, answers[i]!)));
     },
   };
 };
 
-function outcomeOf(token: string, answer: ServiceAnswer | ProviderError): Outcome {
+function outcomeOf(token: string, answer: ServiceAnswer | ProviderError): DeviceOutcome {
   if (answer instanceof ProviderError) return { token, error: answer, dead: false };
   const json = answerJson(answer);
   const name = (json as { name?: unknown } | undefined)?.name;
@@ -205,15 +203,3 @@ function outcomeOf(token: string, answer: ServiceAnswer | ProviderError): Outcom
   return { token, error: answerError('fcm', answer, code), dead: code === 'UNREGISTERED' };
 }
 
-/**
- * Sent when one device took the message (with the dead tokens named); else the error worth the most:
- * a retryable one when a later try may pass, carrying the dead tokens too.
- */
-function settle(outcomes: readonly Outcome[]): PushResult {
-  const invalidTokens = outcomes.flatMap((o) => ('error' in o && o.dead ? [o.token] : []));
-  const sent = outcomes.find((o): o is Extract<Outcome, { id: string }> => 'id' in o);
-  if (sent) return { id: sent.id, ...(invalidTokens.length > 0 && { invalidTokens }) };
-  const errors = outcomes.flatMap((o) => ('error' in o ? [o.error] : []));
-  const error = errors.find((e) => e.retryable) ?? errors[0]!;
-  throw invalidTokens.length > 0 ? Object.assign(error, { invalidTokens }) : error;
-}

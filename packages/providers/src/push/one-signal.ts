@@ -1,11 +1,10 @@
-import { ProviderError, type Credentials, type Provider, type ProviderResult } from '@tidings/core';
+import { ProviderError, type Credentials, type Provider } from '@tidings/core';
 import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
 import type { ServiceProviderOptions } from '../service-options.js';
+import type { PushResult } from './device-outcomes.js';
 
 const NOTIFICATIONS_URL = 'https://onesignal.com/api/v1/notifications';
 
-/** A push result that also names the device tokens the service says are gone for good. */
-type PushResult = ProviderResult & { readonly invalidTokens?: readonly string[] };
 
 type Answer = { id?: unknown; errors?: unknown };
 
