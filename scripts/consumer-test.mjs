@@ -89,6 +89,9 @@ function blockDependencies(blocks) {
       wanted.add(dependency);
     }
     if (block.lang === 'tsx') ['react', '@types/react'].forEach((dependency) => wanted.add(dependency));
+    // @novu/framework loads zod-to-json-schema at run time without depending on it; Novu's docs have
+    // its users install it beside it, and so does ours.
+    if ([...importedPackages(block.code)].includes('@novu/framework')) wanted.add('zod-to-json-schema');
   }
   return Object.fromEntries([...wanted].sort().map((dependency) => [dependency, catalogVersion(dependency)]));
 }
