@@ -104,7 +104,7 @@ export const fcmProvider = (options: ServiceProviderOptions = {}): Provider => {
   const accessTokens = new Map<string, Promise<AccessToken>>();
 
   async function fetchAccessToken(account: ServiceAccount, tokenUrl: string): Promise<AccessToken> {
-    let key: CryptoKey;
+    let key: Awaited<ReturnType<typeof importPKCS8>>;
     try {
       key = await importPKCS8(account.privateKey, 'RS256');
     } catch {
