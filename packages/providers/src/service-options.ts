@@ -1,3 +1,5 @@
+import type { Credentials } from '@tidings/core';
+import type { PostOptions } from './http.js';
 import type { NetworkPolicy } from './network-policy.js';
 
 /** Options every provider of a hosted service takes. */
@@ -12,3 +14,12 @@ export interface ServiceProviderOptions {
   /** @default 10_000 */
   readonly timeoutMs?: number;
 }
+
+/** The integration's `baseUrl` wins over the provider's, as Novu lets an integration set its own. */
+export const baseUrlOf = (credentials: Credentials, options: ServiceProviderOptions) => credentials.baseUrl || options.baseUrl;
+
+/** The request options (timeout, network policy) a provider's options give every request it makes. */
+export const requestOptions = (options: ServiceProviderOptions): PostOptions => ({
+  ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+  ...(options.network && { network: options.network }),
+});

@@ -1,6 +1,6 @@
 import { ProviderError, type Provider } from '@tidings/core';
 import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
-import type { ServiceProviderOptions } from '../service-options.js';
+import { baseUrlOf, type ServiceProviderOptions } from '../service-options.js';
 
 const SEND_MESSAGE_URL = 'https://api.telegram.org/bot{token}/sendMessage';
 /** Telegram refuses longer texts. */
@@ -24,7 +24,7 @@ export const telegramProvider = (options: ServiceProviderOptions = {}): Provider
     const chatId = message.to.channel;
     if (!chatId) throw new ProviderError('telegram: the recipient has no chat id', { retryable: false, code: 'missing_chat_id' });
     // The token sits in the path: keep its colon, escape anything that could leave the path segment.
-    const url = atBase(SEND_MESSAGE_URL.replace('{token}', encodeURIComponent(botToken).replace(/%3A/gi, ':')), credentials.baseUrl || options.baseUrl);
+    const url = atBase(SEND_MESSAGE_URL.replace('{token}', encodeURIComponent(botToken).replace(/%3A/gi, ':')), baseUrlOf(credentials, options));
     const answer = await serviceRequest(
       {
         url,

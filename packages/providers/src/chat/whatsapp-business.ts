@@ -1,6 +1,6 @@
 import { ProviderError, type Provider } from '@tidings/core';
 import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
-import type { ServiceProviderOptions } from '../service-options.js';
+import { baseUrlOf, type ServiceProviderOptions } from '../service-options.js';
 
 const MESSAGES_URL = 'https://graph.facebook.com/v18.0/{phoneNumberId}/messages';
 
@@ -36,7 +36,7 @@ export const whatsAppProvider = (options: ServiceProviderOptions = {}): Provider
     const content = template !== undefined ? { type: 'template', template } : { type: 'text', text: { body: message.content, preview_url: false } };
     const answer = await serviceRequest(
       {
-        url: atBase(MESSAGES_URL.replace('{phoneNumberId}', encodeURIComponent(phoneNumberIdentification)), credentials.baseUrl || options.baseUrl),
+        url: atBase(MESSAGES_URL.replace('{phoneNumberId}', encodeURIComponent(phoneNumberIdentification)), baseUrlOf(credentials, options)),
         headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${apiToken}` },
         body: JSON.stringify({ messaging_product: 'whatsapp', recipient_type: 'individual', to: phone, ...content, ...overrides }),
       },

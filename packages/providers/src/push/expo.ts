@@ -1,6 +1,6 @@
 import { ProviderError, type Credentials, type Provider } from '@tidings/core';
-import { answerError, answerJson, atBase, serviceRequest, type PostOptions } from '../http.js';
-import type { ServiceProviderOptions } from '../service-options.js';
+import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
+import { baseUrlOf, requestOptions, type ServiceProviderOptions } from '../service-options.js';
 import { settleDevices, type DeviceOutcome, type PushResult } from './device-outcomes.js';
 
 const SEND_URL = 'https://exp.host/--/api/v2/push/send';
@@ -12,10 +12,6 @@ const TRANSIENT_TICKET_ERRORS = new Set(['MessageRateExceeded']);
 type Ticket = { status?: unknown; id?: unknown; details?: { error?: unknown } };
 
 
-const requestOptions = (options: ServiceProviderOptions): PostOptions => ({
-  ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
-  ...(options.network && { network: options.network }),
-});
 
 /** Expo's own code for a failed request: `{ errors: [{ code }] }`, or OAuth's `{ error }` for a bad access token. */
 function requestErrorCode(json: unknown): string | undefined {
@@ -45,7 +41,7 @@ export const expoProvider = (options: ServiceProviderOptions = {}): Provider => 
   async send(message, credentials: Credentials): Promise<PushResult> {
     const tokens = message.to.deviceTokens ?? [];
     if (tokens.length === 0) throw new ProviderError('expo: the recipient has no device tokens', { retryable: false, code: 'missing_device_tokens' });
-    const url = atBase(SEND_URL, credentials.baseUrl || options.baseUrl);
+    const url = atBase(SEND_URL, baseUrlOf(credentials, options));
     const headers = {
       'content-type': 'application/json',
       accept: 'application/json',

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ProviderError, type Credentials, type JsonObject, type Provider, type ProviderMessage } from '@tidings/core';
 import { importPKCS8, SignJWT } from 'jose';
 import { answerError, answerJson, atBase, serviceRequest, type PostOptions, type ServiceAnswer } from '../http.js';
-import type { ServiceProviderOptions } from '../service-options.js';
+import { baseUrlOf, requestOptions as requestOptionsOf, type ServiceProviderOptions } from '../service-options.js';
 import { settleDevices, type DeviceOutcome, type PushResult } from './device-outcomes.js';
 
 const SEND_URL = 'https://fcm.googleapis.com/v1/projects/{project}/messages:send';
@@ -97,10 +97,7 @@ function fcmMessage(token: string, message: ProviderMessage): JsonObject {
  * `SENDER_ID_MISMATCH`). `baseUrl` replaces the host of both FCM and the token endpoint.
  */
 export const fcmProvider = (options: ServiceProviderOptions = {}): Provider => {
-  const requestOptions: PostOptions = {
-    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
-    ...(options.network && { network: options.network }),
-  };
+  const requestOptions = requestOptionsOf(options);
   const accessTokens = new Map<string, Promise<AccessToken>>();
 
   async function fetchAccessToken(account: ServiceAccount, tokenUrl: string): Promise<AccessToken> {
@@ -177,7 +174,7 @@ export const fcmProvider = (options: ServiceProviderOptions = {}): Provider => {
       const account = serviceAccountOf(credentials);
       const tokens = message.to.deviceTokens ?? [];
       if (tokens.length === 0) throw new ProviderError('fcm: the recipient has no device tokens', { retryable: false, code: 'missing_device_tokens' });
-      const base = credentials.baseUrl || options.baseUrl;
+      const base = baseUrlOf(credentials, options);
       const tokenUrl = atBase(account.tokenUri, base);
       const url = atBase(SEND_URL.replace('{project}', encodeURIComponent(account.projectId)), base);
 

@@ -1,6 +1,6 @@
 import { ProviderError, type Credentials, type Provider } from '@tidings/core';
 import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
-import type { ServiceProviderOptions } from '../service-options.js';
+import { baseUrlOf, type ServiceProviderOptions } from '../service-options.js';
 import type { PushResult } from './device-outcomes.js';
 
 const NOTIFICATIONS_URL = 'https://onesignal.com/api/v1/notifications';
@@ -42,7 +42,7 @@ export const oneSignalProvider = (options: ServiceProviderOptions = {}): Provide
     };
     const answer = await serviceRequest(
       {
-        url: atBase(NOTIFICATIONS_URL, credentials.baseUrl || options.baseUrl),
+        url: atBase(NOTIFICATIONS_URL, baseUrlOf(credentials, options)),
         headers: { 'content-type': 'application/json', accept: 'application/json', authorization: authorization(apiKey) },
         body: JSON.stringify(notification),
       },

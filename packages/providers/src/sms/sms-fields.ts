@@ -1,6 +1,4 @@
 import { ProviderError, type Credentials, type JsonObject, type ProviderMessage } from '@tidings/core';
-import type { PostOptions } from '../http.js';
-import type { ServiceProviderOptions } from '../service-options.js';
 
 type StringCredential = { [K in keyof Credentials]-?: NonNullable<Credentials[K]> extends string ? K : never }[keyof Credentials];
 
@@ -64,10 +62,4 @@ export function serviceCode(value: unknown): string | undefined {
   return typeof value === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(value) ? value : undefined;
 }
 
-/** The integration's `baseUrl` wins over the provider's, as Novu lets an integration set its own. */
-export const baseUrlOf = (credentials: Credentials, options: ServiceProviderOptions) => credentials.baseUrl || options.baseUrl;
-
-export const requestOptions = (options: ServiceProviderOptions): PostOptions => ({
-  ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
-  ...(options.network && { network: options.network }),
-});
+export { baseUrlOf, requestOptions } from '../service-options.js';
