@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ProviderError, type Credentials, type JsonObject, type Provider, type ProviderMessage } from '@tidings/core';
 import { importPKCS8, SignJWT } from 'jose';
-import { answerError, answerJson, atBase, serviceRequest, type PostOptions, type ServiceAnswer } from '../http.js';
+import { answerError, answerJson, atBase, serviceRequest, type ServiceAnswer } from '../http.js';
 import { baseUrlOf, requestOptions as requestOptionsOf, type ServiceProviderOptions } from '../service-options.js';
 import { settleDevices, type DeviceOutcome, type PushResult } from './device-outcomes.js';
 
