@@ -1,13 +1,11 @@
-import { type ProviderMessage, type ProviderRecipient } from '@tidings/core';
+import { createTidings, type Credentials, type Provider, type ProviderMessage, type ProviderRecipient, type SubscriberInput } from '@tidings/core';
+import { manualClock } from '@tidings/core/testing';
+import { memoryStorage } from '@tidings/memory';
 import { afterEach, describe, expect, it } from 'vitest';
 import { telegramProvider } from '../src/chat/telegram.js';
 import { whatsAppProvider } from '../src/chat/whatsapp-business.js';
 import { telegramFake } from './services/chat-telegram.js';
 import { whatsAppFake } from './services/chat-whatsapp.js';
-
-// The engine does not hand these providers their address yet (a chat recipient carries a webhook URL
-// and the `channel` setting, not the subscriber's phone; `telegram` is not a channel-settings provider):
-// the tests call `send` with the message the engine will build once it does.
 
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -31,6 +29,17 @@ const chatMessage = (to: Omit<ProviderRecipient, 'subscriberId'>, extra: Partial
   overrides: {},
   ...extra,
 });
+
+/** Triggers a chat workflow through an engine whose one chat integration `provider` serves; returns the message and the explain text. */
+async function sendThroughEngine(provider: Provider, credentials: Credentials, to: SubscriberInput) {
+  const tidings = createTidings({ storage: memoryStorage(), clock: manualClock('2026-06-01T12:00:00.000Z'), providers: [provider] });
+  await tidings.integrations.upsert({ name: provider.id, providerId: provider.id, channel: 'chat', credentials, active: true, primary: true });
+  await tidings.workflows.upsert({ name: 'c', triggers: [{ identifier: 'c' }], steps: [{ template: { type: 'chat', content: 'Build {{ payload.build }} failed' } }] });
+  const { transactionId } = await tidings.trigger({ name: 'c', to, payload: { build: 42 } });
+  await tidings.runDue();
+  const [message] = await tidings.messages.byTransaction(transactionId!);
+  return { message, explain: JSON.stringify(await tidings.explain(transactionId!)) };
+}
 
 describe('telegram', () => {
   const botToken = '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw';
@@ -76,6 +85,19 @@ describe('telegram', () => {
     await expect(provider.send(chatMessage({}), { apiToken: botToken })).rejects.toMatchObject({ options: { retryable: false, code: 'missing_chat_id' } });
     expect(telegram.calls).toHaveLength(0);
   });
+
+  it('through the engine, goes to the chat id of the subscriber’s telegram channel setting; without one the step is not sent and says why', async () => {
+    const telegram = await started(telegramFake({ botToken, chats: ['424242'] }));
+    const provider = telegramProvider(local(telegram.url));
+    const sent = await sendThroughEngine(provider, { apiToken: botToken }, { subscriberId: 'ada', channels: [{ providerId: 'telegram', credentials: { channel: '424242' } }] });
+    expect(telegram.calls[0]!.json).toEqual({ chat_id: '424242', text: 'Build 42 failed' });
+    expect(sent.message).toMatchObject({ status: 'sent', providerId: 'telegram' });
+    expect(sent.explain).toContain(`as ${telegram.delivered[0]!.messageId}`);
+    const none = await sendThroughEngine(provider, { apiToken: botToken }, { subscriberId: 'bob' });
+    expect(none.message).toMatchObject({ status: 'warning' });
+    expect(none.explain).toContain('the subscriber has no telegram chat id');
+    expect(telegram.calls).toHaveLength(1);
+  });
 });
 
 describe('whatsapp-business', () => {
@@ -88,6 +110,18 @@ describe('whatsapp-business', () => {
     expect(whatsapp.calls[0]!.headers.authorization).toBe(`Bearer ${business.accessToken}`);
     expect(whatsapp.calls[0]!.json).toEqual({ messaging_product: 'whatsapp', recipient_type: 'individual', to: '+15550100', type: 'text', text: { body: 'Build 42 failed', preview_url: false } });
     expect(result).toEqual({ id: whatsapp.delivered[0]!.id });
+  });
+
+  it('through the engine, goes to the subscriber’s phone, with no chat channel setting needed', async () => {
+    const whatsapp = await started(whatsAppFake({ ...business, reachable: ['+15550100'] }));
+    const provider = whatsAppProvider(local(whatsapp.url));
+    const sent = await sendThroughEngine(provider, credentials, { subscriberId: 'ada', phone: '+15550100' });
+    expect(whatsapp.calls[0]!.json).toMatchObject({ to: '+15550100', type: 'text', text: { body: 'Build 42 failed' } });
+    expect(sent.message).toMatchObject({ status: 'sent', providerId: 'whatsapp-business', phone: '+15550100' });
+    const none = await sendThroughEngine(provider, credentials, { subscriberId: 'bob' });
+    expect(none.message).toMatchObject({ status: 'warning' });
+    expect(none.explain).toContain('the subscriber has no phone number');
+    expect(whatsapp.calls).toHaveLength(1);
   });
 
   it('sends a template when the trigger’s overrides name one', async () => {

@@ -55,8 +55,6 @@ const pushMessage = (deviceTokens: string[]): ProviderMessage => ({
   overrides: {},
 });
 
-// ProviderResult has no `invalidTokens` yet (the lead adds it): the tests read it through this type.
-type PushResult = { id?: string; invalidTokens?: string[] };
 
 describe('expo', () => {
   it('posts one message per device token with the access token; the message is sent under the ticket id', async () => {
@@ -84,7 +82,7 @@ describe('expo', () => {
   it('a message some devices took is sent, and the DeviceNotRegistered tokens are reported', async () => {
     const expo = await started(expoFake({ registered: ['ExponentPushToken[live]'] }));
     const provider = expoProvider(local(expo.url));
-    const result = (await provider.send(pushMessage(['ExponentPushToken[gone]', 'ExponentPushToken[live]']), {})) as PushResult;
+    const result = (await provider.send(pushMessage(['ExponentPushToken[gone]', 'ExponentPushToken[live]']), {}));
     expect(result).toEqual({ id: expo.tickets[0]!.id, invalidTokens: ['ExponentPushToken[gone]'] });
 
     const { push, message } = await engine(provider, {});
@@ -95,8 +93,7 @@ describe('expo', () => {
     const expo = await started(expoFake({ registered: [] }));
     const provider = expoProvider(local(expo.url));
     await expect(provider.send(pushMessage(['ExponentPushToken[x]', 'ExponentPushToken[y]']), {})).rejects.toMatchObject({
-      options: { retryable: false, code: 'DeviceNotRegistered' },
-      invalidTokens: ['ExponentPushToken[x]', 'ExponentPushToken[y]'],
+      options: { retryable: false, code: 'DeviceNotRegistered', invalidTokens: ['ExponentPushToken[x]', 'ExponentPushToken[y]'] },
     });
     const { push, message } = await engine(provider, {});
     expect(await message(await push(['ExponentPushToken[x]']))).toMatchObject({ status: 'error', errorId: 'DeviceNotRegistered' });
@@ -159,7 +156,7 @@ describe('one-signal', () => {
 
   it('reports the invalid player ids of a notification that went out', async () => {
     const oneSignal = await started(oneSignalFake({ ...app, subscribed: ['player-1'] }));
-    const result = (await oneSignalProvider(local(oneSignal.url)).send(pushMessage(['player-1', 'player-old']), { applicationId: app.appId, apiKey: app.apiKey })) as PushResult;
+    const result = (await oneSignalProvider(local(oneSignal.url)).send(pushMessage(['player-1', 'player-old']), { applicationId: app.appId, apiKey: app.apiKey }));
     expect(result).toEqual({ id: oneSignal.notifications[0], invalidTokens: ['player-old'] });
   });
 
@@ -246,9 +243,9 @@ describe('fcm', () => {
     const fcm = await fake({ registered: ['fcm-live'] });
     const provider = fcmProvider(local(fcm.url));
     const credentials = { serviceAccount: serviceAccount() };
-    const result = (await provider.send(pushMessage(['fcm-gone', 'fcm-live']), credentials)) as PushResult;
+    const result = (await provider.send(pushMessage(['fcm-gone', 'fcm-live']), credentials));
     expect(result).toEqual({ id: expect.stringContaining('projects/tidings-test/messages/'), invalidTokens: ['fcm-gone'] });
-    await expect(provider.send(pushMessage(['fcm-gone']), credentials)).rejects.toMatchObject({ options: { retryable: false, status: 404, code: 'UNREGISTERED' }, invalidTokens: ['fcm-gone'] });
+    await expect(provider.send(pushMessage(['fcm-gone']), credentials)).rejects.toMatchObject({ options: { retryable: false, status: 404, code: 'UNREGISTERED', invalidTokens: ['fcm-gone'] } });
 
     const { push, message } = await engine(provider, credentials);
     expect(await message(await push(['fcm-gone', 'fcm-old']))).toMatchObject({ status: 'error', errorId: 'UNREGISTERED', errorText: 'fcm answered 404 (UNREGISTERED)' });

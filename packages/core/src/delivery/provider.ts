@@ -10,6 +10,9 @@ export interface ProviderRecipient {
   readonly channel?: string;
 }
 
+/** What a chat provider sends to (see `Provider.chatAddress`). */
+export type ChatAddress = 'webhookUrl' | 'phone' | 'chatId';
+
 /** A rendered message as a provider sends it. */
 export interface ProviderMessage {
   readonly messageId: string;
@@ -30,6 +33,11 @@ export interface ProviderMessage {
 export interface ProviderResult {
   /** The provider's own id of the sent message. */
   readonly id?: string;
+  /**
+   * Push only: device tokens the service says are gone for good (unregistered, or not a token of
+   * this app). The engine removes them from the subscriber's channel settings in the delivery's commit.
+   */
+  readonly invalidTokens?: readonly string[];
 }
 
 /**
@@ -39,6 +47,12 @@ export interface ProviderResult {
 export interface Provider {
   readonly id: string;
   readonly channel: Channel;
+  /**
+   * Chat only: where a send goes. `webhookUrl` (the default): the subscriber's channel setting's
+   * webhook URL, else the integration's; `phone`: the subscriber's phone (WhatsApp); `chatId`: the
+   * `channel` of the subscriber's channel setting for the provider (a Telegram chat id).
+   */
+  readonly chatAddress?: ChatAddress;
   send(message: ProviderMessage, credentials: Credentials): Promise<ProviderResult>;
 }
 
@@ -54,6 +68,8 @@ export class ProviderError extends Error {
       code?: string;
       /** How long the service asked to wait before the next try (`Retry-After`), in ms. */
       retryAfterMs?: number;
+      /** Push only: device tokens found gone for good, even though the send failed (see ProviderResult). */
+      invalidTokens?: readonly string[];
       cause?: unknown;
     },
   ) {

@@ -1,5 +1,7 @@
-import type { Job, Message } from '../schemas/index.js';
+import type { Job, Message, Subscriber } from '../schemas/index.js';
 import type { Digest, StorageRepositories } from '../storage.js';
+import { withoutDeviceTokens, type DeadDeviceTokens } from '../subscribers/drop-device-tokens.js';
+import { groupBy } from '../util/group-by.js';
 import { decisionRecord, type DecisionRecord, type TraceEntry } from '../walk/trace.js';
 import type { EngineContext } from './context.js';
 import type { JobResult, MessageUpdate } from './job-handlers/index.js';
@@ -53,6 +55,18 @@ async function updateMessages(ctx: EngineContext, tx: StorageRepositories, updat
   return changed;
 }
 
+/** Removes dead device tokens from the subscribers as stored now, so no later send tries them. */
+async function dropDeadTokens(ctx: EngineContext, tx: StorageRepositories, dead: readonly { subscriberId: string; tokens: readonly DeadDeviceTokens[] }[], at: string): Promise<void> {
+  if (dead.length === 0) return;
+  const bySubscriber = groupBy(dead, (d) => d.subscriberId);
+  const changed: Subscriber[] = [];
+  for (const subscriber of await tx.subscribers.getMany(ctx.env, [...bySubscriber.keys()])) {
+    const next = withoutDeviceTokens(subscriber, bySubscriber.get(subscriber.subscriberId)!.flatMap((d) => d.tokens), at);
+    if (next) changed.push(next);
+  }
+  if (changed.length > 0) await tx.subscribers.putMany(ctx.env, changed);
+}
+
 /**
  * Commits a batch whole or not at all, and only what this worker still holds: each job's completion
  * or reschedule matches only while its lease is this worker's, and says so, so a job another worker
@@ -75,6 +89,7 @@ export async function commitBatch(ctx: EngineContext, workerId: string, now: Dat
     const gaveUp: Committed['gaveUp'] = [];
     const enqueue: Job[] = [];
     const updates: MessageUpdate[] = [];
+    const dead: { subscriberId: string; tokens: readonly DeadDeviceTokens[] }[] = [];
     for (const { result, settled: s } of settled) {
       const { job } = result;
       if (!held.has(job.id)) continue;
@@ -95,9 +110,11 @@ export async function commitBatch(ctx: EngineContext, workerId: string, now: Dat
       if (trace) records.push(decisionRecord(env, job, at, trace));
       enqueue.push(...result.enqueue);
       updates.push(...result.messageUpdates);
+      if (result.deadTokens && job.subscriberId) dead.push({ subscriberId: job.subscriberId, tokens: result.deadTokens });
       if (s.kind === 'gave_up') gaveUp.push({ job, error: s.error });
     }
     const updated = await updateMessages(ctx, tx, updates);
+    await dropDeadTokens(ctx, tx, dead, at);
     const stored = await storeWalkResults(tx, env, messages, records);
     if (enqueue.length > 0) await tx.jobs.enqueue(env, enqueue);
     return { stored, failures, warnings, flushed, gaveUp, updated };

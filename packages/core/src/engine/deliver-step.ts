@@ -2,6 +2,7 @@ import { ProviderError, type Provider } from '../delivery/provider.js';
 import { resolveRecipient } from '../delivery/recipient.js';
 import { CLOSED, circuitAfter, circuitAllows, type CircuitState } from '../integrations/circuit.js';
 import { selectIntegration } from '../integrations/select-integration.js';
+import type { DeadDeviceTokens } from '../subscribers/drop-device-tokens.js';
 import type { Integration, JsonObject, Message, Notification, Subscriber, Tenant } from '../schemas/index.js';
 import { renderEmailBody } from '../templates/email-html.js';
 import type { TraceEntry } from '../walk/trace.js';
@@ -11,10 +12,19 @@ import type { EngineOptions } from './context.js';
 /**
  * What delivering one channel step came to: a message to store, or a failure worth another attempt,
  * with the message to store instead when the job has no attempt left (the retry policy decides).
+ * Either way, `deadTokens` are the device tokens push services called gone, to remove in the commit.
  */
-export type StepSent =
+export type StepSent = (
   | { kind: 'message'; message: Message; note: Partial<TraceEntry>; failure?: string; notSent?: string }
-  | { kind: 'retry'; error: string; retryAfterMs?: number; note: Partial<TraceEntry>; final: Extract<StepSent, { kind: 'message' }> };
+  | { kind: 'retry'; error: string; retryAfterMs?: number; note: Partial<TraceEntry>; final: Extract<StepSent, { kind: 'message' }> }
+) & { deadTokens?: readonly DeadDeviceTokens[] };
+
+/** The dead device tokens an answer (a result or a ProviderError) names, as a phrase for `explain`. */
+const deadTokensOf = (answer: unknown): readonly string[] => {
+  const tokens = answer instanceof ProviderError ? answer.options.invalidTokens : (answer as { invalidTokens?: readonly string[] } | null)?.invalidTokens;
+  return Array.isArray(tokens) ? tokens : [];
+};
+const removedPhrase = (tokens: readonly string[]) => (tokens.length === 0 ? '' : `; ${tokens.length} device token${tokens.length === 1 ? ' is' : 's are'} gone and removed`);
 
 export interface DeliveryContext {
   readonly subscriber: Subscriber;
@@ -58,6 +68,12 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
 
   return async function deliver(delivery: Delivery, base: Message, context: DeliveryContext): Promise<StepSent> {
     if (delivery.channel === 'in_app') return { kind: 'message', message: base, note: {} };
+    const dead: DeadDeviceTokens[] = [];
+    const sent = await deliverThrough(delivery, base, context, dead);
+    return dead.length > 0 ? { ...sent, deadTokens: dead } : sent;
+  };
+
+  async function deliverThrough(delivery: Delivery, base: Message, context: DeliveryContext, dead: DeadDeviceTokens[]): Promise<StepSent> {
     const channelOverrides = context.notification.overrides[delivery.channel];
     const named = typeof channelOverrides === 'object' && channelOverrides !== null ? (channelOverrides as { integrationIdentifier?: unknown }).integrationIdentifier : undefined;
     const choice = selectIntegration(context.integrations, delivery.channel, context.tenant, typeof named === 'string' ? named : undefined);
@@ -77,7 +93,7 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
 
     for (const integration of choice.order) {
       const provider = providers.get(`${delivery.channel}:${integration.providerId}`);
-      const recipient = provider ? resolveRecipient(context.subscriber, delivery.channel, integration) : null;
+      const recipient = provider ? resolveRecipient(context.subscriber, delivery.channel, integration, provider.chatAddress) : null;
       const circuit = options.circuitBreaker ? circuitAllows(circuitOf(integration), now()) : ({ allowed: true } as const);
       const skip = !provider
         ? `${choice.order.length === 1 ? `${choice.reason}; ` : ''}no provider is registered for "${integration.providerId}"`
@@ -112,8 +128,9 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
           options.providerTimeoutMs,
         );
         record(integration, 'success');
-        const sentBy = `sent by "${integration.identifier}"${result.id ? ` as ${result.id}` : ''}`;
-        attempts.push({ integration: integration.identifier, outcome: 'sent', reason: result.id ? `as ${result.id}` : 'accepted' });
+        const removed = noteDead(integration, result);
+        const sentBy = `sent by "${integration.identifier}"${result.id ? ` as ${result.id}` : ''}${removed}`;
+        attempts.push({ integration: integration.identifier, outcome: 'sent', reason: `${result.id ? `as ${result.id}` : 'accepted'}${removed}` });
         const to = recipient.to;
         const address = { ...(to.email && { email: to.email }), ...(to.phone && { phone: to.phone }), ...(to.webhookUrl && { directWebhookUrl: to.webhookUrl }), ...(to.deviceTokens && { deviceTokens: [...to.deviceTokens] }) };
         return {
@@ -122,7 +139,7 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
           note: { integration: integration.identifier, reason: reasonWith(sentBy), ...(attempts.length > 1 && { attempts }) },
         };
       } catch (error) {
-        const text = error instanceof Error ? error.message : String(error);
+        const text = (error instanceof Error ? error.message : String(error)) + noteDead(integration, error);
         const retryable = error instanceof ProviderError ? error.retryable : true;
         attempts.push({ integration: integration.identifier, outcome: 'failed', reason: text });
         if (!retryable) return failed(base, integration, error, reasonWith(`failed: ${text}`), attempts);
@@ -151,7 +168,14 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
       note: { decision: 'not_sent', reason, ...(integration && { integration: integration.identifier }), ...(attempts.length > 1 && { attempts }) },
       notSent: reason,
     };
-  };
+
+    /** Keeps the dead device tokens an answer names; the phrase `explain` adds for them. */
+    function noteDead(integration: Integration, answer: unknown): string {
+      const tokens = deadTokensOf(answer);
+      if (tokens.length > 0) dead.push({ providerId: integration.providerId, integrationIdentifier: integration.identifier, tokens });
+      return removedPhrase(tokens);
+    }
+  }
 }
 
 /** The message of a step that failed for good (or will, when no attempt is left), with every attempt in its note. */

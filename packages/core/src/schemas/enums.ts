@@ -51,6 +51,7 @@ export const channelProviderIdSchema = z.enum([
   'getstream',
   'rocket-chat',
   'whatsapp-business',
+  'telegram',
   'chat-webhook',
   'novu-slack',
   'fcm',

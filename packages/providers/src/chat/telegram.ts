@@ -18,6 +18,7 @@ type Answer = { ok?: unknown; result?: { message_id?: unknown }; error_code?: un
 export const telegramProvider = (options: ServiceProviderOptions = {}): Provider => ({
   id: 'telegram',
   channel: 'chat',
+  chatAddress: 'chatId',
   async send(message, credentials) {
     const botToken = credentials.apiToken;
     if (!botToken) throw new ProviderError('telegram: the integration has no apiToken credential (the bot token)', { retryable: false, code: 'missing_credentials' });

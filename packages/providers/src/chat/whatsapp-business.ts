@@ -24,6 +24,7 @@ type Answer = { messages?: { id?: unknown }[]; error?: { code?: unknown } };
 export const whatsAppProvider = (options: ServiceProviderOptions = {}): Provider => ({
   id: 'whatsapp-business',
   channel: 'chat',
+  chatAddress: 'phone',
   async send(message, credentials) {
     const { apiToken, phoneNumberIdentification } = credentials;
     if (!apiToken || !phoneNumberIdentification) {

@@ -1,7 +1,7 @@
-import type { ProviderError, ProviderResult } from '@tidings/core';
+import { ProviderError, type ProviderResult } from '@tidings/core';
 
-/** A push result that also names the device tokens the service says are gone for good. */
-export type PushResult = ProviderResult & { readonly invalidTokens?: readonly string[] };
+/** A push result: the id, and the device tokens the service says are gone for good. */
+export type PushResult = ProviderResult;
 
 /** How the send to one device token went. */
 export type DeviceOutcome = { token: string; id: string } | { token: string; error: ProviderError; dead: boolean };
@@ -16,5 +16,6 @@ export function settleDevices(outcomes: readonly DeviceOutcome[]): PushResult {
   if (sent) return { id: sent.id, ...(invalidTokens.length > 0 && { invalidTokens }) };
   const errors = outcomes.flatMap((o) => ('error' in o ? [o.error] : []));
   const error = errors.find((e) => e.retryable) ?? errors[0]!;
-  throw invalidTokens.length > 0 ? Object.assign(error, { invalidTokens }) : error;
+  if (invalidTokens.length === 0) throw error;
+  throw new ProviderError(error.message, { ...error.options, invalidTokens });
 }

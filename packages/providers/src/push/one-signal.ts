@@ -1,6 +1,6 @@
 import { ProviderError, type Credentials, type Provider } from '@tidings/core';
 import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
-import { baseUrlOf, type ServiceProviderOptions } from '../service-options.js';
+import { baseUrlOf, requestOptions, type ServiceProviderOptions } from '../service-options.js';
 import type { PushResult } from './device-outcomes.js';
 
 const NOTIFICATIONS_URL = 'https://onesignal.com/api/v1/notifications';
@@ -46,7 +46,7 @@ export const oneSignalProvider = (options: ServiceProviderOptions = {}): Provide
         headers: { 'content-type': 'application/json', accept: 'application/json', authorization: authorization(apiKey) },
         body: JSON.stringify(notification),
       },
-      { ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }), ...(options.network && { network: options.network }) },
+      requestOptions(options),
     );
     // OneSignal's errors are sentences, not codes: the status says enough.
     if (answer.status < 200 || answer.status >= 300) throw answerError('one-signal', answer);
@@ -54,7 +54,11 @@ export const oneSignalProvider = (options: ServiceProviderOptions = {}): Provide
     const invalidTokens = invalidPlayerIds(json?.errors);
     if (typeof json?.id === 'string' && json.id !== '') return { id: json.id, ...(invalidTokens.length > 0 && { invalidTokens }) };
     // 200 with an empty id: no device was subscribed ("All included players are not subscribed").
-    const error = new ProviderError('one-signal sent to no device: none of the subscriber’s players is subscribed', { retryable: false, status: answer.status, code: 'no_subscribed_players' });
-    throw invalidTokens.length > 0 ? Object.assign(error, { invalidTokens }) : error;
+    throw new ProviderError('one-signal sent to no device: none of the subscriber’s players is subscribed', {
+      retryable: false,
+      status: answer.status,
+      code: 'no_subscribed_players',
+      ...(invalidTokens.length > 0 && { invalidTokens }),
+    });
   },
 });

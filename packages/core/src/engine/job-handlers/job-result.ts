@@ -1,4 +1,5 @@
 import type { Integration, Job, JobData, JobKind, JobOf, Message, Notification, PreferenceRow, Subscriber, Tenant, Workflow } from '../../schemas/index.js';
+import type { DeadDeviceTokens } from '../../subscribers/drop-device-tokens.js';
 import type { RenderBudget } from '../../templates/render.js';
 import type { DecisionRecord, TraceEntry } from '../../walk/trace.js';
 import type { EngineContext } from '../context.js';
@@ -55,6 +56,8 @@ export interface JobResult {
   readonly digestArrival?: DigestArrival;
   /** The flush closes this digest; the walk job in `enqueue` goes on with its events. */
   readonly closeDigest?: string;
+  /** Device tokens of the job's subscriber that push services called gone: the commit removes them. */
+  readonly deadTokens?: readonly DeadDeviceTokens[];
 }
 
 /** What every handler gets besides its job. */

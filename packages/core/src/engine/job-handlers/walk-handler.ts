@@ -1,5 +1,6 @@
 import { buildMessage } from '../../messages/build-message.js';
 import type { JobOf, Message, WalkJobData, WalkState } from '../../schemas/index.js';
+import type { DeadDeviceTokens } from '../../subscribers/drop-device-tokens.js';
 import type { TraceEntry } from '../../walk/trace.js';
 import type { DigestedEvent } from '../../walk/walker.js';
 import { nextAttemptAt } from '../jobs.js';
@@ -59,13 +60,15 @@ export const walkHandler: JobHandler<'walk'> = async (job, context) => {
   const failures: { message: Message; error: string }[] = [];
   const warnings: { message: Message; reason: string }[] = [];
   const notes = new Map<number, Partial<TraceEntry>>();
+  const deadTokens: DeadDeviceTokens[] = [];
   const done = (next: NextStep, last = Number.MAX_SAFE_INTEGER, extra: Partial<JobResult> = {}): JobResult =>
-    resultOf(job, next, { messages, failures, warnings, trace: notedTrace(walk.trace, notes, last), ...extra });
+    resultOf(job, next, { messages, failures, warnings, trace: notedTrace(walk.trace, notes, last), ...(deadTokens.length > 0 && { deadTokens }), ...extra });
   const delivery = { subscriber, tenant, integrations: batch.integrations, notification };
 
   for (const step of walk.deliveries) {
     const base = buildMessage(step, { workflow, notification, subscriber, now: now.toISOString(), status: 'sent' });
     let sent = await deliver(step, base, delivery);
+    deadTokens.push(...(sent.deadTokens ?? []));
     if (sent.kind === 'retry') {
       const runAt = nextAttemptAt(job.attempts, ctx.options.maxAttempts, now, sent.retryAfterMs);
       if (runAt) {

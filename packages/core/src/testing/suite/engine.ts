@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { manualClock } from '../../clock.js';
+import { ProviderError, type Provider } from '../../delivery/provider.js';
 import { createTidings } from '../../engine/create-tidings.js';
 import type { SuiteContext } from '../describe-storage.js';
 
@@ -246,6 +247,50 @@ export function engineSuite({ get }: SuiteContext): void {
       await tidings.runDue();
       expect((await tidings.messages.feed('ada')).items.map((m) => m.content).sort()).toEqual(['1 in none', '1 in néeé', '2 in t1']);
       expect(await tidings.pending()).toEqual({ jobs: [], digests: [] });
+    });
+    it('engine — device tokens a push service calls gone are removed from the subscriber in the delivery’s commit, and not tried again', async () => {
+      const clock = manualClock('2026-05-04T08:00:00.000Z');
+      const gone = new Set(['t-gone', 't-also-gone']);
+      const tried: string[][] = [];
+      // Plays a push service: it takes live tokens and names dead ones; with none live it refuses for good.
+      const push: Provider = {
+        id: 'fcm',
+        channel: 'push',
+        async send(message) {
+          const tokens = message.to.deviceTokens ?? [];
+          tried.push([...tokens]);
+          const invalidTokens = tokens.filter((t) => gone.has(t));
+          if (invalidTokens.length === tokens.length) throw new ProviderError('every device is gone', { retryable: false, code: 'UNREGISTERED', invalidTokens });
+          return { id: `sent-${tried.length}`, ...(invalidTokens.length > 0 && { invalidTokens }) };
+        },
+      };
+      const tidings = createTidings({ storage: get(), clock, environmentId: 'env-tokens', providers: [push] });
+      await tidings.integrations.upsert({ name: 'FCM', identifier: 'fcm-main', providerId: 'fcm', channel: 'push', active: true, primary: true });
+      await tidings.workflows.upsert({ name: 'p', triggers: [{ identifier: 'p' }], steps: [{ template: { type: 'push', title: 'Hi', content: 'News' } }] });
+      await tidings.subscribers.upsert({
+        subscriberId: 'ada',
+        channels: [
+          { providerId: 'fcm', credentials: { deviceTokens: ['t-live', 't-gone'] } },
+          // A setting for another FCM integration is not where this send read its tokens: it stays.
+          { providerId: 'fcm', integrationIdentifier: 'fcm-other', credentials: { deviceTokens: ['t-gone'] } },
+        ],
+      });
+      const first = await tidings.trigger({ name: 'p', to: 'ada' });
+      await tidings.runDue();
+      expect(await tidings.messages.byTransaction(first.transactionId!)).toMatchObject([{ status: 'sent', deviceTokens: ['t-live', 't-gone'] }]);
+      expect((await tidings.subscribers.get('ada'))!.channels.map((c) => c.credentials.deviceTokens)).toEqual([['t-live'], ['t-gone']]);
+      expect(JSON.stringify(await tidings.explain(first.transactionId!))).toContain('1 device token is gone and removed');
+
+      await tidings.trigger({ name: 'p', to: 'ada' });
+      await tidings.runDue();
+      expect(tried).toEqual([['t-live', 't-gone'], ['t-live']]);
+
+      // Every device gone: the message fails for good, and the tokens still go.
+      gone.add('t-live');
+      const last = await tidings.trigger({ name: 'p', to: 'ada' });
+      await tidings.runDue();
+      expect(await tidings.messages.byTransaction(last.transactionId!)).toMatchObject([{ status: 'error', errorId: 'UNREGISTERED' }]);
+      expect((await tidings.subscribers.get('ada'))!.channels.map((c) => c.credentials.deviceTokens)).toEqual([[], ['t-gone']]);
     });
   });
 }
