@@ -1,4 +1,4 @@
-import { renderTemplate, type CodeRunInput, type CodeStepDeclaration, type CodeStepRun, type CodeStepType, type JsonObject } from '@tidings/core';
+import { renderTemplate, type Channel, type CodeRunInput, type CodeStepDeclaration, type CodeStepRun, type CodeStepType, type JsonObject } from '@tidings/core';
 import { channelOutputIssues } from './outputs.js';
 import { check, type FieldIssue, type Schema } from './schema.js';
 import type { Step } from './types.js';
@@ -37,7 +37,7 @@ interface StepDefinition {
   readonly stepId: string;
   readonly type: CodeStepType;
   readonly resolve: (controls: Record<string, unknown>) => unknown;
-  readonly options: { controlSchema?: Schema | undefined; skip?: ((controls: never) => unknown) | undefined; outputSchema?: Schema | undefined };
+  readonly options: { controlSchema?: Schema | undefined; skip?: ((controls: never) => unknown) | undefined; outputSchema?: Schema | undefined; fallbackTo?: unknown };
 }
 
 /** The step object of one run: how a step call behaves, given where the run stands. */
@@ -103,7 +103,11 @@ async function evaluate(definition: StepDefinition, variables: Record<string, un
     if (CHANNEL_STEPS.has(type)) {
       const issues = channelOutputIssues(type, outputs);
       if (issues.length > 0) return failed(describe(issues));
-      return { kind: 'step', stepId, type, skipped: false, outputs: outputs as JsonObject };
+      const { fallbackTo } = options;
+      if (fallbackTo !== undefined && (!CHANNEL_STEPS.has(fallbackTo as CodeStepType) || fallbackTo === type)) {
+        return failed(`fallbackTo: must be another channel than "${type}" (in_app, email, sms, chat or push)`);
+      }
+      return { kind: 'step', stepId, type, skipped: false, outputs: outputs as JsonObject, ...(fallbackTo !== undefined && { fallbackTo: fallbackTo as Channel }) };
     }
     if (type === 'custom') {
       // Without an output schema the result is `{}`, as @novu/framework strips it.

@@ -75,6 +75,11 @@ export interface StepOptions<C extends Schema | undefined = undefined> {
   /** Per-provider output overrides (accepted for compatibility; Tidings' providers take the step's outputs). */
   providers?: Record<string, (args: { controls: ControlsOf<C>; outputs: Record<string, unknown> }) => Awaitable<Record<string, unknown>>>;
   disableOutputSanitization?: boolean;
+  /**
+   * Tidings only, channel steps: when the step has nowhere to go (no integration, no address) or
+   * every integration failed for good, the same message goes out through this channel.
+   */
+  fallbackTo?: 'in_app' | 'email' | 'sms' | 'chat' | 'push';
 }
 export interface CustomStepOptions<C extends Schema | undefined, O extends Schema | undefined> extends Omit<StepOptions<C>, 'providers' | 'disableOutputSanitization'> {
   /** The custom step's result is checked against it; without one the result is `{}`, as in @novu/framework. */

@@ -129,6 +129,25 @@ for (const backend of backends('tidings_codewf')) {
       expect((await tidings.messages.feed('ada')).items.map((m) => m.content)).toContain('urgent');
     });
 
+    it('fallbackTo: a push step with nowhere to go sends the same words by SMS; naming the step’s own channel fails the walk, saying so', async () => {
+      const alert = workflow('alert', async ({ step }) => {
+        await step.push('device', () => ({ subject: 'Alert', body: 'db1 is down' }), { fallbackTo: 'sms' });
+      });
+      const loop = workflow('loop', async ({ step }) => {
+        await step.sms('text', () => ({ body: 'hi' }), { fallbackTo: 'sms' });
+      });
+      const { tidings, sent, drain } = await engine([alert, loop]);
+      await tidings.trigger({ name: 'alert', to: 'ada', transactionId: 'tx-alert' });
+      await drain();
+      expect(sent).toEqual([{ channel: 'sms', to: '+15550100', content: 'db1 is down' }]);
+      expect(JSON.stringify(await tidings.explain('tx-alert'))).toContain('fell back to sms');
+
+      await tidings.trigger({ name: 'loop', to: 'ada', transactionId: 'tx-loop' });
+      await drain();
+      const [entry] = (await tidings.explain('tx-loop')).flatMap((r) => r.entries);
+      expect(entry).toMatchObject({ stepId: 'text', decision: 'failed', reason: expect.stringContaining('fallbackTo: must be another channel than "sms"') });
+    });
+
     it('a step the run declares that discovery did not see fails the walk with a clear error, and sends nothing', async () => {
       const shifty = workflow('shifty', async ({ step, payload }) => {
         if (payload.extra) await step.inApp('hidden', () => ({ body: 'hidden' }));

@@ -44,6 +44,8 @@ export const walkJobDataSchema = z.object({
   passedDigest: z.boolean().optional(),
   /** A code workflow's steps that already ran (absent for workflows stored as data). */
   state: walkStateSchema.optional(),
+  /** The step whose own channel is done and stored: the run sends only its fallback (a retry of it). */
+  fallbackStep: z.number().int().min(0).optional(),
 });
 /** A `fanout` job: start the walks of a chunk of a large audience, in one commit. */
 export const fanoutJobDataSchema = z.object({ notificationId: z.string(), subscriberIds: z.array(z.string()) });

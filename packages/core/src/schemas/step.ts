@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { filterSchema } from './filter.js';
-import { jsonObjectSchema, stepTypeSchema, timeUnitSchema, weekdaySchema } from './enums.js';
+import { channelSchema, jsonObjectSchema, stepTypeSchema, timeUnitSchema, weekdaySchema } from './enums.js';
 import { emailBlockSchema, messageCtaSchema } from './message-parts.js';
 import { parseCron } from '../timing/cron.js';
 
@@ -97,6 +97,11 @@ const stepFields = {
   _parentId: z.string().optional(),
   metadata: z.union([digestMetadataSchema, delayScheduledMetadataSchema]).optional(),
   replyCallback: z.strictObject({ active: z.boolean().optional(), url: z.string().optional() }).optional(),
+  /**
+   * A channel step's fallback: when the step had nowhere to go (no integration, no address) or every
+   * integration failed for good, the same message goes out through this channel.
+   */
+  fallbackTo: channelSchema.optional(),
 };
 
 export const stepVariantSchema = z.strictObject(stepFields);

@@ -54,7 +54,16 @@ const checkTemplateSyntax: StepCheck = (step, addIssue) => {
   }
 };
 
-const stepChecks: StepCheck[] = [checkStepMetadata, checkTemplateSyntax];
+/** A fallback channel is for channel steps, and another channel than the step's own. */
+const checkFallback: StepCheck = (step, addIssue) => {
+  const { fallbackTo } = step;
+  const type = step.template.type;
+  if (fallbackTo === undefined) return;
+  if (type === 'digest' || type === 'delay') addIssue(['fallbackTo'], `a ${type} step sends nothing to fall back from`);
+  else if (fallbackTo === type) addIssue(['fallbackTo'], `must be another channel than the step's own (${type})`);
+};
+
+const stepChecks: StepCheck[] = [checkStepMetadata, checkTemplateSyntax, checkFallback];
 
 const workflowFields = {
   _id: z.string().optional(),

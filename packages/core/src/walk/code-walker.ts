@@ -44,14 +44,15 @@ function delayRunAt(delay: CodeDelay, input: WalkInput): { ok: true; runAt: Date
 }
 
 /** A step variant for a code step: what messages and digests point back to. */
-const stepOf = (stepId: string, type: Delivery['channel'] | 'digest', metadata?: StepVariant['metadata']): StepVariant => ({
+const stepOf = (stepId: string, type: Delivery['channel'] | 'digest', more: Pick<StepVariant, 'metadata' | 'fallbackTo'> = {}): StepVariant => ({
   _id: stepId,
   name: stepId,
   active: true,
   shouldStopOnFail: false,
   template: { type },
   filters: [],
-  ...(metadata && { metadata }),
+  ...(more.metadata && { metadata: more.metadata }),
+  ...(more.fallbackTo && { fallbackTo: more.fallbackTo }),
 });
 
 /**
@@ -133,7 +134,7 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
         }
         const digest = digestOfOutputs(run.outputs);
         if (!digest.ok) return fail(stepIndex, run.stepId, run.type, digest.error);
-        return { deliveries, resume: null, digest: { stepIndex, step: stepOf(run.stepId, 'digest', digest.metadata) }, trace, state: state() };
+        return { deliveries, resume: null, digest: { stepIndex, step: stepOf(run.stepId, 'digest', { metadata: digest.metadata }) }, trace, state: state() };
       }
       if (!isChannel(run.type)) return fail(stepIndex, run.stepId, run.type, `unknown step type ${String(run.type)}`);
       const gate = channelGate(input, input.workflow, run.type);
@@ -146,7 +147,7 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
         entry('held', gate.reason);
         return { deliveries, resume: { stepIndex, runAt: gate.runAt }, trace, state: state() };
       }
-      const delivery: Delivery = { stepIndex, step: stepOf(run.stepId, run.type), channel: run.type, rendered: contentOfOutputs(run.type, run.outputs) };
+      const delivery: Delivery = { stepIndex, step: stepOf(run.stepId, run.type, run.fallbackTo ? { fallbackTo: run.fallbackTo } : {}), channel: run.type, rendered: contentOfOutputs(run.type, run.outputs) };
       deliveries.push(delivery);
       entry('delivered', `${run.type} outputs from the step's resolver`);
       keep({});

@@ -26,7 +26,7 @@ export type CodeStepRun =
   /** The function returned: every step ran. */
   | { readonly kind: 'end' }
   /** The first step without a result, evaluated: `skip` said to leave it out, or its outputs (resolver run, schema checked). */
-  | { readonly kind: 'step'; readonly stepId: string; readonly type: CodeStepType; readonly skipped: boolean; readonly outputs: JsonObject }
+  | { readonly kind: 'step'; readonly stepId: string; readonly type: CodeStepType; readonly skipped: boolean; readonly outputs: JsonObject; readonly fallbackTo?: Channel }
   /** The function or a step failed (thrown, outputs refused by a schema): the walk ends here. */
   | { readonly kind: 'failed'; readonly stepId: string | null; readonly error: string };
 

@@ -2,7 +2,9 @@ import { buildMessage } from '../../messages/build-message.js';
 import type { JobOf, Message, WalkJobData, WalkState } from '../../schemas/index.js';
 import type { DeadDeviceTokens } from '../../subscribers/drop-device-tokens.js';
 import type { TraceEntry } from '../../walk/trace.js';
-import type { DigestedEvent } from '../../walk/walker.js';
+import type { Delivery, DigestedEvent } from '../../walk/walker.js';
+import { fallbackMessage } from '../../messages/fallback-message.js';
+import type { StepSent } from '../deliver-step.js';
 import { nextAttemptAt } from '../jobs.js';
 import { messagesForWalk, walkSubject } from '../walk-io.js';
 import { resultOf, waitUntil, type JobHandler, type JobResult, type NextStep } from './job-result.js';
@@ -65,25 +67,47 @@ export const walkHandler: JobHandler<'walk'> = async (job, context) => {
     resultOf(job, next, { messages, failures, warnings, trace: notedTrace(walk.trace, notes, last), ...(deadTokens.length > 0 && { deadTokens }), ...extra });
   const delivery = { subscriber, tenant, integrations: batch.integrations, notification };
 
+  /** Delivers; a retryable failure with attempts left ends the run here (the step runs again later, its fallback only when `fallback`). */
+  async function sendOrRetry(step: Delivery, message: Message, fallback: boolean): Promise<Extract<StepSent, { kind: 'message' }> | JobResult> {
+    const sent = await deliver(step, message, delivery);
+    deadTokens.push(...(sent.deadTokens ?? []));
+    if (sent.kind !== 'retry') return sent;
+    const runAt = nextAttemptAt(job.attempts, ctx.options.maxAttempts, now, sent.retryAfterMs);
+    if (!runAt) return sent.final;
+    notes.set(step.stepIndex, { ...sent.note, decision: 'failed' });
+    const { fallbackStep: _done, ...data } = job.data;
+    const next = { ...data, stepIndex: step.stepIndex, ...(fallback && { fallbackStep: step.stepIndex }) };
+    return done({ kind: 'later', runAt, data: withState(next, stateBefore(walk.state, step.stepIndex)), retry: true, lastError: sent.error }, step.stepIndex);
+  }
+  /** Keeps a delivery's message and what it says for explain and the events. */
+  const keep = (stepIndex: number, sent: Extract<StepSent, { kind: 'message' }>, note: Partial<TraceEntry>) => {
+    messages.push(sent.message);
+    notes.set(stepIndex, sent.failure ? { ...note, decision: 'failed' } : note);
+    if (sent.notSent !== undefined) warnings.push({ message: sent.message, reason: sent.notSent });
+    if (sent.failure) failures.push({ message: sent.message, error: sent.failure });
+  };
+
   for (const step of walk.deliveries) {
     const base = buildMessage(step, { workflow, notification, subscriber, now: now.toISOString(), status: 'sent' });
-    let sent = await deliver(step, base, delivery);
-    deadTokens.push(...(sent.deadTokens ?? []));
-    if (sent.kind === 'retry') {
-      const runAt = nextAttemptAt(job.attempts, ctx.options.maxAttempts, now, sent.retryAfterMs);
-      if (runAt) {
-        notes.set(step.stepIndex, { ...sent.note, decision: 'failed' });
-        return done({ kind: 'later', runAt, data: withState({ ...job.data, stepIndex: step.stepIndex }, stateBefore(walk.state, step.stepIndex)), retry: true, lastError: sent.error }, step.stepIndex);
-      }
-      sent = sent.final;
+    const fallbackTo = step.step.fallbackTo;
+    // A retry of the fallback alone: the step's own message is stored already.
+    const firstDone = job.data.fallbackStep === step.stepIndex;
+    let sent: Extract<StepSent, { kind: 'message' }> | null = null;
+    if (!firstDone) {
+      const first = await sendOrRetry(step, base, false);
+      if ('job' in first) return first;
+      sent = first;
+      keep(step.stepIndex, first, first.note);
     }
-    messages.push(sent.message);
-    notes.set(step.stepIndex, sent.failure ? { ...sent.note, decision: 'failed' } : sent.note);
-    if (sent.notSent !== undefined) warnings.push({ message: sent.message, reason: sent.notSent });
-    if (sent.failure) {
-      failures.push({ message: sent.message, error: sent.failure });
-      if (step.step.shouldStopOnFail) return done({ kind: 'done' }, step.stepIndex);
+    const fallingBack = fallbackTo !== undefined && (firstDone || sent!.failure !== undefined || sent!.notSent !== undefined);
+    if (fallingBack) {
+      const second = await sendOrRetry({ ...step, channel: fallbackTo }, fallbackMessage(base, fallbackTo), true);
+      if ('job' in second) return second;
+      const before = notes.get(step.stepIndex)?.reason;
+      keep(step.stepIndex, second, { ...second.note, reason: `${before ? `${before}; ` : ''}fell back to ${fallbackTo}: ${second.note.reason ?? (second.message.status === 'sent' ? 'sent' : '')}` });
+      sent = second;
     }
+    if (sent!.failure && step.step.shouldStopOnFail) return done({ kind: 'done' }, step.stepIndex);
   }
   // A delay after a digest keeps the digest's events for the steps after it.
   if (walk.resume) return done(waitUntil({ ...job, data: withState({ ...job.data, stepIndex: walk.resume.stepIndex }, walk.state) }, walk.resume.runAt));

@@ -292,5 +292,91 @@ export function engineSuite({ get }: SuiteContext): void {
       expect(await tidings.messages.byTransaction(last.transactionId!)).toMatchObject([{ status: 'error', errorId: 'UNREGISTERED' }]);
       expect((await tidings.subscribers.get('ada'))!.channels.map((c) => c.credentials.deviceTokens)).toEqual([[], ['t-gone']]);
     });
+    it('engine — a step’s fallbackTo sends the same message through another channel when the first had nowhere to go or failed for good; a retry of the fallback leaves the first alone', async () => {
+      const clock = manualClock('2026-05-04T08:00:00.000Z');
+      const sent: { channel: string; to: string; content: string; subject?: string }[] = [];
+      let pushFails: 'no' | 'final' = 'no';
+      let smsBusy = 0;
+      const push: Provider = {
+        id: 'fcm',
+        channel: 'push',
+        async send(message) {
+          if (pushFails === 'final') throw new ProviderError('the service account is revoked', { retryable: false, code: 'UNAUTHENTICATED' });
+          sent.push({ channel: 'push', to: message.to.deviceTokens!.join(), content: message.content });
+          return { id: 'push-1' };
+        },
+      };
+      const sms: Provider = {
+        id: 'twilio',
+        channel: 'sms',
+        async send(message) {
+          if (smsBusy > 0) {
+            smsBusy -= 1;
+            throw new ProviderError('twilio answered 503', { retryable: true, status: 503 });
+          }
+          sent.push({ channel: 'sms', to: message.to.phone!, content: message.content });
+          return { id: `SM${sent.length}` };
+        },
+      };
+      const tidings = createTidings({ storage: get(), clock, environmentId: 'env-fallback', providers: [push, sms], inlineInApp: false });
+      await tidings.integrations.upsert({ name: 'FCM', providerId: 'fcm', channel: 'push', active: true, primary: true });
+      await tidings.integrations.upsert({ name: 'Twilio', providerId: 'twilio', channel: 'sms', active: true, primary: true });
+      await tidings.workflows.upsert({
+        name: 'alert',
+        triggers: [{ identifier: 'alert' }],
+        steps: [
+          { template: { type: 'push', title: 'Alert', content: 'Server {{ payload.host }} is down' }, fallbackTo: 'sms' },
+          { template: { type: 'email', subject: 'Weekly report', content: [{ type: 'text', content: 'Report for {{ payload.host }}' }] }, fallbackTo: 'in_app' },
+        ],
+      });
+      const run = async (to: Parameters<typeof tidings.trigger>[0]['to']) => {
+        const { transactionId } = await tidings.trigger({ name: 'alert', to, payload: { host: 'db1' } });
+        await tidings.runDue();
+        return transactionId!;
+      };
+      const byChannel = async (tx: string) => Object.fromEntries((await tidings.messages.byTransaction(tx)).map((m) => [m.channel, m]));
+
+      // Nowhere to go on push (no device token), and no email address: SMS and in-app take over.
+      const none = await run({ subscriberId: 'ada', phone: '+15550100' });
+      const noneMessages = await byChannel(none);
+      expect(noneMessages).toMatchObject({
+        push: { status: 'warning' },
+        sms: { status: 'sent', phone: '+15550100', content: 'Server db1 is down', providerId: 'twilio' },
+        in_app: { status: 'sent', title: 'Weekly report', content: 'Report for db1' },
+      });
+      expect((await tidings.messages.feed('ada')).items.map((m) => m.content)).toEqual(['Report for db1']);
+      const explained = JSON.stringify(await tidings.explain(none));
+      expect(explained).toContain('the subscriber has no fcm device tokens; fell back to sms: sent by');
+      expect(explained).toContain('fell back to in_app');
+
+      // Sent on push: no fallback (the email step, with no email integration, still falls back to in-app).
+      sent.length = 0;
+      const ok = await run({ subscriberId: 'bob', phone: '+15550101', email: 'bob@example.com', channels: [{ providerId: 'fcm', credentials: { deviceTokens: ['tok'] } }] });
+      expect(sent.map((s) => s.channel)).toEqual(['push']);
+      expect(Object.keys(await byChannel(ok)).sort()).toEqual(['email', 'in_app', 'push']);
+
+      // Push fails for good and the SMS service is busy once: the SMS is retried alone, the push is not tried again.
+      sent.length = 0;
+      pushFails = 'final';
+      smsBusy = 1;
+      const failing = await run({ subscriberId: 'bob' });
+      expect(await byChannel(failing)).toMatchObject({ push: { status: 'error', errorId: 'UNAUTHENTICATED' } });
+      expect((await byChannel(failing)).sms).toBeUndefined();
+      pushFails = 'no';
+      clock.advance(60_000);
+      await tidings.runDue();
+      expect(await byChannel(failing)).toMatchObject({ push: { status: 'error' }, sms: { status: 'sent', phone: '+15550101' } });
+      expect(sent.map((s) => s.channel)).toEqual(['sms']);
+      expect((await tidings.messages.byTransaction(failing)).filter((m) => m.channel === 'push')).toHaveLength(1);
+    });
+
+    it('engine — fallbackTo is refused on a step that sends nothing and when it names the step’s own channel', async () => {
+      const { tidings } = engine('env-fallback-refused');
+      const refused = (steps: unknown[]) => tidings.workflows.upsert({ name: 'x', triggers: [{ identifier: 'x' }], steps: steps as never });
+      await expect(refused([{ template: { type: 'sms', content: 'hi' }, fallbackTo: 'sms' }])).rejects.toThrow(/steps\[0\]\.fallbackTo.*another channel/s);
+      await expect(refused([{ template: { type: 'delay' }, metadata: { type: 'regular', amount: 1, unit: 'minutes' }, fallbackTo: 'sms' }])).rejects.toThrow(/steps\[0\]\.fallbackTo/);
+      await expect(refused([{ template: { type: 'sms', content: 'hi' }, fallbackTo: 'pigeon' }])).rejects.toThrow(/steps\[0\]\.fallbackTo/);
+      expect(await tidings.workflows.list()).toEqual([]);
+    });
   });
 }
