@@ -82,6 +82,7 @@ export function createHttpApp(options: HttpAppOptions) {
       const query = definition.query ? (parseInput(definition.query, c.req.query(), 'query') as Record<string, string>) : c.req.query();
       const idempotency = c.get('idempotency');
       const result = await definition.handle({ tidings: c.get('tidings'), params, query, body, ...(idempotency && { idempotency }) });
+      if (definition.status === 204) return c.body(null, 204);
       return c.json(definition.envelope === 'data' ? { data: result ?? null } : result, definition.status);
     });
   }

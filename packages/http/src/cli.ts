@@ -43,7 +43,7 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
   { flag: 'api-key', value: '<key>', env: 'TIDINGS_API_KEY', meaning: 'The API key clients send as "Authorization: ApiKey <key>".', default: 'generated on first start, kept in api-key beside the SQLite file (.tidings/ with Postgres)' },
   { flag: 'application-identifier', value: '<id>', env: 'TIDINGS_APPLICATION_IDENTIFIER', meaning: "The public identifier Novu's Inbox opens sessions with.", default: 'generated on first start, kept beside the API key' },
   { flag: 'no-inbox-hash', env: 'TIDINGS_NO_INBOX_HASH', meaning: "Open Inbox sessions without the subscriber's HMAC hash (then anyone who knows the\n      application identifier can read any subscriber's inbox).", default: 'off (the hash is required)' },
-  { flag: 'webhook-allow', value: '<list>', env: 'TIDINGS_WEBHOOK_ALLOW', meaning: 'Comma-separated hosts, addresses or CIDR ranges webhook providers may reach, besides\n      public addresses.', default: 'none (loopback, private and link-local addresses are refused)' },
+  { flag: 'webhook-allow', value: '<list>', env: 'TIDINGS_WEBHOOK_ALLOW', meaning: 'Comma-separated hosts, addresses or CIDR ranges webhook and hosted-service providers\n      may reach, besides public addresses.', default: 'none (loopback, private and link-local addresses are refused)' },
   { flag: 'workflows', value: '<module>', env: 'TIDINGS_WORKFLOWS', meaning: "A module whose exported code workflows (@tidings/framework) run beside the stored ones\n      (.js / .mjs; .ts when started through a TypeScript loader such as tsx).", default: 'none' },
   { flag: 'quiet', env: 'TIDINGS_QUIET', meaning: 'No log line per HTTP request (failed and not-sent deliveries are still logged).', default: 'off' },
 ];

@@ -4,7 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import type { Server as HttpServer } from 'node:http';
 import { serve as serveNode } from '@hono/node-server';
 import { createTidings, type CodeWorkflow, type Storage } from '@tidings/core';
-import { chatWebhookProvider, consoleProviders, discordProvider, msTeamsProvider, pushWebhookProvider, slackProvider, smtpProvider } from '@tidings/providers';
+import { chatWebhookProvider, consoleProviders, discordProvider, msTeamsProvider, pushWebhookProvider, serviceProviders, slackProvider, smtpProvider } from '@tidings/providers';
 import { createHttpApp } from './app.js';
 import { loadWorkflowsModule } from './workflows-module.js';
 import { deliveryLogging, requestLogging } from './serve-log.js';
@@ -30,7 +30,7 @@ export interface ServeOptions {
    */
   inlineInApp?: boolean;
   /**
-   * Hosts, addresses or CIDR ranges webhook providers may reach besides public addresses
+   * Hosts, addresses or CIDR ranges webhook and hosted-service providers may reach besides public addresses
    * (loopback, private and link-local ones are refused by default). @default []
    */
   webhookAllow?: readonly string[];
@@ -200,7 +200,16 @@ export async function serve(options: ServeOptions = {}) {
     workflows,
     ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
     ...(options.environmentId && { environmentId: options.environmentId }),
-    providers: [smtpProvider(), chatWebhookProvider({ network }), slackProvider({ network }), discordProvider({ network }), msTeamsProvider({ network }), pushWebhookProvider({ network }), ...consoleProviders()],
+    providers: [
+      smtpProvider(),
+      chatWebhookProvider({ network }),
+      slackProvider({ network }),
+      discordProvider({ network }),
+      msTeamsProvider({ network }),
+      pushWebhookProvider({ network }),
+      ...serviceProviders({ network }),
+      ...consoleProviders(),
+    ],
   });
   const app = createHttpApp({
     environments: [{ tidings, apiKeys: [apiKey], applicationIdentifier }],

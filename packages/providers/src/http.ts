@@ -16,6 +16,20 @@ export interface PostOptions {
 /** Most bytes of an answer read (and then discarded): a far side cannot make us buffer more. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
+/** Collects an answer's body up to 64 KB: `add` says false once more came, and the reading should stop. */
+export function cappedBody() {
+  const chunks: Buffer[] = [];
+  let read = 0;
+  return {
+    add(chunk: Buffer): boolean {
+      if (read < MAX_ANSWER_BYTES) chunks.push(chunk.subarray(0, MAX_ANSWER_BYTES - read));
+      read += chunk.length;
+      return read <= MAX_ANSWER_BYTES;
+    },
+    text: () => Buffer.concat(chunks).toString('utf8'),
+  };
+}
+
 const refused = (reason: string) => new ProviderError(`refused to connect: ${reason}`, { retryable: false, code: 'address_refused' });
 
 /** A DNS lookup that refuses the connection when the name resolves to an address the guard forbids. */
@@ -47,6 +61,53 @@ export interface ServiceAnswer {
   readonly body: string;
 }
 
+/** Where a request may go: its URL, and the DNS lookup that checks the address a host name resolves to. */
+export interface GuardedTarget {
+  readonly target: URL;
+  /** Absent for an IP literal (checked already) and for a host name `network.allow` lists. */
+  readonly lookup?: LookupFunction;
+}
+
+/**
+ * The address guard every request to a service goes through (HTTP/1.1 and HTTP/2 alike): the URL
+ * must be http(s); an IP-literal host must be an address the policy allows; a host name gets a DNS
+ * lookup that refuses a forbidden resolved address, unless `network.allow` names the host. Throws a
+ * permanent ProviderError (`invalid_url`, `address_refused`).
+ */
+export function guardedTarget(url: string, network?: NetworkPolicy): GuardedTarget {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    throw new ProviderError('the URL is not a valid URL', { retryable: false, code: 'invalid_url' });
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw refused(`only http and https URLs are allowed, not ${target.protocol}`);
+  const guard = addressGuard(network);
+  const host = target.hostname.replace(/^\[|\]$/g, '');
+  if (guard.hostAllowed(host)) return { target };
+  if (isIP(host) !== 0) {
+    const reason = guard.refusal(host);
+    if (reason) throw refused(reason);
+    return { target };
+  }
+  return { target, lookup: guardedLookup(guard) };
+}
+
+/**
+ * The ProviderError for a request that got no answer: a refused address as it is (permanent), a
+ * timeout (`TimeoutError`/`AbortError`) or any other network failure as a retryable one.
+ */
+export function unreachable(error: unknown, target: URL, timeoutMs: number): ProviderError {
+  if (error instanceof ProviderError) return error;
+  const name = (error as Error).name;
+  const timedOut = name === 'TimeoutError' || name === 'AbortError';
+  return new ProviderError(timedOut ? `${target.host} did not answer within ${timeoutMs} ms` : `could not reach ${target.host}: ${(error as Error).message}`, {
+    retryable: true,
+    code: timedOut ? 'timeout' : 'network_error',
+    cause: error,
+  });
+}
+
 /**
  * Sends one request to an http(s) URL and resolves with the answer, whatever its status. Only public
  * addresses are reached unless `network.allow` lists more, checked on the address actually connected
@@ -56,43 +117,27 @@ export interface ServiceAnswer {
  * never store its text.
  */
 export async function serviceRequest(request: ServiceRequest, options: PostOptions = {}): Promise<ServiceAnswer> {
-  let target: URL;
-  try {
-    target = new URL(request.url);
-  } catch {
-    throw new ProviderError('the URL is not a valid URL', { retryable: false, code: 'invalid_url' });
-  }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw refused(`only http and https URLs are allowed, not ${target.protocol}`);
-  const guard = addressGuard(options.network);
-  const host = target.hostname.replace(/^\[|\]$/g, '');
-  const hostAllowed = guard.hostAllowed(host);
-  if (!hostAllowed && isIP(host) !== 0) {
-    const reason = guard.refusal(host);
-    if (reason) throw refused(reason);
-  }
+  const { target, lookup } = guardedTarget(request.url, options.network);
   const timeoutMs = options.timeoutMs ?? 10_000;
   const body = request.body;
   const requestOptions: RequestOptions = {
     method: request.method ?? 'POST',
     headers: { ...(body !== undefined && { 'content-length': Buffer.byteLength(body) }), ...options.headers, ...request.headers },
     signal: AbortSignal.timeout(timeoutMs),
-    ...(!hostAllowed && { lookup: guardedLookup(guard) }),
+    ...(lookup && { lookup }),
   };
   return new Promise<ServiceAnswer>((resolve, reject) => {
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     const req = send(target, requestOptions, (res: IncomingMessage) => {
-      const chunks: Buffer[] = [];
-      let read = 0;
+      const collected = cappedBody();
       let done = false;
       const finish = () => {
         if (done) return;
         done = true;
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: collected.text() });
       };
       res.on('data', (chunk: Buffer) => {
-        if (read < MAX_ANSWER_BYTES) chunks.push(chunk.subarray(0, MAX_ANSWER_BYTES - read));
-        read += chunk.length;
-        if (read > MAX_ANSWER_BYTES) res.destroy();
+        if (!collected.add(chunk)) res.destroy();
       });
       res.on('end', finish);
       res.on('close', finish);
@@ -101,14 +146,7 @@ export async function serviceRequest(request: ServiceRequest, options: PostOptio
     req.on('error', reject);
     req.end(body);
   }).catch((error: unknown) => {
-    if (error instanceof ProviderError) throw error;
-    const name = (error as Error).name;
-    const timedOut = name === 'TimeoutError' || name === 'AbortError';
-    throw new ProviderError(timedOut ? `${target.host} did not answer within ${timeoutMs} ms` : `could not reach ${target.host}: ${(error as Error).message}`, {
-      retryable: true,
-      code: timedOut ? 'timeout' : 'network_error',
-      cause: error,
-    });
+    throw unreachable(error, target, timeoutMs);
   });
 }
 

@@ -18,5 +18,8 @@ export { snsProvider } from './sms/sns.js';
 export { expoProvider } from './push/expo.js';
 export { oneSignalProvider } from './push/one-signal.js';
 export { fcmProvider } from './push/fcm.js';
+export { apnsProvider } from './push/apns.js';
+export { serviceRequestHttp2, http2Session, type Http2Session } from './http2.js';
 export { telegramProvider } from './chat/telegram.js';
 export { whatsAppProvider } from './chat/whatsapp-business.js';
+export { serviceProviders } from './service-providers.js';

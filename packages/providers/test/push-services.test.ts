@@ -1,11 +1,13 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { createTidings, type Credentials, type Provider, type ProviderMessage } from '@tidings/core';
 import { manualClock } from '@tidings/core/testing';
 import { memoryStorage } from '@tidings/memory';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { apnsProvider } from '../src/push/apns.js';
 import { expoProvider } from '../src/push/expo.js';
 import { fcmProvider } from '../src/push/fcm.js';
 import { oneSignalProvider } from '../src/push/one-signal.js';
+import { apnsFake, type ApnsFakeOptions } from './services/push-apns.js';
 import { expoFake } from './services/push-expo.js';
 import { fcmFake, GOOGLE_TOKEN_URI } from './services/push-fcm.js';
 import { oneSignalFake } from './services/push-one-signal.js';
@@ -40,7 +42,9 @@ async function engine(provider: Provider, credentials: Credentials) {
   };
   const message = async (transactionId: string) => (await tidings.messages.byTransaction(transactionId))[0];
   const trace = async (transactionId: string) => JSON.stringify(await tidings.explain(transactionId));
-  return { tidings, clock, push, message, trace };
+  /** The device tokens the subscriber has now. */
+  const tokens = async () => (await tidings.subscribers.get('ada'))?.channels.find((c) => c.providerId === provider.id)?.credentials.deviceTokens;
+  return { tidings, clock, push, message, trace, tokens };
 }
 
 /** A message as the engine hands it to a push provider. */
@@ -87,6 +91,13 @@ describe('expo', () => {
 
     const { push, message } = await engine(provider, {});
     expect(await message(await push(['ExponentPushToken[gone]', 'ExponentPushToken[live]']))).toMatchObject({ status: 'sent' });
+  });
+
+  it('through the engine, a DeviceNotRegistered token leaves the subscriber’s channel settings with the message’s commit', async () => {
+    const expo = await started(expoFake({ registered: ['ExponentPushToken[live]'] }));
+    const { push, message, tokens } = await engine(expoProvider(local(expo.url)), {});
+    expect(await message(await push(['ExponentPushToken[gone]', 'ExponentPushToken[live]']))).toMatchObject({ status: 'sent' });
+    expect(await tokens()).toEqual(['ExponentPushToken[live]']);
   });
 
   it('when every device refused, the message is error with Expo’s code, and the dead tokens ride on the error', async () => {
@@ -251,6 +262,13 @@ describe('fcm', () => {
     expect(await message(await push(['fcm-gone', 'fcm-old']))).toMatchObject({ status: 'error', errorId: 'UNREGISTERED', errorText: 'fcm answered 404 (UNREGISTERED)' });
   });
 
+  it('through the engine, an UNREGISTERED token leaves the subscriber’s channel settings with the message’s commit', async () => {
+    const fcm = await fake({ registered: ['fcm-live'] });
+    const { push, message, tokens } = await engine(fcmProvider(local(fcm.url)), { serviceAccount: serviceAccount() });
+    expect(await message(await push(['fcm-gone', 'fcm-live']))).toMatchObject({ status: 'sent' });
+    expect(await tokens()).toEqual(['fcm-live']);
+  });
+
   it('payload values become string data in a data message (overrides.fcm.type = data)', async () => {
     const fcm = await fake({ registered: ['fcm-a'] });
     const { tidings, message } = await engine(fcmProvider(local(fcm.url)), { serviceAccount: serviceAccount() });
@@ -296,5 +314,189 @@ describe('fcm', () => {
     await tidings.runDue();
     expect(fcm.sent).toHaveLength(1);
     expect(await message(tx)).toMatchObject({ status: 'sent' });
+  });
+});
+
+describe('apns', () => {
+  const keys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const p8 = (privateKey = keys.privateKey) => privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+  const app = { teamId: 'TEAM123456', keyId: 'KEY1234567', bundleId: 'dev.tidings.app' };
+  /** The integration's credentials, with Novu's names. */
+  const credentials = (extra: Credentials = {}): Credentials => ({ secretKey: p8(), apiKey: app.keyId, projectName: app.teamId, applicationId: app.bundleId, ...extra });
+  /** A device token as iOS hands it out: 32 bytes, hex. */
+  const device = (name: string) => createHash('sha256').update(name).digest('hex');
+  const fake = (extra: Partial<ApnsFakeOptions> = {}) => started(apnsFake({ ...app, publicKey: keys.publicKey, ...extra }));
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+  it('sends one request per device token on one HTTP/2 connection, with a provider token Apple verifies; the message is sent under the apns-id', async () => {
+    const apns = await fake();
+    const { push, message, trace } = await engine(apnsProvider(local(apns.url)), credentials());
+    const tx = await push([device('a'), device('b')]);
+    expect(apns.calls.map((c) => `${c.method} ${c.path}`)).toEqual([`POST /3/device/${device('a')}`, `POST /3/device/${device('b')}`]);
+    expect(apns.connections()).toBe(1);
+    for (const call of apns.calls) {
+      expect(call.headers).toMatchObject({ 'apns-topic': app.bundleId, 'apns-push-type': 'alert', 'apns-priority': '10', 'content-type': 'application/json' });
+      expect(call.headers['apns-expiration']).toBeUndefined();
+      expect(call.headers.authorization).toMatch(/^bearer ey/);
+      expect(call.jwt!.header).toEqual({ alg: 'ES256', kid: app.keyId });
+      expect(Object.keys(call.jwt!.claims).sort()).toEqual(['iat', 'iss']);
+      expect(call.jwt!.claims.iss).toBe(app.teamId);
+      expect(call.json).toEqual({ n: 3, aps: { alert: { title: 'Hi Ada', body: 'You have 3 new' } } });
+    }
+    const apnsId = apns.calls[0]!.headers['apns-id'] as string;
+    expect(apnsId).toMatch(uuid);
+    expect(apns.calls[1]!.headers['apns-id']).toBe(apnsId);
+    expect(await message(tx)).toMatchObject({ status: 'sent', providerId: 'apns', deviceTokens: [device('a'), device('b')] });
+    expect(await trace(tx)).toContain(`as ${apnsId}`);
+  });
+
+  it('the apns-id is the message id when that is a UUID, else a UUID made from it: the same on every try', async () => {
+    const apns = await fake();
+    const provider = apnsProvider(local(apns.url));
+    await provider.send(pushMessage([device('a')]), credentials());
+    await provider.send(pushMessage([device('a')]), credentials());
+    const messageId = randomUUID();
+    await expect(provider.send({ ...pushMessage([device('a')]), messageId }, credentials())).resolves.toEqual({ id: messageId });
+    const ids = apns.calls.map((c) => c.headers['apns-id']);
+    expect(ids[0]).toMatch(uuid);
+    expect(ids).toEqual([ids[0], ids[0], messageId]);
+  });
+
+  it('overrides.apns: badge, sound, category, thread, mutable content, collapse id, expiration, priority and custom keys', async () => {
+    const apns = await fake();
+    const overrides = { badge: 3, sound: 'ping.aiff', category: 'ORDER', threadId: 'orders', subtitle: 'Order 7', mutableContent: true, collapseId: 'order-7', expiration: 1_900_000_000, priority: 5, payload: { orderId: 7 } };
+    await apnsProvider(local(apns.url)).send({ ...pushMessage([device('a')]), overrides }, credentials());
+    expect(apns.calls[0]!.headers).toMatchObject({ 'apns-priority': '5', 'apns-collapse-id': 'order-7', 'apns-expiration': '1900000000', 'apns-push-type': 'alert' });
+    expect(apns.calls[0]!.json).toEqual({
+      orderId: 7,
+      aps: { alert: { title: 'Hi', subtitle: 'Order 7', body: 'Hello' }, badge: 3, sound: 'ping.aiff', category: 'ORDER', 'thread-id': 'orders', 'mutable-content': 1 },
+    });
+  });
+
+  it('a background push carries only content-available, with push type background and priority 5', async () => {
+    const apns = await fake();
+    await apnsProvider(local(apns.url)).send({ ...pushMessage([device('a')]), overrides: { pushType: 'background', badge: 1, data: { sync: true } } }, credentials());
+    expect(apns.calls[0]!.headers).toMatchObject({ 'apns-push-type': 'background', 'apns-priority': '5' });
+    expect(apns.calls[0]!.json).toEqual({ sync: true, aps: { 'content-available': 1 } });
+  });
+
+  it('secure (production) or not (sandbox), the base URL replaces the host and keeps the path; the integration’s wins', async () => {
+    const apns = await fake();
+    const provider = apnsProvider({ baseUrl: 'http://127.0.0.1:9', network: { allow: ['127.0.0.1'] } });
+    await provider.send(pushMessage([device('a')]), credentials({ baseUrl: apns.url, secure: true }));
+    await provider.send(pushMessage([device('a')]), credentials({ baseUrl: apns.url, secure: false }));
+    await provider.send(pushMessage([device('a')]), credentials({ baseUrl: apns.url }));
+    expect(apns.calls.map((c) => c.path)).toEqual(Array(3).fill(`/3/device/${device('a')}`));
+  });
+
+  it('keeps the provider token for 40 minutes, then signs a new one', async () => {
+    const apns = await fake();
+    const provider = apnsProvider(local(apns.url));
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    try {
+      await provider.send(pushMessage([device('a'), device('b')]), credentials());
+      vi.setSystemTime(Date.now() + 39 * 60_000);
+      await provider.send(pushMessage([device('a')]), credentials());
+      expect(apns.providerTokens).toHaveLength(1);
+      expect(new Set(apns.calls.map((c) => c.headers.authorization)).size).toBe(1);
+      vi.setSystemTime(Date.now() + 2 * 60_000);
+      await expect(provider.send(pushMessage([device('a')]), credentials())).resolves.toEqual({ id: expect.stringMatching(uuid) });
+      expect(apns.providerTokens).toHaveLength(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a token Apple calls expired (ExpiredProviderToken) is renewed once and those devices are sent again', async () => {
+    const apns = await fake();
+    const provider = apnsProvider(local(apns.url));
+    await provider.send(pushMessage([device('a')]), credentials());
+    apns.expireTokens();
+    await expect(provider.send(pushMessage([device('a'), device('b')]), credentials())).resolves.toEqual({ id: expect.stringMatching(uuid) });
+    expect(apns.providerTokens).toHaveLength(2);
+    expect(apns.calls).toHaveLength(5);
+    expect(apns.connections()).toBe(2);
+    // The renewed token is kept.
+    await provider.send(pushMessage([device('a')]), credentials());
+    expect(apns.providerTokens).toHaveLength(2);
+  });
+
+  it('reports Unregistered (410) tokens of a message another device took; a BadDeviceToken fails that device but is not called dead', async () => {
+    const apns = await fake({ gone: [device('gone')] });
+    const result = await apnsProvider(local(apns.url)).send(pushMessage([device('gone'), 'not-a-device-token', device('live')]), credentials());
+    expect(result).toEqual({ id: expect.stringMatching(uuid), invalidTokens: [device('gone')] });
+    expect(apns.calls.map((c) => c.path)).toEqual([`/3/device/${device('gone')}`, '/3/device/not-a-device-token', `/3/device/${device('live')}`]);
+  });
+
+  it('through the engine, a 410 token leaves the subscriber’s channel settings with the message’s commit; a malformed one stays', async () => {
+    const apns = await fake({ gone: [device('gone')] });
+    const { push, message, tokens } = await engine(apnsProvider(local(apns.url)), credentials());
+    expect(await message(await push([device('gone'), 'not-a-device-token', device('live')]))).toMatchObject({ status: 'sent' });
+    expect(await tokens()).toEqual(['not-a-device-token', device('live')]);
+  });
+
+  it('when every device is gone the message is error with Apple’s reason, and the dead tokens ride on the error', async () => {
+    const apns = await fake({ gone: [device('x'), device('y')] });
+    const provider = apnsProvider(local(apns.url));
+    await expect(provider.send(pushMessage([device('x'), device('y')]), credentials())).rejects.toMatchObject({
+      options: { retryable: false, status: 410, code: 'Unregistered', invalidTokens: [device('x'), device('y')] },
+    });
+    const { push, message } = await engine(provider, credentials());
+    expect(await message(await push([device('x')]))).toMatchObject({ status: 'error', errorId: 'Unregistered', errorText: 'apns answered 410 (Unregistered)' });
+  });
+
+  it('TooManyRequests (429) is retryable after Apple’s Retry-After', async () => {
+    const apns = await fake({ failures: [{ status: 429, reason: 'TooManyRequests', retryAfter: '30' }] });
+    await expect(apnsProvider(local(apns.url)).send(pushMessage([device('a')]), credentials())).rejects.toMatchObject({
+      options: { retryable: true, status: 429, code: 'TooManyRequests', retryAfterMs: 30_000 },
+    });
+  });
+
+  it('an outage (503 ServiceUnavailable) is retried on the next run, and the message is then sent', async () => {
+    const apns = await fake({ failures: [{ status: 503, reason: 'ServiceUnavailable' }] });
+    const { tidings, clock, push, message } = await engine(apnsProvider(local(apns.url)), credentials());
+    const tx = await push([device('a')]);
+    expect(await message(tx)).toBeUndefined();
+    expect(await tidings.explain(tx)).toMatchObject([{ entries: [expect.objectContaining({ reason: expect.stringContaining('apns answered 503 (ServiceUnavailable); will retry') })] }]);
+    clock.advance(1_000);
+    await tidings.runDue();
+    expect(apns.calls).toHaveLength(2);
+    expect(await message(tx)).toMatchObject({ status: 'sent' });
+  });
+
+  it('a token signed with a key Apple does not know is a final InvalidProviderToken', async () => {
+    const apns = await fake();
+    const other = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+    const { push, message } = await engine(apnsProvider(local(apns.url)), credentials({ secretKey: p8(other) }));
+    expect(await message(await push([device('a')]))).toMatchObject({ status: 'error', errorId: 'InvalidProviderToken', errorText: 'apns answered 403 (InvalidProviderToken)' });
+    expect(apns.calls).toHaveLength(1);
+  });
+
+  it('missing credentials fail at once, naming them; a key that is not a .p8 key is invalid_credentials', async () => {
+    const apns = await fake();
+    const { push, message } = await engine(apnsProvider(local(apns.url)), { secretKey: p8(), apiKey: app.keyId });
+    expect(await message(await push([device('a')]))).toMatchObject({
+      status: 'error',
+      errorId: 'missing_credentials',
+      errorText: 'apns: the integration has no projectName, applicationId credentials',
+    });
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    for (const secretKey of ['not a key', p8(rsa)]) {
+      await expect(apnsProvider(local(apns.url)).send(pushMessage([device('a')]), credentials({ secretKey }))).rejects.toMatchObject({ options: { retryable: false, code: 'invalid_credentials' } });
+    }
+    await expect(apnsProvider(local(apns.url)).send(pushMessage([]), credentials())).rejects.toMatchObject({ options: { retryable: false, code: 'missing_device_tokens' } });
+    expect(apns.calls).toHaveLength(0);
+  });
+
+  it('a key kept with escaped line breaks (an environment variable) is read', async () => {
+    const apns = await fake();
+    await apnsProvider(local(apns.url)).send(pushMessage([device('a')]), credentials({ secretKey: p8().replace(/\n/g, '\\n') }));
+    expect(apns.calls[0]!.jwt).toBeDefined();
+  });
+
+  it('a base URL on loopback is refused without network.allow, before any connection', async () => {
+    const apns = await fake();
+    await expect(apnsProvider({ baseUrl: apns.url }).send(pushMessage([device('a')]), credentials())).rejects.toMatchObject({ options: { retryable: false, code: 'address_refused' } });
+    expect(apns.connections()).toBe(0);
   });
 });

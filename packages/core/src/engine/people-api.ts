@@ -1,10 +1,12 @@
 import { notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import {
+  channelSettingsInputSchema,
   subscriberIdListSchema,
   subscriberInputSchema,
   topicInputSchema,
   topicKeySchema,
+  type ChannelSettingsInput,
   type Subscriber,
   type SubscriberInput,
   type Topic,
@@ -15,6 +17,7 @@ import type { StorageRepositories } from '../storage.js';
 import { parseInput } from '../validation.js';
 import type { EngineContext } from './context.js';
 import { upsertSubscribers } from '../subscribers/upsert-subscribers.js';
+import { appendedSetting, withoutChannelSettings } from '../subscribers/channel-credentials.js';
 
 export function subscribersApi(ctx: EngineContext) {
   const { storage, env } = ctx;
@@ -29,6 +32,31 @@ export function subscribersApi(ctx: EngineContext) {
     async get(subscriberId: string): Promise<Subscriber | null> {
       const [found] = await storage.subscribers.getMany(env, [subscriberId]);
       return found ?? null;
+    },
+    /**
+     * Sets the subscriber's credentials for one chat or push provider (Novu's channel credentials):
+     * `replace` (the default) puts these device tokens in place of the stored ones, `append` adds them
+     * to those stored; other credentials given replace theirs. not_found when the subscriber is absent.
+     */
+    async setCredentials(subscriberId: string, input: ChannelSettingsInput, mode: 'replace' | 'append' = 'replace'): Promise<Subscriber> {
+      const setting = parseInput(channelSettingsInputSchema, input, 'channel credentials');
+      return storage.transaction(async (tx) => {
+        const [stored] = await tx.subscribers.getMany(env, [subscriberId]);
+        if (!stored) throw notFound('Subscriber', subscriberId);
+        const channel = mode === 'append' ? appendedSetting(stored, setting) : setting;
+        const [updated] = await upsertSubscribers(tx, env, [{ patch: { subscriberId, channels: [channel] }, _id: stored._id }], ctx.now(), ctx.organizationId, new Map([[subscriberId, stored]]));
+        return updated!;
+      });
+    },
+    /** Removes the subscriber's credentials for a provider (one integration's, when named); not_found when the subscriber is absent. */
+    async deleteCredentials(subscriberId: string, providerId: string, integrationIdentifier?: string): Promise<Subscriber> {
+      return storage.transaction(async (tx) => {
+        const [stored] = await tx.subscribers.getMany(env, [subscriberId]);
+        if (!stored) throw notFound('Subscriber', subscriberId);
+        const next = withoutChannelSettings(stored, providerId, ctx.now(), integrationIdentifier);
+        if (next) await tx.subscribers.putMany(env, [next]);
+        return next ?? stored;
+      });
     },
     /** Deletes the subscriber with its preferences and topic memberships; not_found when absent. */
     async delete(subscriberId: string): Promise<void> {

@@ -22,6 +22,10 @@ export const channelSettingsInputSchema = z.strictObject({
   _integrationId: z.string().optional(),
 });
 
+/** A subscriber's credentials for one chat or push provider, as a caller gives them. */
+export type ChannelSettingsInput = z.input<typeof channelSettingsInputSchema>;
+export type ChannelSettingsPatch = z.output<typeof channelSettingsInputSchema>;
+
 export const channelSettingsSchema = channelSettingsInputSchema.extend({ _integrationId: z.string() });
 export type ChannelSettings = z.infer<typeof channelSettingsSchema>;
 

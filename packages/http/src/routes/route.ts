@@ -18,7 +18,8 @@ export interface RouteDefinition {
   /** Hono form: `/v1/topics/:topicKey`. */
   readonly path: string;
   readonly summary: string;
-  readonly status: 200 | 201;
+  /** 204 answers with no body, whatever the handler returns. */
+  readonly status: 200 | 201 | 204;
   readonly body?: z.ZodType;
   readonly query?: z.ZodType;
   /** `data`: `{ "data": result }` (Novu's envelope); `raw`: the result is the body. */

@@ -1,4 +1,5 @@
 import {
+  channelSettingsInputSchema,
   integrationInputSchema,
   notFound,
   snoozeInputSchema,
@@ -11,6 +12,7 @@ import {
   triggerEventSchema,
   workflowInputSchema,
   integrationPatchSchema,
+  type ChannelSettingsInput,
   type FieldIssue,
   type TriggerResult,
 } from '@tidings/core';
@@ -145,6 +147,32 @@ export function serverRoutes(): RouteDefinition[] {
         await tidings.subscribers.delete(params['subscriberId']!);
         return { acknowledged: true, status: 'deleted' };
       },
+    }),
+    route({
+      method: 'put',
+      path: '/v1/subscribers/:subscriberId/credentials',
+      summary: 'Set the subscriber’s credentials for a chat or push provider (device tokens replace the stored ones)',
+      status: 200,
+      envelope: 'data',
+      body: channelSettingsInputSchema,
+      handle: ({ tidings, params, body }) => tidings.subscribers.setCredentials(params['subscriberId']!, body as ChannelSettingsInput, 'replace'),
+    }),
+    route({
+      method: 'patch',
+      path: '/v1/subscribers/:subscriberId/credentials',
+      summary: 'Add to the subscriber’s credentials for a chat or push provider (device tokens join the stored ones)',
+      status: 200,
+      envelope: 'data',
+      body: channelSettingsInputSchema,
+      handle: ({ tidings, params, body }) => tidings.subscribers.setCredentials(params['subscriberId']!, body as ChannelSettingsInput, 'append'),
+    }),
+    route({
+      method: 'delete',
+      path: '/v1/subscribers/:subscriberId/credentials/:providerId',
+      summary: 'Remove the subscriber’s credentials for a provider',
+      status: 204,
+      envelope: 'raw',
+      handle: ({ tidings, params }) => tidings.subscribers.deleteCredentials(params['subscriberId']!, params['providerId']!),
     }),
     route({ method: 'get', path: '/v2/subscribers/:subscriberId/preferences', summary: 'Get subscriber preferences', status: 200, envelope: 'data', handle: ({ tidings, params }) => tidings.preferences.get(params['subscriberId']!) }),
     route({

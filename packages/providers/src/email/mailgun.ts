@@ -1,6 +1,6 @@
 import { ProviderError, type Credentials, type JsonObject, type Provider, type ProviderMessage } from '@tidings/core';
 import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
-import type { ServiceProviderOptions } from '../service-options.js';
+import { baseUrlOf, type ServiceProviderOptions } from '../service-options.js';
 import { checkMail, mailbox } from './mail-fields.js';
 
 const API_BASE = 'https://api.mailgun.net';
@@ -36,7 +36,7 @@ export function mailgunProvider(options: ServiceProviderOptions = {}): Provider 
       const auth = Buffer.from(`${credentials.user || 'api'}:${credentials.apiKey}`).toString('base64');
       const answer = await serviceRequest(
         {
-          url: atBase(documented, credentials.baseUrl ?? options.baseUrl),
+          url: atBase(documented, baseUrlOf(credentials, options)),
           headers: { authorization: `Basic ${auth}`, 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'tidings' },
           body: form.toString(),
         },

@@ -1,6 +1,6 @@
 import { ProviderError, type Credentials, type Provider, type ProviderMessage } from '@tidings/core';
 import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
-import type { ServiceProviderOptions } from '../service-options.js';
+import { baseUrlOf, type ServiceProviderOptions } from '../service-options.js';
 import { checkMail, mailbox } from './mail-fields.js';
 
 const SEND_URL = 'https://api.postmarkapp.com/email';
@@ -29,7 +29,7 @@ export function postmarkProvider(options: ServiceProviderOptions = {}): Provider
       };
       const answer = await serviceRequest(
         {
-          url: atBase(SEND_URL, credentials.baseUrl ?? options.baseUrl),
+          url: atBase(SEND_URL, baseUrlOf(credentials, options)),
           headers: { 'x-postmark-server-token': credentials.apiKey!, accept: 'application/json', 'content-type': 'application/json', 'user-agent': 'tidings' },
           body: JSON.stringify(body),
         },

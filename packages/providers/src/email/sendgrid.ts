@@ -1,6 +1,6 @@
 import { ProviderError, type Credentials, type Provider, type ProviderMessage } from '@tidings/core';
 import { answerError, atBase, serviceRequest } from '../http.js';
-import type { ServiceProviderOptions } from '../service-options.js';
+import { baseUrlOf, type ServiceProviderOptions } from '../service-options.js';
 import { checkMail, mailbox } from './mail-fields.js';
 
 const SEND_URL = 'https://api.sendgrid.com/v3/mail/send';
@@ -28,7 +28,7 @@ export function sendgridProvider(options: ServiceProviderOptions = {}): Provider
     channel: 'email',
     async send(message, credentials) {
       checkMail('SendGrid', message, credentials, ['apiKey', 'from']);
-      const base = credentials.baseUrl ?? options.baseUrl ?? (credentials.region === 'eu' ? EU_BASE : undefined);
+      const base = baseUrlOf(credentials, options) ?? (credentials.region === 'eu' ? EU_BASE : undefined);
       const body = {
         personalizations: [{ to: [{ email: message.to.email }] }],
         from: { email: credentials.from, ...(credentials.senderName && { name: credentials.senderName }) },

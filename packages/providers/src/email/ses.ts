@@ -1,7 +1,7 @@
 import { ProviderError, type Credentials, type Provider, type ProviderMessage } from '@tidings/core';
 import { AwsV4Signer } from 'aws4fetch';
 import { answerError, answerJson, atBase, serviceRequest, type ServiceAnswer } from '../http.js';
-import type { ServiceProviderOptions } from '../service-options.js';
+import { baseUrlOf, type ServiceProviderOptions } from '../service-options.js';
 import { checkMail } from './mail-fields.js';
 
 /** Throttling answers AWS may give with status 400 rather than 429: still worth another try. */
@@ -56,7 +56,7 @@ export function sesProvider(options: ServiceProviderOptions = {}): Provider {
         },
         ...message.overrides,
       };
-      const url = atBase(`https://email.${region}.amazonaws.com/v2/email/outbound-emails`, credentials.baseUrl ?? options.baseUrl);
+      const url = atBase(`https://email.${region}.amazonaws.com/v2/email/outbound-emails`, baseUrlOf(credentials, options));
       const payload = JSON.stringify(body);
       const signed = await new AwsV4Signer({
         method: 'POST',
