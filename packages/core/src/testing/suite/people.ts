@@ -48,6 +48,22 @@ export function peopleSuite({ get }: SuiteContext): void {
       ]);
     });
 
+    it('tidings.subscribers.setCredentials — replace puts device tokens in place, append adds each once, deleteCredentials removes a provider; refused input and a missing subscriber change nothing', async () => {
+      const tidings = createTidings({ storage: get(), clock: manualClock(T0), environmentId: 'env-creds' });
+      await tidings.subscribers.upsert({ subscriberId: 'ada' });
+      await tidings.subscribers.setCredentials('ada', { providerId: 'fcm', credentials: { deviceTokens: ['a', 'b'] } });
+      await tidings.subscribers.setCredentials('ada', { providerId: 'fcm', credentials: { deviceTokens: ['c'] } }, 'replace');
+      await tidings.subscribers.setCredentials('ada', { providerId: 'fcm', credentials: { deviceTokens: ['c', 'd'] } }, 'append');
+      await tidings.subscribers.setCredentials('ada', { providerId: 'slack', credentials: { webhookUrl: 'https://hooks.example.com/1' } }, 'append');
+      const tokensOf = async () => (await tidings.subscribers.get('ada'))!.channels.map((c) => [c.providerId, c.credentials]);
+      expect(await tokensOf()).toEqual([['fcm', { deviceTokens: ['c', 'd'] }], ['slack', { webhookUrl: 'https://hooks.example.com/1' }]]);
+      await expect(tidings.subscribers.setCredentials('ada', { providerId: 'pigeon' as never, credentials: {} })).rejects.toMatchObject({ code: 'validation_failed', message: expect.stringContaining('providerId') });
+      await expect(tidings.subscribers.setCredentials('nobody', { providerId: 'fcm', credentials: { deviceTokens: ['x'] } })).rejects.toMatchObject({ code: 'not_found' });
+      expect(await tidings.subscribers.get('nobody')).toBeNull();
+      await tidings.subscribers.deleteCredentials('ada', 'fcm');
+      expect(await tokensOf()).toEqual([['slack', { webhookUrl: 'https://hooks.example.com/1' }]]);
+    });
+
     it('subscribers — environments are isolated, getMany leaves out missing ids, delete answers false when absent', async () => {
       const s = get();
       await upsertSubscribers(s, 'env-a', [{ _id: 'i1', patch: { subscriberId: 'u1' } }], T0, ORG);
