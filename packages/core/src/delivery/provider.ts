@@ -40,6 +40,40 @@ export interface ProviderResult {
   readonly invalidTokens?: readonly string[];
 }
 
+/** What a provider's status callback said happened to one message it accepted. */
+export interface ProviderStatusEvent {
+  /** The provider's id of the message, as `send` returned it (`ProviderResult.id`). */
+  readonly providerMessageId: string;
+  readonly state: 'delivered' | 'bounced' | 'complained' | 'opened' | 'clicked' | 'failed';
+  /** When it happened, as the provider says (ISO). */
+  readonly at: string;
+  /** The provider's id of this event, or one made from its content: the same callback twice has the same id. */
+  readonly eventId: string;
+  /** Bounces: whether the address is gone for good (`hard`) or may take mail later (`soft`). */
+  readonly bounce?: 'hard' | 'soft';
+  /** Failures: the carrier or service says the address will never take a message (an SMS to a landline). */
+  readonly permanent?: boolean;
+  /** The provider's reason or code, as text. */
+  readonly reason?: string;
+  /** The recipient address the event is about (email or phone), when the callback names it. */
+  readonly address?: string;
+}
+
+/** A status callback as it reached the server: the raw body, for signatures computed over its bytes. */
+export interface ProviderCallback {
+  readonly method: string;
+  /** The full URL the provider called (some signatures cover it, e.g. Twilio's). */
+  readonly url: string;
+  /** Header names in lower case. */
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  readonly body: string;
+}
+
+/** The provider refused a status callback: not signed, or signed wrongly. Answered 401; nothing changes. */
+export class CallbackRefused extends Error {
+  override readonly name = 'CallbackRefused';
+}
+
 /**
  * A delivery provider: `id` is the integration `providerId` it serves. `send` resolves when the
  * provider accepted the message and throws `ProviderError` when it did not.
@@ -54,6 +88,13 @@ export interface Provider {
    */
   readonly chatAddress?: ChatAddress;
   send(message: ProviderMessage, credentials: Credentials): Promise<ProviderResult>;
+  /**
+   * Reads one status callback of the service: checks it is signed as the service signs it (throws
+   * `CallbackRefused` when not) and returns what it reports, one event per message and change
+   * (empty for kinds of event Tidings does not track). `integration` holds the credentials and the
+   * webhook signing key (`configurations.inboundWebhookSigningKey`).
+   */
+  readStatus?(callback: ProviderCallback, integration: { credentials: Credentials; signingKey?: string }): Promise<ProviderStatusEvent[]>;
 }
 
 /** A failed send. `retryable` failures (network, timeouts, 5xx, 429) are tried again with backoff. */
