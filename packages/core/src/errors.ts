@@ -3,6 +3,7 @@ export type TidingsErrorCode =
   | 'validation_failed'
   | 'not_found'
   | 'conflict'
+  | 'unauthorized'
   | 'too_many_events';
 
 export interface FieldIssue {

@@ -19,6 +19,8 @@ export type TidingsEvents = {
   'message.archived': { message: Message };
   'message.unarchived': { message: Message };
   'message.deleted': { message: Message };
+  /** A provider reported on a sent message (delivered, bounced, opened, …): `message.delivery` holds the state and its history. */
+  'message.delivery': { message: Message };
   'digest.flushed': { transactionIds: string[]; subscriberId: string; count: number };
   'job.failed': { job: Job; error: string };
   /** Jobs were added: the job loop wakes to look at them. */

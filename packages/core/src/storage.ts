@@ -16,6 +16,7 @@ import type {
 } from './schemas/index.js';
 import type { MessageFilter } from './schemas/message-filter.js';
 import type { DecisionRecord } from './walk/trace.js';
+import type { ProviderStatusEvent } from './delivery/provider.js';
 
 export type { MessageFilter } from './schemas/message-filter.js';
 
@@ -96,6 +97,7 @@ export interface StorageRepositories {
   readonly traces: TraceRepository;
   readonly digests: DigestRepository;
   readonly idempotency: IdempotencyRepository;
+  readonly deliveryStatus: DeliveryStatusRepository;
 }
 
 export interface WorkflowRepository {
@@ -397,6 +399,35 @@ export interface IdempotencyRecord {
   readonly keepUntil: string | null;
   /** The request failed in a way a retry may repeat: the key may be begun again. */
   readonly released: boolean;
+}
+
+/** Where a provider's id of a message points: the stored message it sent. */
+export interface ProviderRef {
+  readonly providerId: string;
+  readonly providerMessageId: string;
+  readonly messageId: string;
+  readonly subscriberInternalId: string;
+}
+
+/** A status callback's event whose message was not stored yet when it came. */
+export interface HeldStatus {
+  readonly providerId: string;
+  readonly event: ProviderStatusEvent;
+  readonly receivedAt: string;
+}
+
+/** The bookkeeping of provider status callbacks: message references, and events held for messages not stored yet. */
+export interface DeliveryStatusRepository {
+  /** Records where each provider message id points; one already recorded is left as it is. */
+  link(env: string, refs: readonly ProviderRef[]): Promise<void>;
+  /** The references of these provider message ids; unknown ones are left out. */
+  find(env: string, providerId: string, providerMessageIds: readonly string[]): Promise<ProviderRef[]>;
+  /** Keeps events until their message is stored; an event already held (same provider and `eventId`) is kept once. */
+  hold(env: string, held: readonly HeldStatus[]): Promise<void>;
+  /** Removes and returns the held events of these provider message ids, in the order they came. */
+  takeHeld(env: string, providerId: string, providerMessageIds: readonly string[]): Promise<HeldStatus[]>;
+  /** Drops events held since before `before` (their message never came); returns how many. */
+  dropHeldBefore(env: string, before: string): Promise<number>;
 }
 
 /** Idempotency keys as records: the begin rule over them is core's (`beginIdempotencyKey`). */

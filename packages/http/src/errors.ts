@@ -62,6 +62,8 @@ export function toHttp(error: unknown, path: string, now: Date): { status: numbe
         return { status: 404, body: errorBody(404, error.message, path, now), headers: {} };
       case 'conflict':
         return { status: 409, body: errorBody(409, error.message, path, now), headers: {} };
+      case 'unauthorized':
+        return { status: 401, body: errorBody(401, error.message, path, now), headers: {} };
       default:
         break;
     }

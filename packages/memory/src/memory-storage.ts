@@ -4,6 +4,7 @@ import { catalogRepositories } from './repositories/catalog.js';
 import { deliveryRepositories } from './repositories/delivery.js';
 import { digestRepositories } from './repositories/digests.js';
 import { idempotencyRepositories } from './repositories/idempotency.js';
+import { deliveryStatusRepositories } from './repositories/delivery-status.js';
 import { peopleRepositories } from './repositories/people.js';
 import { Tables } from './tables.js';
 
@@ -30,6 +31,7 @@ export function memoryStorage(options: MemoryStorageOptions = {}): Storage {
     ...deliveryRepositories(tables),
     ...digestRepositories(tables),
     ...idempotencyRepositories(tables),
+    ...deliveryStatusRepositories(tables),
   };
 
   let tail: Promise<unknown> = Promise.resolve();

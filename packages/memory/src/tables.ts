@@ -8,6 +8,8 @@ import type {
   Notification,
   PreferenceRow,
   IdempotencyRecord,
+  HeldStatus,
+  ProviderRef,
   Subscriber,
   Tenant,
   Topic,
@@ -64,6 +66,15 @@ export class Tables {
   readonly digestLastEvents = new Map<string, { at: string; transactionId: string; previous: string | null }>();
   /** env|idempotency key → record */
   readonly idempotency = new Map<string, IdempotencyRecord>();
+  /** env|provider id|provider message id → the message it points to */
+  readonly providerRefs = new Map<string, ProviderRef>();
+  /** env|provider id|event id → a status event held for a message not stored yet, in arrival order */
+  readonly heldStatus = new Map<string, HeldStatus & { seq: number }>();
+  private seq = 0;
+  /** A number that grows with each call (arrival order; a rolled-back one is simply skipped). */
+  nextSeq(): number {
+    return ++this.seq;
+  }
 
   /** What each write of the running transaction replaced: the map, the key, and the old entry if any. */
   private undoLog: ({ map: Map<unknown, unknown>; key: unknown; had: boolean; old: unknown } | { list: unknown[]; length: number })[] | null = null;

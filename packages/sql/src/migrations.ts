@@ -269,6 +269,35 @@ export const MIGRATIONS: readonly Migration[] = [
       }
     },
   },
+  {
+    name: '0010_delivery_status',
+    async up(db, dialect) {
+      // Where a provider's message id points (a status callback finds its message by it), and callback
+      // events that came before their message was stored.
+      await db.schema
+        .createTable('tidings_provider_refs')
+        .addColumn('env', 'text', (c) => c.notNull())
+        .addColumn('provider_id', 'text', (c) => c.notNull())
+        .addColumn('provider_message_id', 'text', (c) => c.notNull())
+        .addColumn('message_id', 'text', (c) => c.notNull())
+        .addColumn('subscriber_internal_id', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('tidings_provider_refs_pk', ['env', 'provider_id', 'provider_message_id'])
+        .execute();
+      await db.schema
+        .createTable('tidings_held_status')
+        .addColumn('seq', dialect.serialType, (c) => c.primaryKey())
+        .addColumn('env', 'text', (c) => c.notNull())
+        .addColumn('provider_id', 'text', (c) => c.notNull())
+        .addColumn('event_id', 'text', (c) => c.notNull())
+        .addColumn('provider_message_id', 'text', (c) => c.notNull())
+        .addColumn('received_at', 'text', (c) => c.notNull())
+        .addColumn('doc', dialect.jsonType, (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('tidings_held_status_event').on('tidings_held_status').columns(['env', 'provider_id', 'event_id']).unique().execute();
+      await db.schema.createIndex('tidings_held_status_message').on('tidings_held_status').columns(['env', 'provider_id', 'provider_message_id']).execute();
+      await db.schema.createIndex('tidings_held_status_received').on('tidings_held_status').columns(['env', 'received_at']).execute();
+    },
+  },
 ];
 
 /**

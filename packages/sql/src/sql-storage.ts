@@ -7,10 +7,11 @@ import type { RepoContext } from './repositories/context.js';
 import { deliveryRepositories } from './repositories/delivery.js';
 import { digestRepositories } from './repositories/digests.js';
 import { idempotencyRepositories } from './repositories/idempotency.js';
+import { deliveryStatusRepositories } from './repositories/delivery-status.js';
 import { peopleRepositories } from './repositories/people.js';
 
 function repositories(context: RepoContext): StorageRepositories {
-  return { ...catalogRepositories(context), ...peopleRepositories(context), ...deliveryRepositories(context), ...digestRepositories(context), ...idempotencyRepositories(context) };
+  return { ...catalogRepositories(context), ...peopleRepositories(context), ...deliveryRepositories(context), ...digestRepositories(context), ...idempotencyRepositories(context), ...deliveryStatusRepositories(context) };
 }
 
 export interface SqlStorageOptions {

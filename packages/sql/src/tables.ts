@@ -51,6 +51,8 @@ export interface Database {
   tidings_digest_events: { seq: Generated<number>; env: string; key: string; transaction_id: string; digest_id: string; doc: unknown };
   tidings_digest_keys: { env: string; key: string; last_at: string; last_transaction_id: string | null; previous_at: string | null };
   tidings_idempotency: { env: string; key: string; fingerprint: string; response: unknown; expires_at: string; since: string | null; keep_until: string | null; released: number };
+  tidings_provider_refs: { env: string; provider_id: string; provider_message_id: string; message_id: string; subscriber_internal_id: string };
+  tidings_held_status: { seq: Generated<number>; env: string; provider_id: string; event_id: string; provider_message_id: string; received_at: string; doc: unknown };
   tidings_traces: { seq: Generated<number>; env: string; transaction_id: string; subscriber_id: string; at: string; doc: unknown };
 }
 

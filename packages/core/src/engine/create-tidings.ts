@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { systemClock, type Clock } from '../clock.js';
 import { createEmitter, type TidingsEvents } from '../events.js';
 import { TidingsError } from '../errors.js';
-import type { Provider } from '../delivery/provider.js';
+import type { Provider, ProviderCallback } from '../delivery/provider.js';
+import { applyProviderCallback } from './provider-status.js';
 import type { Storage } from '../storage.js';
 import { parseInput } from '../validation.js';
 import { integrationsApi, tenantsApi, workflowsApi } from './catalog-api.js';
@@ -165,6 +166,16 @@ export function createTidings(options: TidingsOptions) {
      * job run (filters that failed, variants chosen, delays, integrations picked), oldest first.
      */
     explain: (transactionId: string, subscriberId?: string) => storage.traces.list(environmentId, transactionId, subscriberId),
+    /**
+     * Takes a status callback of an integration's provider (delivered, bounced, opened, …), as an app
+     * that mounts its own route receives it: checked as the service signs it (`unauthorized` when
+     * not), then applied to the messages it names, or held for a message not stored yet.
+     */
+    async providerWebhook(integrationId: string, callback: ProviderCallback) {
+      const applied = await applyProviderCallback(ctx, providers, integrationId, callback);
+      for (const message of applied.updated) events.emit('message.delivery', { message });
+      return { updated: applied.updated.length, held: applied.held };
+    },
     /** Runs every job due by the clock now; returns how many ran. For tests with a manual clock. */
     runDue: () => runner.runDue(),
     /** Starts the background job loop. */

@@ -2,6 +2,21 @@ import { z } from 'zod';
 import { channelSchema, isoInstantSchema, jsonObjectSchema, messageStatusSchema, severitySchema } from './enums.js';
 import { emailBlockSchema, messageCtaSchema } from './message-parts.js';
 
+export const deliveryStateSchema = z.enum(['delivered', 'bounced', 'complained', 'opened', 'clicked', 'failed']);
+export type DeliveryState = z.infer<typeof deliveryStateSchema>;
+
+/** One thing a provider reported about a sent message, as kept in its history. */
+export const deliveryEventSchema = z.object({
+  state: deliveryStateSchema,
+  at: isoInstantSchema,
+  /** The provider's id of the event: the same callback twice is kept once. */
+  eventId: z.string(),
+  bounce: z.enum(['hard', 'soft']).optional(),
+  permanent: z.boolean().optional(),
+  reason: z.string().optional(),
+});
+export type DeliveryEvent = z.infer<typeof deliveryEventSchema>;
+
 export const messageSchema = z.object({
   _id: z.string(),
   _templateId: z.string().nullable(),
@@ -48,5 +63,9 @@ export const messageSchema = z.object({
   severity: severitySchema,
   /** The in-app step's `data`, rendered like its content. */
   data: jsonObjectSchema.optional(),
+  /** The provider's id of the sent message (what its status callbacks name). */
+  providerMessageId: z.string().optional(),
+  /** What the provider reported after accepting it: the furthest state reached, and every report in order. */
+  delivery: z.object({ state: deliveryStateSchema, at: isoInstantSchema, history: z.array(deliveryEventSchema) }).optional(),
 });
 export type Message = z.infer<typeof messageSchema>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { manualClock } from '../../clock.js';
-import { ProviderError, type Provider } from '../../delivery/provider.js';
+import { CallbackRefused, ProviderError, type Provider, type ProviderCallback } from '../../delivery/provider.js';
 import { createTidings } from '../../engine/create-tidings.js';
 import type { SuiteContext } from '../describe-storage.js';
 
@@ -377,6 +377,71 @@ export function engineSuite({ get }: SuiteContext): void {
       await expect(refused([{ template: { type: 'delay' }, metadata: { type: 'regular', amount: 1, unit: 'minutes' }, fallbackTo: 'sms' }])).rejects.toThrow(/steps\[0\]\.fallbackTo/);
       await expect(refused([{ template: { type: 'sms', content: 'hi' }, fallbackTo: 'pigeon' }])).rejects.toThrow(/steps\[0\]\.fallbackTo/);
       expect(await tidings.workflows.list()).toEqual([]);
+    });
+    it('engine — provider status callbacks move a sent message forward (never back), once per event; one that comes before the commit waits for it; an unsigned one changes nothing', async () => {
+      const clock = manualClock('2026-05-04T08:00:00.000Z');
+      let tidings: ReturnType<typeof createTidings>;
+      let integrationId = '';
+      let callBackFirst = false;
+      /** A callback as the service would send it: a JSON list of events, signed with the shared key. */
+      const callback = (events: object[], signature = 'key-1'): ProviderCallback => ({ method: 'POST', url: 'https://app.example.com/hooks', headers: { 'x-signature': signature }, body: JSON.stringify(events) });
+      const mail: Provider = {
+        id: 'mailer',
+        channel: 'email',
+        async send(message) {
+          const id = `pm-${message.to.email}`;
+          // A fast service reports delivery before the engine has stored the message.
+          if (callBackFirst) await tidings.providerWebhook(integrationId, callback([{ id, state: 'delivered', at: '2026-05-04T08:00:01.000Z', eventId: `${id}-d` }]));
+          return { id };
+        },
+        async readStatus(call, integration) {
+          if (call.headers['x-signature'] !== integration.signingKey) throw new CallbackRefused('the signature does not match');
+          return (JSON.parse(call.body) as { id: string; state: 'delivered'; at: string; eventId: string; bounce?: 'hard' }[]).map((e) => ({ providerMessageId: e.id, state: e.state, at: e.at, eventId: e.eventId, ...(e.bounce && { bounce: e.bounce }) }));
+        },
+      };
+      tidings = createTidings({ storage: get(), clock, environmentId: 'env-status', providers: [mail] });
+      const integration = await tidings.integrations.upsert({ name: 'Mailer', providerId: 'mailer', channel: 'email', active: true, primary: true, configurations: { inboundWebhookSigningKey: 'key-1' } });
+      integrationId = integration._id;
+      await tidings.workflows.upsert({ name: 'm', triggers: [{ identifier: 'm' }], steps: [{ template: { type: 'email', subject: 'Hi', content: 'Hello' } }] });
+      const reported: string[] = [];
+      tidings.events.on('message.delivery', ({ message }) => reported.push(`${message.email}:${message.delivery?.state}`));
+      const send = async (email: string) => {
+        const { transactionId } = await tidings.trigger({ name: 'm', to: { subscriberId: email, email } });
+        await tidings.runDue();
+        return async () => (await tidings.messages.byTransaction(transactionId!))[0]!;
+      };
+
+      const ada = await send('ada@example.com');
+      expect(await ada()).toMatchObject({ status: 'sent', providerMessageId: 'pm-ada@example.com' });
+      const opened = callback([{ id: 'pm-ada@example.com', state: 'opened', at: '2026-05-04T08:05:00.000Z', eventId: 'o1' }]);
+      expect(await tidings.providerWebhook(integrationId, opened)).toEqual({ updated: 1, held: 0 });
+      // A late delivered report joins the history without moving the state back; the same callback twice is a no-op.
+      await tidings.providerWebhook(integrationId, callback([{ id: 'pm-ada@example.com', state: 'delivered', at: '2026-05-04T08:00:02.000Z', eventId: 'd1' }]));
+      expect(await tidings.providerWebhook(integrationId, opened)).toEqual({ updated: 0, held: 0 });
+      expect((await ada()).delivery).toEqual({
+        state: 'opened',
+        at: '2026-05-04T08:05:00.000Z',
+        history: [
+          { state: 'delivered', at: '2026-05-04T08:00:02.000Z', eventId: 'd1' },
+          { state: 'opened', at: '2026-05-04T08:05:00.000Z', eventId: 'o1' },
+        ],
+      });
+      expect(reported).toEqual(['ada@example.com:opened', 'ada@example.com:opened']);
+
+      // A hard bounce makes the message an error.
+      const bob = await send('bob@example.com');
+      await tidings.providerWebhook(integrationId, callback([{ id: 'pm-bob@example.com', state: 'bounced', bounce: 'hard', at: '2026-05-04T08:00:03.000Z', eventId: 'b1' } as object]));
+      expect(await bob()).toMatchObject({ status: 'error', errorId: 'bounced', delivery: { state: 'bounced' } });
+
+      // Reported before the commit: held, then applied when the message is stored.
+      callBackFirst = true;
+      const cy = await send('cy@example.com');
+      expect(await cy()).toMatchObject({ status: 'sent', delivery: { state: 'delivered', history: [{ eventId: 'pm-cy@example.com-d' }] } });
+
+      // Unsigned or wrongly signed: refused, nothing changes; an unknown integration is not found.
+      await expect(tidings.providerWebhook(integrationId, callback([{ id: 'pm-ada@example.com', state: 'clicked', at: '2026-05-04T09:00:00.000Z', eventId: 'c1' }], 'forged'))).rejects.toMatchObject({ code: 'unauthorized' });
+      expect((await ada()).delivery?.state).toBe('opened');
+      await expect(tidings.providerWebhook('nope', opened)).rejects.toMatchObject({ code: 'not_found' });
     });
   });
 }

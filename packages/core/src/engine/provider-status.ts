@@ -1,0 +1,80 @@
+import { CallbackRefused, type Provider, type ProviderCallback, type ProviderStatusEvent } from '../delivery/provider.js';
+import { notFound, TidingsError } from '../errors.js';
+import { withDeliveryReports } from '../messages/delivery-state.js';
+import type { Message } from '../schemas/index.js';
+import type { StorageRepositories } from '../storage.js';
+import { groupBy } from '../util/group-by.js';
+import type { EngineContext } from './context.js';
+
+/** How long a callback for a message not stored yet is kept for it. */
+export const HOLD_STATUS_MS = 24 * 3_600_000;
+
+/**
+ * Records where the provider ids of sent messages point, and applies the callbacks that came before
+ * their message was stored (the send happens before the commit, so a fast provider can call back
+ * first). Runs in the commit that stores the messages; returns them with those reports applied.
+ */
+export async function linkSentMessages(tx: StorageRepositories, env: string, messages: readonly Message[]): Promise<Message[]> {
+  const sent = messages.filter((m) => m.providerMessageId !== undefined && m.providerId !== undefined);
+  if (sent.length === 0) return [...messages];
+  await tx.deliveryStatus.link(env, sent.map((m) => ({ providerId: m.providerId!, providerMessageId: m.providerMessageId!, messageId: m._id, subscriberInternalId: m._subscriberId })));
+  const reports = new Map<string, ProviderStatusEvent[]>();
+  for (const [providerId, group] of groupBy(sent, (m) => m.providerId!)) {
+    for (const held of await tx.deliveryStatus.takeHeld(env, providerId, group.map((m) => m.providerMessageId!))) {
+      const key = `${providerId}\u0000${held.event.providerMessageId}`;
+      reports.set(key, [...(reports.get(key) ?? []), held.event]);
+    }
+  }
+  if (reports.size === 0) return [...messages];
+  return messages.map((m) => {
+    const held = m.providerId && m.providerMessageId ? reports.get(`${m.providerId}\u0000${m.providerMessageId}`) : undefined;
+    return (held && withDeliveryReports(m, held)) ?? m;
+  });
+}
+
+/** What one status callback changed. */
+export interface CallbackApplied {
+  /** Messages whose delivery state changed. */
+  readonly updated: Message[];
+  /** Reports kept for messages not stored yet. */
+  readonly held: number;
+}
+
+/**
+ * Takes one status callback of an integration's provider: the provider checks its signature and reads
+ * it; each report then moves its message forward, in one transaction, or waits for a message not
+ * stored yet. The same callback twice changes nothing the second time.
+ */
+export async function applyProviderCallback(ctx: EngineContext, providers: ReadonlyMap<string, Provider>, integrationId: string, callback: ProviderCallback): Promise<CallbackApplied> {
+  const { storage, env } = ctx;
+  const integration = await storage.integrations.get(env, integrationId);
+  if (!integration) throw notFound('Integration', integrationId);
+  const provider = providers.get(`${integration.channel}:${integration.providerId}`);
+  if (!provider?.readStatus) throw new TidingsError('validation_failed', `The ${integration.providerId} provider takes no status callbacks`, { issues: [{ path: 'integrationId', message: `${integration.providerId} has no status callbacks` }] });
+  let reports: ProviderStatusEvent[];
+  try {
+    reports = await provider.readStatus(callback, { credentials: integration.credentials, ...(integration.configurations?.inboundWebhookSigningKey && { signingKey: integration.configurations.inboundWebhookSigningKey }) });
+  } catch (error) {
+    if (error instanceof CallbackRefused) throw new TidingsError('unauthorized', `The callback was refused: ${error.message}`);
+    throw error;
+  }
+  if (reports.length === 0) return { updated: [], held: 0 };
+  const providerId = integration.providerId;
+  const receivedAt = ctx.now();
+  return storage.transaction(async (tx) => {
+    await tx.deliveryStatus.dropHeldBefore(env, new Date(Date.parse(receivedAt) - HOLD_STATUS_MS).toISOString());
+    const refs = await tx.deliveryStatus.find(env, providerId, [...new Set(reports.map((r) => r.providerMessageId))]);
+    const byId = new Map(refs.map((r) => [r.providerMessageId, r]));
+    const waiting = reports.filter((r) => !byId.has(r.providerMessageId));
+    if (waiting.length > 0) await tx.deliveryStatus.hold(env, waiting.map((event) => ({ providerId, event, receivedAt })));
+    const updated: Message[] = [];
+    for (const [subscriberInternalId, group] of groupBy(refs, (r) => r.subscriberInternalId)) {
+      for (const message of await tx.messages.getMany(env, subscriberInternalId, group.map((r) => r.messageId))) {
+        const next = withDeliveryReports(message, reports.filter((r) => r.providerMessageId === message.providerMessageId));
+        if (next) updated.push(next);
+      }
+    }
+    if (updated.length > 0) await tx.messages.replaceMany(env, updated);
+    return { updated, held: waiting.length };
+  });
+}
