@@ -4,6 +4,8 @@ export * from './storage.js';
 export * from './clock.js';
 export { createTidings, type Tidings, type TidingsOptions } from './engine/create-tidings.js';
 export type { EngineOptions } from './engine/context.js';
+export type { SuppressionPage } from './engine/suppressions-api.js';
+export type { CallbackApplied } from './engine/provider-status.js';
 export { markAsInputSchema, markFlagsInputSchema, type MarkFlagsInput, actionInputSchema, messageFilterSchema, type MessageFilterInput, feedQuerySchema, snoozeInputSchema, type MarkAsInput, type ActionInput, type FeedQueryInput, type SnoozeInput } from './engine/messages-api.js';
 export type { TidingsEvents, TidingsEmitter } from './events.js';
 export { MESSAGE_CHANGE_EVENTS } from './events.js';

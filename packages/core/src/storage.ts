@@ -17,6 +17,7 @@ import type {
 import type { MessageFilter } from './schemas/message-filter.js';
 import type { DecisionRecord } from './walk/trace.js';
 import type { ProviderStatusEvent } from './delivery/provider.js';
+import type { Suppression } from './schemas/suppression.js';
 
 export type { MessageFilter } from './schemas/message-filter.js';
 
@@ -98,6 +99,7 @@ export interface StorageRepositories {
   readonly digests: DigestRepository;
   readonly idempotency: IdempotencyRepository;
   readonly deliveryStatus: DeliveryStatusRepository;
+  readonly suppressions: SuppressionRepository;
 }
 
 export interface WorkflowRepository {
@@ -428,6 +430,18 @@ export interface DeliveryStatusRepository {
   takeHeld(env: string, providerId: string, providerMessageIds: readonly string[]): Promise<HeldStatus[]>;
   /** Drops events held since before `before` (their message never came); returns how many. */
   dropHeldBefore(env: string, before: string): Promise<number>;
+}
+
+/** The addresses of an environment that are not sent to (see `Suppression`). */
+export interface SuppressionRepository {
+  /** Adds each entry; an address already on the list keeps its entry. */
+  add(env: string, entries: readonly Suppression[]): Promise<void>;
+  /** Removes the address from the channel's list; false when it was not there. */
+  remove(env: string, channel: Suppression['channel'], address: string): Promise<boolean>;
+  /** The entries of these addresses of the channel; others are left out. */
+  find(env: string, channel: Suppression['channel'], addresses: readonly string[]): Promise<Suppression[]>;
+  /** Entries newest first (by `at`, then `address`), `limit` at most, those after `after` (the last entry of the previous page). */
+  list(env: string, query: { channel?: Suppression['channel']; limit: number; after?: { at: string; address: string } }): Promise<Suppression[]>;
 }
 
 /** Idempotency keys as records: the begin rule over them is core's (`beginIdempotencyKey`). */

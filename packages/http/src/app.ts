@@ -13,6 +13,7 @@ import type { Server as HttpServer } from 'node:http';
 import { liveEvents } from './live.js';
 import { withoutNovuExtras } from './novu-extras.js';
 import { openApiDocument } from './openapi.js';
+import { providerWebhookRoutes } from './provider-webhooks.js';
 import { interfaceRoutes } from './routes/interface-routes.js';
 import { serverRoutes } from './routes/server.js';
 import { legacyRoutes } from './routes/legacy-routes.js';
@@ -49,6 +50,8 @@ export function createHttpApp(options: HttpAppOptions) {
     applicationIdentifier !== undefined && apiKeys[0] !== undefined ? [{ tidings, applicationIdentifier, apiKey: apiKeys[0] }] : [],
   );
   inboxRoutes(app, inboxEnvironments, options.inbox ?? {}, clock, limit);
+
+  providerWebhookRoutes(app, [...new Set(options.environments.map((e) => e.tidings))], limit);
 
   app.use('/v1/*', authenticate);
   app.use('/v2/*', authenticate);

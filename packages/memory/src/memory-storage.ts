@@ -5,6 +5,7 @@ import { deliveryRepositories } from './repositories/delivery.js';
 import { digestRepositories } from './repositories/digests.js';
 import { idempotencyRepositories } from './repositories/idempotency.js';
 import { deliveryStatusRepositories } from './repositories/delivery-status.js';
+import { suppressionRepositories } from './repositories/suppressions.js';
 import { peopleRepositories } from './repositories/people.js';
 import { Tables } from './tables.js';
 
@@ -32,6 +33,7 @@ export function memoryStorage(options: MemoryStorageOptions = {}): Storage {
     ...digestRepositories(tables),
     ...idempotencyRepositories(tables),
     ...deliveryStatusRepositories(tables),
+    ...suppressionRepositories(tables),
   };
 
   let tail: Promise<unknown> = Promise.resolve();

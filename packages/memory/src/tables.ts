@@ -9,6 +9,7 @@ import type {
   PreferenceRow,
   IdempotencyRecord,
   HeldStatus,
+  Suppression,
   ProviderRef,
   Subscriber,
   Tenant,
@@ -70,6 +71,8 @@ export class Tables {
   readonly providerRefs = new Map<string, ProviderRef>();
   /** env|provider id|event id → a status event held for a message not stored yet, in arrival order */
   readonly heldStatus = new Map<string, HeldStatus & { seq: number }>();
+  /** env|channel|address → its entry on the suppression list */
+  readonly suppressions = new Map<string, Suppression>();
   private seq = 0;
   /** A number that grows with each call (arrival order; a rolled-back one is simply skipped). */
   nextSeq(): number {

@@ -23,3 +23,7 @@ export { serviceRequestHttp2, http2Session, type Http2Session } from './http2.js
 export { telegramProvider } from './chat/telegram.js';
 export { whatsAppProvider } from './chat/whatsapp-business.js';
 export { serviceProviders } from './service-providers.js';
+export { signStandardWebhook, verifyStandardWebhook, standardWebhookHeaders, newStandardWebhookSecret, standardWebhookKey, type StandardWebhookMessage, type StandardWebhookHeaders, type VerifyStandardWebhookOptions } from './standard-webhooks.js';
+export { TWILIO_PERMANENT_ERRORS } from './sms/twilio-status.js';
+export { VONAGE_PERMANENT_ERRORS } from './sms/vonage-status.js';
+export type { StatusIntegration } from './status-callbacks.js';

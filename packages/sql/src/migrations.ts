@@ -296,6 +296,18 @@ export const MIGRATIONS: readonly Migration[] = [
       await db.schema.createIndex('tidings_held_status_event').on('tidings_held_status').columns(['env', 'provider_id', 'event_id']).unique().execute();
       await db.schema.createIndex('tidings_held_status_message').on('tidings_held_status').columns(['env', 'provider_id', 'provider_message_id']).execute();
       await db.schema.createIndex('tidings_held_status_received').on('tidings_held_status').columns(['env', 'received_at']).execute();
+      // The addresses not sent to: one row per (channel, address), listed newest first.
+      const ordered = (c: ColumnDefinitionBuilder) => (dialect.name === 'postgres' ? c.modifyFront(sql`collate "C"`) : c).notNull();
+      await db.schema
+        .createTable('tidings_suppressions')
+        .addColumn('env', 'text', (c) => c.notNull())
+        .addColumn('channel', 'text', (c) => c.notNull())
+        .addColumn('address', 'text', ordered)
+        .addColumn('at', 'text', ordered)
+        .addColumn('doc', dialect.jsonType, (c) => c.notNull())
+        .addPrimaryKeyConstraint('tidings_suppressions_pk', ['env', 'channel', 'address'])
+        .execute();
+      await db.schema.createIndex('tidings_suppressions_list').on('tidings_suppressions').columns(['env', 'at', 'address']).execute();
     },
   },
 ];

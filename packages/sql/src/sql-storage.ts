@@ -8,10 +8,11 @@ import { deliveryRepositories } from './repositories/delivery.js';
 import { digestRepositories } from './repositories/digests.js';
 import { idempotencyRepositories } from './repositories/idempotency.js';
 import { deliveryStatusRepositories } from './repositories/delivery-status.js';
+import { suppressionRepositories } from './repositories/suppressions.js';
 import { peopleRepositories } from './repositories/people.js';
 
 function repositories(context: RepoContext): StorageRepositories {
-  return { ...catalogRepositories(context), ...peopleRepositories(context), ...deliveryRepositories(context), ...digestRepositories(context), ...idempotencyRepositories(context), ...deliveryStatusRepositories(context) };
+  return { ...catalogRepositories(context), ...peopleRepositories(context), ...deliveryRepositories(context), ...digestRepositories(context), ...idempotencyRepositories(context), ...deliveryStatusRepositories(context), ...suppressionRepositories(context) };
 }
 
 export interface SqlStorageOptions {

@@ -53,6 +53,7 @@ export interface Database {
   tidings_idempotency: { env: string; key: string; fingerprint: string; response: unknown; expires_at: string; since: string | null; keep_until: string | null; released: number };
   tidings_provider_refs: { env: string; provider_id: string; provider_message_id: string; message_id: string; subscriber_internal_id: string };
   tidings_held_status: { seq: Generated<number>; env: string; provider_id: string; event_id: string; provider_message_id: string; received_at: string; doc: unknown };
+  tidings_suppressions: { env: string; channel: string; address: string; at: string; doc: unknown };
   tidings_traces: { seq: Generated<number>; env: string; transaction_id: string; subscriber_id: string; at: string; doc: unknown };
 }
 

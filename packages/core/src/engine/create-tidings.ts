@@ -4,6 +4,7 @@ import { createEmitter, type TidingsEvents } from '../events.js';
 import { TidingsError } from '../errors.js';
 import type { Provider, ProviderCallback } from '../delivery/provider.js';
 import { applyProviderCallback } from './provider-status.js';
+import { suppressionsApi } from './suppressions-api.js';
 import type { Storage } from '../storage.js';
 import { parseInput } from '../validation.js';
 import { integrationsApi, tenantsApi, workflowsApi } from './catalog-api.js';
@@ -157,6 +158,7 @@ export function createTidings(options: TidingsOptions) {
     integrations: integrationsApi(ctx),
     messages: messagesApi(ctx),
     preferences: preferencesApi(ctx),
+    suppressions: suppressionsApi(ctx),
     trigger: triggers.trigger,
     triggerBulk: triggers.triggerBulk,
     cancel: triggers.cancel,

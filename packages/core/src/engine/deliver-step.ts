@@ -3,7 +3,7 @@ import { resolveRecipient } from '../delivery/recipient.js';
 import { CLOSED, circuitAfter, circuitAllows, type CircuitState } from '../integrations/circuit.js';
 import { selectIntegration } from '../integrations/select-integration.js';
 import type { DeadDeviceTokens } from '../subscribers/drop-device-tokens.js';
-import type { Integration, JsonObject, Message, Notification, Subscriber, Tenant } from '../schemas/index.js';
+import { normalAddress, type Integration, type JsonObject, type Message, type Notification, type Subscriber, type Suppression, type Tenant } from '../schemas/index.js';
 import { renderEmailBody } from '../templates/email-html.js';
 import type { TraceEntry } from '../walk/trace.js';
 import type { Delivery } from '../walk/walker.js';
@@ -28,6 +28,8 @@ const removedPhrase = (tokens: readonly string[]) => (tokens.length === 0 ? '' :
 
 export interface DeliveryContext {
   readonly subscriber: Subscriber;
+  /** Addresses on the suppression list, by `channel\u0000address`. */
+  readonly suppressed?: ReadonlyMap<string, Suppression>;
   readonly tenant: Tenant | null;
   readonly integrations: readonly Integration[];
   readonly notification: Notification;
@@ -84,6 +86,8 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
             const { html, text } = renderEmailBody(base.content);
             return { content: text, html };
           })();
+    const suppression = suppressionOf(context, delivery.channel);
+    if (suppression) return notSent(base, `${suppression.address} is on the suppression list (${suppression.reason}${suppression.detail ? `: ${suppression.detail}` : ''}, since ${suppression.at})`);
     const attempts: DeliveryAttempt[] = [];
     /** The step's reason: what became of the one integration tried, or of each when there were more. */
     const reasonWith = (last: string) => (attempts.length <= 1 ? last : `${choice.reason}; ${attempts.map((a) => `"${a.integration}" ${a.outcome.replace('_', ' ')}: ${a.reason}`).join('; ')}`);
@@ -161,13 +165,7 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
       return { kind: 'retry', error: text, retryAfterMs: Math.max(0, openUntil - now()), note: { ...final.note, reason: `${final.note.reason}; will retry` }, final };
     }
     const reason = passedOver ? reasonWith(passedOver.reason) : attempts.length > 0 ? reasonWith('') : choice.reason;
-    const integration = passedOver?.integration;
-    return {
-      kind: 'message',
-      message: { ...base, ...(integration && { providerId: integration.providerId }), status: 'warning', deliveredAt: [], errorText: reason },
-      note: { decision: 'not_sent', reason, ...(integration && { integration: integration.identifier }), ...(attempts.length > 1 && { attempts }) },
-      notSent: reason,
-    };
+    return notSent(base, reason, passedOver?.integration, attempts);
 
     /** Keeps the dead device tokens an answer names; the phrase `explain` adds for them. */
     function noteDead(integration: Integration, answer: unknown): string {
@@ -176,6 +174,23 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
       return removedPhrase(tokens);
     }
   }
+}
+
+/** The message of a step that had nowhere to go: `warning`, with the reason. */
+function notSent(base: Message, reason: string, integration?: Integration, attempts: readonly DeliveryAttempt[] = []): Extract<StepSent, { kind: 'message' }> {
+  return {
+    kind: 'message',
+    message: { ...base, ...(integration && { providerId: integration.providerId }), status: 'warning', deliveredAt: [], errorText: reason },
+    note: { decision: 'not_sent', reason, ...(integration && { integration: integration.identifier }), ...(attempts.length > 1 && { attempts }) },
+    notSent: reason,
+  };
+}
+
+/** The subscriber's entry on the suppression list for an email or SMS step, if any. */
+function suppressionOf(context: DeliveryContext, channel: Message['channel']): Suppression | undefined {
+  if (channel !== 'email' && channel !== 'sms') return undefined;
+  const address = channel === 'email' ? context.subscriber.email : context.subscriber.phone;
+  return address ? context.suppressed?.get(`${channel}\u0000${normalAddress(channel, address)}`) : undefined;
 }
 
 /** The message of a step that failed for good (or will, when no attempt is left), with every attempt in its note. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Provider } from '../delivery/provider.js';
-import type { Job } from '../schemas/index.js';
+import { normalAddress, type Integration, type Job, type Subscriber, type Suppression } from '../schemas/index.js';
 import type { Storage } from '../storage.js';
 import { renderBudget } from '../templates/render.js';
 import { groupBy } from '../util/group-by.js';
@@ -35,7 +35,20 @@ async function loadBatch(ctx: EngineContext, jobs: readonly Job[]): Promise<Batc
   const subscribers = byKey(people.length > 0 ? await storage.subscribers.getMany(env, people) : [], (s) => s.subscriberId);
   const integrations = walks.length > 0 ? await storage.integrations.list(env, { active: true }) : [];
   const preferences = groupBy(walks.length > 0 ? await storage.preferences.listMany(env, unique(walks.map((j) => j.subscriberId))) : [], (row) => row.subscriberId);
-  return { jobs, notifications, subscribers, workflows, tenants, integrations, preferences, renderBudget: renderBudget() };
+  const suppressed = await suppressedAddresses(ctx, walks.flatMap((j) => subscribers.get(j.subscriberId) ?? []), integrations);
+  return { jobs, notifications, subscribers, workflows, tenants, integrations, preferences, suppressed, renderBudget: renderBudget() };
+}
+
+/** The suppression entries of these subscribers' email addresses and phones, read only for channels with an integration. */
+async function suppressedAddresses(ctx: EngineContext, people: readonly Subscriber[], integrations: readonly Integration[]): Promise<Map<string, Suppression>> {
+  const found = new Map<string, Suppression>();
+  for (const channel of ['email', 'sms'] as const) {
+    if (!integrations.some((i) => i.channel === channel)) continue;
+    const addresses = unique(people.flatMap((s) => (channel === 'email' ? s.email : s.phone) ?? []).map((a) => normalAddress(channel, a)));
+    if (addresses.length === 0) continue;
+    for (const entry of await ctx.storage.suppressions.find(ctx.env, channel, addresses)) found.set(`${channel}\u0000${entry.address}`, entry);
+  }
+  return found;
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight, keeping results in order. */

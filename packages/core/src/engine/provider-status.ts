@@ -1,5 +1,6 @@
 import { CallbackRefused, type Provider, type ProviderCallback, type ProviderStatusEvent } from '../delivery/provider.js';
 import { notFound, TidingsError } from '../errors.js';
+import { suppressionsFromReports } from '../delivery/suppression-rules.js';
 import { withDeliveryReports } from '../messages/delivery-state.js';
 import type { Message } from '../schemas/index.js';
 import type { StorageRepositories } from '../storage.js';
@@ -26,10 +27,12 @@ export async function linkSentMessages(tx: StorageRepositories, env: string, mes
     }
   }
   if (reports.size === 0) return [...messages];
-  return messages.map((m) => {
+  const reported = messages.map((m) => {
     const held = m.providerId && m.providerMessageId ? reports.get(`${m.providerId}\u0000${m.providerMessageId}`) : undefined;
-    return (held && withDeliveryReports(m, held)) ?? m;
+    return held ? { message: (withDeliveryReports(m, held) ?? m), held } : { message: m, held: [] };
   });
+  await tx.suppressions.add(env, reported.flatMap(({ message, held }) => suppressionsFromReports(message, held)));
+  return reported.map((r) => r.message);
 }
 
 /** What one status callback changed. */
@@ -70,8 +73,11 @@ export async function applyProviderCallback(ctx: EngineContext, providers: Reado
     const updated: Message[] = [];
     for (const [subscriberInternalId, group] of groupBy(refs, (r) => r.subscriberInternalId)) {
       for (const message of await tx.messages.getMany(env, subscriberInternalId, group.map((r) => r.messageId))) {
-        const next = withDeliveryReports(message, reports.filter((r) => r.providerMessageId === message.providerMessageId));
-        if (next) updated.push(next);
+        const own = reports.filter((r) => r.providerMessageId === message.providerMessageId);
+        const next = withDeliveryReports(message, own);
+        if (!next) continue;
+        updated.push(next);
+        await tx.suppressions.add(env, suppressionsFromReports(next, own));
       }
     }
     if (updated.length > 0) await tx.messages.replaceMany(env, updated);

@@ -14,3 +14,4 @@ export * from './notification.js';
 export * from './limits.js';
 export * from './member-hints.js';
 export * from './message-filter.js';
+export * from './suppression.js';

@@ -2,6 +2,7 @@ import { ProviderError, type Credentials, type JsonObject, type Provider, type P
 import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
 import { baseUrlOf, type ServiceProviderOptions } from '../service-options.js';
 import { checkMail, mailbox } from './mail-fields.js';
+import { readMailgunStatus } from './mailgun-status.js';
 
 const API_BASE = 'https://api.mailgun.net';
 
@@ -20,7 +21,9 @@ function addOverrides(form: URLSearchParams, overrides: JsonObject): void {
  * Email through Mailgun's Messages API (`providerId: 'mailgun'`), form-encoded with HTTP Basic auth.
  * Credentials: `apiKey`, `domain`, `user` (the Basic-auth user name, `api` when unset), `from`,
  * `senderName`, `baseUrl` (`https://api.eu.mailgun.net` for domains in the EU region). Mailgun's
- * error answers carry a message but no code, so `errorId` is `http_<status>`.
+ * error answers carry a message but no code, so `errorId` is `http_<status>`. The message id is Mailgun's
+ * `<…@domain>`, angle brackets included. `readStatus` reads Mailgun's signed webhooks
+ * (`inboundWebhookSigningKey`: the HTTP webhook signing key; see `readMailgunStatus`).
  */
 export function mailgunProvider(options: ServiceProviderOptions = {}): Provider {
   return {
@@ -46,5 +49,6 @@ export function mailgunProvider(options: ServiceProviderOptions = {}): Provider 
       const json = answerJson(answer) as { id?: unknown } | undefined;
       return typeof json?.id === 'string' ? { id: json.id } : {};
     },
+    readStatus: (callback, integration) => readMailgunStatus(callback, integration),
   };
 }

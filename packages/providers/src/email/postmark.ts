@@ -2,6 +2,7 @@ import { ProviderError, type Credentials, type Provider, type ProviderMessage } 
 import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
 import { baseUrlOf, type ServiceProviderOptions } from '../service-options.js';
 import { checkMail, mailbox } from './mail-fields.js';
+import { readPostmarkStatus } from './postmark-status.js';
 
 const SEND_URL = 'https://api.postmarkapp.com/email';
 
@@ -11,7 +12,8 @@ const SEND_URL = 'https://api.postmarkapp.com/email';
  * Email through Postmark (`providerId: 'postmark'`), authenticated with the server token.
  * Credentials: `apiKey` (the server token), `from`, `senderName`, `baseUrl`. Postmark's `ErrorCode`
  * (e.g. 300 invalid email request, 406 inactive recipient, 10 bad token) becomes the message's
- * `errorId`.
+ * `errorId`. `readStatus` reads Postmark's webhooks, protected by Basic auth in the webhook URL
+ * (`inboundWebhookSigningKey`: `user:password`; see `readPostmarkStatus`).
  */
 export function postmarkProvider(options: ServiceProviderOptions = {}): Provider {
   return {
@@ -42,5 +44,6 @@ export function postmarkProvider(options: ServiceProviderOptions = {}): Provider
       if (errorCode !== undefined) throw new ProviderError(`Postmark refused the message (${errorCode})`, { retryable: false, status: answer.status, code: errorCode });
       return typeof json?.MessageID === 'string' ? { id: json.MessageID } : {};
     },
+    readStatus: (callback, integration) => readPostmarkStatus(callback, integration),
   };
 }

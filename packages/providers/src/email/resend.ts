@@ -2,6 +2,7 @@ import { ProviderError, type Credentials, type Provider, type ProviderMessage } 
 import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
 import { baseUrlOf, type ServiceProviderOptions } from '../service-options.js';
 import { checkMail, mailbox } from './mail-fields.js';
+import { readResendStatus } from './resend-status.js';
 
 const SEND_URL = 'https://api.resend.com/emails';
 /** Resend refuses requests without a User-Agent (403), and node:http sends none by itself. */
@@ -12,6 +13,8 @@ const USER_AGENT = 'tidings';
 /**
  * Email through Resend (`providerId: 'resend'`). Credentials: `apiKey`, `from`, `senderName`, `baseUrl`.
  * Resend's error `name` (e.g. `validation_error`, `invalid_api_key`) becomes the message's `errorId`.
+ * `readStatus` reads Resend's Svix-signed webhooks (`inboundWebhookSigningKey`: the endpoint's `whsec_`
+ * signing secret; see `readResendStatus`).
  */
 export function resendProvider(options: ServiceProviderOptions = {}): Provider {
   return {
@@ -39,5 +42,6 @@ export function resendProvider(options: ServiceProviderOptions = {}): Provider {
       if (answer.status < 200 || answer.status >= 300) throw answerError('Resend', answer, typeof json?.name === 'string' ? json.name : undefined);
       return typeof json?.id === 'string' ? { id: json.id } : {};
     },
+    readStatus: (callback, integration) => readResendStatus(callback, integration),
   };
 }

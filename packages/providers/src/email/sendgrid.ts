@@ -2,6 +2,7 @@ import { ProviderError, type Credentials, type Provider, type ProviderMessage } 
 import { answerError, atBase, serviceRequest } from '../http.js';
 import { baseUrlOf, type ServiceProviderOptions } from '../service-options.js';
 import { checkMail, mailbox } from './mail-fields.js';
+import { readSendgridStatus } from './sendgrid-status.js';
 
 const SEND_URL = 'https://api.sendgrid.com/v3/mail/send';
 /** SendGrid's EU data-residency host, for accounts (or subusers) hosted in the EU. */
@@ -20,7 +21,8 @@ function contentParts(message: ProviderMessage): { type: string; value: string }
  * Email through SendGrid's v3 Mail Send API (`providerId: 'sendgrid'`). Credentials: `apiKey`, `from`,
  * `senderName`, `ipPoolName`, `region` ('eu' sends through the EU host), `baseUrl`. The message id is
  * the `X-Message-Id` header of the 202 answer. SendGrid's error answers carry messages but no codes,
- * so `errorId` is `http_<status>`.
+ * so `errorId` is `http_<status>`. `readStatus` reads the Signed Event Webhook (`inboundWebhookSigningKey`:
+ * the verification key SendGrid shows; see `readSendgridStatus`).
  */
 export function sendgridProvider(options: ServiceProviderOptions = {}): Provider {
   return {
@@ -45,5 +47,6 @@ export function sendgridProvider(options: ServiceProviderOptions = {}): Provider
       const id = answer.headers['x-message-id'];
       return typeof id === 'string' && id !== '' ? { id } : {};
     },
+    readStatus: (callback, integration) => readSendgridStatus(callback, integration),
   };
 }

@@ -3,6 +3,7 @@ import { AwsV4Signer } from 'aws4fetch';
 import { answerError, answerJson, atBase, serviceRequest, type ServiceAnswer } from '../http.js';
 import { baseUrlOf, type ServiceProviderOptions } from '../service-options.js';
 import { checkMail } from './mail-fields.js';
+import { readSesStatus, snsCertificates } from './ses-status.js';
 
 /** Throttling answers AWS may give with status 400 rather than 429: still worth another try. */
 const THROTTLING = new Set(['TooManyRequestsException', 'ThrottlingException', 'Throttling']);
@@ -33,8 +34,13 @@ function errorType(answer: ServiceAnswer): string | undefined {
  * Credentials: `apiKey` (access key id), `secretKey` (secret access key), `region`, `from`,
  * `senderName`, `baseUrl`. The AWS error type (e.g. `MessageRejected`,
  * `MailFromDomainNotVerifiedException`) becomes the message's `errorId`; throttling is retried.
+ * `readStatus` reads SES events published to an SNS topic with an HTTP(S) subscription
+ * (`inboundWebhookSigningKey`: the topic ARN(s) accepted; see `readSesStatus`); SNS signing
+ * certificates and subscription confirmations are fetched at the provider's `baseUrl` option (not an
+ * integration's `credentials.baseUrl`, which points at the SES API) when it is set.
  */
 export function sesProvider(options: ServiceProviderOptions = {}): Provider {
+  const certificates = snsCertificates(options);
   return {
     id: 'ses',
     channel: 'email',
@@ -81,5 +87,6 @@ export function sesProvider(options: ServiceProviderOptions = {}): Provider {
       }
       throw answerError('SES', answer, code);
     },
+    readStatus: (callback, integration) => readSesStatus(callback, integration, certificates, options),
   };
 }

@@ -1,6 +1,7 @@
 import { ProviderError, type Provider } from '@tidings/core';
 import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
 import type { ServiceProviderOptions } from '../service-options.js';
+import { readTwilioStatus } from './twilio-status.js';
 import { baseUrlOf, formBody, overrideFields, pascalCase, recipientPhone, requestOptions, requireCredentials, serviceCode } from './sms-fields.js';
 
 const MESSAGES_URL = 'https://api.twilio.com/2010-04-01/Accounts/{AccountSid}/Messages.json';
@@ -13,6 +14,8 @@ const MESSAGING_SERVICE_SID = /^MG[0-9a-fA-F]{32}$/;
  * `accountSid:token`, form-encoded `To`, `From` (or `MessagingServiceSid`) and `Body`. The trigger's
  * `overrides.twilio` add or replace fields (`statusCallback` or `StatusCallback`, `MediaUrl`, ...).
  * Errors carry Twilio's own code (e.g. 21211 invalid To, 20003 authentication) as the errorId.
+ * `readStatus` reads status callbacks signed with the account's auth token (the `token` credential;
+ * see `readTwilioStatus`).
  */
 export const twilioProvider = (options: ServiceProviderOptions = {}): Provider => ({
   id: 'twilio',
@@ -50,4 +53,5 @@ export const twilioProvider = (options: ServiceProviderOptions = {}): Provider =
     }
     return typeof json?.sid === 'string' ? { id: json.sid } : {};
   },
+  readStatus: (callback, integration) => readTwilioStatus(callback, integration),
 });

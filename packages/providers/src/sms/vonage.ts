@@ -1,6 +1,7 @@
 import { ProviderError, type Provider } from '@tidings/core';
 import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
 import type { ServiceProviderOptions } from '../service-options.js';
+import { readVonageStatus } from './vonage-status.js';
 import { baseUrlOf, formBody, overrideFields, recipientPhone, requestOptions, requireCredentials, serviceCode } from './sms-fields.js';
 
 const SMS_URL = 'https://rest.nexmo.com/sms/json';
@@ -42,6 +43,8 @@ interface SmsAnswer {
  * form-encoded `api_key`, `api_secret`, `from`, `to`, `text`. Vonage answers HTTP 200 even when it
  * refuses a message: the outcome is `messages[n].status` ("0" accepted, else the error code, which
  * becomes the errorId). The trigger's `overrides.nexmo` add or replace fields (`callback`, `ttl`, ...).
+ * `readStatus` reads signed delivery receipts (`inboundWebhookSigningKey`: the signature secret,
+ * optionally `method:secret`; see `readVonageStatus`).
  */
 export const vonageProvider = (options: ServiceProviderOptions = {}): Provider => ({
   id: 'nexmo',
@@ -79,4 +82,5 @@ export const vonageProvider = (options: ServiceProviderOptions = {}): Provider =
     const id = parts[0]?.['message-id'];
     return typeof id === 'string' ? { id } : {};
   },
+  readStatus: (callback, integration) => readVonageStatus(callback, integration),
 });

@@ -1,3 +1,4 @@
+import type { Suppression } from '../../schemas/suppression.js';
 import type { Integration, Job, JobData, JobKind, JobOf, Message, Notification, PreferenceRow, Subscriber, Tenant, Workflow } from '../../schemas/index.js';
 import type { DeadDeviceTokens } from '../../subscribers/drop-device-tokens.js';
 import type { RenderBudget } from '../../templates/render.js';
@@ -16,6 +17,8 @@ export interface BatchData {
   readonly tenants: ReadonlyMap<string, Tenant | null>;
   readonly integrations: readonly Integration[];
   readonly preferences: ReadonlyMap<string, PreferenceRow[]>;
+  /** The batch's subscribers' addresses on the suppression list, by `channel\u0000address`. */
+  readonly suppressed: ReadonlyMap<string, Suppression>;
   /** The batch is one call: its walks share one render budget. */
   readonly renderBudget: RenderBudget;
 }

@@ -65,7 +65,7 @@ export const walkHandler: JobHandler<'walk'> = async (job, context) => {
   const deadTokens: DeadDeviceTokens[] = [];
   const done = (next: NextStep, last = Number.MAX_SAFE_INTEGER, extra: Partial<JobResult> = {}): JobResult =>
     resultOf(job, next, { messages, failures, warnings, trace: notedTrace(walk.trace, notes, last), ...(deadTokens.length > 0 && { deadTokens }), ...extra });
-  const delivery = { subscriber, tenant, integrations: batch.integrations, notification };
+  const delivery = { subscriber, tenant, integrations: batch.integrations, notification, suppressed: batch.suppressed };
 
   /** Delivers; a retryable failure with attempts left ends the run here (the step runs again later, its fallback only when `fallback`). */
   async function sendOrRetry(step: Delivery, message: Message, fallback: boolean): Promise<Extract<StepSent, { kind: 'message' }> | JobResult> {

@@ -1,0 +1,39 @@
+import type { Tidings } from '@tidings/core';
+import type { Hono } from 'hono';
+import { readBody } from './body.js';
+import type { AppEnv } from './context.js';
+import { HttpError } from './errors.js';
+
+/**
+ * The URL the provider called, as it signed it: behind a proxy, the scheme and host it forwarded
+ * (`x-forwarded-proto`, `x-forwarded-host`), else the request's own.
+ */
+function calledUrl(request: Request, headers: Headers): string {
+  const url = new URL(request.url);
+  const proto = headers.get('x-forwarded-proto')?.split(',')[0]?.trim();
+  const host = headers.get('x-forwarded-host')?.split(',')[0]?.trim();
+  if (proto) url.protocol = `${proto}:`;
+  if (host) url.host = host;
+  return url.toString();
+}
+
+/**
+ * `POST` (or `GET`) `/v1/webhooks/:environmentId/:integrationId`: providers' status callbacks (delivered, bounced,
+ * opened, …). No API key: the provider's own signature is the check (`tidings.providerWebhook`); an
+ * unsigned or wrongly signed callback is a 401 and changes nothing.
+ */
+export function providerWebhookRoutes(app: Hono<AppEnv>, environments: readonly Tidings[], limit: number): void {
+  const byEnvironment = new Map(environments.map((t) => [t.environmentId, t]));
+  // Vonage can send its delivery receipts as GET with the fields in the query.
+  app.on(['POST', 'GET'], '/v1/webhooks/:environmentId/:integrationId', async (c) => {
+    const tidings = byEnvironment.get(c.req.param('environmentId'));
+    if (!tidings) throw new HttpError(404, `Environment ${c.req.param('environmentId')} not found`);
+    const declared = Number(c.req.header('content-length') ?? 0);
+    if (declared > limit) throw new HttpError(413, `The request body is larger than ${limit} bytes`, {}, { connection: 'close' });
+    const body = c.req.method === 'GET' ? '' : await readBody(c.req.raw, limit);
+    const headers: Record<string, string> = {};
+    c.req.raw.headers.forEach((value, name) => (headers[name.toLowerCase()] = value));
+    const result = await tidings.providerWebhook(c.req.param('integrationId'), { method: c.req.method, url: calledUrl(c.req.raw, c.req.raw.headers), headers, body });
+    return c.json({ data: result }, 200);
+  });
+}
