@@ -5,6 +5,7 @@ import {
   snoozeInputSchema,
   subscriberIdListSchema,
   subscriberInputSchema,
+  suppressionInputSchema,
   tenantInputSchema,
   TidingsError,
   topicInputSchema,
@@ -14,6 +15,7 @@ import {
   integrationPatchSchema,
   type ChannelSettingsInput,
   type FieldIssue,
+  type SuppressionInput,
   type TriggerResult,
 } from '@tidings/core';
 import { z } from 'zod';
@@ -173,6 +175,32 @@ export function serverRoutes(): RouteDefinition[] {
       status: 204,
       envelope: 'raw',
       handle: ({ tidings, params }) => tidings.subscribers.deleteCredentials(params['subscriberId']!, params['providerId']!),
+    }),
+    route({
+      method: 'get',
+      path: '/v1/suppressions',
+      summary: 'The suppression list, newest first (`channel`, `limit` 1–100, `cursor`)',
+      status: 200,
+      envelope: 'raw',
+      handle: ({ tidings, query }) =>
+        tidings.suppressions.list({
+          ...(query['channel'] !== undefined && { channel: query['channel'] as 'email' }),
+          ...(query['limit'] !== undefined && { limit: Number(query['limit']) }),
+          ...(query['cursor'] !== undefined && { cursor: query['cursor'] }),
+        }),
+    }),
+    route({ method: 'post', path: '/v1/suppressions', summary: 'Put an address on the suppression list', status: 201, envelope: 'data', body: suppressionInputSchema, handle: ({ tidings, body }) => tidings.suppressions.add(body as SuppressionInput) }),
+    route({
+      method: 'delete',
+      path: '/v1/suppressions/:channel/:address',
+      summary: 'Take an address off the suppression list',
+      status: 200,
+      envelope: 'data',
+      async handle({ tidings, params }) {
+        const removed = await tidings.suppressions.remove(params['channel'] as 'email', params['address']!);
+        if (!removed) throw notFound('Suppression', params['address']!);
+        return { removed };
+      },
     }),
     route({ method: 'get', path: '/v2/subscribers/:subscriberId/preferences', summary: 'Get subscriber preferences', status: 200, envelope: 'data', handle: ({ tidings, params }) => tidings.preferences.get(params['subscriberId']!) }),
     route({

@@ -443,5 +443,62 @@ export function engineSuite({ get }: SuiteContext): void {
       expect((await ada()).delivery?.state).toBe('opened');
       await expect(tidings.providerWebhook('nope', opened)).rejects.toMatchObject({ code: 'not_found' });
     });
+    it('engine — the suppression list: a hard bounce or a complaint puts the address on it and later email there is not sent (a soft bounce does not); apps add, page through and remove', async () => {
+      const clock = manualClock('2026-05-04T08:00:00.000Z');
+      const sentTo: string[] = [];
+      const mail: Provider = {
+        id: 'mailer',
+        channel: 'email',
+        async send(message) {
+          sentTo.push(message.to.email!);
+          return { id: `pm-${sentTo.length}` };
+        },
+        async readStatus(call) {
+          return JSON.parse(call.body) as never;
+        },
+      };
+      const tidings = createTidings({ storage: get(), clock, environmentId: 'env-suppress', providers: [mail] });
+      const { _id: integrationId } = await tidings.integrations.upsert({ name: 'Mailer', providerId: 'mailer', channel: 'email', active: true, primary: true });
+      await tidings.workflows.upsert({ name: 'm', triggers: [{ identifier: 'm' }], steps: [{ template: { type: 'email', subject: 'Hi', content: 'Hello' } }] });
+      const send = async (subscriberId: string, email: string) => {
+        const { transactionId } = await tidings.trigger({ name: 'm', to: { subscriberId, email } });
+        await tidings.runDue();
+        return transactionId!;
+      };
+      const report = (id: string, state: string, extra: object = {}) => tidings.providerWebhook(integrationId, { method: 'POST', url: 'https://x', headers: {}, body: JSON.stringify([{ providerMessageId: id, state, at: clock.now().toISOString(), eventId: `${id}-${state}`, ...extra }]) });
+
+      await send('ada', 'Ada@Example.com');
+      await send('bob', 'bob@example.com');
+      await send('cy', 'cy@example.com');
+      await report('pm-1', 'bounced', { bounce: 'hard', reason: '550 no such user' });
+      await report('pm-2', 'bounced', { bounce: 'soft', reason: 'mailbox full' });
+      await report('pm-3', 'complained');
+      expect(await tidings.suppressions.get('email', 'ADA@example.com')).toMatchObject({ address: 'ada@example.com', reason: 'bounced', detail: '550 no such user' });
+      expect(await tidings.suppressions.get('email', 'bob@example.com')).toBeNull();
+
+      sentTo.length = 0;
+      const again = await send('ada', 'Ada@Example.com');
+      await send('bob', 'bob@example.com');
+      await send('cy', 'cy@example.com');
+      expect(sentTo).toEqual(['bob@example.com']);
+      expect(await tidings.messages.byTransaction(again)).toMatchObject([{ status: 'warning', errorText: expect.stringContaining('ada@example.com is on the suppression list (bounced: 550 no such user') }]);
+      expect(JSON.stringify(await tidings.explain(again))).toContain('is on the suppression list');
+
+      // By hand: added (an address already there keeps its entry), listed newest first a page at a time, removed.
+      clock.advance(1000);
+      await tidings.suppressions.add({ channel: 'email', address: ' Dee@Example.com ', detail: 'asked us to stop' });
+      expect(await tidings.suppressions.add({ channel: 'email', address: 'ada@example.com' })).toMatchObject({ reason: 'bounced' });
+      const first = await tidings.suppressions.list({ limit: 2 });
+      expect(first.data.map((e) => e.address)).toEqual(['dee@example.com', 'cy@example.com']);
+      const second = await tidings.suppressions.list({ limit: 2, cursor: first.nextCursor! });
+      expect(second).toEqual({ data: [expect.objectContaining({ address: 'ada@example.com' })], nextCursor: null });
+      await expect(tidings.suppressions.add({ channel: 'pigeon' as never, address: 'x@y.z' })).rejects.toMatchObject({ code: 'validation_failed', message: expect.stringContaining('channel') });
+      await expect(tidings.suppressions.list({ cursor: 'nonsense' })).rejects.toMatchObject({ code: 'validation_failed', issues: [expect.objectContaining({ path: 'cursor' })] });
+      expect(await tidings.suppressions.remove('email', 'ADA@example.com')).toBe(true);
+      expect(await tidings.suppressions.remove('email', 'ada@example.com')).toBe(false);
+      sentTo.length = 0;
+      await send('ada', 'Ada@Example.com');
+      expect(sentTo).toEqual(['Ada@Example.com']);
+    });
   });
 }
