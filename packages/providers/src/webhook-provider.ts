@@ -1,7 +1,7 @@
-import { createHmac } from 'node:crypto';
 import { ProviderError, type Channel, type Credentials, type Provider, type ProviderMessage } from '@tidings/core';
-import { postJson } from './http.js';
+import { answerError, serviceRequest } from './http.js';
 import type { NetworkPolicy } from './network-policy.js';
+import { standardWebhookHeaders } from './standard-webhooks.js';
 
 export interface WebhookProviderOptions {
   /** @default 10_000 */
@@ -24,8 +24,16 @@ interface WebhookShape {
 }
 
 /**
- * A provider that POSTs one JSON body to a webhook. With `credentials.secretKey`, the body is signed:
- * `x-tidings-signature: sha256=<hex HMAC of the body>`.
+ * The Standard Webhooks secret of a `secretKey`: a `whsec_…` secret as it is, any other text as the
+ * secret whose key is its UTF-8 bytes (receivers pass `whsec_` + its base64 to their library).
+ */
+const standardSecret = (secretKey: string) => (secretKey.startsWith('whsec_') ? secretKey : `whsec_${Buffer.from(secretKey, 'utf8').toString('base64')}`);
+
+/**
+ * A provider that POSTs one JSON body to a webhook. With `credentials.secretKey`, it is signed as the
+ * Standard Webhooks specification says (`webhook-id` the message id, the same on every retry;
+ * `webhook-timestamp`; `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`), so a
+ * receiver verifies it with any Standard Webhooks or Svix library and refuses a replayed one.
  */
 export function webhookProvider(shape: WebhookShape, options: WebhookProviderOptions = {}): Provider {
   return {
@@ -34,10 +42,13 @@ export function webhookProvider(shape: WebhookShape, options: WebhookProviderOpt
     async send(message, credentials) {
       const url = shape.url(message, credentials);
       if (!url) throw new ProviderError(`no webhook URL for ${shape.id}`, { retryable: false, code: 'missing_webhook_url' });
-      const body = shape.body(message, credentials);
-      const headers: Record<string, string> = {};
-      if (credentials.secretKey) headers['x-tidings-signature'] = `sha256=${createHmac('sha256', credentials.secretKey).update(JSON.stringify(body)).digest('hex')}`;
-      await postJson(url, body, { headers, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }), ...(options.network && { network: options.network }) });
+      const body = JSON.stringify(shape.body(message, credentials));
+      const signed = credentials.secretKey ? standardWebhookHeaders(standardSecret(credentials.secretKey), { id: message.messageId, timestamp: Math.floor(Date.now() / 1000), body }) : {};
+      const answer = await serviceRequest(
+        { url, headers: { 'content-type': 'application/json', ...signed }, body },
+        { ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }), ...(options.network && { network: options.network }) },
+      );
+      if (answer.status < 200 || answer.status >= 300) throw answerError(new URL(url).host, answer);
       return { id: message.messageId };
     },
   };

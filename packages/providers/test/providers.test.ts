@@ -1,9 +1,8 @@
-import { createHmac } from 'node:crypto';
 import { createTidings, type Message, type TidingsOptions, type WorkflowInput } from '@tidings/core';
 import { manualClock } from '@tidings/core/testing';
 import { memoryStorage } from '@tidings/memory';
 import { afterEach, describe, expect, it } from 'vitest';
-import { chatWebhookProvider, consoleProviders, discordProvider, msTeamsProvider, pushWebhookProvider, slackProvider, smtpProvider } from '../src/index.js';
+import { chatWebhookProvider, consoleProviders, discordProvider, msTeamsProvider, pushWebhookProvider, slackProvider, smtpProvider, verifyStandardWebhook } from '../src/index.js';
 import { smtpServer, webhookServer } from './servers.js';
 
 const closers: (() => Promise<unknown>)[] = [];
@@ -165,7 +164,12 @@ describe('push webhook', () => {
     await tidings.runDue();
     const [request] = server.received;
     expect(request!.json).toMatchObject({ title: 'Hi Ada', content: 'You have 3 new', deviceTokens: ['tok-1', 'tok-2'], subscriberId: 'u' });
-    expect(request!.headers['x-tidings-signature']).toBe(`sha256=${createHmac('sha256', 's3cret').update(request!.body).digest('hex')}`);
+    // Standard Webhooks: the receiver verifies with whsec_ + the secret's base64; a replay later than five minutes is refused.
+    const secret = `whsec_${Buffer.from('s3cret').toString('base64')}`;
+    const headers = request!.headers as Record<string, string>;
+    expect(verifyStandardWebhook(secret, headers, request!.body)).toMatchObject({ id: (await tidings.messages.byTransaction(result.transactionId!))[0]!._id });
+    expect(() => verifyStandardWebhook(secret, headers, request!.body.replace('Ada', 'Eve'))).toThrow();
+    expect(() => verifyStandardWebhook(secret, headers, request!.body, { now: Date.now() + 10 * 60_000 })).toThrow();
     expect((await tidings.messages.byTransaction(result.transactionId!))[0]).toMatchObject({ status: 'sent', deviceTokens: ['tok-1', 'tok-2'], title: 'Hi Ada' });
   });
 });
