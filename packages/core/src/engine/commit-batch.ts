@@ -6,7 +6,7 @@ import { decisionRecord, type DecisionRecord, type TraceEntry } from '../walk/tr
 import type { EngineContext } from './context.js';
 import type { JobResult, MessageUpdate } from './job-handlers/index.js';
 import { nextAttemptAt } from './jobs.js';
-import { linkSentMessages } from './provider-status.js';
+import { linkSentMessages, type TracksStatus } from './provider-status.js';
 import { settleArrival } from './settle-digest.js';
 import { storeWalkResults } from './walk-io.js';
 
@@ -75,7 +75,7 @@ async function dropDeadTokens(ctx: EngineContext, tx: StorageRepositories, dead:
  * results are written: messages, decision records, digest joins and closes, message updates and the
  * jobs they queue.
  */
-export async function commitBatch(ctx: EngineContext, workerId: string, now: Date, results: readonly JobResult[]): Promise<Committed> {
+export async function commitBatch(ctx: EngineContext, workerId: string, now: Date, results: readonly JobResult[], tracksStatus: TracksStatus): Promise<Committed> {
   const { env } = ctx;
   const at = now.toISOString();
   return ctx.storage.transaction(async (tx) => {
@@ -116,7 +116,7 @@ export async function commitBatch(ctx: EngineContext, workerId: string, now: Dat
     }
     const updated = await updateMessages(ctx, tx, updates);
     await dropDeadTokens(ctx, tx, dead, at);
-    const stored = await storeWalkResults(tx, env, await linkSentMessages(tx, env, messages), records);
+    const stored = await storeWalkResults(tx, env, await linkSentMessages(tx, env, messages, tracksStatus), records);
     if (enqueue.length > 0) await tx.jobs.enqueue(env, enqueue);
     return { stored, failures, warnings, flushed, gaveUp, updated };
   });

@@ -5,6 +5,7 @@ import type { Storage } from '../storage.js';
 import { renderBudget } from '../templates/render.js';
 import { groupBy } from '../util/group-by.js';
 import { commitBatch, type Committed } from './commit-batch.js';
+import type { TracksStatus } from './provider-status.js';
 import type { EngineContext } from './context.js';
 import { stepDeliverer } from './deliver-step.js';
 import { liveWorkers } from './live-workers.js';
@@ -105,6 +106,7 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
   const { storage, env, options } = ctx;
   const workerId = `worker-${randomUUID()}`;
   const deliver = stepDeliverer(providers, options, () => ctx.clock.now().getTime());
+  const tracksStatus: TracksStatus = (channel, providerId) => providers.get(`${channel}:${providerId}`)?.readStatus !== undefined;
   let leasesTakenBack = false;
 
   /** On a single-process storage, leases of workers not running in this process died with theirs. */
@@ -125,7 +127,7 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
         return runJob(job, { ctx, deliver, batch, now });
       });
       stopKeeping();
-      committed = await commitBatch(ctx, workerId, now, results);
+      committed = await commitBatch(ctx, workerId, now, results, tracksStatus);
     } catch (error) {
       // Hand the jobs back at once (best effort) instead of leaving them leased until the lease ends.
       await storage.jobs.renew(env, jobs.map((j) => j.id), workerId, now.toISOString()).catch(() => undefined);

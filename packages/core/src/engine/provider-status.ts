@@ -10,13 +10,17 @@ import type { EngineContext } from './context.js';
 /** How long a callback for a message not stored yet is kept for it. */
 export const HOLD_STATUS_MS = 24 * 3_600_000;
 
+/** Whether the provider of a channel takes status callbacks (only their messages are linked). */
+export type TracksStatus = (channel: Message['channel'], providerId: string) => boolean;
+
 /**
  * Records where the provider ids of sent messages point, and applies the callbacks that came before
  * their message was stored (the send happens before the commit, so a fast provider can call back
  * first). Runs in the commit that stores the messages; returns them with those reports applied.
+ * Messages of providers without status callbacks need no link, and get none.
  */
-export async function linkSentMessages(tx: StorageRepositories, env: string, messages: readonly Message[]): Promise<Message[]> {
-  const sent = messages.filter((m) => m.providerMessageId !== undefined && m.providerId !== undefined);
+export async function linkSentMessages(tx: StorageRepositories, env: string, messages: readonly Message[], tracksStatus: TracksStatus): Promise<Message[]> {
+  const sent = messages.filter((m) => m.providerMessageId !== undefined && m.providerId !== undefined && tracksStatus(m.channel, m.providerId));
   if (sent.length === 0) return [...messages];
   await tx.deliveryStatus.link(env, sent.map((m) => ({ providerId: m.providerId!, providerMessageId: m.providerMessageId!, messageId: m._id, subscriberInternalId: m._subscriberId })));
   const reports = new Map<string, ProviderStatusEvent[]>();
