@@ -18,6 +18,7 @@ import type { MessageFilter } from './schemas/message-filter.js';
 import type { DecisionRecord } from './walk/trace.js';
 import type { ProviderStatusEvent } from './delivery/provider.js';
 import type { Suppression } from './schemas/suppression.js';
+import type { WebhookDelivery, WebhookEndpoint } from './schemas/webhook.js';
 
 export type { MessageFilter } from './schemas/message-filter.js';
 
@@ -100,6 +101,7 @@ export interface StorageRepositories {
   readonly idempotency: IdempotencyRepository;
   readonly deliveryStatus: DeliveryStatusRepository;
   readonly suppressions: SuppressionRepository;
+  readonly webhooks: WebhookRepository;
 }
 
 export interface WorkflowRepository {
@@ -430,6 +432,23 @@ export interface DeliveryStatusRepository {
   takeHeld(env: string, providerId: string, providerMessageIds: readonly string[]): Promise<HeldStatus[]>;
   /** Drops events held since before `before` (their message never came); returns how many. */
   dropHeldBefore(env: string, before: string): Promise<number>;
+}
+
+/** Webhook endpoints of an environment and the deliveries of events to them (the outbox). */
+export interface WebhookRepository {
+  /** Inserts or replaces the endpoint with this `_id`. */
+  putEndpoint(env: string, endpoint: WebhookEndpoint): Promise<void>;
+  getEndpoint(env: string, id: string): Promise<WebhookEndpoint | null>;
+  /** Every endpoint of the environment, oldest first. */
+  listEndpoints(env: string): Promise<WebhookEndpoint[]>;
+  /** Removes the endpoint and its deliveries; false when there was none. */
+  deleteEndpoint(env: string, id: string): Promise<boolean>;
+  insertDeliveries(env: string, deliveries: readonly WebhookDelivery[]): Promise<void>;
+  getDelivery(env: string, id: string): Promise<WebhookDelivery | null>;
+  /** Replaces the stored delivery with this `_id`. */
+  putDelivery(env: string, delivery: WebhookDelivery): Promise<void>;
+  /** Deliveries newest first (`createdAt`, then `_id`), `limit` at most, those after `after`. */
+  listDeliveries(env: string, query: { endpointId?: string; status?: WebhookDelivery['status']; limit: number; after?: { createdAt: string; id: string } }): Promise<WebhookDelivery[]>;
 }
 
 /** The addresses of an environment that are not sent to (see `Suppression`). */

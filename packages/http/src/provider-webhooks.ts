@@ -3,6 +3,7 @@ import type { Hono } from 'hono';
 import { readBody } from './body.js';
 import type { AppEnv } from './context.js';
 import { HttpError } from './errors.js';
+import { checkedParams } from './params.js';
 
 /**
  * The URL the provider called, as it signed it: behind a proxy, the scheme and host it forwarded
@@ -26,14 +27,15 @@ export function providerWebhookRoutes(app: Hono<AppEnv>, environments: readonly 
   const byEnvironment = new Map(environments.map((t) => [t.environmentId, t]));
   // Vonage can send its delivery receipts as GET with the fields in the query.
   app.on(['POST', 'GET'], '/v1/webhooks/:environmentId/:integrationId', async (c) => {
-    const tidings = byEnvironment.get(c.req.param('environmentId'));
-    if (!tidings) throw new HttpError(404, `Environment ${c.req.param('environmentId')} not found`);
+    const params = checkedParams(c.req.param() as Record<string, string>);
+    const tidings = byEnvironment.get(params['environmentId']!);
+    if (!tidings) throw new HttpError(404, `Environment ${params['environmentId']} not found`);
     const declared = Number(c.req.header('content-length') ?? 0);
     if (declared > limit) throw new HttpError(413, `The request body is larger than ${limit} bytes`, {}, { connection: 'close' });
     const body = c.req.method === 'GET' ? '' : await readBody(c.req.raw, limit);
     const headers: Record<string, string> = {};
     c.req.raw.headers.forEach((value, name) => (headers[name.toLowerCase()] = value));
-    const result = await tidings.providerWebhook(c.req.param('integrationId'), { method: c.req.method, url: calledUrl(c.req.raw, c.req.raw.headers), headers, body });
+    const result = await tidings.providerWebhook(params['integrationId']!, { method: c.req.method, url: calledUrl(c.req.raw, c.req.raw.headers), headers, body });
     return c.json({ data: result }, 200);
   });
 }

@@ -6,6 +6,7 @@ import { digestRepositories } from './repositories/digests.js';
 import { idempotencyRepositories } from './repositories/idempotency.js';
 import { deliveryStatusRepositories } from './repositories/delivery-status.js';
 import { suppressionRepositories } from './repositories/suppressions.js';
+import { webhookRepositories } from './repositories/webhooks.js';
 import { peopleRepositories } from './repositories/people.js';
 import { Tables } from './tables.js';
 
@@ -34,6 +35,7 @@ export function memoryStorage(options: MemoryStorageOptions = {}): Storage {
     ...idempotencyRepositories(tables),
     ...deliveryStatusRepositories(tables),
     ...suppressionRepositories(tables),
+    ...webhookRepositories(tables),
   };
 
   let tail: Promise<unknown> = Promise.resolve();

@@ -10,6 +10,8 @@ import type {
   IdempotencyRecord,
   HeldStatus,
   Suppression,
+  WebhookDelivery,
+  WebhookEndpoint,
   ProviderRef,
   Subscriber,
   Tenant,
@@ -73,6 +75,10 @@ export class Tables {
   readonly heldStatus = new Map<string, HeldStatus & { seq: number }>();
   /** env|channel|address → its entry on the suppression list */
   readonly suppressions = new Map<string, Suppression>();
+  /** env|endpoint id → webhook endpoint */
+  readonly webhookEndpoints = new Map<string, WebhookEndpoint>();
+  /** env|delivery id → webhook delivery */
+  readonly webhookDeliveries = new Map<string, WebhookDelivery>();
   private seq = 0;
   /** A number that grows with each call (arrival order; a rolled-back one is simply skipped). */
   nextSeq(): number {

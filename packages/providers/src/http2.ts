@@ -73,6 +73,11 @@ export function http2Session(origin: string, options: PostOptions = {}): Http2Se
         stream.on('close', () => (status === undefined ? reject(failure ?? new Error('the stream closed without an answer')) : finish()));
         stream.end(body);
       }).catch((error: unknown) => {
+        // A header Node refuses to send (a line break in an override, say) will be refused on every try.
+        const code = (error as { code?: unknown }).code;
+        if (typeof code === 'string' && /^ERR_(HTTP2_INVALID|INVALID_CHAR|INVALID_HTTP_TOKEN)/.test(code)) {
+          throw new ProviderError(`the request cannot be sent: ${(error as Error).message}`, { retryable: false, code: 'invalid_request', cause: error });
+        }
         throw unreachable(connectionCause(failure ?? error), target, timeoutMs);
       });
     },

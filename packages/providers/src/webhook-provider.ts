@@ -43,7 +43,12 @@ export function webhookProvider(shape: WebhookShape, options: WebhookProviderOpt
       const url = shape.url(message, credentials);
       if (!url) throw new ProviderError(`no webhook URL for ${shape.id}`, { retryable: false, code: 'missing_webhook_url' });
       const body = JSON.stringify(shape.body(message, credentials));
-      const signed = credentials.secretKey ? standardWebhookHeaders(standardSecret(credentials.secretKey), { id: message.messageId, timestamp: Math.floor(Date.now() / 1000), body }) : {};
+      let signed = {};
+      try {
+        if (credentials.secretKey) signed = standardWebhookHeaders(standardSecret(credentials.secretKey), { id: message.messageId, timestamp: Math.floor(Date.now() / 1000), body });
+      } catch (error) {
+        throw new ProviderError(`${shape.id}: the secretKey is not usable: ${(error as Error).message}`, { retryable: false, code: 'invalid_credentials' });
+      }
       const answer = await serviceRequest(
         { url, headers: { 'content-type': 'application/json', ...signed }, body },
         { ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }), ...(options.network && { network: options.network }) },

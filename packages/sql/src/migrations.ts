@@ -308,6 +308,27 @@ export const MIGRATIONS: readonly Migration[] = [
         .addPrimaryKeyConstraint('tidings_suppressions_pk', ['env', 'channel', 'address'])
         .execute();
       await db.schema.createIndex('tidings_suppressions_list').on('tidings_suppressions').columns(['env', 'at', 'address']).execute();
+      // Webhook endpoints, and the outbox: one delivery per event and endpoint, written with the change.
+      await db.schema
+        .createTable('tidings_webhook_endpoints')
+        .addColumn('env', 'text', (c) => c.notNull())
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', ordered)
+        .addColumn('doc', dialect.jsonType, (c) => c.notNull())
+        .addPrimaryKeyConstraint('tidings_webhook_endpoints_pk', ['env', 'id'])
+        .execute();
+      await db.schema
+        .createTable('tidings_webhook_deliveries')
+        .addColumn('env', 'text', (c) => c.notNull())
+        .addColumn('id', 'text', ordered)
+        .addColumn('endpoint_id', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', ordered)
+        .addColumn('doc', dialect.jsonType, (c) => c.notNull())
+        .addPrimaryKeyConstraint('tidings_webhook_deliveries_pk', ['env', 'id'])
+        .execute();
+      await db.schema.createIndex('tidings_webhook_deliveries_list').on('tidings_webhook_deliveries').columns(['env', 'created_at', 'id']).execute();
+      await db.schema.createIndex('tidings_webhook_deliveries_endpoint').on('tidings_webhook_deliveries').columns(['env', 'endpoint_id', 'created_at', 'id']).execute();
     },
   },
 ];

@@ -9,10 +9,11 @@ import { digestRepositories } from './repositories/digests.js';
 import { idempotencyRepositories } from './repositories/idempotency.js';
 import { deliveryStatusRepositories } from './repositories/delivery-status.js';
 import { suppressionRepositories } from './repositories/suppressions.js';
+import { webhookRepositories } from './repositories/webhooks.js';
 import { peopleRepositories } from './repositories/people.js';
 
 function repositories(context: RepoContext): StorageRepositories {
-  return { ...catalogRepositories(context), ...peopleRepositories(context), ...deliveryRepositories(context), ...digestRepositories(context), ...idempotencyRepositories(context), ...deliveryStatusRepositories(context), ...suppressionRepositories(context) };
+  return { ...catalogRepositories(context), ...peopleRepositories(context), ...deliveryRepositories(context), ...digestRepositories(context), ...idempotencyRepositories(context), ...deliveryStatusRepositories(context), ...suppressionRepositories(context), ...webhookRepositories(context) };
 }
 
 export interface SqlStorageOptions {

@@ -54,6 +54,8 @@ export interface Database {
   tidings_provider_refs: { env: string; provider_id: string; provider_message_id: string; message_id: string; subscriber_internal_id: string };
   tidings_held_status: { seq: Generated<number>; env: string; provider_id: string; event_id: string; provider_message_id: string; received_at: string; doc: unknown };
   tidings_suppressions: { env: string; channel: string; address: string; at: string; doc: unknown };
+  tidings_webhook_endpoints: { env: string; id: string; created_at: string; doc: unknown };
+  tidings_webhook_deliveries: { env: string; id: string; endpoint_id: string; status: string; created_at: string; doc: unknown };
   tidings_traces: { seq: Generated<number>; env: string; transaction_id: string; subscriber_id: string; at: string; doc: unknown };
 }
 

@@ -115,7 +115,7 @@ export async function commitBatch(ctx: EngineContext, workerId: string, now: Dat
       if (s.kind === 'gave_up') gaveUp.push({ job, error: s.error });
     }
     const updated = await updateMessages(ctx, tx, updates);
-    await dropDeadTokens(ctx, tx, dead, at);
+    await dropDeadTokens(ctx, tx, dead, ctx.now());
     const stored = await storeWalkResults(tx, env, await linkSentMessages(tx, env, messages, tracksStatus), records);
     if (enqueue.length > 0) await tx.jobs.enqueue(env, enqueue);
     return { stored, failures, warnings, flushed, gaveUp, updated };

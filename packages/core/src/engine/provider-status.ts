@@ -81,7 +81,9 @@ export async function applyProviderCallback(ctx: EngineContext, providers: Reado
         const next = withDeliveryReports(message, own);
         if (!next) continue;
         updated.push(next);
-        await tx.suppressions.add(env, suppressionsFromReports(next, own));
+        // Only reports new to the message: an old bounce sent again must not put back an address the app took off.
+        const known = new Set(message.delivery?.history.map((e) => e.eventId));
+        await tx.suppressions.add(env, suppressionsFromReports(next, own.filter((r) => !known.has(r.eventId))));
       }
     }
     if (updated.length > 0) await tx.messages.replaceMany(env, updated);

@@ -1,6 +1,6 @@
 import { TidingsError } from '../errors.js';
 import { normalAddress, suppressionChannelSchema, suppressionInputSchema, type Suppression, type SuppressionInput } from '../schemas/index.js';
-import { parseInput } from '../validation.js';
+import { inputHazards, parseInput } from '../validation.js';
 import type { EngineContext } from './context.js';
 
 /** A page of the suppression list, and the cursor of the next one (null after the last). */
@@ -14,7 +14,8 @@ const cursorOf = (entry: Suppression) => Buffer.from(JSON.stringify({ at: entry.
 function afterCursor(cursor: string): { at: string; address: string } {
   try {
     const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { at?: unknown; address?: unknown };
-    if (typeof parsed.at === 'string' && typeof parsed.address === 'string') return { at: parsed.at, address: parsed.address };
+    const { at, address } = parsed;
+    if (typeof at === 'string' && !Number.isNaN(Date.parse(at)) && /^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(at) && typeof address === 'string' && address.length <= 320 && inputHazards(address).length === 0) return { at, address };
   } catch {
     // Falls through to the error below.
   }

@@ -15,3 +15,4 @@ export * from './limits.js';
 export * from './member-hints.js';
 export * from './message-filter.js';
 export * from './suppression.js';
+export * from './webhook.js';

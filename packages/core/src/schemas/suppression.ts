@@ -3,8 +3,11 @@ import { isoInstantSchema } from './enums.js';
 
 export const suppressionChannelSchema = z.enum(['email', 'sms']);
 
-/** An address as the suppression list keys it: an email in lower case, a phone number as given, both trimmed. */
-export const normalAddress = (channel: 'email' | 'sms', address: string) => (channel === 'email' ? address.trim().toLowerCase() : address.trim());
+/**
+ * An address as the suppression list keys it: an email trimmed and in lower case; a phone number
+ * without spaces, dots, dashes and parentheses (`+1 (555) 010-0100` is `+15550100100`).
+ */
+export const normalAddress = (channel: 'email' | 'sms', address: string) => (channel === 'email' ? address.trim().toLowerCase() : address.replace(/[\s().-]/g, ''));
 
 /** An address that is not sent to: it bounced for good, complained, or was added by hand. */
 export const suppressionSchema = z.object({

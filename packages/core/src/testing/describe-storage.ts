@@ -11,6 +11,7 @@ import { messagesSuite } from './suite/messages.js';
 import { notificationsSuite } from './suite/notifications.js';
 import { peopleSuite } from './suite/people.js';
 import { transactionsSuite } from './suite/transactions.js';
+import { webhooksSuite } from './suite/webhooks.js';
 
 export interface StorageUnderTest {
   /** A new, empty storage; called before every test. */
@@ -59,6 +60,7 @@ export function describeStorage(name: string, backend: StorageUnderTest): void {
     transactionsSuite(context);
     digestsSuite(context);
     idempotencySuite(context);
+    webhooksSuite(context);
     engineSuite(context);
     reliabilitySuite(context);
     faultsSuite({ ...context, name });

@@ -10,7 +10,7 @@ export type ChannelGate = { readonly kind: 'send' } | { readonly kind: 'skip'; r
  * The subscriber's say over one channel step: preferences (critical workflows pass), then, for every
  * channel but in-app, the weekly delivery schedule in the subscriber's zone.
  */
-export function channelGate(input: WalkInput, workflow: Workflow, channel: Channel): ChannelGate {
+export function channelGate(input: Pick<WalkInput, 'preferences' | 'subscriber' | 'now' | 'outsideSchedule'>, workflow: Workflow, channel: Channel): ChannelGate {
   const permitted = channelPermitted(workflow, input.preferences, channel);
   if (!permitted.allowed) return { kind: 'skip', reason: permitted.reason };
   if (channel === 'in_app' || workflow.critical) return { kind: 'send' };

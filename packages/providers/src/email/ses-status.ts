@@ -82,7 +82,10 @@ async function checkSignature(message: Record<string, unknown>, type: string, ce
   const version = text(message.SignatureVersion);
   const algorithm = version === '1' ? 'sha1' : version === '2' ? 'sha256' : undefined;
   if (!algorithm) throw refusal(SERVICE, 'the SNS SignatureVersion is neither 1 nor 2');
-  const certificate = await certificates.get(snsUrl(message.SigningCertURL, 'the SigningCertURL'));
+  const certUrl = snsUrl(message.SigningCertURL, 'the SigningCertURL');
+  // Only SNS's own certificate files, so a caller cannot make every request fetch a new URL.
+  if (!/^\/SimpleNotificationService-[0-9a-f]+\.pem$/.test(new URL(certUrl).pathname)) throw refusal(SERVICE, 'the SigningCertURL is not an SNS signing certificate');
+  const certificate = await certificates.get(certUrl);
   const signed = SIGNED_KEYS[type]!.filter((key) => typeof message[key] === 'string')
     .map((key) => `${key}\n${message[key] as string}\n`)
     .join('');
@@ -178,7 +181,7 @@ export async function readSesStatus(
   const topics = requireSigningKey(SERVICE, integration).split(/[\s,]+/).filter(Boolean);
   const message = record(jsonBody(SERVICE, callback));
   const type = text(message?.Type);
-  if (!message || !type || !SIGNED_KEYS[type]) throw refusal(SERVICE, 'the body is not an SNS message (raw message delivery must be off)');
+  if (!message || !type || !Object.hasOwn(SIGNED_KEYS, type)) throw refusal(SERVICE, 'the body is not an SNS message (raw message delivery must be off)');
   const topic = text(message.TopicArn);
   if (!topic || !topics.includes(topic)) throw refusal(SERVICE, 'the SNS topic is not one the integration accepts (list its ARN in inboundWebhookSigningKey)');
   await checkSignature(message, type, certificates);

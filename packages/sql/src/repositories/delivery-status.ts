@@ -1,36 +1,36 @@
 import type { ProviderStatusEvent, StorageRepositories } from '@tidings/core';
-import { decodeJson, encodeJson } from '../codec.js';
+import { chunk, decodeJson, encodeJson } from '../codec.js';
+import { rowInserter } from '../row-inserter.js';
 import type { RepoContext } from './context.js';
 
-export function deliveryStatusRepositories({ db }: RepoContext): Pick<StorageRepositories, 'deliveryStatus'> {
+const insertRefs = rowInserter('tidings_provider_refs', ['env', 'provider_id', 'provider_message_id', 'message_id', 'subscriber_internal_id'], (q) => q.onConflict((oc) => oc.columns(['env', 'provider_id', 'provider_message_id']).doNothing()));
+const insertHeld = rowInserter('tidings_held_status', ['env', 'provider_id', 'event_id', 'provider_message_id', 'received_at', 'doc'], (q) => q.onConflict((oc) => oc.columns(['env', 'provider_id', 'event_id']).doNothing()));
+
+export function deliveryStatusRepositories({ db, dialect }: RepoContext): Pick<StorageRepositories, 'deliveryStatus'> {
+  /** Provider message ids a statement at a time, as many as the dialect's parameter limit allows. */
+  const parts = (ids: readonly string[]) => chunk([...new Set(ids)], 1, dialect.maxParams - 2);
   return {
     deliveryStatus: {
       async link(env, refs) {
-        if (refs.length === 0) return;
-        await db
-          .insertInto('tidings_provider_refs')
-          .values(refs.map((r) => ({ env, provider_id: r.providerId, provider_message_id: r.providerMessageId, message_id: r.messageId, subscriber_internal_id: r.subscriberInternalId })))
-          .onConflict((oc) => oc.columns(['env', 'provider_id', 'provider_message_id']).doNothing())
-          .execute();
+        await insertRefs(db, dialect, refs.map((r) => [env, r.providerId, r.providerMessageId, r.messageId, r.subscriberInternalId]));
       },
       async find(env, providerId, ids) {
-        if (ids.length === 0) return [];
-        const rows = await db.selectFrom('tidings_provider_refs').selectAll().where('env', '=', env).where('provider_id', '=', providerId).where('provider_message_id', 'in', ids).execute();
-        return rows.map((r) => ({ providerId: r.provider_id, providerMessageId: r.provider_message_id, messageId: r.message_id, subscriberInternalId: r.subscriber_internal_id }));
+        const out = [];
+        for (const part of parts(ids)) {
+          const rows = await db.selectFrom('tidings_provider_refs').selectAll().where('env', '=', env).where('provider_id', '=', providerId).where('provider_message_id', 'in', part).execute();
+          for (const r of rows) out.push({ providerId: r.provider_id, providerMessageId: r.provider_message_id, messageId: r.message_id, subscriberInternalId: r.subscriber_internal_id });
+        }
+        return out;
       },
       async hold(env, held) {
-        if (held.length === 0) return;
-        await db
-          .insertInto('tidings_held_status')
-          .values(held.map((h) => ({ env, provider_id: h.providerId, event_id: h.event.eventId, provider_message_id: h.event.providerMessageId, received_at: h.receivedAt, doc: encodeJson(h.event) })))
-          .onConflict((oc) => oc.columns(['env', 'provider_id', 'event_id']).doNothing())
-          .execute();
+        await insertHeld(db, dialect, held.map((h) => [env, h.providerId, h.event.eventId, h.event.providerMessageId, h.receivedAt, encodeJson(h.event)]));
       },
       async takeHeld(env, providerId, ids) {
-        if (ids.length === 0) return [];
-        const rows = await db.selectFrom('tidings_held_status').selectAll().where('env', '=', env).where('provider_id', '=', providerId).where('provider_message_id', 'in', ids).orderBy('seq').execute();
+        const rows = [];
+        for (const part of parts(ids)) rows.push(...(await db.selectFrom('tidings_held_status').selectAll().where('env', '=', env).where('provider_id', '=', providerId).where('provider_message_id', 'in', part).execute()));
         if (rows.length === 0) return [];
-        await db.deleteFrom('tidings_held_status').where('seq', 'in', rows.map((r) => r.seq)).execute();
+        rows.sort((a, b) => a.seq - b.seq);
+        for (const part of chunk(rows.map((r) => r.seq), 1, dialect.maxParams)) await db.deleteFrom('tidings_held_status').where('seq', 'in', part).execute();
         return rows.map((r) => ({ providerId: r.provider_id, receivedAt: r.received_at, event: decodeJson<ProviderStatusEvent>(r.doc) }));
       },
       async dropHeldBefore(env, before) {

@@ -1,26 +1,27 @@
 import type { StorageRepositories, Suppression } from '@tidings/core';
-import { decodeJson, encodeJson } from '../codec.js';
+import { chunk, decodeJson, encodeJson } from '../codec.js';
+import { rowInserter } from '../row-inserter.js';
 import type { RepoContext } from './context.js';
 
-export function suppressionRepositories({ db }: RepoContext): Pick<StorageRepositories, 'suppressions'> {
+const insertEntries = rowInserter('tidings_suppressions', ['env', 'channel', 'address', 'at', 'doc'], (q) => q.onConflict((oc) => oc.columns(['env', 'channel', 'address']).doNothing()));
+
+export function suppressionRepositories({ db, dialect }: RepoContext): Pick<StorageRepositories, 'suppressions'> {
   return {
     suppressions: {
       async add(env, entries) {
-        if (entries.length === 0) return;
-        await db
-          .insertInto('tidings_suppressions')
-          .values(entries.map((e) => ({ env, channel: e.channel, address: e.address, at: e.at, doc: encodeJson(e) })))
-          .onConflict((oc) => oc.columns(['env', 'channel', 'address']).doNothing())
-          .execute();
+        await insertEntries(db, dialect, entries.map((e) => [env, e.channel, e.address, e.at, encodeJson(e)]));
       },
       async remove(env, channel, address) {
         const result = await db.deleteFrom('tidings_suppressions').where('env', '=', env).where('channel', '=', channel).where('address', '=', address).executeTakeFirst();
         return Number(result.numDeletedRows) > 0;
       },
       async find(env, channel, addresses) {
-        if (addresses.length === 0) return [];
-        const rows = await db.selectFrom('tidings_suppressions').select('doc').where('env', '=', env).where('channel', '=', channel).where('address', 'in', addresses).execute();
-        return rows.map((r) => decodeJson<Suppression>(r.doc));
+        const out: Suppression[] = [];
+        for (const part of chunk([...new Set(addresses)], 1, dialect.maxParams - 2)) {
+          const rows = await db.selectFrom('tidings_suppressions').select('doc').where('env', '=', env).where('channel', '=', channel).where('address', 'in', part).execute();
+          for (const r of rows) out.push(decodeJson<Suppression>(r.doc));
+        }
+        return out;
       },
       async list(env, query) {
         let select = db.selectFrom('tidings_suppressions').select('doc').where('env', '=', env);

@@ -4,6 +4,7 @@ import type { DeadDeviceTokens } from '../../subscribers/drop-device-tokens.js';
 import type { TraceEntry } from '../../walk/trace.js';
 import type { Delivery, DigestedEvent } from '../../walk/walker.js';
 import { fallbackMessage } from '../../messages/fallback-message.js';
+import { channelGate } from '../../walk/channel-gate.js';
 import type { StepSent } from '../deliver-step.js';
 import { nextAttemptAt } from '../jobs.js';
 import { messagesForWalk, walkSubject } from '../walk-io.js';
@@ -72,12 +73,14 @@ export const walkHandler: JobHandler<'walk'> = async (job, context) => {
     const sent = await deliver(step, message, delivery);
     deadTokens.push(...(sent.deadTokens ?? []));
     if (sent.kind !== 'retry') return sent;
-    const runAt = nextAttemptAt(job.attempts, ctx.options.maxAttempts, now, sent.retryAfterMs);
+    // The fallback's first retry starts its own count of attempts: the first channel may have used them all.
+    const fresh = fallback && job.data.fallbackStep !== step.stepIndex;
+    const runAt = nextAttemptAt(fresh ? 0 : job.attempts, ctx.options.maxAttempts, now, sent.retryAfterMs);
     if (!runAt) return sent.final;
     notes.set(step.stepIndex, { ...sent.note, decision: 'failed' });
     const { fallbackStep: _done, ...data } = job.data;
     const next = { ...data, stepIndex: step.stepIndex, ...(fallback && { fallbackStep: step.stepIndex }) };
-    return done({ kind: 'later', runAt, data: withState(next, stateBefore(walk.state, step.stepIndex)), retry: true, lastError: sent.error }, step.stepIndex);
+    return done({ kind: 'later', runAt, data: withState(next, stateBefore(walk.state, step.stepIndex)), retry: !fresh, lastError: sent.error }, step.stepIndex);
   }
   /** Keeps a delivery's message and what it says for explain and the events. */
   const keep = (stepIndex: number, sent: Extract<StepSent, { kind: 'message' }>, note: Partial<TraceEntry>) => {
@@ -100,7 +103,12 @@ export const walkHandler: JobHandler<'walk'> = async (job, context) => {
       keep(step.stepIndex, first, first.note);
     }
     const fallingBack = fallbackTo !== undefined && (firstDone || sent!.failure !== undefined || sent!.notSent !== undefined);
-    if (fallingBack) {
+    // The subscriber's say over the fallback channel holds as over any step's: off, or outside their hours, it is not used.
+    const gate = fallingBack ? channelGate({ preferences: subject.preferences, subscriber, now, outsideSchedule: 'skip' }, workflow, fallbackTo) : null;
+    if (fallingBack && gate?.kind !== 'send') {
+      const before = notes.get(step.stepIndex);
+      notes.set(step.stepIndex, { ...before, reason: `${before?.reason ? `${before.reason}; ` : ''}no fallback to ${fallbackTo}: ${gate && 'reason' in gate ? gate.reason : ''}` });
+    } else if (fallingBack) {
       const second = await sendOrRetry({ ...step, channel: fallbackTo }, fallbackMessage(base, fallbackTo), true);
       if ('job' in second) return second;
       const before = notes.get(step.stepIndex)?.reason;

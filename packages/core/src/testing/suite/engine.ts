@@ -370,6 +370,47 @@ export function engineSuite({ get }: SuiteContext): void {
       expect((await tidings.messages.byTransaction(failing)).filter((m) => m.channel === 'push')).toHaveLength(1);
     });
 
+    it('engine — a fallback channel the subscriber turned off is not used; a fallback that first fails after the first channel used every attempt still gets its own retries', async () => {
+      const clock = manualClock('2026-05-04T08:00:00.000Z');
+      const texts: string[] = [];
+      let smsBusy = 0;
+      const push: Provider = { id: 'fcm', channel: 'push', send: async () => Promise.reject(new ProviderError('fcm answered 503', { retryable: true, status: 503 })) };
+      const sms: Provider = {
+        id: 'twilio',
+        channel: 'sms',
+        async send(message) {
+          if (smsBusy-- > 0) throw new ProviderError('twilio answered 503', { retryable: true, status: 503 });
+          texts.push(message.to.phone!);
+          return { id: `SM${texts.length}` };
+        },
+      };
+      const tidings = createTidings({ storage: get(), clock, environmentId: 'env-fallback-2', providers: [push, sms], inlineInApp: false, maxAttempts: 2, circuitBreaker: false });
+      await tidings.integrations.upsert({ name: 'FCM', providerId: 'fcm', channel: 'push', active: true, primary: true });
+      await tidings.integrations.upsert({ name: 'Twilio', providerId: 'twilio', channel: 'sms', active: true, primary: true });
+      await tidings.workflows.upsert({ name: 'alert', triggers: [{ identifier: 'alert' }], steps: [{ template: { type: 'push', title: 'Alert', content: 'db1 is down' }, fallbackTo: 'sms' }] });
+      const to = (subscriberId: string) => ({ subscriberId, phone: '+1 (555) 010-0100', channels: [{ providerId: 'fcm' as const, credentials: { deviceTokens: ['tok'] } }] });
+      const drain = async () => {
+        for (let i = 0; i < 10; i++) {
+          await tidings.runDue();
+          clock.advance(3_600_000);
+        }
+      };
+
+      await tidings.subscribers.upsert(to('off'));
+      await tidings.preferences.update('off', { workflowId: 'alert', channels: { sms: false } });
+      const off = await tidings.trigger({ name: 'alert', to: 'off' });
+      await drain();
+      expect(texts).toEqual([]);
+      expect((await tidings.messages.byTransaction(off.transactionId!)).map((m) => m.channel)).toEqual(['push']);
+      expect(JSON.stringify(await tidings.explain(off.transactionId!))).toContain('no fallback to sms');
+
+      smsBusy = 1;
+      const busy = await tidings.trigger({ name: 'alert', to: to('on') });
+      await drain();
+      expect(await tidings.messages.byTransaction(busy.transactionId!)).toMatchObject([{ channel: 'push', status: 'error' }, { channel: 'sms', status: 'sent' }]);
+      expect(texts).toEqual(['+1 (555) 010-0100']);
+    });
+
     it('engine — fallbackTo is refused on a step that sends nothing and when it names the step’s own channel', async () => {
       const { tidings } = engine('env-fallback-refused');
       const refused = (steps: unknown[]) => tidings.workflows.upsert({ name: 'x', triggers: [{ identifier: 'x' }], steps: steps as never });
@@ -488,6 +529,10 @@ export function engineSuite({ get }: SuiteContext): void {
       clock.advance(1000);
       await tidings.suppressions.add({ channel: 'email', address: ' Dee@Example.com ', detail: 'asked us to stop' });
       expect(await tidings.suppressions.add({ channel: 'email', address: 'ada@example.com' })).toMatchObject({ reason: 'bounced' });
+      // Phones are kept without spaces, dots, dashes and parentheses, so every way of writing one matches.
+      await tidings.suppressions.add({ channel: 'sms', address: '+1 (555) 010-0199' });
+      expect(await tidings.suppressions.get('sms', '+1.555.010.0199')).toMatchObject({ address: '+15550100199' });
+      expect(await tidings.suppressions.remove('sms', '+15550100199')).toBe(true);
       const first = await tidings.suppressions.list({ limit: 2 });
       expect(first.data.map((e) => e.address)).toEqual(['dee@example.com', 'cy@example.com']);
       const second = await tidings.suppressions.list({ limit: 2, cursor: first.nextCursor! });
