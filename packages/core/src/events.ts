@@ -1,5 +1,5 @@
 import mitt, { type Emitter } from 'mitt';
-import type { Job, Message, Notification } from './schemas/index.js';
+import type { Job, Message, Notification, WebhookEndpoint } from './schemas/index.js';
 
 /** Every state change the engine makes, by name, with what it carries. */
 export type TidingsEvents = {
@@ -23,6 +23,8 @@ export type TidingsEvents = {
   'message.delivery': { message: Message };
   'digest.flushed': { transactionIds: string[]; subscriberId: string; count: number };
   'job.failed': { job: Job; error: string };
+  /** A webhook endpoint's deliveries kept failing for good: it was disabled (see `webhooks.update` to enable it). */
+  'webhook.endpoint.disabled': { endpoint: WebhookEndpoint };
   /** Jobs were added: the job loop wakes to look at them. */
   'jobs.enqueued': { count: number; earliestRunAt: string };
 };

@@ -4,7 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import type { Server as HttpServer } from 'node:http';
 import { serve as serveNode } from '@hono/node-server';
 import { createTidings, type CodeWorkflow, type Storage } from '@tidings/core';
-import { chatWebhookProvider, consoleProviders, discordProvider, msTeamsProvider, pushWebhookProvider, serviceProviders, slackProvider, smtpProvider } from '@tidings/providers';
+import { chatWebhookProvider, consoleProviders, discordProvider, msTeamsProvider, pushWebhookProvider, serviceProviders, slackProvider, smtpProvider, webhookTransport } from '@tidings/providers';
 import { createHttpApp } from './app.js';
 import { loadWorkflowsModule } from './workflows-module.js';
 import { deliveryLogging, requestLogging } from './serve-log.js';
@@ -210,6 +210,7 @@ export async function serve(options: ServeOptions = {}) {
       ...serviceProviders({ network }),
       ...consoleProviders(),
     ],
+    webhookTransport: webhookTransport({ network }),
   });
   const app = createHttpApp({
     environments: [{ tidings, apiKeys: [apiKey], applicationIdentifier }],

@@ -60,6 +60,7 @@ for (const { name, skip } of SQL_BACKENDS) describe(`poison inputs on every rout
         ...(request.body !== undefined && { body: request.body }),
       });
       expect(response.status, `${request.label}: ${String(errors.at(-1) ?? '')}`).toBeLessThan(500);
+      if (response.status === 204) continue;
       const parsed = (await response.json()) as Record<string, unknown>;
       if (response.status >= 400) {
         expect(parsed, request.label).toMatchObject({ statusCode: response.status, message: expect.anything() });

@@ -27,3 +27,4 @@ export { signStandardWebhook, verifyStandardWebhook, standardWebhookHeaders, new
 export { TWILIO_PERMANENT_ERRORS } from './sms/twilio-status.js';
 export { VONAGE_PERMANENT_ERRORS } from './sms/vonage-status.js';
 export type { StatusIntegration } from './status-callbacks.js';
+export { webhookTransport } from './webhook-transport.js';

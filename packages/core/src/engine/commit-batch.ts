@@ -1,4 +1,4 @@
-import type { Job, Message, Subscriber } from '../schemas/index.js';
+import type { Job, Message, Subscriber, WebhookEndpoint } from '../schemas/index.js';
 import type { Digest, StorageRepositories } from '../storage.js';
 import { withoutDeviceTokens, type DeadDeviceTokens } from '../subscribers/drop-device-tokens.js';
 import { groupBy } from '../util/group-by.js';
@@ -7,6 +7,8 @@ import type { EngineContext } from './context.js';
 import type { JobResult, MessageUpdate } from './job-handlers/index.js';
 import { nextAttemptAt } from './jobs.js';
 import { linkSentMessages, type TracksStatus } from './provider-status.js';
+import { queueWebhookEvents, type WebhookEvent } from './webhook-outbox.js';
+import { endpointAfter } from './job-handlers/webhook-handler.js';
 import { settleArrival } from './settle-digest.js';
 import { storeWalkResults } from './walk-io.js';
 
@@ -18,6 +20,8 @@ export interface Committed {
   readonly flushed: { digest: Digest; subscriberId: string }[];
   readonly gaveUp: { job: Job; error: string }[];
   readonly updated: Message[];
+  /** Webhook endpoints this batch disabled. */
+  readonly disabledEndpoints: WebhookEndpoint[];
 }
 
 type Settled = { kind: 'done' } | { kind: 'gave_up'; error: string } | { kind: 'later'; runAt: Date; data: Job['data']; retry: boolean; lastError: string | null };
@@ -91,6 +95,8 @@ export async function commitBatch(ctx: EngineContext, workerId: string, now: Dat
     const enqueue: Job[] = [];
     const updates: MessageUpdate[] = [];
     const dead: { subscriberId: string; tokens: readonly DeadDeviceTokens[] }[] = [];
+    const disabledEndpoints: WebhookEndpoint[] = [];
+    const events: WebhookEvent[] = [];
     for (const { result, settled: s } of settled) {
       const { job } = result;
       if (!held.has(job.id)) continue;
@@ -102,7 +108,10 @@ export async function commitBatch(ctx: EngineContext, workerId: string, now: Dat
       }
       if (result.closeDigest !== undefined) {
         const closed = await tx.digests.close(env, result.closeDigest);
-        if (closed) flushed.push({ digest: closed, subscriberId: closed.subscriberId });
+        if (closed) {
+          flushed.push({ digest: closed, subscriberId: closed.subscriberId });
+          events.push({ type: 'digest.flushed', data: { subscriberId: closed.subscriberId, transactionIds: closed.events.map((e) => e.transactionId), count: closed.events.length } });
+        }
       }
       messages.push(...result.messages);
       failures.push(...result.failures);
@@ -112,12 +121,28 @@ export async function commitBatch(ctx: EngineContext, workerId: string, now: Dat
       enqueue.push(...result.enqueue);
       updates.push(...result.messageUpdates);
       if (result.deadTokens && job.subscriberId) dead.push({ subscriberId: job.subscriberId, tokens: result.deadTokens });
+      if (result.webhook) {
+        const { delivery, endpointOutcome } = result.webhook;
+        await tx.webhooks.putDelivery(env, delivery);
+        // Applied to the endpoint as stored now: the batch may hold several of its deliveries.
+        const stored = endpointOutcome && (await tx.webhooks.getEndpoint(env, delivery.endpointId));
+        const next = stored ? endpointAfter(stored, endpointOutcome, at, delivery.lastError) : null;
+        if (next) await tx.webhooks.putEndpoint(env, next);
+        if (stored && next && stored.active && !next.active) {
+          disabledEndpoints.push(next);
+          const { secret: _secret, ...endpoint } = next;
+          events.push({ type: 'webhook.endpoint.disabled', data: { endpoint } });
+        }
+      }
+      // The walk of this subscriber is over: nothing waits, nothing joined a digest.
+      if (job.kind === 'walk' && s.kind === 'done' && !result.digestArrival) events.push({ type: 'workflow.run.completed', data: { transactionId: job.transactionId, subscriberId: job.subscriberId } });
       if (s.kind === 'gave_up') gaveUp.push({ job, error: s.error });
     }
     const updated = await updateMessages(ctx, tx, updates);
     await dropDeadTokens(ctx, tx, dead, ctx.now());
-    const stored = await storeWalkResults(tx, env, await linkSentMessages(tx, env, messages, tracksStatus), records);
+    const stored = await storeWalkResults(ctx, tx, await linkSentMessages(tx, env, messages, tracksStatus), records);
     if (enqueue.length > 0) await tx.jobs.enqueue(env, enqueue);
-    return { stored, failures, warnings, flushed, gaveUp, updated };
+    await queueWebhookEvents(ctx, tx, events);
+    return { stored, failures, warnings, flushed, gaveUp, updated, disabledEndpoints };
   });
 }

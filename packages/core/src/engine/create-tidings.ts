@@ -3,8 +3,10 @@ import { systemClock, type Clock } from '../clock.js';
 import { createEmitter, type TidingsEvents } from '../events.js';
 import { TidingsError } from '../errors.js';
 import type { Provider, ProviderCallback } from '../delivery/provider.js';
+import type { WebhookTransport } from '../delivery/webhook-transport.js';
 import { applyProviderCallback } from './provider-status.js';
 import { suppressionsApi } from './suppressions-api.js';
+import { webhooksApi } from './webhooks-api.js';
 import type { Storage } from '../storage.js';
 import { parseInput } from '../validation.js';
 import { integrationsApi, tenantsApi, workflowsApi } from './catalog-api.js';
@@ -44,6 +46,11 @@ export interface TidingsOptions {
   maxIdleMs?: number;
   /** Delivery providers, matched to integrations by `providerId` and channel (see `@tidings/providers`). */
   providers?: readonly Provider[];
+  /**
+   * Sends webhook deliveries to your endpoints (`webhookTransport()` of `@tidings/providers`: signed
+   * as Standard Webhooks says, behind the address guard). Without it, `webhooks.create` is refused.
+   */
+  webhookTransport?: WebhookTransport;
   /** @default 10_000 */
   providerTimeoutMs?: number;
   /** @default 16 */
@@ -142,7 +149,7 @@ export function createTidings(options: TidingsOptions) {
     if (providers.has(key)) throw new TidingsError('validation_failed', `Two providers serve "${provider.id}" on ${provider.channel}`, { issues: [{ path: 'providers', message: `duplicate provider ${key}` }] });
     providers.set(key, provider);
   }
-  const runner = createJobRunner(ctx, providers, storage);
+  const runner = createJobRunner(ctx, providers, storage, options.webhookTransport);
   const loop = createJobLoop(ctx, runner, onError);
   const triggers = triggerApi(ctx);
 
@@ -159,6 +166,7 @@ export function createTidings(options: TidingsOptions) {
     messages: messagesApi(ctx),
     preferences: preferencesApi(ctx),
     suppressions: suppressionsApi(ctx),
+    webhooks: webhooksApi(ctx, options.webhookTransport !== undefined),
     trigger: triggers.trigger,
     triggerBulk: triggers.triggerBulk,
     cancel: triggers.cancel,

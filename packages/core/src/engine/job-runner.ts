@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Provider } from '../delivery/provider.js';
+import type { WebhookTransport } from '../delivery/webhook-transport.js';
 import { normalAddress, type Integration, type Job, type Subscriber, type Suppression } from '../schemas/index.js';
 import type { Storage } from '../storage.js';
 import { renderBudget } from '../templates/render.js';
 import { groupBy } from '../util/group-by.js';
 import { commitBatch, type Committed } from './commit-batch.js';
 import type { TracksStatus } from './provider-status.js';
+import { forgetEndpoints } from './webhook-outbox.js';
 import type { EngineContext } from './context.js';
 import { stepDeliverer } from './deliver-step.js';
 import { liveWorkers } from './live-workers.js';
@@ -95,6 +97,8 @@ function emitCommitted(ctx: EngineContext, committed: Committed): void {
   // Message updates come from unsnooze jobs.
   for (const message of committed.updated) ctx.events.emit('message.unsnoozed', { message });
   for (const { job, error } of committed.gaveUp) ctx.events.emit('job.failed', { job, error });
+  if (committed.disabledEndpoints.length > 0) forgetEndpoints(ctx);
+  for (const endpoint of committed.disabledEndpoints) ctx.events.emit('webhook.endpoint.disabled', { endpoint });
 }
 
 /**
@@ -102,7 +106,7 @@ function emitCommitted(ctx: EngineContext, committed: Committed): void {
  * every effect of the batch. `registry` is the storage the user passed in, by which workers of one
  * process know each other.
  */
-export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<string, Provider>, registry: Storage): JobRunner {
+export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<string, Provider>, registry: Storage, webhookTransport?: WebhookTransport): JobRunner {
   const { storage, env, options } = ctx;
   const workerId = `worker-${randomUUID()}`;
   const deliver = stepDeliverer(providers, options, () => ctx.clock.now().getTime());
@@ -124,7 +128,7 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
       const breathe = loopYielder();
       const results = await mapLimited(jobs, options.deliveryConcurrency, async (job) => {
         await breathe();
-        return runJob(job, { ctx, deliver, batch, now });
+        return runJob(job, { ctx, deliver, batch, now, ...(webhookTransport && { webhookTransport }) });
       });
       stopKeeping();
       committed = await commitBatch(ctx, workerId, now, results, tracksStatus);

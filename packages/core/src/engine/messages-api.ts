@@ -6,6 +6,12 @@ import { feedCursor, type FeedPage, type MessageFilter, type StorageRepositories
 import { parseInput } from '../validation.js';
 import type { EngineContext } from './context.js';
 import { newJob } from './jobs.js';
+import { queueWebhookEvents, type WebhookEvent } from './webhook-outbox.js';
+import type { WebhookEventType } from '../schemas/webhook.js';
+
+/** The webhook events of messages a change touched, one per message and type. */
+const changeEvents = (messages: readonly Message[], types: readonly WebhookEventType[]): WebhookEvent[] =>
+  types.flatMap((type) => messages.map((message) => ({ type, data: { message: message as unknown as WebhookEvent['data'] } })));
 
 const messageIdsSchema = z
   .union([z.string(), z.array(z.string())])
@@ -101,6 +107,7 @@ export function messagesApi(ctx: EngineContext) {
     subscriberId: string,
     ids: readonly string[],
     change: (message: Message, now: string, tx: StorageRepositories) => Message | Promise<Message>,
+    webhookTypes: readonly WebhookEventType[] = [],
   ): Promise<Message[]> {
     return storage.transaction(async (tx) => {
       const subscriber = await subscriberOf(subscriberId, tx.subscribers);
@@ -111,6 +118,7 @@ export function messagesApi(ctx: EngineContext) {
       const next: Message[] = [];
       for (const message of found) next.push(await change(message, now, tx));
       await tx.messages.replaceMany(env, next);
+      await queueWebhookEvents(ctx, tx, changeEvents(next, webhookTypes));
       return next;
     });
   }
@@ -134,6 +142,7 @@ export function messagesApi(ctx: EngineContext) {
       if (ids.length === 0) return [];
       const next = (await tx.messages.getMany(env, subscriber._id, ids)).map((m) => change(m, now));
       await tx.messages.replaceMany(env, next);
+      await queueWebhookEvents(ctx, tx, changeEvents(next, event === 'message.archived' ? [] : [event]));
       return next;
     });
     for (const message of updated) ctx.events.emit(event, { message });
@@ -163,7 +172,7 @@ export function messagesApi(ctx: EngineContext) {
      */
     async markAs(subscriberId: string, input: MarkAsInput): Promise<Message[]> {
       const { messageId, markAs } = parseInput(markAsInputSchema, input, 'mark-as request');
-      const updated = await update(subscriberId, [...new Set(messageId)], (m, now) => applyMarkAs(m, markAs, now));
+      const updated = await update(subscriberId, [...new Set(messageId)], (m, now) => applyMarkAs(m, markAs, now), markAs === 'read' || markAs === 'seen' ? [`message.${markAs}`] : []);
       for (const message of updated) ctx.events.emit(`message.${markAs}`, { message });
       return updated;
     },
@@ -173,7 +182,7 @@ export function messagesApi(ctx: EngineContext) {
      */
     async markFlags(subscriberId: string, input: MarkFlagsInput): Promise<Message[]> {
       const { messageId, mark } = parseInput(markFlagsInputSchema, input, 'mark request');
-      const updated = await update(subscriberId, [...new Set(messageId)], (m, now) => applyMarkFlags(m, mark, now));
+      const updated = await update(subscriberId, [...new Set(messageId)], (m, now) => applyMarkFlags(m, mark, now), [...(mark.read ? (['message.read'] as const) : []), ...(mark.seen ? (['message.seen'] as const) : [])]);
       const marks: MarkValue[] = [];
       if (mark.read !== undefined) marks.push(mark.read ? 'read' : 'unread');
       if (mark.seen !== undefined) marks.push(mark.seen ? 'seen' : 'unseen');
@@ -184,7 +193,7 @@ export function messagesApi(ctx: EngineContext) {
     async action(subscriberId: string, messageId: string, type: string, input: ActionInput): Promise<Message> {
       const button = parseInput(buttonTypeSchema, type, 'action type');
       const { status, payload } = parseInput(actionInputSchema, input, 'action request');
-      const [message] = await update(subscriberId, [messageId], (m) => applyAction(m, button, status, payload));
+      const [message] = await update(subscriberId, [messageId], (m) => applyAction(m, button, status, payload), ['message.action']);
       ctx.events.emit('message.action', { message: message! });
       return message!;
     },
@@ -277,7 +286,7 @@ export function messagesApi(ctx: EngineContext) {
     async markSeen(subscriberId: string, which: { messageIds?: readonly string[]; filter?: MessageFilterInput }): Promise<Message[]> {
       if (which.messageIds !== undefined) {
         const ids = parseInput(messageIdsSchema, which.messageIds, 'message ids');
-        const updated = await update(subscriberId, [...new Set(ids)], (m, now) => applyMarkAs(m, 'seen', now));
+        const updated = await update(subscriberId, [...new Set(ids)], (m, now) => applyMarkAs(m, 'seen', now), ['message.seen']);
         for (const message of updated) ctx.events.emit('message.seen', { message });
         return updated;
       }

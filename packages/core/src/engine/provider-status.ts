@@ -6,6 +6,7 @@ import type { Message } from '../schemas/index.js';
 import type { StorageRepositories } from '../storage.js';
 import { groupBy } from '../util/group-by.js';
 import type { EngineContext } from './context.js';
+import { deliveryEvents, queueWebhookEvents } from './webhook-outbox.js';
 
 /** How long a callback for a message not stored yet is kept for it. */
 export const HOLD_STATUS_MS = 24 * 3_600_000;
@@ -87,6 +88,7 @@ export async function applyProviderCallback(ctx: EngineContext, providers: Reado
       }
     }
     if (updated.length > 0) await tx.messages.replaceMany(env, updated);
+    await queueWebhookEvents(ctx, tx, updated.flatMap(deliveryEvents));
     return { updated, held: waiting.length };
   });
 }

@@ -4,6 +4,7 @@ import type { DecisionRecord } from '../walk/trace.js';
 import type { DigestedEvent, WalkResult, WalkSubject } from '../walk/walker.js';
 import type { RenderBudget } from '../templates/render.js';
 import type { EngineContext } from './context.js';
+import { messageEvents, queueWebhookEvents } from './webhook-outbox.js';
 
 /** What a walk continues from, and the render budget of the call it belongs to. */
 export interface WalkOptions {
@@ -58,8 +59,9 @@ export async function readWalkSources(repos: Pick<StorageRepositories, 'notifica
  * messages (a message already stored under its id is left as it is) and decision records, in the
  * caller's transaction. Returns the messages actually inserted.
  */
-export async function storeWalkResults(tx: StorageRepositories, env: string, messages: readonly Message[], records: readonly DecisionRecord[]): Promise<Message[]> {
-  const stored = messages.length > 0 ? await tx.messages.insertMany(env, messages) : [];
+export async function storeWalkResults(ctx: EngineContext, tx: StorageRepositories, messages: readonly Message[], records: readonly DecisionRecord[]): Promise<Message[]> {
+  const stored = messages.length > 0 ? await tx.messages.insertMany(ctx.env, messages) : [];
   if (records.length > 0) await tx.traces.append(records);
+  await queueWebhookEvents(ctx, tx, stored.flatMap(messageEvents));
   return stored;
 }

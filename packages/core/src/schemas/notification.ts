@@ -54,12 +54,16 @@ export const unsnoozeJobDataSchema = z.object({ messageId: z.string() });
 /** A `digest` job: close the digest when it is due and walk on with its events. Keyed by the digest. */
 export const digestJobDataSchema = z.object({ digestId: z.string() });
 
+/** A `webhook` job: send one webhook delivery (the outbox row) to its endpoint. */
+export const webhookJobDataSchema = z.object({ deliveryId: z.string() });
+
 /** What a job does: its kind and that kind's data. */
 export const jobPayloadSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('walk'), data: walkJobDataSchema }),
   z.object({ kind: z.literal('fanout'), data: fanoutJobDataSchema }),
   z.object({ kind: z.literal('unsnooze'), data: unsnoozeJobDataSchema }),
   z.object({ kind: z.literal('digest'), data: digestJobDataSchema }),
+  z.object({ kind: z.literal('webhook'), data: webhookJobDataSchema }),
 ]);
 export type JobPayload = z.infer<typeof jobPayloadSchema>;
 export type JobKind = JobPayload['kind'];

@@ -4,6 +4,7 @@ import { fanoutHandler } from './fanout-handler.js';
 import type { HandlerContext, JobHandler, JobResult } from './job-result.js';
 import { unsnoozeHandler } from './unsnooze-handler.js';
 import { walkHandler } from './walk-handler.js';
+import { webhookHandler } from './webhook-handler.js';
 
 export type { BatchData, JobResult, MessageUpdate, NextStep } from './job-result.js';
 
@@ -13,6 +14,7 @@ const handlers: { readonly [K in JobKind]: JobHandler<K> } = {
   fanout: fanoutHandler,
   unsnooze: unsnoozeHandler,
   digest: digestHandler,
+  webhook: webhookHandler,
 };
 
 /** Runs a job by its kind's handler; a handler that throws is a result too (the job retries or gives up). */

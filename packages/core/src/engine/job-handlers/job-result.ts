@@ -1,4 +1,6 @@
+import type { WebhookTransport } from '../../delivery/webhook-transport.js';
 import type { Suppression } from '../../schemas/suppression.js';
+import type { WebhookDelivery } from '../../schemas/webhook.js';
 import type { Integration, Job, JobData, JobKind, JobOf, Message, Notification, PreferenceRow, Subscriber, Tenant, Workflow } from '../../schemas/index.js';
 import type { DeadDeviceTokens } from '../../subscribers/drop-device-tokens.js';
 import type { RenderBudget } from '../../templates/render.js';
@@ -59,6 +61,11 @@ export interface JobResult {
   readonly digestArrival?: DigestArrival;
   /** The flush closes this digest; the walk job in `enqueue` goes on with its events. */
   readonly closeDigest?: string;
+  /**
+   * A webhook delivery attempt: the delivery as it stands after it, and how it went for its endpoint
+   * (`delivered`, or `failed` for good), which the commit applies to the endpoint as stored then.
+   */
+  readonly webhook?: { readonly delivery: WebhookDelivery; readonly endpointOutcome?: 'delivered' | 'failed' };
   /** Device tokens of the job's subscriber that push services called gone: the commit removes them. */
   readonly deadTokens?: readonly DeadDeviceTokens[];
 }
@@ -67,6 +74,8 @@ export interface JobResult {
 export interface HandlerContext {
   readonly ctx: EngineContext;
   readonly deliver: ReturnType<typeof stepDeliverer>;
+  /** Sends webhook deliveries; undefined when the engine was made without one. */
+  readonly webhookTransport?: WebhookTransport;
   readonly batch: BatchData;
   readonly now: Date;
 }

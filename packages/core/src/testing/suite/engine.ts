@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { manualClock } from '../../clock.js';
 import { CallbackRefused, ProviderError, type Provider, type ProviderCallback } from '../../delivery/provider.js';
 import { createTidings } from '../../engine/create-tidings.js';
+import type { WebhookTransport } from '../../delivery/webhook-transport.js';
 import type { SuiteContext } from '../describe-storage.js';
 
 const welcome = {
@@ -544,6 +545,64 @@ export function engineSuite({ get }: SuiteContext): void {
       sentTo.length = 0;
       await send('ada', 'Ada@Example.com');
       expect(sentTo).toEqual(['Ada@Example.com']);
+    });
+    it('engine — webhooks: each event goes to the endpoints subscribed to it, written with its change, retried until the receiver takes it, listed with its attempts; endpoints that keep failing are disabled', async () => {
+      const clock = manualClock('2026-05-04T08:00:00.000Z');
+      const received: { url: string; id: string; body: { type: string; data: { message?: { _id: string } } } }[] = [];
+      let down = 0;
+      const transport: WebhookTransport = async (request) => {
+        if (request.url.includes('dead') || down-- > 0) return { status: 500 };
+        received.push({ url: request.url, id: request.id, body: JSON.parse(request.body) });
+        return { status: 204 };
+      };
+      const tidings = createTidings({ storage: get(), clock, environmentId: 'env-webhooks', webhookTransport: transport });
+      const drain = async () => {
+        for (let hour = 0; hour < 40; hour++) {
+          await tidings.runDue();
+          clock.advance(3_600_000);
+        }
+      };
+      await tidings.workflows.upsert(welcome);
+      const app = await tidings.webhooks.create({ url: 'https://app.example.com/hooks', events: ['message.sent', 'message.read'] });
+      expect(app.secret).toMatch(/^whsec_/);
+      expect(await tidings.webhooks.get(app.endpoint._id)).not.toHaveProperty('secret');
+      const audit = await tidings.webhooks.create({ url: 'https://audit.example.com/hooks', events: ['message.read'], secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' });
+      expect(audit.secret).toBe('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
+
+      // The receiver is down for the first two attempts: the third takes it, and it is listed so.
+      down = 2;
+      const { transactionId } = await tidings.trigger({ name: 'welcome', to: { subscriberId: 'ada', firstName: 'Ada' } });
+      const [message] = await tidings.messages.byTransaction(transactionId!);
+      await drain();
+      expect(received).toEqual([{ url: 'https://app.example.com/hooks', id: expect.stringMatching(/^msg_/), body: expect.objectContaining({ type: 'message.sent', data: { message: expect.objectContaining({ _id: message!._id }) } }) }]);
+      const [sent] = (await tidings.webhooks.deliveries({ endpointId: app.endpoint._id })).data;
+      expect(sent).toMatchObject({ _id: received[0]!.id, status: 'delivered', attempts: 3, lastStatus: 204 });
+
+      await tidings.messages.markAs('ada', { messageId: message!._id, markAs: 'read' });
+      await drain();
+      expect(received.slice(1).map((r) => [r.url, r.body.type]).sort()).toEqual([['https://app.example.com/hooks', 'message.read'], ['https://audit.example.com/hooks', 'message.read']]);
+      expect(new Set(received.map((r) => r.id)).size).toBe(received.length);
+
+      // An endpoint whose deliveries keep failing for good is disabled, says so, and gets nothing more.
+      const disabled: string[] = [];
+      tidings.events.on('webhook.endpoint.disabled', ({ endpoint }) => disabled.push(endpoint._id));
+      const dead = await tidings.webhooks.create({ url: 'https://dead.example.com/hooks', events: ['message.sent'] });
+      for (let i = 0; i < 3; i++) await tidings.trigger({ name: 'welcome', to: 'ada' });
+      await drain();
+      expect(disabled).toEqual([dead.endpoint._id]);
+      expect(await tidings.webhooks.get(dead.endpoint._id)).toMatchObject({ active: false, failures: 3, disabledReason: expect.stringContaining('answered 500') });
+      expect((await tidings.webhooks.deliveries({ endpointId: dead.endpoint._id, status: 'failed' })).data).toHaveLength(3);
+      expect((await tidings.webhooks.deliveries({ endpointId: dead.endpoint._id })).data[0]).toMatchObject({ attempts: 8, lastStatus: 500 });
+      await tidings.trigger({ name: 'welcome', to: 'ada' });
+      expect((await tidings.webhooks.deliveries({ endpointId: dead.endpoint._id })).data).toHaveLength(3);
+
+      // Enabled again, it starts over; removed, its deliveries go too.
+      expect(await tidings.webhooks.update(dead.endpoint._id, { active: true })).toMatchObject({ active: true, failures: 0 });
+      await tidings.webhooks.delete(dead.endpoint._id);
+      await expect(tidings.webhooks.get(dead.endpoint._id)).rejects.toMatchObject({ code: 'not_found' });
+      await expect(tidings.webhooks.create({ url: 'ftp://x.example.com', events: ['message.sent'] })).rejects.toMatchObject({ code: 'validation_failed', message: expect.stringContaining('url') });
+      await expect(tidings.webhooks.create({ url: 'https://x.example.com', events: ['message.nope' as never] })).rejects.toMatchObject({ message: expect.stringContaining('events') });
+      await expect(createTidings({ storage: get(), clock, environmentId: 'env-no-transport' }).webhooks.create({ url: 'https://x.example.com', events: ['message.sent'] })).rejects.toMatchObject({ message: expect.stringContaining('webhookTransport') });
     });
   });
 }
