@@ -11,7 +11,8 @@ import { standardWebhookHeaders } from './standard-webhooks.js';
  * followed. Resolves with the receiver's status; an unreachable receiver throws.
  */
 export const webhookTransport = (options: Omit<ServiceProviderOptions, 'baseUrl'> = {}): WebhookTransport =>
-  async ({ url, secret, id, timestamp, body }) => {
+  async ({ url, secret, id, body }) => {
+    const timestamp = Math.floor(Date.now() / 1000);
     const headers = { 'content-type': 'application/json', 'user-agent': 'Tidings-Webhooks', ...standardWebhookHeaders(secret, { id, timestamp, body }) };
     const answer = await serviceRequest({ url, headers, body }, requestOptions(options));
     return { status: answer.status };

@@ -1,12 +1,13 @@
-/** One webhook delivery attempt as the engine hands it to the transport: the transport signs and sends it. */
+/**
+ * One webhook delivery attempt as the engine hands it to the transport: the transport signs and
+ * sends it, with the wall-clock time it sends at as `webhook-timestamp` (receivers refuse old ones).
+ */
 export interface WebhookRequest {
   readonly url: string;
   /** The endpoint's Standard Webhooks secret (`whsec_…`). */
   readonly secret: string;
   /** The delivery's id: `webhook-id`, the same on every attempt. */
   readonly id: string;
-  /** When this attempt is signed, in Unix seconds: `webhook-timestamp`. */
-  readonly timestamp: number;
   /** The JSON body, exactly as sent and signed. */
   readonly body: string;
 }

@@ -7,6 +7,8 @@ import {
   subscriberInputSchema,
   suppressionInputSchema,
   tenantInputSchema,
+  webhookEndpointInputSchema,
+  webhookEndpointPatchSchema,
   TidingsError,
   topicInputSchema,
   triggerEventIssues,
@@ -16,6 +18,8 @@ import {
   type ChannelSettingsInput,
   type FieldIssue,
   type SuppressionInput,
+  type WebhookEndpointInput,
+  type WebhookEndpointPatch,
   type TriggerResult,
 } from '@tidings/core';
 import { z } from 'zod';
@@ -201,6 +205,51 @@ export function serverRoutes(): RouteDefinition[] {
         if (!removed) throw notFound('Suppression', params['address']!);
         return { removed };
       },
+    }),
+    route({ method: 'get', path: '/v1/webhook-endpoints', summary: 'Your webhook endpoints, oldest first (secrets are never shown)', status: 200, envelope: 'data', handle: ({ tidings }) => tidings.webhooks.list() }),
+    route({
+      method: 'post',
+      path: '/v1/webhook-endpoints',
+      summary: 'Add a webhook endpoint for event types; answers its secret, once',
+      status: 201,
+      envelope: 'data',
+      body: webhookEndpointInputSchema,
+      async handle({ tidings, body }) {
+        const { endpoint, secret } = await tidings.webhooks.create(body as WebhookEndpointInput);
+        return { ...endpoint, secret };
+      },
+    }),
+    route({ method: 'get', path: '/v1/webhook-endpoints/:endpointId', summary: 'A webhook endpoint', status: 200, envelope: 'data', handle: ({ tidings, params }) => tidings.webhooks.get(params['endpointId']!) }),
+    route({
+      method: 'patch',
+      path: '/v1/webhook-endpoints/:endpointId',
+      summary: 'Change a webhook endpoint (`active: true` enables a disabled one)',
+      status: 200,
+      envelope: 'data',
+      body: webhookEndpointPatchSchema,
+      handle: ({ tidings, params, body }) => tidings.webhooks.update(params['endpointId']!, body as WebhookEndpointPatch),
+    }),
+    route({
+      method: 'delete',
+      path: '/v1/webhook-endpoints/:endpointId',
+      summary: 'Remove a webhook endpoint and its deliveries',
+      status: 204,
+      envelope: 'raw',
+      handle: ({ tidings, params }) => tidings.webhooks.delete(params['endpointId']!),
+    }),
+    route({
+      method: 'get',
+      path: '/v1/webhook-deliveries',
+      summary: 'Webhook deliveries, newest first, with status, attempts and the last answer (`endpointId`, `status`, `limit`, `cursor`)',
+      status: 200,
+      envelope: 'raw',
+      handle: ({ tidings, query }) =>
+        tidings.webhooks.deliveries({
+          ...(query['endpointId'] !== undefined && { endpointId: query['endpointId'] }),
+          ...(query['status'] !== undefined && { status: query['status'] as 'pending' }),
+          ...(query['limit'] !== undefined && { limit: Number(query['limit']) }),
+          ...(query['cursor'] !== undefined && { cursor: query['cursor'] }),
+        }),
     }),
     route({ method: 'get', path: '/v2/subscribers/:subscriberId/preferences', summary: 'Get subscriber preferences', status: 200, envelope: 'data', handle: ({ tidings, params }) => tidings.preferences.get(params['subscriberId']!) }),
     route({

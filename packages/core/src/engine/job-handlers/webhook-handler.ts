@@ -43,7 +43,7 @@ export const webhookHandler: JobHandler<'webhook'> = async (job: JobOf<'webhook'
   let status = 0;
   let error: string | undefined;
   try {
-    ({ status } = await webhookTransport({ url: endpoint.url, secret: endpoint.secret, id: delivery._id, timestamp: Math.floor(now.getTime() / 1000), body: JSON.stringify(delivery.payload) }));
+    ({ status } = await webhookTransport({ url: endpoint.url, secret: endpoint.secret, id: delivery._id, body: JSON.stringify(delivery.payload) }));
   } catch (thrown) {
     error = errorText(thrown);
   }
