@@ -9,9 +9,18 @@ import { newJob } from './jobs.js';
 import { queueWebhookEvents, type WebhookEvent } from './webhook-outbox.js';
 import type { WebhookEventType } from '../schemas/webhook.js';
 
-/** The webhook events of messages a change touched, one per message and type. */
-const changeEvents = (messages: readonly Message[], types: readonly WebhookEventType[]): WebhookEvent[] =>
-  types.flatMap((type) => messages.map((message) => ({ type, data: { message: message as unknown as WebhookEvent['data'] } })));
+/** Whether a change made the event happen: a message read or seen for the first time, an action that changed. */
+const happened = (type: WebhookEventType, before: Message | undefined, after: Message) =>
+  type === 'message.read' ? !before?.read && after.read : type === 'message.seen' ? !before?.seen && after.seen : JSON.stringify(before?.cta.action) !== JSON.stringify(after.cta.action);
+
+/**
+ * The webhook events of a change, one per message and type, only where it happened: a retried
+ * request that changes nothing again sends nothing again.
+ */
+const changeEvents = (before: readonly Message[], after: readonly Message[], types: readonly WebhookEventType[]): WebhookEvent[] =>
+  types.flatMap((type) =>
+    after.filter((m) => happened(type, before.find((b) => b._id === m._id), m)).map((message) => ({ type, data: { message: message as unknown as WebhookEvent['data'] } })),
+  );
 
 const messageIdsSchema = z
   .union([z.string(), z.array(z.string())])
@@ -118,7 +127,7 @@ export function messagesApi(ctx: EngineContext) {
       const next: Message[] = [];
       for (const message of found) next.push(await change(message, now, tx));
       await tx.messages.replaceMany(env, next);
-      await queueWebhookEvents(ctx, tx, changeEvents(next, webhookTypes));
+      await queueWebhookEvents(ctx, tx, changeEvents(found, next, webhookTypes));
       return next;
     });
   }
@@ -140,9 +149,10 @@ export function messagesApi(ctx: EngineContext) {
       const now = ctx.now();
       const ids = await tx.messages.idsMatching(env, subscriber._id, { ...storageFilter(parsed, now), ...only });
       if (ids.length === 0) return [];
-      const next = (await tx.messages.getMany(env, subscriber._id, ids)).map((m) => change(m, now));
+      const before = await tx.messages.getMany(env, subscriber._id, ids);
+      const next = before.map((m) => change(m, now));
       await tx.messages.replaceMany(env, next);
-      await queueWebhookEvents(ctx, tx, changeEvents(next, event === 'message.archived' ? [] : [event]));
+      await queueWebhookEvents(ctx, tx, changeEvents(before, next, event === 'message.archived' ? [] : [event]));
       return next;
     });
     for (const message of updated) ctx.events.emit(event, { message });

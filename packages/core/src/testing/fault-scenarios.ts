@@ -241,6 +241,22 @@ export const FAULT_SCENARIOS: readonly FaultScenario[] = [
     steps: [call(async (t) => t.messages.snooze('ada', await messageOf(t, 'seed-2'), { until: '2026-03-02T11:00:00Z' })), advance(61 * MINUTE)],
   },
   {
+    name: 'webhooks: message sent, failed and read, and walks completed, each written to the outbox with its change',
+    subscribers: ['ada', 'bob'],
+    transactions: ['w1', 'w2'],
+    async setup(t) {
+      await withChannels(t);
+      await t.workflows.upsert(workflow('hooked', [inApp('note {{ payload.n }}'), { template: { type: 'email', subject: 's', content: 'mail {{ payload.n }}' } }]));
+      await t.subscribers.upsert({ subscriberId: 'ada', email: 'ada@example.com' });
+      await t.webhooks.create({ url: 'https://app.example/hooks', events: ['message.sent', 'message.warning', 'message.read', 'workflow.run.completed'] });
+    },
+    steps: [
+      call((t) => t.trigger({ name: 'hooked', to: ['ada', 'bob'], payload: { n: 1 }, transactionId: 'w1' })),
+      call(async (t) => t.messages.markAs('ada', { messageId: await messageOf(t, 'w1'), markAs: 'read' })),
+      call((t) => t.trigger({ name: 'hooked', to: 'ada', payload: { n: 2 }, transactionId: 'w2' })),
+    ],
+  },
+  {
     name: 'preferences update, then a trigger that reads them',
     subscribers: ['ada'],
     transactions: ['pf1'],

@@ -1,8 +1,9 @@
 import { manualClock } from '../clock.js';
 import { createTidings, type Tidings } from '../engine/create-tidings.js';
 import type { Provider } from '../delivery/provider.js';
+import type { WebhookTransport } from '../delivery/webhook-transport.js';
 import { isTidingsError } from '../errors.js';
-import type { Message } from '../schemas/index.js';
+import type { Message, WebhookDelivery } from '../schemas/index.js';
 import type { Storage } from '../storage.js';
 import type { FaultScenario } from './fault-scenarios.js';
 import { faultyStorage, type FaultPlan, type InjectedFault } from './faulty-storage.js';
@@ -49,8 +50,14 @@ export async function runScenario(storage: Storage, env: string, scenario: Fault
   const faulty = faultyStorage(storage);
   const clock = manualClock(T0);
   const sent = new Set<string>();
+  const received = new Set<string>();
+  // A webhook receiver that takes everything and remembers each delivery id it got.
+  const webhookTransport: WebhookTransport = async (request) => {
+    received.add(request.id);
+    return { status: 200 };
+  };
   const start = (): Tidings =>
-    createTidings({ storage: faulty, clock, environmentId: env, providers: recorder(sent), leaseMs: LEASE_MS, inlineInApp: scenario.inlineInApp ?? false, ...(scenario.inlineLimit !== undefined && { inlineLimit: scenario.inlineLimit }), ...(scenario.fanoutChunk !== undefined && { fanoutChunk: scenario.fanoutChunk }), ...(scenario.workflows && { workflows: scenario.workflows() }), onError: () => undefined });
+    createTidings({ storage: faulty, clock, environmentId: env, providers: recorder(sent), webhookTransport, leaseMs: LEASE_MS, inlineInApp: scenario.inlineInApp ?? false, ...(scenario.inlineLimit !== undefined && { inlineLimit: scenario.inlineLimit }), ...(scenario.fanoutChunk !== undefined && { fanoutChunk: scenario.fanoutChunk }), ...(scenario.workflows && { workflows: scenario.workflows() }), onError: () => undefined });
   let tidings = start();
   await scenario.setup(tidings);
   await tidings.runDue();
@@ -93,7 +100,7 @@ export async function runScenario(storage: Storage, env: string, scenario: Fault
   const points = [...faulty.points];
   const fired = faulty.fired;
   faulty.disarm();
-  return { state: await storedState(storage, env, scenario, sent), points, fired };
+  return { state: await storedState(storage, env, scenario, sent, received), points, fired };
 }
 
 function messageState(m: Message) {
@@ -118,7 +125,7 @@ function messageState(m: Message) {
 const sorted = <T>(items: readonly T[]) => [...items].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
 
 /** What the reliability promise is about, read back through the port. */
-export async function storedState(storage: Storage, env: string, scenario: FaultScenario, sent: ReadonlySet<string>): Promise<StoredState> {
+export async function storedState(storage: Storage, env: string, scenario: FaultScenario, sent: ReadonlySet<string>, received: ReadonlySet<string>): Promise<StoredState> {
   const subscribers = await storage.subscribers.getMany(env, scenario.subscribers);
   const people = [];
   const messages: Message[] = [];
@@ -156,6 +163,12 @@ export async function storedState(storage: Storage, env: string, scenario: Fault
   }));
   const digests = (await storage.digests.listOpen(env)).map((d) => ({ subscriberId: d.subscriberId, digestKey: d.digestKey, events: d.events.map((e) => e.transactionId) }));
   const providerMessages = messages.filter((m) => m.channel !== 'in_app' && m.status === 'sent');
+  const deliveries = await storage.webhooks.listDeliveries(env, { limit: 1_000 });
+  // Delivery ids differ from run to run: a delivery is known by its event and what the event is about.
+  const about = (d: WebhookDelivery) => {
+    const data = d.payload['data'] as { message?: { transactionId?: string; channel?: string }; transactionId?: string; subscriberId?: string } | undefined;
+    return { event: d.eventType, transactionId: data?.message?.transactionId ?? data?.transactionId ?? null, channel: data?.message?.channel ?? null, subscriberId: data?.subscriberId ?? null };
+  };
   return {
     people,
     notifications,
@@ -164,5 +177,8 @@ export async function storedState(storage: Storage, env: string, scenario: Fault
     digests: sorted(digests),
     // At least once: every message stored as sent reached its provider (maybe more than once).
     unsentButStoredAsSent: providerMessages.filter((m) => !sent.has(m._id)).map((m) => m.content),
+    // The outbox: each change's events once, and every delivery stored as delivered reached the receiver.
+    webhooks: sorted(deliveries.map((d) => ({ ...about(d), status: d.status }))),
+    undeliveredButStoredAsDelivered: deliveries.filter((d) => d.status === 'delivered' && !received.has(d._id)).map(about),
   };
 }
