@@ -7,9 +7,9 @@ export default defineConfig({
   test: {
     projects: ['packages/*', 'examples/*', 'bench'],
     // Vitest's default (one worker per core but one) runs a 2-core machine's files one at a time,
-    // though many of them mostly wait (on Postgres, spawned servers, sockets): two at once take about
-    // two thirds of the time there (167 s against 257 s).
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // though many of them mostly wait (on Postgres, spawned servers, sockets): one more file than
+    // there are cores keeps the cores busy while some wait.
+    maxWorkers: Math.max(3, availableParallelism() + 1),
     // The children spawnTs starts run from esbuild bundles, kept for the run in a temporary directory
     // that this makes and removes (a child starts two to three times faster than through tsx).
     globalSetup: ['./test-support/spawn-ts-setup.ts'],
