@@ -17,10 +17,12 @@ const happened = (type: WebhookEventType, before: Message | undefined, after: Me
  * The webhook events of a change, one per message and type, only where it happened: a retried
  * request that changes nothing again sends nothing again.
  */
-const changeEvents = (before: readonly Message[], after: readonly Message[], types: readonly WebhookEventType[]): WebhookEvent[] =>
-  types.flatMap((type) =>
-    after.filter((m) => happened(type, before.find((b) => b._id === m._id), m)).map((message) => ({ type, data: { message: message as unknown as WebhookEvent['data'] } })),
-  );
+function changeEvents(before: readonly Message[], after: readonly Message[], types: readonly WebhookEventType[]): WebhookEvent[] {
+  if (types.length === 0) return [];
+  // By id: a bulk change (mark all read) may touch tens of thousands of messages.
+  const was = new Map(before.map((m) => [m._id, m]));
+  return types.flatMap((type) => after.filter((m) => happened(type, was.get(m._id), m)).map((message) => ({ type, data: { message: message as unknown as WebhookEvent['data'] } })));
+}
 
 const messageIdsSchema = z
   .union([z.string(), z.array(z.string())])

@@ -76,9 +76,10 @@ export async function applyProviderCallback(ctx: EngineContext, providers: Reado
     const waiting = reports.filter((r) => !byId.has(r.providerMessageId));
     if (waiting.length > 0) await tx.deliveryStatus.hold(env, waiting.map((event) => ({ providerId, event, receivedAt })));
     const updated: Message[] = [];
+    const reportsOf = groupBy(reports, (r) => r.providerMessageId);
     for (const [subscriberInternalId, group] of groupBy(refs, (r) => r.subscriberInternalId)) {
       for (const message of await tx.messages.getMany(env, subscriberInternalId, group.map((r) => r.messageId))) {
-        const own = reports.filter((r) => r.providerMessageId === message.providerMessageId);
+        const own = reportsOf.get(message.providerMessageId!) ?? [];
         const next = withDeliveryReports(message, own);
         if (!next) continue;
         updated.push(next);

@@ -1,25 +1,12 @@
-import { TidingsError } from '../errors.js';
 import { normalAddress, suppressionChannelSchema, suppressionInputSchema, type Suppression, type SuppressionInput } from '../schemas/index.js';
-import { inputHazards, parseInput } from '../validation.js';
+import { parseInput } from '../validation.js';
 import type { EngineContext } from './context.js';
+import { pageLimit, pageOf, positionOf } from './page-cursor.js';
 
 /** A page of the suppression list, and the cursor of the next one (null after the last). */
 export interface SuppressionPage {
   readonly data: Suppression[];
   readonly nextCursor: string | null;
-}
-
-const cursorOf = (entry: Suppression) => Buffer.from(JSON.stringify({ at: entry.at, address: entry.address })).toString('base64url');
-
-function afterCursor(cursor: string): { at: string; address: string } {
-  try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { at?: unknown; address?: unknown };
-    const { at, address } = parsed;
-    if (typeof at === 'string' && !Number.isNaN(Date.parse(at)) && /^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(at) && typeof address === 'string' && address.length <= 320 && inputHazards(address).length === 0) return { at, address };
-  } catch {
-    // Falls through to the error below.
-  }
-  throw new TidingsError('validation_failed', 'Invalid suppression list query', { issues: [{ path: 'cursor', message: 'is not a cursor this list gave' }] });
 }
 
 /**
@@ -53,12 +40,11 @@ export function suppressionsApi(ctx: EngineContext) {
     },
     /** The list, newest first, `limit` (1–100, default 50) at a time. */
     async list(query: { channel?: Suppression['channel']; limit?: number; cursor?: string } = {}): Promise<SuppressionPage> {
-      const limit = query.limit ?? 50;
-      if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new TidingsError('validation_failed', 'Invalid suppression list query', { issues: [{ path: 'limit', message: 'must be an integer from 1 to 100' }] });
+      const limit = pageLimit(query.limit, 'suppression list');
       const channel = query.channel === undefined ? undefined : channelOf(query.channel);
-      const data = await storage.suppressions.list(env, { limit: limit + 1, ...(channel && { channel }), ...(query.cursor !== undefined && { after: afterCursor(query.cursor) }) });
-      const page = data.slice(0, limit);
-      return { data: page, nextCursor: data.length > limit ? cursorOf(page[page.length - 1]!) : null };
+      const after = query.cursor === undefined ? undefined : positionOf(query.cursor, 'suppression list');
+      const rows = await storage.suppressions.list(env, { limit: limit + 1, ...(channel && { channel }), ...(after && { after: { at: after.at, address: after.id } }) });
+      return pageOf(rows, limit, (entry) => ({ at: entry.at, id: entry.address }));
     },
   };
 }

@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { notFound, TidingsError } from '../errors.js';
 import { newId } from '../ids.js';
 import { webhookEndpointInputSchema, webhookEndpointPatchSchema, type WebhookDelivery, type WebhookEndpoint, type WebhookEndpointInput, type WebhookEndpointPatch } from '../schemas/index.js';
-import { inputHazards, parseInput } from '../validation.js';
+import { parseInput } from '../validation.js';
 import type { EngineContext } from './context.js';
+import { pageLimit, pageOf, positionOf } from './page-cursor.js';
 import { forgetEndpoints } from './webhook-outbox.js';
 
 /** An endpoint as it is shown: everything but its secret. */
@@ -12,16 +13,6 @@ export type WebhookEndpointView = Omit<WebhookEndpoint, 'secret'>;
 const view = ({ secret: _secret, ...endpoint }: WebhookEndpoint): WebhookEndpointView => endpoint;
 
 const invalidQuery = (path: string, message: string) => new TidingsError('validation_failed', 'Invalid webhook deliveries query', { issues: [{ path, message }] });
-
-function afterCursor(cursor: string): { createdAt: string; id: string } {
-  try {
-    const { createdAt, id } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { createdAt?: unknown; id?: unknown };
-    if (typeof createdAt === 'string' && /^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(createdAt) && typeof id === 'string' && id.length <= 100 && inputHazards(id).length === 0) return { createdAt, id };
-  } catch {
-    // Falls through to the error below.
-  }
-  throw invalidQuery('cursor', 'is not a cursor this list gave');
-}
 
 /**
  * Webhook endpoints: your app's URLs that get the engine's events (`message.sent`, `message.delivered`,
@@ -85,19 +76,16 @@ export function webhooksApi(ctx: EngineContext, hasTransport: boolean) {
     },
     /** Deliveries newest first, with their status, attempts and the receiver's last answer; `limit` 1–100 (default 50). */
     async deliveries(query: { endpointId?: string; status?: WebhookDelivery['status']; limit?: number; cursor?: string } = {}): Promise<{ data: WebhookDelivery[]; nextCursor: string | null }> {
-      const limit = query.limit ?? 50;
-      if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw invalidQuery('limit', 'must be an integer from 1 to 100');
+      const limit = pageLimit(query.limit, 'webhook deliveries');
       if (query.status !== undefined && !['pending', 'delivered', 'failed'].includes(query.status)) throw invalidQuery('status', 'must be pending, delivered or failed');
       if (query.endpointId !== undefined) await stored(query.endpointId);
       const rows = await storage.webhooks.listDeliveries(env, {
         limit: limit + 1,
         ...(query.endpointId !== undefined && { endpointId: query.endpointId }),
         ...(query.status !== undefined && { status: query.status }),
-        ...(query.cursor !== undefined && { after: afterCursor(query.cursor) }),
+        ...(query.cursor !== undefined && { after: (({ at, id }) => ({ createdAt: at, id }))(positionOf(query.cursor, 'webhook deliveries')) }),
       });
-      const data = rows.slice(0, limit);
-      const last = data[data.length - 1];
-      return { data, nextCursor: rows.length > limit && last ? Buffer.from(JSON.stringify({ createdAt: last.createdAt, id: last._id })).toString('base64url') : null };
+      return pageOf(rows, limit, (d) => ({ at: d.createdAt, id: d._id }));
     },
   };
 }
