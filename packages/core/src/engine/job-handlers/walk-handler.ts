@@ -115,7 +115,7 @@ export const walkHandler: JobHandler<'walk'> = async (job, context) => {
       keep(step.stepIndex, second, { ...second.note, reason: `${before ? `${before}; ` : ''}fell back to ${fallbackTo}: ${second.note.reason ?? (second.message.status === 'sent' ? 'sent' : '')}` });
       sent = second;
     }
-    if (sent!.failure && step.step.shouldStopOnFail) return done({ kind: 'done' }, step.stepIndex);
+    if (sent?.failure && step.step.shouldStopOnFail) return done({ kind: 'done' }, step.stepIndex);
   }
   // A delay after a digest keeps the digest's events for the steps after it.
   if (walk.resume) return done(waitUntil({ ...job, data: withState({ ...job.data, stepIndex: walk.resume.stepIndex }, walk.state) }, walk.resume.runAt));
