@@ -13,21 +13,11 @@ import { fakeSendgrid } from '../../providers/test/services/email-sendgrid.js';
 import { fcmFake, GOOGLE_TOKEN_URI } from '../../providers/test/services/push-fcm.js';
 import { fakeTwilio } from '../../providers/test/services/sms-twilio.js';
 import { serve } from '../src/serve.js';
+import { eventually } from './eventually.js';
 
 const KEY = 'tid_providers_key';
 const dir = mkdtempSync(join(tmpdir(), 'tidings-novu-providers-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** Waits (polling) until `read` gives a value that is not undefined. */
-async function eventually<T>(read: () => Promise<T | undefined>, what: string, ms = 30_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe('integrations created with @novu/api, in Novu’s credential names', () => {
   it('twilio, sendgrid and fcm: a trigger sends through each service, and each message names its provider and the service’s id', async () => {

@@ -12,6 +12,7 @@ import type { WorkflowResponseDto } from '@novu/api/models/components';
 import { ErrorDto, ValidationErrorDto } from '@novu/api/models/errors';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { serve } from '../src/serve.js';
+import { eventually } from './eventually.js';
 
 const KEY = 'tid_v2_workflows_key';
 const dir = mkdtempSync(join(tmpdir(), 'tidings-v2-workflows-'));
@@ -34,17 +35,6 @@ async function http(method: string, path: string, body?: unknown) {
   });
   const text = await response.text();
   return { status: response.status, body: (text === '' ? undefined : JSON.parse(text)) as any };
-}
-
-/** Waits (polling) until `read` gives a value that is not undefined. */
-async function eventually<T>(read: () => Promise<T | undefined>, what: string, ms = 10_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 const rejection = (promise: Promise<unknown>) => promise.then(() => { throw new Error('expected the call to fail'); }, (error: unknown) => error);
@@ -129,7 +119,7 @@ describe('/v2/workflows with @novu/api', () => {
     // Trigger through the SDK: the in-app message is in the subscriber's feed.
     const { result: triggered } = await novu.trigger({ workflowId: 'comment-digest', to: { subscriberId: 'ada', firstName: 'Ada' }, payload: { author: 'Grace', postId: 'p1' } });
     expect(triggered.status).toBe('processed');
-    const message = await eventually(async () => (await http('GET', '/v1/subscribers/ada/notifications/feed')).body.data[0], 'the in-app message');
+    const message = await eventually(async () => (await http('GET', '/v1/subscribers/ada/notifications/feed')).body.data[0], 'the in-app message', 10_000);
     expect(message).toMatchObject({ channel: 'in_app', content: 'Grace commented on p1', subject: 'New comment', transactionId: triggered.transactionId, cta: { type: 'redirect', data: { url: '/posts/p1' } } });
 
     // Delete: 204, then the workflow is gone (404 from get, and from a second delete).

@@ -11,22 +11,13 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fakeTwilio } from '../../providers/test/services/sms-twilio.js';
 import { serve } from '../src/serve.js';
+import { eventually } from './eventually.js';
 
 const KEY = 'tid_status_key';
 const SID = 'AC00000000000000000000000000000001';
 const TOKEN = 'twilio-auth-token';
 const dir = mkdtempSync(join(tmpdir(), 'tidings-status-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function eventually<T>(read: () => Promise<T | undefined>, what: string, ms = 30_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 /** Twilio's request signature: base64 HMAC-SHA1 with the auth token over the URL and the fields sorted by name. */
 const twilioSignature = (url: string, fields: Record<string, string>) =>

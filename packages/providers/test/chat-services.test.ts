@@ -1,23 +1,12 @@
 import { createTidings, type Credentials, type Provider, type ProviderMessage, type ProviderRecipient, type SubscriberInput } from '@tidings/core';
 import { manualClock } from '@tidings/core/testing';
 import { memoryStorage } from '@tidings/memory';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { telegramProvider } from '../src/chat/telegram.js';
 import { whatsAppProvider } from '../src/chat/whatsapp-business.js';
 import { telegramFake } from './services/chat-telegram.js';
 import { whatsAppFake } from './services/chat-whatsapp.js';
-
-const closers: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
-async function started<T extends { close(): Promise<unknown> }>(fake: Promise<T>): Promise<T> {
-  const server = await fake;
-  closers.push(server.close);
-  return server;
-}
-
-const local = (url: string) => ({ baseUrl: url, network: { allow: ['127.0.0.1'] } });
+import { local, started } from './started.js';
 
 const chatMessage = (to: Omit<ProviderRecipient, 'subscriberId'>, extra: Partial<ProviderMessage> = {}): ProviderMessage => ({
   messageId: 'msg-1',

@@ -1,7 +1,7 @@
 import { createTidings, type Credentials, type JsonObject, type Provider } from '@tidings/core';
 import { manualClock } from '@tidings/core/testing';
 import { memoryStorage } from '@tidings/memory';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mailgunProvider } from '../src/email/mailgun.js';
 import { postmarkProvider } from '../src/email/postmark.js';
 import { resendProvider } from '../src/email/resend.js';
@@ -13,17 +13,7 @@ import { fakePostmark } from './services/email-postmark.js';
 import { fakeResend } from './services/email-resend.js';
 import { fakeSendgrid } from './services/email-sendgrid.js';
 import { awsError, fakeSes } from './services/email-ses.js';
-
-const closers: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
-
-async function started<T extends { close(): Promise<unknown> }>(server: Promise<T>): Promise<T> {
-  const s = await server;
-  closers.push(() => s.close());
-  return s;
-}
+import { started } from './started.js';
 
 /** The fake services listen on loopback, which providers refuse unless allowed. */
 const at = (url: string) => ({ baseUrl: url, network: { allow: ['127.0.0.1'] } });

@@ -2,7 +2,7 @@ import { createHash, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { createTidings, type Credentials, type Provider, type ProviderMessage } from '@tidings/core';
 import { manualClock } from '@tidings/core/testing';
 import { memoryStorage } from '@tidings/memory';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { apnsProvider } from '../src/push/apns.js';
 import { expoProvider } from '../src/push/expo.js';
 import { fcmProvider } from '../src/push/fcm.js';
@@ -11,18 +11,7 @@ import { apnsFake, type ApnsFakeOptions } from './services/push-apns.js';
 import { expoFake } from './services/push-expo.js';
 import { fcmFake, GOOGLE_TOKEN_URI } from './services/push-fcm.js';
 import { oneSignalFake } from './services/push-one-signal.js';
-
-const closers: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
-async function started<T extends { close(): Promise<unknown> }>(fake: Promise<T>): Promise<T> {
-  const server = await fake;
-  closers.push(server.close);
-  return server;
-}
-
-const local = (url: string) => ({ baseUrl: url, network: { allow: ['127.0.0.1'] } });
+import { local, started } from './started.js';
 
 /** An engine with one push integration served by `provider`, and a push workflow. */
 async function engine(provider: Provider, credentials: Credentials) {
@@ -58,7 +47,6 @@ const pushMessage = (deviceTokens: string[]): ProviderMessage => ({
   payload: { n: 1 },
   overrides: {},
 });
-
 
 describe('expo', () => {
   it('posts one message per device token with the access token; the message is sent under the ticket id', async () => {

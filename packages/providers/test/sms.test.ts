@@ -1,27 +1,17 @@
 import { createTidings, type Credentials, type Provider, type TidingsOptions } from '@tidings/core';
 import { manualClock } from '@tidings/core/testing';
 import { memoryStorage } from '@tidings/memory';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { snsProvider } from '../src/sms/sns.js';
 import { twilioProvider } from '../src/sms/twilio.js';
 import { vonageProvider } from '../src/sms/vonage.js';
 import { fakeSns, snsError } from './services/sms-sns.js';
 import { fakeTwilio, twilioError } from './services/sms-twilio.js';
 import { fakeVonage, vonageThrottled } from './services/sms-vonage.js';
-
-const closers: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
+import { started } from './started.js';
 
 /** The fakes listen on loopback, which providers refuse unless allowed. */
 const local = { network: { allow: ['127.0.0.1'] } };
-
-async function started<T extends { close(): Promise<unknown> }>(server: Promise<T>): Promise<T> {
-  const s = await server;
-  closers.push(() => s.close());
-  return s;
-}
 
 /** An engine with one SMS integration and a one-step SMS workflow `code`. */
 async function engine(provider: Provider, credentials: Credentials, options: Partial<TidingsOptions> = {}) {

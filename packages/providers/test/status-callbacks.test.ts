@@ -1,6 +1,6 @@
 import { createHash, createHmac, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { CallbackRefused, type Credentials, type Provider, type ProviderCallback, type ProviderMessage } from '@tidings/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mailgunProvider } from '../src/email/mailgun.js';
 import { postmarkProvider } from '../src/email/postmark.js';
 import { resendProvider } from '../src/email/resend.js';
@@ -14,17 +14,7 @@ import { fakeService, type ServiceReply } from './services/email-fake-server.js'
 import { fakeMailgun } from './services/email-mailgun.js';
 import { fakeSendgrid } from './services/email-sendgrid.js';
 import { selfSignedCertificate } from './services/self-signed-certificate.js';
-
-const closers: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
-
-async function started<T extends { close(): Promise<unknown> }>(server: Promise<T>): Promise<T> {
-  const s = await server;
-  closers.push(() => s.close());
-  return s;
-}
+import { started } from './started.js';
 
 /** The fake services listen on loopback, which providers refuse unless allowed. */
 const at = (url: string) => ({ baseUrl: url, network: { allow: ['127.0.0.1'] } });
