@@ -5,7 +5,15 @@ import { defineConfig } from 'vitest/config';
 // TypeScript sources, so tests never need a build.
 export default defineConfig({
   test: {
-    projects: ['packages/*', 'examples/*', 'bench'],
+    projects: [
+      'packages/*',
+      'examples/*',
+      'bench',
+      // Core's test that mocks a module, isolated (the core project shares modules between its files).
+      'packages/core/vitest.mocked.config.ts',
+      // HTTP's files whose clients keep state between files, isolated (the http project shares modules).
+      'packages/http/vitest.isolated.config.ts',
+    ],
     // Vitest's default (one worker per core but one) runs a 2-core machine's files one at a time,
     // though many of them mostly wait (on Postgres, spawned servers, sockets): one more file than
     // there are cores keeps the cores busy while some wait.

@@ -155,11 +155,16 @@ async function serveFromBin(args, { apiKey, ready = /API key/ } = {}) {
   const workflow = await fetch(`${url}/v1/workflows`, { method: 'POST', headers, body: JSON.stringify({ name: 'Hi', triggers: [{ identifier: 'hi' }], steps: [{ template: { type: 'in_app', content: 'Hi {{ subscriber.firstName }}' } }] }) });
   const trigger = await fetch(`${url}/v1/events/trigger`, { method: 'POST', headers, body: JSON.stringify({ name: 'hi', to: { subscriberId: 'ada', firstName: 'Ada' } }) });
   const feed = await (await fetch(`${url}/v1/subscribers/ada/notifications/feed`, { headers })).json();
+  // The activity page's built files ship in the package.
+  const page = await fetch(`${url}/activity/`);
+  const script = await fetch(`${url}/activity/activity.js`);
+  const pageOk = page.status === 200 && script.status === 200 && (await script.text()).includes('Tidings activity page');
   child.kill('SIGTERM');
   const code = await exited;
   if (workflow.status !== 201 || trigger.status !== 201 || feed.data?.[0]?.content !== 'Hi Ada') fail(`tidings serve answered ${workflow.status}, ${trigger.status}, ${JSON.stringify(feed)}`);
+  if (!pageOk) fail(`tidings serve answered ${page.status} for /activity/ and ${script.status} for its script`);
   if (code !== 0) fail(`tidings serve exited with ${code} on SIGTERM:\n${output}`);
-  console.log(`tidings serve ${args.join(' ')}: 201, 201, feed "Hi Ada", stopped with exit code 0`);
+  console.log(`tidings serve ${args.join(' ')}: 201, 201, feed "Hi Ada", /activity/ 200, stopped with exit code 0`);
   return output;
 }
 

@@ -19,6 +19,8 @@ export type TidingsEvents = {
   'message.archived': { message: Message };
   'message.unarchived': { message: Message };
   'message.deleted': { message: Message };
+  /** An in-app message's expiry came and the sweeper deleted it (it left every feed and count when it expired). */
+  'message.expired': { message: Message };
   /** A provider reported on a sent message (delivered, bounced, opened, …): `message.delivery` holds the state and its history. */
   'message.delivery': { message: Message };
   'digest.flushed': { transactionIds: string[]; subscriberId: string; count: number };
@@ -32,6 +34,6 @@ export type TidingsEvents = {
 export type TidingsEmitter = Emitter<TidingsEvents>;
 
 /** The events of a change to a stored message (its creation aside): what live streams and relays follow. */
-export const MESSAGE_CHANGE_EVENTS = ['message.read', 'message.seen', 'message.unread', 'message.unseen', 'message.action', 'message.snoozed', 'message.unsnoozed', 'message.archived', 'message.unarchived', 'message.deleted'] as const;
+export const MESSAGE_CHANGE_EVENTS = ['message.read', 'message.seen', 'message.unread', 'message.unseen', 'message.action', 'message.snoozed', 'message.unsnoozed', 'message.archived', 'message.unarchived', 'message.deleted', 'message.expired'] as const;
 
 export const createEmitter = (): TidingsEmitter => mitt<TidingsEvents>();

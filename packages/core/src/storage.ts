@@ -2,6 +2,7 @@ import type {
   Channel,
   Integration,
   Job,
+  JobKind,
   Message,
   Notification,
   PreferenceRow,
@@ -102,6 +103,9 @@ export interface StorageRepositories {
   readonly deliveryStatus: DeliveryStatusRepository;
   readonly suppressions: SuppressionRepository;
   readonly webhooks: WebhookRepository;
+  readonly retention: RetentionRepository;
+  readonly frequency: FrequencyRepository;
+  readonly settings: SettingsRepository;
 }
 
 export interface WorkflowRepository {
@@ -187,6 +191,21 @@ export interface NotificationRepository {
   insertMany(env: string, notifications: readonly Notification[]): Promise<string[]>;
   getMany(env: string, ids: readonly string[]): Promise<Notification[]>;
   getByTransactionId(env: string, transactionId: string): Promise<Notification | null>;
+  /**
+   * The environment's notifications newest first (`createdAt`, then `_id`, descending), created within
+   * the bounds when given. The cursor is a position (`feedCursor` of the last item), so pages stay
+   * stable while new triggers arrive.
+   */
+  list(env: string, query: NotificationListQuery): Promise<{ items: Notification[]; nextCursor: string | null }>;
+}
+
+export interface NotificationListQuery {
+  readonly limit: number;
+  /** The `nextCursor` of the previous page. */
+  readonly cursor?: string;
+  /** Only those created at or after / at or before these instants (ISO). */
+  readonly createdGte?: string;
+  readonly createdLte?: string;
 }
 
 export interface ClaimOptions {
@@ -246,6 +265,8 @@ export interface JobRepository {
   nextDueAt(env?: string): Promise<string | null>;
   /** Jobs of the environment, earliest first, optionally of one trigger or subscriber. */
   list(env: string, filter?: { transactionId?: string; subscriberId?: string }): Promise<Job[]>;
+  /** How many jobs the environment holds of each kind (due or not, leased or not); kinds with none may be left out. */
+  countByKind(env: string): Promise<Partial<Record<JobKind, number>>>;
 }
 
 export interface FeedQuery extends MessageFilter {
@@ -258,7 +279,7 @@ export interface FeedQuery extends MessageFilter {
 
 export interface CountQuery {
   readonly channel?: Channel;
-  /** Snoozed messages (past this instant) and archived ones are not counted. */
+  /** Snoozed messages (past this instant), expired ones (`expiresAt ≤ now`) and archived ones are not counted. */
   readonly now?: string;
 }
 
@@ -289,7 +310,7 @@ export interface MessageRepository {
   countMatching(env: string, subscriberInternalId: string, filters: readonly MessageFilter[]): Promise<number[]>;
   /** The ids of the subscriber's messages that match, newest first. */
   idsMatching(env: string, subscriberInternalId: string, filter: MessageFilter): Promise<string[]>;
-  /** Deletes these messages of the subscriber; returns how many there were. */
+  /** Deletes these messages of the subscriber, and the provider references that point to them; returns how many there were. */
   deleteMany(env: string, subscriberInternalId: string, ids: readonly string[]): Promise<number>;
   /** Every message of a trigger, oldest first. */
   listByTransaction(env: string, transactionId: string): Promise<Message[]>;
@@ -374,6 +395,8 @@ export interface DigestRepository {
   removeTransaction(env: string, transactionId: string): Promise<{ updated: Digest[]; deleted: string[] }>;
   /** Open digests, earliest due first, optionally of one subscriber or holding one trigger's event. */
   listOpen(env: string, filter?: { subscriberId?: string; transactionId?: string }): Promise<Digest[]>;
+  /** How many digests of the environment are open. */
+  countOpen(env: string): Promise<number>;
 }
 
 /** A response kept for an idempotency key, replayed as it was. */
@@ -461,6 +484,62 @@ export interface SuppressionRepository {
   find(env: string, channel: Suppression['channel'], addresses: readonly string[]): Promise<Suppression[]>;
   /** Entries newest first (by `at`, then `address`), `limit` at most, those after `after` (the last entry of the previous page). */
   list(env: string, query: { channel?: Suppression['channel']; limit: number; after?: { at: string; address: string } }): Promise<Suppression[]>;
+}
+
+/**
+ * One counted event in a sliding window: a throttle step's run that went through, or a send counted
+ * by a cap or by an integration's rate. The window rules over them are core's (`frequency/`).
+ */
+export interface WindowHit {
+  /** What is counted: a throttle's, cap's or rate's key (for one subscriber, payload key or integration). */
+  readonly key: string;
+  /** The counted thing (a job's step, a message): recording it again changes nothing. */
+  readonly id: string;
+  readonly at: string;
+  /** When it no longer counts in any window of its key: it may be deleted from then on. */
+  readonly expiresAt: string;
+}
+
+/** The hits of sliding windows, counted inside the transaction that decides on them. */
+export interface FrequencyRepository {
+  /** Records hits; one whose (key, id) is recorded already is kept as it was. */
+  record(env: string, hits: readonly WindowHit[]): Promise<void>;
+  /** The instants of each key's hits after `since`, oldest first; a key without any is left out. */
+  recent(env: string, keys: readonly string[], since: string): Promise<Map<string, string[]>>;
+  /** Deletes the hits of these keys that expired at `now`; returns how many. */
+  prune(env: string, keys: readonly string[], now: string): Promise<number>;
+  /** Deletes up to `limit` hits of any key that expired at `now` (keys not used again); returns how many. */
+  pruneExpired(env: string, now: string, limit: number): Promise<number>;
+}
+
+/** An environment's settings stored as JSON values by name (its caps, say), shared by every process. */
+export interface SettingsRepository {
+  /** The value stored under `name`, or null. */
+  get(env: string, name: string): Promise<unknown>;
+  /** Stores `value` under `name`, replacing what was there. */
+  put(env: string, name: string, value: unknown): Promise<void>;
+}
+
+/**
+ * What the sweeper deletes, a batch of at most `limit` rows per call, oldest first, so that no call
+ * holds the write lock for long. Messages go with the provider references that point to them.
+ */
+export interface RetentionRepository {
+  /** Deletes messages whose `expiresAt ≤ now`, earliest expiry first; returns them as they were. */
+  deleteExpiredMessages(env: string, now: string, limit: number): Promise<Message[]>;
+  /** The earliest `expiresAt` of the environment's stored messages; null when none has one. */
+  nextExpiry(env: string): Promise<string | null>;
+  /** Deletes messages created before `before`, oldest first; returns them as they were. */
+  deleteMessagesBefore(env: string, before: string, limit: number): Promise<Message[]>;
+  /**
+   * Deletes notifications created before `before`, oldest first, but never one whose trigger still
+   * has a job or an event in an open digest (its walk is not over). Their decision records go with
+   * them, and so do the closed digests whose first event they are (with those digests' events).
+   * Returns the transactionIds deleted.
+   */
+  deleteNotificationsBefore(env: string, before: string, limit: number): Promise<string[]>;
+  /** Deletes settled (delivered or failed) webhook deliveries created before `before`; returns how many. */
+  deleteDeliveriesBefore(env: string, before: string, limit: number): Promise<number>;
 }
 
 /** Idempotency keys as records: the begin rule over them is core's (`beginIdempotencyKey`). */

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { TidingsError, type FieldIssue } from './errors.js';
 import { MAX_INPUT_DEPTH } from './schemas/limits.js';
 
@@ -77,12 +77,24 @@ export function formatPath(path: readonly PropertyKey[]): string {
 export type MemberHints = Readonly<Record<string, string>>;
 
 /**
+ * Of the ways a value failed a union, the one its author most likely meant: the fewest issues, and of
+ * those, one that does not fail on `type` (a value without `type` meant the member that needs none).
+ */
+function likeliestBranch(branches: readonly (readonly z.core.$ZodIssue[])[]): readonly z.core.$ZodIssue[] | null {
+  const cost = (issues: readonly z.core.$ZodIssue[]) => issues.length + (issues.some((i) => i.path.length === 1 && i.path[0] === 'type') ? 0.5 : 0);
+  const ranked = branches.filter((b) => b.length > 0).sort((a, b) => cost(a) - cost(b));
+  return ranked[0] ?? null;
+}
+
+/**
  * The issues of a failed parse, one per field. A member the schema does not know is an issue of its
  * own, named by its full path, with a hint when one fits.
  */
 export function issuesOf(error: z.ZodError, prefix = '', hints: MemberHints = {}): FieldIssue[] {
   const join = (path: string) => (prefix && path ? (path.startsWith('[') ? prefix + path : `${prefix}.${path}`) : prefix || path);
   return error.issues.flatMap((issue) => {
+    const meant = issue.code === 'invalid_union' ? likeliestBranch(issue.errors) : null;
+    if (meant) return issuesOf(new z.ZodError(meant.map((i) => ({ ...i, path: [...issue.path, ...i.path] }))), prefix, hints);
     if (issue.code !== 'unrecognized_keys') return [{ path: join(formatPath(issue.path)), message: issue.message }];
     return issue.keys.map((key) => {
       const at = [...issue.path, key];

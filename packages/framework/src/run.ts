@@ -1,4 +1,5 @@
-import { renderTemplate, type Channel, type CodeRunInput, type CodeStepDeclaration, type CodeStepRun, type CodeStepType, type JsonObject } from '@tidings/core';
+import { renderTemplate, ttlSchema, type Channel, type CodeRunInput, type CodeStepDeclaration, type CodeStepRun, type CodeStepType, type JsonObject } from '@tidings/core';
+import { cadenceOption } from './cadence.js';
 import { channelOutputIssues } from './outputs.js';
 import { check, type FieldIssue, type Schema } from './schema.js';
 import type { Step } from './types.js';
@@ -21,7 +22,7 @@ const PLACEHOLDERS: Record<CodeStepType, JsonObject> = {
   push: {},
   digest: { events: [] },
   delay: { duration: 0 },
-  throttle: { throttled: false },
+  throttle: { throttled: false, executionCount: 0, currentCount: 0, threshold: 0, windowStart: new Date(0).toISOString() },
   custom: {},
 };
 
@@ -37,7 +38,7 @@ interface StepDefinition {
   readonly stepId: string;
   readonly type: CodeStepType;
   readonly resolve: (controls: Record<string, unknown>) => unknown;
-  readonly options: { controlSchema?: Schema | undefined; skip?: ((controls: never) => unknown) | undefined; outputSchema?: Schema | undefined; fallbackTo?: unknown };
+  readonly options: { controlSchema?: Schema | undefined; skip?: ((controls: never) => unknown) | undefined; outputSchema?: Schema | undefined; fallbackTo?: unknown; ttl?: unknown; cadence?: unknown };
 }
 
 /** The step object of one run: how a step call behaves, given where the run stands. */
@@ -71,11 +72,17 @@ export interface RunContext {
 
 export type Execute = (input: RunContext & { step: Step; controls: Record<string, unknown> }) => Promise<unknown>;
 
-/** Runs the function with placeholder results and records each step it declares (resolvers do not run). */
+/**
+ * Runs the function with placeholder results and records each step it declares (resolvers do not
+ * run), with a digest's cadences; throws naming the step when one's `cadence` option is refused.
+ */
 export async function discoverSteps(execute: Execute): Promise<CodeStepDeclaration[]> {
   const found: CodeStepDeclaration[] = [];
-  const step = stepObject(async ({ stepId, type }) => {
-    found.push({ stepId, type });
+  const refused: string[] = [];
+  const step = stepObject(async ({ stepId, type, options }) => {
+    const cadence = type === 'digest' && options.cadence !== undefined ? cadenceOption(options.cadence) : undefined;
+    if (cadence && !cadence.ok) refused.push(`step "${stepId}": ${cadence.error}`);
+    found.push({ stepId, type, ...(cadence?.ok && { cadence: cadence.cadence }) });
     return structuredClone(PLACEHOLDERS[type]);
   });
   try {
@@ -84,6 +91,7 @@ export async function discoverSteps(execute: Execute): Promise<CodeStepDeclarati
     // A line that reads a placeholder too deeply stops discovery there; the steps found so far stand,
     // and a step declared later fails its walk with a message saying so.
   }
+  if (refused.length > 0) throw new Error(refused.join('; '));
   return found;
 }
 
@@ -107,7 +115,10 @@ async function evaluate(definition: StepDefinition, variables: Record<string, un
       if (fallbackTo !== undefined && (!CHANNEL_STEPS.has(fallbackTo as CodeStepType) || fallbackTo === type)) {
         return failed(`fallbackTo: must be another channel than "${type}" (in_app, email, sms, chat or push)`);
       }
-      return { kind: 'step', stepId, type, skipped: false, outputs: outputs as JsonObject, ...(fallbackTo !== undefined && { fallbackTo: fallbackTo as Channel }) };
+      const ttl = options.ttl === undefined ? undefined : ttlSchema.safeParse(options.ttl);
+      if (ttl && type !== 'in_app') return failed(`ttl: only in-app messages expire; a ${type} step takes no ttl`);
+      if (ttl && !ttl.success) return failed('ttl: must be { amount, unit } with a positive amount and a unit from seconds to months');
+      return { kind: 'step', stepId, type, skipped: false, outputs: outputs as JsonObject, ...(fallbackTo !== undefined && { fallbackTo: fallbackTo as Channel }), ...(ttl?.success && { ttl: ttl.data }) };
     }
     if (type === 'custom') {
       // Without an output schema the result is `{}`, as @novu/framework strips it.
@@ -117,6 +128,11 @@ async function evaluate(definition: StepDefinition, variables: Record<string, un
       return { kind: 'step', stepId, type, skipped: false, outputs: JSON.parse(JSON.stringify(checked.data)) as JsonObject };
     }
     if (typeof outputs !== 'object' || outputs === null) return failed('outputs: must be an object');
+    if (type === 'digest' && options.cadence !== undefined) {
+      const cadence = cadenceOption(options.cadence);
+      if (!cadence.ok) return failed(cadence.error);
+      return { kind: 'step', stepId, type, skipped: false, outputs: outputs as JsonObject, cadence: cadence.cadence };
+    }
     return { kind: 'step', stepId, type, skipped: false, outputs: outputs as JsonObject };
   } catch (error) {
     return failed(errorText(error));
@@ -130,7 +146,8 @@ async function evaluate(definition: StepDefinition, variables: Record<string, un
 export async function runToNextStep(execute: Execute, input: CodeRunInput, base: RunContext, workflow: Record<string, unknown>): Promise<CodeStepRun> {
   const step = stepObject(async (definition) => {
     const result = input.results.get(definition.stepId);
-    if (result !== undefined) return structuredClone(result);
+    // A throttle's count is also `currentCount`, the name @novu/framework's later versions give it.
+    if (result !== undefined) return definition.type === 'throttle' && 'executionCount' in result ? { ...structuredClone(result), currentCount: result['executionCount'] } : structuredClone(result);
     const variables = { ...base, workflow, steps: Object.fromEntries(input.results) };
     throw new StopAtStep(await evaluate(definition, variables));
   });

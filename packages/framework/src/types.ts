@@ -40,15 +40,18 @@ export interface PushOutput {
 export type DelayOutput = { type?: 'regular'; amount: number; unit: TimeUnit } | { type: 'timed'; cron: string } | { type: 'dynamic'; dynamicKey: string };
 export type DigestOutput =
   | { type?: 'regular'; amount: number; unit: TimeUnit; digestKey?: string; lookBackWindow?: { amount: number; unit: TimeUnit } }
-  | { type?: 'timed'; cron: string; digestKey?: string };
-export interface ThrottleOutput {
-  type: 'fixed' | 'dynamic';
-  amount?: number;
-  unit?: 'minutes' | 'hours' | 'days';
-  dynamicKey?: string;
-  threshold?: number;
-  throttleKey?: string;
-}
+  | { type?: 'timed'; cron: string; digestKey?: string }
+  /** Tidings only, with the step's `cadence` option: the subscriber chooses the window; the outputs give only the key. */
+  | { type: 'preference'; digestKey?: string };
+/**
+ * At most `threshold` runs (1 when left out) per subscriber in any window of `amount` `unit`s, counted
+ * apart per `throttleKey`; `type: 'dynamic'` reads the window `{ amount, unit }` from the payload path
+ * `dynamicKey`. Also @novu/framework's later shape: `{ amount, timeValue, timeUnit }`, `amount` being
+ * the limit. A run past the limit ends the workflow for the subscriber at this step.
+ */
+export type ThrottleOutput =
+  | { type: 'fixed' | 'dynamic'; amount?: number; unit?: 'seconds' | 'minutes' | 'hours' | 'days' | 'weeks'; dynamicKey?: string; threshold?: number; throttleKey?: string }
+  | { amount: number; timeValue: number; timeUnit: 'seconds' | 'minutes' | 'hours' | 'days' | 'weeks'; throttleKey?: string };
 
 /** What an in-app step returns to the steps after it: its message's flags as they are when they run. */
 export interface InAppResult {
@@ -63,8 +66,15 @@ export interface DigestResult {
 export interface DelayResult {
   duration: number;
 }
+/** A run that reaches the steps after a throttle went through it: `throttled` is false there. */
 export interface ThrottleResult {
   throttled: boolean;
+  /** This run's place in the window (1 for the first). */
+  executionCount: number;
+  /** The same count, by the name of @novu/framework's later versions. */
+  currentCount: number;
+  threshold: number;
+  windowStart: string;
 }
 export type EmptyResult = Record<string, never>;
 
@@ -90,14 +100,39 @@ export type ControlsOf<C> = C extends Schema ? SchemaOutput<C> : Record<string, 
 
 type StepFn<Out, Result> = <C extends Schema | undefined = undefined>(stepId: string, resolver: (controls: ControlsOf<C>) => Awaitable<Out>, options?: StepOptions<C>) => Promise<Result>;
 
+/** `step.inApp`'s options. */
+export interface InAppStepOptions<C extends Schema | undefined = undefined> extends StepOptions<C> {
+  /** Tidings only: the message expires this long after it is made (out of the feed and counts, then deleted). */
+  ttl?: { amount: number; unit: 'seconds' | 'minutes' | 'hours' | 'days' | 'weeks' | 'months' };
+}
+/** A cadence a digest offers its subscribers (Tidings only), on the subscriber's wall clock. */
+export type DigestCadenceChoice = { id: string; label?: string } & (
+  | { cadence: 'instant' }
+  | { cadence: 'hourly' }
+  | { cadence: 'daily'; atTime: string }
+  | { cadence: 'weekly'; weekDay: 'monday' | 'tuesday' | 'wednesday' | 'thursday' | 'friday' | 'saturday' | 'sunday'; atTime: string }
+);
+
+/** `step.digest`'s options. */
+export interface DigestStepOptions<C extends Schema | undefined = undefined> extends StepOptions<C> {
+  /**
+   * Tidings only: each subscriber chooses the digest's window among these cadences
+   * (`preferences.update(id, { workflowId, digest: 'daily' })`), `default` for those who chose none.
+   * The resolver then returns `{ type: 'preference', digestKey? }`.
+   */
+  cadence?: { choices: DigestCadenceChoice[]; default: string };
+}
+type DigestStepFn = <C extends Schema | undefined = undefined>(stepId: string, resolver: (controls: ControlsOf<C>) => Awaitable<DigestOutput>, options?: DigestStepOptions<C>) => Promise<DigestResult>;
+type InAppStepFn = <C extends Schema | undefined = undefined>(stepId: string, resolver: (controls: ControlsOf<C>) => Awaitable<InAppOutput>, options?: InAppStepOptions<C>) => Promise<InAppResult>;
+
 /** The steps a workflow's function declares, with @novu/framework's call shapes. */
 export interface Step {
-  inApp: StepFn<InAppOutput, InAppResult>;
+  inApp: InAppStepFn;
   email: StepFn<EmailOutput, EmptyResult>;
   sms: StepFn<SmsOutput, EmptyResult>;
   chat: StepFn<ChatOutput, EmptyResult>;
   push: StepFn<PushOutput, EmptyResult>;
-  digest: StepFn<DigestOutput, DigestResult>;
+  digest: DigestStepFn;
   delay: StepFn<DelayOutput, DelayResult>;
   throttle: StepFn<ThrottleOutput, ThrottleResult>;
   custom: <C extends Schema | undefined = undefined, O extends Schema | undefined = undefined>(

@@ -314,6 +314,27 @@ describe('novuWorkflows(): running @novu/framework in process', () => {
     }
   });
 
+  it('a throttle step in @novu/framework 2.13’s shape: at most `threshold` runs per window, the same under both workflow()s, the count handed to the next step', async () => {
+    const counts = async (make: typeof tidingsWorkflow | typeof novuWorkflow, wrap: (w: never) => CodeWorkflow[]) => {
+      const limited = (make as (id: string, run: (input: { step: { throttle: Function; inApp: Function } }) => Promise<void>) => unknown)('limited', async ({ step }) => {
+        const gate = (await step.throttle('gate', () => ({ type: 'fixed', amount: 1, unit: 'hours', threshold: 2 }))) as { executionCount: number; threshold: number };
+        await step.inApp('note', () => ({ body: `run ${gate.executionCount} of ${gate.threshold}` }));
+      });
+      const clock = manualClock('2026-03-02T10:00:00Z');
+      const tidings = createTidings({ storage: memoryStorage(), clock, workflows: wrap(limited as never) });
+      for (let i = 0; i < 3; i++) await tidings.trigger({ name: 'limited', to: 'ada' });
+      while ((await tidings.runDue()) > 0);
+      clock.advance(HOUR);
+      await tidings.trigger({ name: 'limited', to: 'ada' });
+      while ((await tidings.runDue()) > 0);
+      return (await tidings.messages.feed('ada', { limit: 10 })).items.map((m) => m.content).sort();
+    };
+    const ours = await counts(tidingsWorkflow, (w) => [w]);
+    const novus = await counts(novuWorkflow, (w) => novuWorkflows([w]));
+    expect(ours).toEqual(['run 1 of 2', 'run 1 of 2', 'run 2 of 2']);
+    expect(novus).toEqual(ours);
+  });
+
   it('refuses a step Tidings does not run, naming it, when the engine discovers the workflow', async () => {
     const paging = novuWorkflow('paging', async ({ step }) => {
       await step.inApp('note', () => ({ body: 'paged' }));

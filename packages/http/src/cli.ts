@@ -45,7 +45,14 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
   { flag: 'no-inbox-hash', env: 'TIDINGS_NO_INBOX_HASH', meaning: "Open Inbox sessions without the subscriber's HMAC hash (then anyone who knows the\n      application identifier can read any subscriber's inbox).", default: 'off (the hash is required)' },
   { flag: 'webhook-allow', value: '<list>', env: 'TIDINGS_WEBHOOK_ALLOW', meaning: 'Comma-separated hosts, addresses or CIDR ranges webhook and hosted-service providers\n      may reach, besides public addresses.', default: 'none (loopback, private and link-local addresses are refused)' },
   { flag: 'workflows', value: '<module>', env: 'TIDINGS_WORKFLOWS', meaning: "A module whose exported code workflows (@tidings/framework) run beside the stored ones\n      (.js / .mjs; .ts when started through a TypeScript loader such as tsx).", default: 'none' },
+  { flag: 'no-activity', env: 'TIDINGS_NO_ACTIVITY', meaning: 'Do not serve the activity page at /activity (its data always needs the API key).', default: 'off (the page is served)' },
   { flag: 'quiet', env: 'TIDINGS_QUIET', meaning: 'No log line per HTTP request (failed and not-sent deliveries are still logged).', default: 'off' },
+  {
+    flag: 'metrics',
+    env: 'TIDINGS_METRICS',
+    meaning: "Serve the engine's metrics at GET /metrics in Prometheus' text format, without the API key\n      (counts and latencies only: no ids, addresses or content). Needs --processes 1.",
+    default: 'off',
+  },
 ];
 
 export const HELP = [
@@ -68,14 +75,16 @@ export const HELP = [
   '  -h, --help',
   '      Print this help and exit.',
   '',
-  'Logs, one line each on stdout (request headers and bodies are never logged, nor the API key but',
-  'for a newly generated one, shown once at start):',
-  '  an HTTP request once answered (method, path without the query string, status, duration;',
-  '  "aborted" added when the connection closed before the response was sent):',
-  '      POST /v1/events/trigger 201 12ms',
-  '  a delivery that failed, or was not sent (no integration, no address):',
-  '      delivery failed transaction=<id> subscriber=<id> channel=<channel> reason="<error>"',
-  '      delivery not_sent transaction=<id> subscriber=<id> channel=<channel> reason="<why>"',
+  'Logs: after the start-up lines, one JSON object per line on stdout (level, time, pid, hostname, msg;',
+  'request headers and bodies are never logged, nor the API key but for a newly generated one, shown',
+  'once at start):',
+  '  an HTTP request once answered (method, path without the query string, status, ms; aborted: true',
+  '  when the connection closed first; the transactionId or transactionIds a trigger answered with):',
+  '      {"level":"info",…,"method":"POST","path":"/v1/events/trigger","status":201,"ms":12,"transactionId":"<id>","msg":"request"}',
+  '  a delivery that failed, or was not sent (no integration, no address), and a job that gave up:',
+  '      {"level":"warn",…,"transactionId":"<id>","subscriberId":"<id>","channel":"email","reason":"<error>","msg":"delivery failed"}',
+  '      {"level":"warn",…,"transactionId":"<id>","subscriberId":"<id>","channel":"sms","reason":"<why>","msg":"delivery not_sent"}',
+  '      {"level":"error",…,"transactionId":"<id>","subscriberId":"<id>","kind":"walk","error":"<error>","msg":"job failed"}',
 ].join('\n');
 
 /** A command-line mistake: exit 2 with this line and the usage. */
@@ -247,7 +256,11 @@ export function readArguments(args: string[], env: NodeJS.ProcessEnv) {
   const noInboxHash = toggle('no-inbox-hash');
   const webhookAllow = setting('webhook-allow')?.value.split(',').map((s) => s.trim()).filter(Boolean);
   const quiet = toggle('quiet');
+  const noActivity = toggle('no-activity');
   const workflows = text('workflows');
+  const metrics = toggle('metrics');
+  // Each process keeps its own counts, and a scrape reaches one of them.
+  if (metrics && processes > 1) throw new ArgumentError('--metrics needs --processes 1: each process counts on its own, and a scrape of the shared port reaches only one of them');
 
   const options: ServeOptions = {
     port,
@@ -261,6 +274,8 @@ export function readArguments(args: string[], env: NodeJS.ProcessEnv) {
     ...(noInboxHash && { inboxHash: false }),
     ...(webhookAllow?.length && { webhookAllow }),
     ...(workflows && { workflows }),
+    ...(noActivity && { activity: false }),
+    ...(metrics && { metrics }),
     log: { requests: !quiet, deliveries: true },
   };
   return { options, processes };

@@ -3,5 +3,7 @@ export type { HttpAppOptions } from './context.js';
 export { HttpError, toHttp, errorBody } from './errors.js';
 export { integrationToWire } from './wire.js';
 export { serve, type ServeOptions } from './serve.js';
+export { prometheusMetrics, type PrometheusMetrics } from './prometheus-metrics.js';
+export { activityApp, type ActivityAppOptions } from './activity/activity-app.js';
 export type { InboxOptions } from './inbox/inbox-routes.js';
 export type { InboxSockets } from './inbox/inbox-sockets.js';

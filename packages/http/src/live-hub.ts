@@ -174,7 +174,7 @@ function listen(tidings: Tidings, onChange: (subscriberId: string, change: LiveC
   const onCreated = local('created');
   const onChanged = local('changed');
   const onDeleted = local('changed', true);
-  const handlerOf = (name: string) => (name === 'message.deleted' ? onDeleted : onChanged);
+  const handlerOf = (name: string) => (name === 'message.deleted' || name === 'message.expired' ? onDeleted : onChanged);
   tidings.events.on('message.created', onCreated);
   for (const name of MESSAGE_CHANGE_EVENTS) tidings.events.on(name, handlerOf(name));
   return () => {

@@ -1,25 +1,28 @@
 import type { Http2Bindings, HttpBindings } from '@hono/node-server';
-import type { Message, Tidings } from '@tidings/core';
+import type { Job, Message, Tidings } from '@tidings/core';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 /**
- * The lines `tidings serve` logs, one per event, in a stable format a person can read and a log
- * shipper can split on spaces:
+ * The lines `tidings serve` logs: one JSON object per line (pino), with `level`, `time`, `pid`,
+ * `hostname` and `msg`, and each line about a trigger carrying its `transactionId`:
  *
- *     POST /v1/events/trigger 201 12ms
- *     GET /v1/subscribers/ada/events 200 5310ms aborted
- *     delivery failed transaction=txn_1 subscriber=ada channel=email reason="SMTP said 550"
- *     delivery not_sent transaction=txn_2 subscriber=bob channel=sms reason="no active sms integration"
+ *     {"level":"info","time":"…","pid":7,"hostname":"web-1","method":"POST","path":"/v1/events/trigger","status":201,"ms":12,"transactionId":"txn_1","msg":"request"}
+ *     {"level":"warn",…,"transactionId":"txn_1","subscriberId":"ada","channel":"email","reason":"SMTP said 550","msg":"delivery failed"}
+ *     {"level":"warn",…,"transactionId":"txn_2","subscriberId":"bob","channel":"sms","reason":"no active sms integration","msg":"delivery not_sent"}
+ *     {"level":"error",…,"transactionId":"txn_3","subscriberId":"cy","kind":"walk","error":"…","msg":"job failed"}
  *
  * A request line is written when its response has been sent (or the connection closed first:
- * `aborted`); the path never carries the query string, and no header or body is ever logged (API
- * keys and Inbox tokens travel in those). Delivery lines follow the engine's `message.failed` and
- * `message.warning` (a step with nowhere to go: no active integration, no address) events.
+ * `"aborted":true`); the path never carries the query string, and no header or body is ever logged
+ * (API keys and Inbox tokens travel in those), only the transaction ids a trigger route answers with.
+ * Delivery lines follow the engine's `message.failed` and `message.warning` (a step with nowhere to
+ * go: no active integration, no address) events; job lines its `job.failed` (a job that gave up).
  */
-export type LogWriter = (line: string) => void;
+export type { Logger } from 'pino';
 
-export const stdoutLine: LogWriter = (line) => {
-  process.stdout.write(`${line}\n`);
-};
+/** The logger of `tidings serve`: JSON lines on stdout (or `destination`), written synchronously so none is lost at exit. */
+export function serveLogger(destination: DestinationStream = pino.destination({ dest: 1, sync: true })): Logger {
+  return pino({ timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label) => ({ level: label }) } }, destination);
+}
 
 /** The request's path without its query string (which may carry tokens) or fragment. */
 export function loggedPath(url: string): string {
@@ -30,35 +33,60 @@ export function loggedPath(url: string): string {
 
 type Fetch = (request: Request, env: HttpBindings | Http2Bindings) => unknown;
 
+/** The routes that trigger: their request lines name the transactions the answer holds. */
+const TRIGGER_PATHS: ReadonlySet<string> = new Set(['/v1/events/trigger', '/v1/events/trigger/bulk']);
+
+/** The transaction ids of a trigger route's answer (`{ data: result }` or `{ data: result[] }`); none when it holds none. */
+async function answeredTransactions(response: Response): Promise<string[]> {
+  try {
+    const data = ((await response.json()) as { data?: unknown } | null)?.data;
+    return (Array.isArray(data) ? data : [data]).flatMap((r) => {
+      const id = (r as { transactionId?: unknown } | null)?.transactionId;
+      return typeof id === 'string' ? [id] : [];
+    });
+  } catch {
+    return [];
+  }
+}
+
 /** Wraps the server's fetch handler so each request writes one line once its response is over. */
-export function requestLogging(fetch: Fetch, write: LogWriter = stdoutLine): Fetch {
+export function requestLogging(fetch: Fetch, logger: Logger): Fetch {
   return (request, env) => {
     const started = performance.now();
     const { incoming, outgoing } = env as HttpBindings;
     const method = incoming.method ?? request.method;
     const path = loggedPath(incoming.url ?? new URL(request.url).pathname);
+    let transactions: Promise<string[]> | null = null;
     outgoing.once('close', () => {
-      const ms = Math.round(performance.now() - started);
-      write(`${method} ${path} ${outgoing.statusCode} ${ms}ms${outgoing.writableFinished ? '' : ' aborted'}`);
+      const fields = { method, path, status: outgoing.statusCode, ms: Math.round(performance.now() - started), ...(!outgoing.writableFinished && { aborted: true }) };
+      if (!transactions) return logger.info(fields, 'request');
+      void transactions.then((ids) => logger.info({ ...fields, ...(ids.length === 1 ? { transactionId: ids[0] } : ids.length > 1 && { transactionIds: ids }) }, 'request'));
     });
-    return fetch(request, env);
+    const answer = fetch(request, env);
+    if (method !== 'POST' || !TRIGGER_PATHS.has(path)) return answer;
+    // A copy of the answer is read beside the one the server sends.
+    return Promise.resolve(answer).then((response) => {
+      if (response instanceof Response) transactions = answeredTransactions(response.clone());
+      return response;
+    });
   };
 }
 
-/** A field's value as one token: bare when it is plain, JSON-quoted otherwise (spaces, quotes, line breaks). */
-const token = (value: string) => (/^[\w.:@+\/-]+$/.test(value) ? value : JSON.stringify(value));
-
-const deliveryLine = (outcome: 'failed' | 'not_sent', message: Message, reason: string) =>
-  `delivery ${outcome} transaction=${token(message.transactionId)} subscriber=${token(message.subscriberId)} channel=${message.channel} reason=${JSON.stringify(reason)}`;
-
-/** Writes a line per delivery that failed (`message.failed`) or was not sent (`message.warning`); returns the unsubscribe. */
-export function deliveryLogging(tidings: Pick<Tidings, 'events'>, write: LogWriter = stdoutLine): () => void {
-  const failed = ({ message, error }: { message: Message; error: string }) => write(deliveryLine('failed', message, error));
-  const notSent = ({ message, reason }: { message: Message; reason: string }) => write(deliveryLine('not_sent', message, reason));
+/**
+ * Writes a line per delivery that failed (`message.failed`) or was not sent (`message.warning`) and
+ * per job that gave up (`job.failed`), each with its transaction id; returns the unsubscribe.
+ */
+export function engineLogging(tidings: Pick<Tidings, 'events'>, logger: Logger): () => void {
+  const about = (message: Message) => ({ transactionId: message.transactionId, subscriberId: message.subscriberId, channel: message.channel });
+  const failed = ({ message, error }: { message: Message; error: string }) => logger.warn({ ...about(message), reason: error }, 'delivery failed');
+  const notSent = ({ message, reason }: { message: Message; reason: string }) => logger.warn({ ...about(message), reason }, 'delivery not_sent');
+  const gaveUp = ({ job, error }: { job: Job; error: string }) => logger.error({ transactionId: job.transactionId, subscriberId: job.subscriberId, kind: job.kind, error }, 'job failed');
   tidings.events.on('message.failed', failed);
   tidings.events.on('message.warning', notSent);
+  tidings.events.on('job.failed', gaveUp);
   return () => {
     tidings.events.off('message.failed', failed);
     tidings.events.off('message.warning', notSent);
+    tidings.events.off('job.failed', gaveUp);
   };
 }

@@ -6,8 +6,11 @@ import { serve as serveNode } from '@hono/node-server';
 import { createTidings, type CodeWorkflow, type Storage } from '@tidings/core';
 import { chatWebhookProvider, consoleProviders, discordProvider, msTeamsProvider, pushWebhookProvider, serviceProviders, slackProvider, smtpProvider, webhookTransport } from '@tidings/providers';
 import { createHttpApp } from './app.js';
+import { activityApp } from './activity/activity-app.js';
 import { loadWorkflowsModule } from './workflows-module.js';
-import { deliveryLogging, requestLogging } from './serve-log.js';
+import { engineLogging, requestLogging, serveLogger, type Logger } from './serve-log.js';
+import { prometheusMetrics, type PrometheusMetrics } from './prometheus-metrics.js';
+import type { DestinationStream } from 'pino';
 
 export interface ServeOptions {
   /** @default 3000 (0 picks a free port) */
@@ -52,16 +55,30 @@ export interface ServeOptions {
   /** How long `close()` waits for requests and jobs in flight before it cuts them. @default 5_000 */
   graceMs?: number;
   /**
-   * Lines written to stdout (formats in `serve-log.ts`): `requests`, one per HTTP request (method, path
-   * without the query string, status, duration); `deliveries`, one per delivery that failed or was not
-   * sent. `tidings serve` turns both on (`--quiet` turns requests off). @default both off
+   * JSON lines written to stdout, or to `destination` (formats in `serve-log.ts`): `requests`, one per
+   * HTTP request (method, path without the query string, status, duration, and the transaction ids a
+   * trigger answered with); `deliveries`, one per delivery that failed or was not sent and per job that
+   * gave up, with its transaction id. `tidings serve` turns both on (`--quiet` turns requests off).
+   * @default both off
    */
-  log?: { requests?: boolean; deliveries?: boolean };
+  log?: { requests?: boolean; deliveries?: boolean; destination?: DestinationStream };
+  /**
+   * Serve the engine's metrics at `GET /metrics` in Prometheus' text format (OpenTelemetry's
+   * Prometheus exporter), without the API key: scrapers rarely send custom headers, and the metrics
+   * hold counts and latencies by status, channel, provider and job kind, no ids, addresses or content.
+   * @default false
+   */
+  metrics?: boolean;
   /**
    * Workflows written in code (`@tidings/framework`), or the path of a module whose exports are
    * loaded for them (what `--workflows` gives; every process of a cluster loads it).
    */
   workflows?: string | readonly CodeWorkflow[];
+  /**
+   * Serve the activity page at `/activity` (see `activityApp`): its files are public, its data needs
+   * the API key. @default true
+   */
+  activity?: boolean;
 }
 
 /** Start-up failed for a reason one line can say (a database that is not there, a port in use). */
@@ -140,9 +157,20 @@ async function checkStorage(storage: Storage, where: string): Promise<void> {
   }
 }
 
-async function listen(app: ReturnType<typeof createHttpApp>, port: number, host: string, logRequests: boolean) {
+type Fetch = ReturnType<typeof createHttpApp>['fetch'];
+
+/** The app's fetch, with `GET /metrics` answered from the metrics when they are served. */
+function withMetrics(fetch: Fetch, metrics: PrometheusMetrics | null): Fetch {
+  if (!metrics) return fetch;
+  return (request, ...rest) => {
+    if (request.method === 'GET' && new URL(request.url).pathname === '/metrics') return metrics.respond();
+    return fetch(request, ...rest);
+  };
+}
+
+async function listen(fetch: Fetch, port: number, host: string, logger: Logger | null) {
   return new Promise<ReturnType<typeof serveNode>>((resolve, reject) => {
-    const server = serveNode({ fetch: logRequests ? requestLogging(app.fetch) : app.fetch, port, hostname: host }, () => resolve(server));
+    const server = serveNode({ fetch: logger ? requestLogging(fetch, logger) : fetch, port, hostname: host }, () => resolve(server));
     server.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') reject(new StartupError(`port ${port} on ${host} is already in use`));
       else if (error.code === 'EACCES') reject(new StartupError(`no permission to listen on port ${port} on ${host}`));
@@ -194,9 +222,13 @@ export async function serve(options: ServeOptions = {}) {
   const credentials = serveCredentials(options);
   const { apiKey, applicationIdentifier } = credentials;
   const network = { allow: [...(options.webhookAllow ?? [])] };
+  const logger = options.log?.requests || options.log?.deliveries ? serveLogger(options.log.destination) : null;
+  const metrics = options.metrics ? prometheusMetrics() : null;
   const tidings = createTidings({
     storage,
     inlineInApp: options.inlineInApp ?? true,
+    ...(metrics && { meterProvider: metrics.meterProvider }),
+    ...(logger && { onError: (error: unknown) => logger.error({ err: error }, 'job loop failed') }),
     workflows,
     ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
     ...(options.environmentId && { environmentId: options.environmentId }),
@@ -215,19 +247,22 @@ export async function serve(options: ServeOptions = {}) {
   const app = createHttpApp({
     environments: [{ tidings, apiKeys: [apiKey], applicationIdentifier }],
     inbox: { requireSubscriberHash: options.inboxHash ?? true },
+    ...(logger && { onError: (error: unknown) => logger.error({ err: error }, 'request failed') }),
   });
+  if (options.activity ?? true) app.route('/activity', activityApp());
   const host = options.host ?? '127.0.0.1';
   let server: ReturnType<typeof serveNode>;
   try {
-    server = await listen(app, options.port ?? 3000, host, options.log?.requests === true);
+    server = await listen(withMetrics(app.fetch, metrics), options.port ?? 3000, host, options.log?.requests ? logger : null);
   } catch (error) {
+    await metrics?.shutdown().catch(() => undefined);
     await storage.close().catch(() => undefined);
     throw error;
   }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port ?? 3000;
   const sockets = app.attachInboxSockets(server as unknown as HttpServer);
-  if (options.log?.deliveries) deliveryLogging(tidings);
+  if (options.log?.deliveries && logger) engineLogging(tidings, logger);
   tidings.start();
   const graceMs = options.graceMs ?? 5_000;
   return {
@@ -254,6 +289,7 @@ export async function serve(options: ServeOptions = {}) {
       clearInterval(sweep);
       clearTimeout(cut);
       await tidings.stop();
+      await metrics?.shutdown();
       await storage.close();
     },
   };

@@ -136,13 +136,26 @@ describe('GET /v1/notifications', () => {
     expect((await get('/v1/notifications?subscriberIds=nobody')).body.data).toEqual([]);
   });
 
+  it('without transactions or subscribers lists the whole environment, newest first, filtered and paged', async () => {
+    const pairs = (body: { data: any[] }) => body.data.map((a) => [a.transactionId, a.subscriber.subscriberId]);
+    const first = await get('/v1/notifications?limit=3');
+    expect(first.status).toBe(200);
+    expect(pairs(first.body)).toEqual([[tx['digest'], 'ada'], [tx['later'], 'ada'], [tx['mixed'], 'bob']]);
+    expect(first.body).toMatchObject({ page: 0, pageSize: 3, hasMore: true });
+    expect(pairs((await get('/v1/notifications?limit=3&page=1')).body)).toEqual([[tx['pro'], 'ada'], [tx['free'], 'ada'], [tx['free'], 'bob']]);
+    expect(pairs((await get('/v1/notifications?templates=plans')).body)).toEqual([[tx['pro'], 'ada'], [tx['free'], 'ada'], [tx['free'], 'bob']]);
+    const warned = (await get('/v1/notifications?status=warning')).body.data;
+    expect(pairs({ data: warned })).toEqual([[tx['mixed'], 'bob']]);
+    // Each message says which step made it, for the page's step view.
+    expect(warned[0].messages.map((m: any) => [m.stepIndex, m.channel, m.status])).toEqual([[0, 'in_app', 'sent'], [1, 'email', 'warning']]);
+  });
+
   it('refuses bad input with a 422 naming the field', async () => {
     const refused = async (query: string) => {
       const { status, body } = await get(`/v1/notifications?${query}`);
       expect(status).toBe(422);
       return Object.keys(body.errors);
     };
-    expect(await refused('')).toEqual(['transactionId']);
     expect(await refused('subscriberIds=ada&limit=51')).toEqual(['limit']);
     expect(await refused('subscriberIds=ada&page=-1')).toEqual(['page']);
     expect(await refused('subscriberIds=ada&channels=fax')).toEqual(['channels[0]']);
@@ -169,7 +182,7 @@ describe('GET /v1/jobs', () => {
     const { status, body } = await get('/v1/jobs?subscriberId=ada');
     expect(status).toBe(200);
     const delayed = body.data.jobs.find((j: any) => j.transactionId === tx['later']);
-    expect(delayed).toMatchObject({ subscriberId: 'ada', stepIndex: 1, digestId: null, lastError: null });
+    expect(delayed).toMatchObject({ kind: 'walk', subscriberId: 'ada', stepIndex: 1, digestId: null, lastError: null });
     expect(Date.parse(delayed.runAt)).toBeGreaterThan(Date.now() + 55 * 60_000);
     expect(body.data.digests).toMatchObject([{ subscriberId: 'ada', count: 1, transactionIds: [tx['digest']] }]);
     const digestId = body.data.digests[0].id;

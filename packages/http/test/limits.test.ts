@@ -16,12 +16,14 @@ describe('limits that keep one caller from taking the process down', () => {
     const before = process.memoryUsage().rss;
     let peak = before;
     let sent = 0;
-    const status = await new Promise<number>((resolve) => {
+    // The server answers 413 and closes while the client is still writing: a client whose next write
+    // meets the closed connection sees the reset before it reads the answer, so either ends the upload.
+    const outcome = await new Promise<number | string>((resolve) => {
       const req = httpRequest(`${server.url}/v1/events/trigger`, { method: 'POST', headers: { authorization: 'ApiKey k', 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
         res.resume();
         resolve(res.statusCode ?? 0);
       });
-      req.on('error', () => undefined);
+      req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
       const pump = () => {
         while (sent < goal) {
           peak = Math.max(peak, process.memoryUsage().rss);
@@ -33,7 +35,7 @@ describe('limits that keep one caller from taking the process down', () => {
       req.write('{"name":"');
       pump();
     });
-    expect(status).toBe(413);
+    expect([413, 'ECONNRESET', 'EPIPE']).toContain(outcome);
     // Cut near the 1 MB limit: far less than the 300 MB the client meant to send was read, and memory stayed flat.
     expect(sent).toBeLessThan(goal);
     expect((peak - before) / 1024 / 1024).toBeLessThan(100);

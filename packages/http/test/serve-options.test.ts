@@ -14,7 +14,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { killSpawned, spawnTs, waitForOutput } from '../../../test-support/spawn-ts.js';
 import { HELP, readArguments } from '../src/cli.js';
-import { deliveryLogging, loggedPath } from '../src/serve-log.js';
+import { engineLogging, loggedPath, serveLogger } from '../src/serve-log.js';
 
 const CLI = 'packages/http/src/cli.ts';
 const dir = mkdtempSync(join(tmpdir(), 'tidings-serve-options-'));
@@ -32,8 +32,10 @@ const OPTIONS: [flag: string, variable: string][] = [
   ['--api-key', 'TIDINGS_API_KEY'],
   ['--application-identifier', 'TIDINGS_APPLICATION_IDENTIFIER'],
   ['--no-inbox-hash', 'TIDINGS_NO_INBOX_HASH'],
+  ['--no-activity', 'TIDINGS_NO_ACTIVITY'],
   ['--webhook-allow', 'TIDINGS_WEBHOOK_ALLOW'],
   ['--quiet', 'TIDINGS_QUIET'],
+  ['--metrics', 'TIDINGS_METRICS'],
 ];
 
 /** None of the variables from the shell running the tests: each test sets the ones it means. */
@@ -207,6 +209,10 @@ describe('each option from the command line, else from its environment variable'
     expect(options).toEqual({ port: 0, host: '::1', db: 'x.db', apiKey: 'from-flag', leaseMs: 200, webhookAllow: ['flag.example'], log: { requests: true, deliveries: true } });
     expect(run(['--postgres', 'postgres://flag@h/d'], { TIDINGS_DATABASE_URL: '/data/tidings.db' }).options).toMatchObject({ postgres: 'postgres://flag@h/d' });
     expect(run(['--quiet'], { TIDINGS_QUIET: 'false' }).options.log).toEqual({ requests: false, deliveries: true });
+    expect(run(['--metrics'], { TIDINGS_METRICS: 'false' }).options.metrics).toBe(true);
+    expect(run([], { TIDINGS_METRICS: 'on' }).options.metrics).toBe(true);
+    expect(run(['--no-activity'], { TIDINGS_NO_ACTIVITY: 'false' }).options.activity).toBe(false);
+    expect(run([], { TIDINGS_NO_ACTIVITY: 'yes' }).options.activity).toBe(false);
   });
 
   it('refuses values naming the flag or the variable they came from, and never repeats a key', () => {
@@ -229,6 +235,7 @@ describe('each option from the command line, else from its environment variable'
     expect(refused(['--api-key', ''], {})).toBe('--api-key needs a value');
     expect(refused(['--api-key', 'secret key'], {})).not.toContain('secret');
     expect(refused(['--quiet=yes'], {})).toBe('--quiet takes no value');
+    expect(refused(['--metrics'], { TIDINGS_PROCESSES: '2', TIDINGS_DATABASE_URL: 'postgres://u@h/d' })).toMatch(/^--metrics needs --processes 1: /);
     expect(refused(['serve'], {})).toBe('Unexpected argument serve: tidings serve takes options only');
   });
 });
@@ -252,8 +259,8 @@ describe('a running server', { timeout: 180_000 }, () => {
     expect(existsSync(db)).toBe(true);
     expect((await call(url, 'tid_from_env', 'GET', '/v1/integrations/active?token=sekrit')).status).toBe(200);
     expect((await call(url, 'another', 'GET', '/v1/integrations/active')).status).toBe(401);
-    await waitForOutput(child, /^GET \/v1\/integrations\/active 200 \d+ms\n/m);
-    await waitForOutput(child, /^GET \/v1\/integrations\/active 401 \d+ms\n/m);
+    await waitForOutput(child, /^\{.*"method":"GET","path":"\/v1\/integrations\/active","status":200,"ms":\d+,"msg":"request"\}\n/m);
+    await waitForOutput(child, /^\{.*"method":"GET","path":"\/v1\/integrations\/active","status":401,"ms":\d+,"msg":"request"\}\n/m);
     expect(child.output()).not.toContain('sekrit');
     expect(child.output()).not.toContain('tid_from_env');
   });
@@ -305,9 +312,9 @@ describe('a running server', { timeout: 180_000 }, () => {
     const triggered = await call(url, 'k', 'POST', '/v1/events/trigger', { name: 'welcome', to: { subscriberId: 'ann', email: 'ann@example.com' }, payload: {} });
     expect(triggered.status).toBe(201);
     const transactionId = String(triggered.body!.data['transactionId']);
-    await waitForOutput(child, new RegExp(`^delivery not_sent transaction=${transactionId} subscriber=ann channel=email reason="[^"\\n]*email[^"\\n]*"\\n`, 'm'));
-    await waitForOutput(child, new RegExp(`^delivery failed transaction=${transactionId} subscriber=ann channel=chat reason="refused to connect: [^\\n]*"\\n`, 'm'));
-    await waitForOutput(child, /^POST \/v1\/events\/trigger 201 \d+ms\n/m);
+    await waitForOutput(child, new RegExp(`^\\{.*"transactionId":"${transactionId}","subscriberId":"ann","channel":"email","reason":"[^"\\n]*email[^"\\n]*","msg":"delivery not_sent"\\}\\n`, 'm'));
+    await waitForOutput(child, new RegExp(`^\\{.*"transactionId":"${transactionId}","subscriberId":"ann","channel":"chat","reason":"refused to connect: [^\\n]*","msg":"delivery failed"\\}\\n`, 'm'));
+    await waitForOutput(child, new RegExp(`^\\{.*"method":"POST","path":"/v1/events/trigger","status":201,"ms":\\d+,"transactionId":"${transactionId}","msg":"request"\\}\\n`, 'm'));
     expect(child.output()).not.toContain('ApiKey');
   });
 
@@ -316,25 +323,28 @@ describe('a running server', { timeout: 180_000 }, () => {
     const url = await listening(child);
     expect((await call(url, 'k', 'POST', '/v1/workflows', { name: 'sms', triggers: [{ identifier: 'sms' }], steps: [{ template: { type: 'sms', content: 'Hi' } }] })).status).toBe(201);
     expect((await call(url, 'k', 'POST', '/v1/events/trigger', { name: 'sms', to: 'bob', payload: {} })).status).toBe(201);
-    await waitForOutput(child, /^delivery not_sent transaction=\S+ subscriber=bob channel=sms reason=".+"\n/m);
-    expect(child.output()).not.toMatch(/^(GET|POST) \//m);
+    await waitForOutput(child, /^\{.*"subscriberId":"bob","channel":"sms","reason":".+","msg":"delivery not_sent"\}\n/m);
+    expect(child.output()).not.toContain('"msg":"request"');
   });
 });
 
 describe('log lines', () => {
-  it('request paths lose their query string; delivery fields that are not plain are quoted, so each event is one line', async () => {
+  it('request paths lose their query string; each engine line is one JSON object with the transaction id, whatever the values hold', async () => {
     expect(loggedPath('/v1/inbox/notifications?token=abc#x')).toBe('/v1/inbox/notifications');
     expect(loggedPath('?a=b')).toBe('/');
     const lines: string[] = [];
     const handlers = new Map<string, (payload: never) => void>();
     const events = { on: (name: string, handler: (payload: never) => void) => handlers.set(name, handler), off: (name: string) => handlers.delete(name) };
-    const stop = deliveryLogging({ events } as never, (line) => lines.push(line));
+    const stop = engineLogging({ events } as never, serveLogger({ write: (line: string) => void lines.push(line) }));
     const message = { transactionId: 'tx 1', subscriberId: 'ann\n"bob"', channel: 'email' };
     handlers.get('message.warning')!({ message, reason: 'no active email integration' } as never);
     handlers.get('message.failed')!({ message: { ...message, transactionId: 'tx2', subscriberId: 'ann' }, error: 'line one\nline two' } as never);
-    expect(lines).toEqual([
-      'delivery not_sent transaction="tx 1" subscriber="ann\\n\\"bob\\"" channel=email reason="no active email integration"',
-      'delivery failed transaction=tx2 subscriber=ann channel=email reason="line one\\nline two"',
+    handlers.get('job.failed')!({ job: { transactionId: 'tx3', subscriberId: 'cy', kind: 'walk' }, error: 'it threw' } as never);
+    expect(lines.every((line) => line.endsWith('\n') && !line.slice(0, -1).includes('\n'))).toBe(true);
+    expect(lines.map((line) => JSON.parse(line) as Record<string, unknown>)).toEqual([
+      expect.objectContaining({ level: 'warn', msg: 'delivery not_sent', transactionId: 'tx 1', subscriberId: 'ann\n"bob"', channel: 'email', reason: 'no active email integration' }),
+      expect.objectContaining({ level: 'warn', msg: 'delivery failed', transactionId: 'tx2', subscriberId: 'ann', channel: 'email', reason: 'line one\nline two' }),
+      expect.objectContaining({ level: 'error', msg: 'job failed', transactionId: 'tx3', subscriberId: 'cy', kind: 'walk', error: 'it threw' }),
     ]);
     stop();
     expect(handlers.size).toBe(0);

@@ -7,7 +7,9 @@ import { idempotencyRepositories } from './repositories/idempotency.js';
 import { deliveryStatusRepositories } from './repositories/delivery-status.js';
 import { suppressionRepositories } from './repositories/suppressions.js';
 import { webhookRepositories } from './repositories/webhooks.js';
+import { frequencyRepositories } from './repositories/frequency.js';
 import { peopleRepositories } from './repositories/people.js';
+import { retentionRepositories } from './repositories/retention.js';
 import { Tables } from './tables.js';
 
 export interface MemoryStorageOptions {
@@ -36,6 +38,8 @@ export function memoryStorage(options: MemoryStorageOptions = {}): Storage {
     ...deliveryStatusRepositories(tables),
     ...suppressionRepositories(tables),
     ...webhookRepositories(tables),
+    ...retentionRepositories(tables),
+    ...frequencyRepositories(tables),
   };
 
   let tail: Promise<unknown> = Promise.resolve();

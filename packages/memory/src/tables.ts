@@ -12,6 +12,7 @@ import type {
   Suppression,
   WebhookDelivery,
   WebhookEndpoint,
+  WindowHit,
   ProviderRef,
   Subscriber,
   Tenant,
@@ -79,6 +80,10 @@ export class Tables {
   readonly webhookEndpoints = new Map<string, WebhookEndpoint>();
   /** env|delivery id → webhook delivery */
   readonly webhookDeliveries = new Map<string, WebhookDelivery>();
+  /** env|window key → hit id → hit */
+  readonly windowHits = new Map<string, Map<string, WindowHit>>();
+  /** env|setting name → value */
+  readonly settings = new Map<string, unknown>();
   private seq = 0;
   /** A number that grows with each call (arrival order; a rolled-back one is simply skipped). */
   nextSeq(): number {

@@ -66,6 +66,28 @@ describe.skipIf(!url)('postgres — many processes on one database', () => {
     await storage.close();
   }, 90_000);
 
+  it('throttle across two worker processes: 200 runs racing against a limit of 5 let exactly 5 through', async () => {
+    const schema = freshSchema();
+    const storage = postgresStorage({ connectionString: url!, schema });
+    const tidings = createTidings({ storage, inlineInApp: false });
+    await tidings.workflows.upsert({
+      name: 'throttled',
+      triggers: [{ identifier: 'throttled' }],
+      steps: [{ template: { type: 'throttle' }, metadata: { amount: 1, unit: 'hours', limit: 5 } }, { template: { type: 'in_app', content: 'through {{ payload.i }}' } }],
+    });
+    for (let i = 0; i < 200; i += 100) await tidings.triggerBulk(Array.from({ length: 100 }, (_, k) => ({ name: 'throttled', to: 'ada', payload: { i: i + k } })));
+    const workers = [spawnTs(WORKER, ['work', url!, schema]), spawnTs(WORKER, ['work', url!, schema])];
+    await Promise.all(workers.map((w) => waitForOutput(w, 'READY')));
+    const started = Date.now();
+    const walks = async () => (await tidings.pending({ subscriberId: 'ada' })).jobs;
+    while ((await walks()).length > 0 && Date.now() - started < 40_000) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (const w of workers) w.kill('SIGTERM');
+    await Promise.all(workers.map((w) => w.exited));
+    expect(await walks()).toEqual([]);
+    expect((await tidings.messages.counts('ada')).total).toBe(5);
+    await storage.close();
+  });
+
   it('a worker killed with SIGKILL holding leased jobs: another finishes them after the lease', async () => {
     const schema = freshSchema();
     const { storage } = await seed(schema, 40);
@@ -159,7 +181,7 @@ describe.skipIf(!url)('postgres — many processes on one database', () => {
     const schema = freshSchema();
     const storages = Array.from({ length: 4 }, () => postgresStorage({ connectionString: url!, schema, migrate: false }));
     const applied = await Promise.all(storages.map((s) => s.migrate()));
-    expect(applied.flat()).toEqual(['0001_initial', '0002_digests', '0003_idempotency', '0004_inbox', '0005_jobs_env_due', '0006_digest_events', '0007_idempotency_since', '0008_inbox_filters', '0009_job_keys', '0010_delivery_status']);
+    expect(applied.flat()).toEqual(['0001_initial', '0002_digests', '0003_idempotency', '0004_inbox', '0005_jobs_env_due', '0006_digest_events', '0007_idempotency_since', '0008_inbox_filters', '0009_job_keys', '0010_delivery_status', '0011_frequency', '0012_message_expiry', '0013_window_hits_expiry']);
     await Promise.all(storages.map((s) => s.close()));
   });
 

@@ -6,6 +6,9 @@ import type { Database } from './tables.js';
 
 type Eb = ExpressionBuilder<Database, 'tidings_messages'>;
 
+/** Not expired at `now`: no `expires_at`, or one still to come. */
+export const unexpired = (eb: Eb, now: string) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]);
+
 /** `tags like '%,tag,%'`, with LIKE's wildcards in the tag escaped. */
 const tagged = (tag: string) => sql<SqlBool>`tags like ${`%,${tag.replace(/[\\%_]/g, (ch) => `\\${ch}`)},%`} escape '\\'`;
 
@@ -14,7 +17,7 @@ const tagged = (tag: string) => sql<SqlBool>`tags like ${`%,${tag.replace(/[\\%_
  * core's `messageMatches`.
  */
 export function messageCondition(eb: Eb, filter: MessageFilter, dialect: SqlDialect): Expression<SqlBool> {
-  const all: Expression<SqlBool>[] = [];
+  const all: Expression<SqlBool>[] = [unexpired(eb, filter.now)];
   if (filter.channel !== undefined) all.push(eb('channel', '=', filter.channel));
   if (filter.read !== undefined) all.push(eb('read', '=', bit(filter.read)));
   if (filter.seen !== undefined) all.push(eb('seen', '=', bit(filter.seen)));

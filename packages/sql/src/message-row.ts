@@ -5,7 +5,7 @@ import type { Database } from './tables.js';
 type MessageRow = Database['tidings_messages'];
 
 /** Columns a message is rebuilt from: the document plus the members kept only in columns. */
-export const MESSAGE_SELECT = ['doc', 'id', 'env', 'subscriber_internal_id', 'transaction_id', 'channel', 'read', 'seen', 'created_at', 'archived', 'snoozed_until', 'severity'] as const;
+export const MESSAGE_SELECT = ['doc', 'id', 'env', 'subscriber_internal_id', 'transaction_id', 'channel', 'read', 'seen', 'created_at', 'archived', 'snoozed_until', 'severity', 'expires_at'] as const;
 
 /**
  * A message as a row. Members that have their own column are left out of the document, which makes it
@@ -13,7 +13,7 @@ export const MESSAGE_SELECT = ['doc', 'id', 'env', 'subscriber_internal_id', 'tr
  * batch commits.
  */
 export function messageRow(m: Message): MessageRow {
-  const { _id, _environmentId, _subscriberId, transactionId, channel, read, seen, createdAt, archived, snoozedUntil, severity, ...rest } = m;
+  const { _id, _environmentId, _subscriberId, transactionId, channel, read, seen, createdAt, archived, snoozedUntil, severity, expiresAt, ...rest } = m;
   return {
     id: _id,
     env: _environmentId,
@@ -28,6 +28,7 @@ export function messageRow(m: Message): MessageRow {
     snoozed_until: snoozedUntil ?? null,
     tags: m.tags.length === 0 ? '' : `,${m.tags.join(',')},`,
     severity,
+    expires_at: expiresAt ?? null,
   };
 }
 
@@ -48,5 +49,6 @@ export function messageFromRow(row: Pick<MessageRow, (typeof MESSAGE_SELECT)[num
   };
   if (row.snoozed_until !== null) message.snoozedUntil = row.snoozed_until;
   else if ('snoozedUntil' in message) delete message.snoozedUntil;
+  if (row.expires_at !== null && row.expires_at !== undefined) message.expiresAt = row.expires_at;
   return message;
 }

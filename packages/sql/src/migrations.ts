@@ -331,6 +331,55 @@ export const MIGRATIONS: readonly Migration[] = [
       await db.schema.createIndex('tidings_webhook_deliveries_endpoint').on('tidings_webhook_deliveries').columns(['env', 'endpoint_id', 'created_at', 'id']).execute();
     },
   },
+  {
+    name: '0011_frequency',
+    async up(db, dialect) {
+      // Sliding-window hits (throttle runs, sends counted by caps and rates), and an environment's settings.
+      const ordered = (c: ColumnDefinitionBuilder) => (dialect.name === 'postgres' ? c.modifyFront(sql`collate "C"`) : c).notNull();
+      await db.schema
+        .createTable('tidings_window_hits')
+        .addColumn('env', 'text', (c) => c.notNull())
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('at', 'text', ordered)
+        .addColumn('expires_at', 'text', ordered)
+        .addPrimaryKeyConstraint('tidings_window_hits_pk', ['env', 'key', 'id'])
+        .execute();
+      await db.schema.createIndex('tidings_window_hits_at').on('tidings_window_hits').columns(['env', 'key', 'at']).execute();
+      await db.schema
+        .createTable('tidings_settings')
+        .addColumn('env', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('doc', dialect.jsonType, (c) => c.notNull())
+        .addPrimaryKeyConstraint('tidings_settings_pk', ['env', 'name'])
+        .execute();
+    },
+  },
+  {
+    name: '0012_message_expiry',
+    async up(db, dialect) {
+      const collate = (c: ColumnDefinitionBuilder) => (dialect.name === 'postgres' ? c.modifyFront(sql`collate "C"`) : c);
+      // A message's expiry: every read leaves expired rows out, and the sweeper finds them by this
+      // index, which holds only the rows that expire (the others cost it nothing).
+      await db.schema.alterTable('tidings_messages').addColumn('expires_at', 'text', collate).execute();
+      await db.schema.createIndex('tidings_messages_expiry').on('tidings_messages').columns(['env', 'expires_at', 'id']).where(sql.ref('expires_at'), 'is not', null).execute();
+      // Retention deletes the oldest rows first, a small batch at a time, each batch read by index.
+      await db.schema.createIndex('tidings_messages_created').on('tidings_messages').columns(['env', 'created_at', 'id']).execute();
+      await db.schema.alterTable('tidings_notifications').addColumn('created_at', 'text', collate).execute();
+      const createdAt = dialect.name === 'postgres' ? sql<string>`doc->>'createdAt'` : sql<string>`json_extract(doc, '$.createdAt')`;
+      await db.updateTable('tidings_notifications').set({ created_at: createdAt }).execute();
+      await db.schema.createIndex('tidings_notifications_created').on('tidings_notifications').columns(['env', 'created_at', 'id']).execute();
+      // A deleted message takes the provider references that point to it along.
+      await db.schema.createIndex('tidings_provider_refs_message').on('tidings_provider_refs').columns(['env', 'message_id']).execute();
+    },
+  },
+  {
+    name: '0013_window_hits_expiry',
+    async up(db) {
+      // The sweeper deletes expired window hits of keys no longer used (a throttle key, a subscriber who left).
+      await db.schema.createIndex('tidings_window_hits_expiry').on('tidings_window_hits').columns(['env', 'expires_at']).execute();
+    },
+  },
 ];
 
 /**

@@ -10,10 +10,12 @@ import { idempotencyRepositories } from './repositories/idempotency.js';
 import { deliveryStatusRepositories } from './repositories/delivery-status.js';
 import { suppressionRepositories } from './repositories/suppressions.js';
 import { webhookRepositories } from './repositories/webhooks.js';
+import { frequencyRepositories } from './repositories/frequency.js';
 import { peopleRepositories } from './repositories/people.js';
+import { retentionRepositories } from './repositories/retention.js';
 
 function repositories(context: RepoContext): StorageRepositories {
-  return { ...catalogRepositories(context), ...peopleRepositories(context), ...deliveryRepositories(context), ...digestRepositories(context), ...idempotencyRepositories(context), ...deliveryStatusRepositories(context), ...suppressionRepositories(context), ...webhookRepositories(context) };
+  return { ...catalogRepositories(context), ...peopleRepositories(context), ...deliveryRepositories(context), ...digestRepositories(context), ...idempotencyRepositories(context), ...deliveryStatusRepositories(context), ...suppressionRepositories(context), ...webhookRepositories(context), ...frequencyRepositories(context), ...retentionRepositories(context) };
 }
 
 export interface SqlStorageOptions {

@@ -14,7 +14,8 @@ export interface Database {
   tidings_tenants: { env: string; identifier: string; doc: unknown };
   tidings_integrations: { env: string; id: string; identifier: string; channel: string; active: number; is_primary: number; created_at: string; doc: unknown };
   tidings_preferences: { env: string; subscriber_id: string; workflow_id: string; doc: unknown };
-  tidings_notifications: { env: string; id: string; transaction_id: string; doc: unknown };
+  /** `created_at` since 0012 (filled from `doc` for rows before it): what retention deletes by. */
+  tidings_notifications: { env: string; id: string; transaction_id: string; doc: unknown; created_at: string | null };
   tidings_jobs: {
     id: string;
     env: string;
@@ -41,6 +42,8 @@ export interface Database {
     doc: unknown;
     archived: number;
     snoozed_until: string | null;
+    /** Since 0012: the message is gone from this instant (kept out of `doc`). */
+    expires_at: string | null;
     /** `,tag1,tag2,`: tag filters match `%,tag,%` on both dialects. */
     tags: string;
     severity: string;
@@ -56,6 +59,8 @@ export interface Database {
   tidings_suppressions: { env: string; channel: string; address: string; at: string; doc: unknown };
   tidings_webhook_endpoints: { env: string; id: string; created_at: string; doc: unknown };
   tidings_webhook_deliveries: { env: string; id: string; endpoint_id: string; status: string; created_at: string; doc: unknown };
+  tidings_window_hits: { env: string; key: string; id: string; at: string; expires_at: string };
+  tidings_settings: { env: string; name: string; doc: unknown };
   tidings_traces: { seq: Generated<number>; env: string; transaction_id: string; subscriber_id: string; at: string; doc: unknown };
 }
 

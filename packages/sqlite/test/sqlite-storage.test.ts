@@ -2,7 +2,5 @@ import { describeStorage } from '@tidings/core/conformance';
 import { rawSqlMessage } from '../../../test-support/sql-raw-message.js';
 import { sqliteStorage } from '../src/index.js';
 
-describeStorage('sqlite', {
-  create: () => sqliteStorage({ filename: ':memory:' }),
-  rawMessage: rawSqlMessage,
-});
+// The fault scenarios run in sqlite-faults.test.ts, beside this file.
+describeStorage('sqlite', { create: () => sqliteStorage({ filename: ':memory:' }), rawMessage: rawSqlMessage }, 'contract');

@@ -146,7 +146,10 @@ export function integrationsApi(ctx: EngineContext) {
           const message = `Integration identifier "${parsed.identifier}" is already used`;
           throw new TidingsError('conflict', message);
         }
-        const next = { ...stored, ...parsed, updatedAt: ctx.now() };
+        const { rateLimit, ...changes } = parsed;
+        const { rateLimit: storedRate, ...kept } = stored;
+        const rate = rateLimit === undefined ? storedRate : (rateLimit ?? undefined);
+        const next = { ...kept, ...changes, ...(rate && { rateLimit: rate }), updatedAt: ctx.now() };
         return storeIntegration(ctx, tx, next.active ? next : { ...next, primary: false });
       });
     },

@@ -1,5 +1,5 @@
 import type { Job, Message, Subscriber, WebhookEndpoint } from '../schemas/index.js';
-import type { Digest, StorageRepositories } from '../storage.js';
+import type { Digest, StorageRepositories, WindowHit } from '../storage.js';
 import { withoutDeviceTokens, type DeadDeviceTokens } from '../subscribers/drop-device-tokens.js';
 import { groupBy } from '../util/group-by.js';
 import { decisionRecord, type DecisionRecord, type TraceEntry } from '../walk/trace.js';
@@ -10,7 +10,10 @@ import { linkSentMessages, type TracksStatus } from './provider-status.js';
 import { queueWebhookEvents, type WebhookEvent } from './webhook-outbox.js';
 import { endpointAfter } from './job-handlers/webhook-handler.js';
 import { settleArrival } from './settle-digest.js';
+import { settleThrottle } from './settle-throttle.js';
+import { scheduleSweep } from './sweep.js';
 import { storeWalkResults } from './walk-io.js';
+import { clearRetriedErrors } from './retry-run.js';
 
 /** What a committed batch did, for the events emitted after the commit. */
 export interface Committed {
@@ -97,6 +100,8 @@ export async function commitBatch(ctx: EngineContext, workerId: string, now: Dat
     const dead: { subscriberId: string; tokens: readonly DeadDeviceTokens[] }[] = [];
     const disabledEndpoints: WebhookEndpoint[] = [];
     const events: WebhookEvent[] = [];
+    const hits: WindowHit[] = [];
+    const throttleExpiries: string[] = [];
     for (const { result, settled: s } of settled) {
       const { job } = result;
       if (!held.has(job.id)) continue;
@@ -105,6 +110,14 @@ export async function commitBatch(ctx: EngineContext, workerId: string, now: Dat
         const arrival = await settleArrival(tx, env, result.digestArrival, now);
         trace = [...(trace ?? []), arrival.entry];
         enqueue.push(...arrival.enqueue);
+      }
+      let goesOn = result.digestArrival !== undefined;
+      if (result.throttleArrival) {
+        const settledThrottle = await settleThrottle(tx, env, result.throttleArrival, now);
+        trace = [...(trace ?? []), settledThrottle.entry];
+        enqueue.push(...settledThrottle.enqueue);
+        goesOn = !settledThrottle.throttled;
+        if (settledThrottle.recordedUntil) throttleExpiries.push(settledThrottle.recordedUntil);
       }
       if (result.closeDigest !== undefined) {
         const closed = await tx.digests.close(env, result.closeDigest);
@@ -120,6 +133,7 @@ export async function commitBatch(ctx: EngineContext, workerId: string, now: Dat
       if (trace) records.push(decisionRecord(env, job, at, trace));
       enqueue.push(...result.enqueue);
       updates.push(...result.messageUpdates);
+      if (result.windowHits) hits.push(...result.windowHits);
       if (result.deadTokens && job.subscriberId) dead.push({ subscriberId: job.subscriberId, tokens: result.deadTokens });
       if (result.webhook) {
         const { delivery, endpointOutcome } = result.webhook;
@@ -135,13 +149,21 @@ export async function commitBatch(ctx: EngineContext, workerId: string, now: Dat
         }
       }
       // The walk of this subscriber is over: nothing waits, nothing joined a digest.
-      if (job.kind === 'walk' && s.kind === 'done' && !result.digestArrival) events.push({ type: 'workflow.run.completed', data: { transactionId: job.transactionId, subscriberId: job.subscriberId } });
+      if (job.kind === 'walk' && s.kind === 'done' && !goesOn) events.push({ type: 'workflow.run.completed', data: { transactionId: job.transactionId, subscriberId: job.subscriberId } });
       if (s.kind === 'gave_up') gaveUp.push({ job, error: s.error });
     }
     const updated = await updateMessages(ctx, tx, updates);
     await dropDeadTokens(ctx, tx, dead, ctx.now());
+    await clearRetriedErrors(tx, env, settled.flatMap(({ result }) => (held.has(result.job.id) ? [result] : [])));
     const stored = await storeWalkResults(ctx, tx, await linkSentMessages(tx, env, messages, tracksStatus), records);
     if (enqueue.length > 0) await tx.jobs.enqueue(env, enqueue);
+    if (hits.length > 0) {
+      await tx.frequency.prune(env, hits.map((h) => h.key), at);
+      await tx.frequency.record(env, hits);
+    }
+    // Counted keys that are never counted again are pruned by the sweep.
+    const counted = [...hits.map((h) => h.expiresAt), ...throttleExpiries].sort()[0];
+    if (counted !== undefined) await scheduleSweep(ctx, tx, counted);
     await queueWebhookEvents(ctx, tx, events);
     return { stored, failures, warnings, flushed, gaveUp, updated, disabledEndpoints };
   });

@@ -2,6 +2,9 @@ import type { Clock } from '../clock.js';
 import type { TidingsEmitter } from '../events.js';
 import type { Storage } from '../storage.js';
 import type { Walker } from '../walk/walker.js';
+import type { RetentionPolicy } from '../schemas/expiry.js';
+import type { Cap } from '../schemas/index.js';
+import type { Telemetry } from './telemetry/telemetry.js';
 
 /** What every engine module shares: where records live, what time it is, and whom to tell. */
 export interface EngineContext {
@@ -13,6 +16,8 @@ export interface EngineContext {
   readonly options: EngineOptions;
   /** How workflows are walked. */
   readonly walker: Walker;
+  /** Spans and measurements through `@opentelemetry/api`. */
+  readonly telemetry: Telemetry;
   /** The clock's now as stored text. */
   now(): string;
 }
@@ -44,5 +49,9 @@ export interface EngineOptions {
    */
   readonly inlineInApp: boolean;
   readonly inlineLimit: number;
+  /** Caps given in code, per subscriber across workflows (those set over the API are stored). */
+  readonly caps: readonly Cap[];
   readonly fanoutChunk: number;
+  /** What the sweeper deletes besides expired messages, and how many rows per transaction. */
+  readonly retention: RetentionPolicy;
 }

@@ -1,3 +1,4 @@
+import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
 import { z } from 'zod';
 import { systemClock, type Clock } from '../clock.js';
 import { createEmitter, type TidingsEvents } from '../events.js';
@@ -7,6 +8,8 @@ import type { WebhookTransport } from '../delivery/webhook-transport.js';
 import { applyProviderCallback } from './provider-status.js';
 import { suppressionsApi } from './suppressions-api.js';
 import { webhooksApi } from './webhooks-api.js';
+import { capsApi } from './caps.js';
+import { capsSchema, type CapInput } from '../schemas/index.js';
 import type { Storage } from '../storage.js';
 import { parseInput } from '../validation.js';
 import { integrationsApi, tenantsApi, workflowsApi } from './catalog-api.js';
@@ -19,11 +22,15 @@ import { messagesApi } from './messages-api.js';
 import { subscribersApi, topicsApi } from './people-api.js';
 import { preferencesApi } from './preferences-api.js';
 import { triggerApi } from './trigger-api.js';
+import { retryApi } from './retry-api.js';
 import { stepListWalker } from '../walk/step-list-walker.js';
 import { codeWalker } from '../walk/code-walker.js';
 import { isCodeWorkflow, type CodeWorkflow } from '../walk/code-workflow.js';
 import { routerWalker } from '../walk/router-walker.js';
 import { codeCatalog, codeCatalogStorage } from './code-catalog.js';
+import { retentionPolicySchema, type RetentionPolicyInput } from '../schemas/expiry.js';
+import { ensureSweep } from './sweep.js';
+import { engineTelemetry } from './telemetry/telemetry.js';
 
 export interface TidingsOptions {
   /** Where every record lives: `memoryStorage()`, `sqliteStorage(...)`, `postgresStorage(...)`. */
@@ -84,6 +91,28 @@ export interface TidingsOptions {
    * the stored ones: triggered, listed and fetched by their id, never written.
    */
   workflows?: readonly CodeWorkflow[];
+  /**
+   * Caps per subscriber across workflows: at most `limit` messages (of `channel`, from workflows with
+   * one of `tags`) in any window `per`; over one, a message is not sent (`mode: 'skip'`, a warning) or
+   * waits for room (`'defer'`). Critical workflows pass every cap. More can be set with `caps.set`.
+   */
+  caps?: readonly CapInput[];
+  /**
+   * Deletes old rows, a batch at a time: messages older than `messages.days`, notifications (with
+   * their decision records and digests) older than `notifications.days`. Expired messages are
+   * deleted with or without it. See docs/expiry-and-retention.md. @default no retention: rows are kept
+   */
+  retention?: RetentionPolicyInput;
+  /**
+   * Where the spans `tidings.trigger`, `tidings.job` and `tidings.provider.send` go. @default the
+   * global tracer provider of `@opentelemetry/api` (no spans until an OpenTelemetry SDK registers one)
+   */
+  tracerProvider?: TracerProvider;
+  /**
+   * Where the engine's metrics go (see docs/observability.md). @default the global meter provider of
+   * `@opentelemetry/api` as registered when `createTidings` is called (none: nothing is measured)
+   */
+  meterProvider?: MeterProvider;
 }
 
 const optionsSchema = z.object({
@@ -102,6 +131,8 @@ const optionsSchema = z.object({
   inlineInApp: z.boolean().default(true),
   inlineLimit: z.number().int().min(0).max(100_000).default(1_000),
   fanoutChunk: z.number().int().min(1).max(10_000).default(100),
+  caps: capsSchema.default([]),
+  retention: retentionPolicySchema.default({ batchSize: 500 }),
 });
 
 /** The code workflows by id; anything else in the list, or an id given twice, is refused naming it. */
@@ -133,6 +164,7 @@ export function createTidings(options: TidingsOptions) {
     const earliestRunAt = jobs.reduce((min, job) => (job.runAt < min ? job.runAt : min), jobs[0]!.runAt);
     events.emit('jobs.enqueued', { count: jobs.length, earliestRunAt });
   });
+  const telemetry = engineTelemetry(options, engineStorage, environmentId, events, onError);
   const ctx: EngineContext = {
     storage: engineStorage,
     clock,
@@ -142,6 +174,7 @@ export function createTidings(options: TidingsOptions) {
     options: engineOptions,
     walker: code.workflows.size === 0 ? stepListWalker : routerWalker(stepListWalker, codeWalker(code), (workflow) => workflow._creatorId === 'code' && code.workflows.has(workflow._id)),
     now: () => clock.now().toISOString(),
+    telemetry,
   };
   const providers = new Map<string, Provider>();
   for (const provider of options.providers ?? []) {
@@ -150,6 +183,12 @@ export function createTidings(options: TidingsOptions) {
     providers.set(key, provider);
   }
   const runner = createJobRunner(ctx, providers, storage, options.webhookTransport);
+  // A retention policy's sweep is made sure of once per engine, when jobs first run.
+  let sweepReady: Promise<void> | null = null;
+  const sweepEnsured = () => (sweepReady ??= ensureSweep(ctx).catch((error: unknown) => {
+    sweepReady = null;
+    throw error;
+  }));
   const loop = createJobLoop(ctx, runner, onError);
   const triggers = triggerApi(ctx);
 
@@ -167,10 +206,17 @@ export function createTidings(options: TidingsOptions) {
     preferences: preferencesApi(ctx),
     suppressions: suppressionsApi(ctx),
     webhooks: webhooksApi(ctx, options.webhookTransport !== undefined),
+    caps: capsApi(ctx),
     trigger: triggers.trigger,
     triggerBulk: triggers.triggerBulk,
     cancel: triggers.cancel,
     pending: triggers.pending,
+    /**
+     * Sends again the subscriber's steps of a trigger that failed for good (messages `error`), each as
+     * a new job from that step; a step the walk went past is made alone. Returns the steps queued;
+     * not_found for an unknown transaction or subscriber, conflict when nothing failed.
+     */
+    retry: retryApi(ctx),
     /**
      * Why each subscriber of a trigger did or did not get each step: the decision records of every
      * job run (filters that failed, variants chosen, delays, integrations picked), oldest first.
@@ -187,9 +233,15 @@ export function createTidings(options: TidingsOptions) {
       return { updated: applied.updated.length, held: applied.held };
     },
     /** Runs every job due by the clock now; returns how many ran. For tests with a manual clock. */
-    runDue: () => runner.runDue(),
+    runDue: async () => {
+      await sweepEnsured();
+      return runner.runDue();
+    },
     /** Starts the background job loop. */
-    start: loop.start,
+    start: () => {
+      sweepEnsured().catch(onError);
+      loop.start();
+    },
     /** Stops the job loop after the jobs in flight; the storage stays open. */
     stop: loop.stop,
     events: {

@@ -8,6 +8,11 @@ import { renderEmailBody } from '../templates/email-html.js';
 import type { TraceEntry } from '../walk/trace.js';
 import type { Delivery } from '../walk/walker.js';
 import type { EngineOptions } from './context.js';
+import type { CapCheck } from './caps.js';
+import type { RateSlot } from './send-rate.js';
+import type { WindowHit } from '../storage.js';
+import { NO_TELEMETRY, type Telemetry } from './telemetry/telemetry.js';
+import { sendProbe } from './telemetry/send-probe.js';
 
 /**
  * What delivering one channel step came to: a message to store, or a failure worth another attempt,
@@ -15,8 +20,9 @@ import type { EngineOptions } from './context.js';
  * Either way, `deadTokens` are the device tokens push services called gone, to remove in the commit.
  */
 export type StepSent = (
-  | { kind: 'message'; message: Message; note: Partial<TraceEntry>; failure?: string; notSent?: string }
+  | { kind: 'message'; message: Message; note: Partial<TraceEntry>; failure?: string; notSent?: string; capHits?: readonly WindowHit[] }
   | { kind: 'retry'; error: string; retryAfterMs?: number; note: Partial<TraceEntry>; final: Extract<StepSent, { kind: 'message' }> }
+  | { kind: 'defer'; until: Date; reason: string }
 ) & { deadTokens?: readonly DeadDeviceTokens[] };
 
 /** The dead device tokens an answer (a result or a ProviderError) names, as a phrase for `explain`. */
@@ -33,6 +39,10 @@ export interface DeliveryContext {
   readonly tenant: Tenant | null;
   readonly integrations: readonly Integration[];
   readonly notification: Notification;
+  /** Takes a slot of a rate-limited integration's send rate just before its provider is called. */
+  readonly rate?: (integration: Integration, sendId: string) => Promise<RateSlot>;
+  /** The caps over this walk's sends; none when absent. */
+  readonly caps?: (channel: Message['channel'], messageId: string) => CapCheck;
 }
 
 async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -61,7 +71,7 @@ export interface DeliveryAttempt {
  * final failure ends the step. A provider may be called again for the same message (a retry, or a
  * re-run after a crash): `messageId` is the same each time, for providers that dedupe.
  */
-export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options: Pick<EngineOptions, 'providerTimeoutMs' | 'circuitBreaker'>, now: () => number) {
+export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options: Pick<EngineOptions, 'providerTimeoutMs' | 'circuitBreaker'>, now: () => number, telemetry: Telemetry = NO_TELEMETRY) {
   const circuits = new Map<string, CircuitState>();
   const circuitOf = (integration: Integration) => circuits.get(`${integration._environmentId}:${integration._id}`) ?? CLOSED;
   const record = (integration: Integration, outcome: 'success' | 'failure') => {
@@ -69,9 +79,13 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
   };
 
   return async function deliver(delivery: Delivery, base: Message, context: DeliveryContext): Promise<StepSent> {
-    if (delivery.channel === 'in_app') return { kind: 'message', message: base, note: {} };
+    const capped = context.caps?.(delivery.channel, base._id) ?? { kind: 'send', hits: [] };
+    if (capped.kind === 'skip') return notSent(base, capped.reason);
+    if (capped.kind === 'defer') return { kind: 'defer', until: capped.until, reason: capped.reason };
+    const counted = (sent: StepSent): StepSent => (sent.kind === 'message' && sent.message.status === 'sent' && capped.hits.length > 0 ? { ...sent, capHits: capped.hits } : sent);
+    if (delivery.channel === 'in_app') return counted({ kind: 'message', message: base, note: {} });
     const dead: DeadDeviceTokens[] = [];
-    const sent = await deliverThrough(delivery, base, context, dead);
+    const sent = counted(await deliverThrough(delivery, base, context, dead));
     return dead.length > 0 ? { ...sent, deadTokens: dead } : sent;
   };
 
@@ -112,25 +126,24 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
         else passedOver ??= { reason: skip ?? '', integration };
         continue;
       }
+      const slot = (await context.rate?.(integration, `${base._id}:${attempts.length}:${now()}`)) ?? { ok: true };
+      if (!slot.ok) return { kind: 'defer', until: slot.until, reason: slot.reason };
       const overrides = context.notification.overrides[integration.providerId];
+      const input = {
+        messageId: base._id,
+        transactionId: base.transactionId,
+        channel: delivery.channel,
+        to: recipient.to,
+        ...body,
+        ...(base.subject !== undefined && { subject: base.subject }),
+        ...(base.title !== undefined && { title: base.title }),
+        payload: base.payload,
+        overrides: typeof overrides === 'object' && overrides !== null ? (overrides as JsonObject) : {},
+      };
+      const probe = sendProbe(telemetry, integration, delivery.channel);
       try {
-        const result = await withTimeout(
-          provider.send(
-            {
-              messageId: base._id,
-              transactionId: base.transactionId,
-              channel: delivery.channel,
-              to: recipient.to,
-              ...body,
-              ...(base.subject !== undefined && { subject: base.subject }),
-              ...(base.title !== undefined && { title: base.title }),
-              payload: base.payload,
-              overrides: typeof overrides === 'object' && overrides !== null ? (overrides as JsonObject) : {},
-            },
-            integration.credentials,
-          ),
-          options.providerTimeoutMs,
-        );
+        const result = await withTimeout(probe ? probe.run(() => provider.send(input, integration.credentials)) : provider.send(input, integration.credentials), options.providerTimeoutMs);
+        probe?.end('sent');
         record(integration, 'success');
         const removed = noteDead(integration, result);
         const sentBy = `sent by "${integration.identifier}"${result.id ? ` as ${result.id}` : ''}${removed}`;
@@ -145,6 +158,7 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
       } catch (error) {
         const text = (error instanceof Error ? error.message : String(error)) + noteDead(integration, error);
         const retryable = error instanceof ProviderError ? error.retryable : true;
+        probe?.end(retryable ? 'retry' : 'failed', error);
         attempts.push({ integration: integration.identifier, outcome: 'failed', reason: text });
         if (!retryable) return failed(base, integration, error, reasonWith(`failed: ${text}`), attempts);
         record(integration, 'failure');

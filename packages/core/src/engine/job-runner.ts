@@ -14,6 +14,8 @@ import { liveWorkers } from './live-workers.js';
 import { loopYielder } from './loop-yield.js';
 import { runJob, type BatchData } from './job-handlers/index.js';
 import { readWalkSources } from './walk-io.js';
+import { capsInForce, loadCapLedger } from './caps.js';
+import { startJobSpans, type JobSpans } from './telemetry/job-spans.js';
 
 export interface JobRunner {
   /**
@@ -29,7 +31,7 @@ const byKey = <T, K>(items: readonly T[], key: (item: T) => K) => new Map(items.
 const unique = <T>(items: readonly T[]) => [...new Set(items)];
 
 /** Reads what a batch's jobs need, once for the whole batch. */
-async function loadBatch(ctx: EngineContext, jobs: readonly Job[]): Promise<BatchData> {
+async function loadBatch(ctx: EngineContext, jobs: readonly Job[], now: Date): Promise<BatchData> {
   const { storage, env } = ctx;
   const walks = jobs.filter((j) => j.kind === 'walk');
   const sourced = jobs.flatMap((j) => (j.kind === 'walk' || j.kind === 'fanout' ? [j.data.notificationId] : []));
@@ -39,7 +41,9 @@ async function loadBatch(ctx: EngineContext, jobs: readonly Job[]): Promise<Batc
   const integrations = walks.length > 0 ? await storage.integrations.list(env, { active: true }) : [];
   const preferences = groupBy(walks.length > 0 ? await storage.preferences.listMany(env, unique(walks.map((j) => j.subscriberId))) : [], (row) => row.subscriberId);
   const suppressed = await suppressedAddresses(ctx, walks.flatMap((j) => subscribers.get(j.subscriberId) ?? []), integrations);
-  return { jobs, notifications, subscribers, workflows, tenants, integrations, preferences, suppressed, renderBudget: renderBudget() };
+  const caps = jobs.length > 0 ? await capsInForce(ctx) : [];
+  const capLedger = await loadCapLedger(ctx, caps, unique(walks.map((j) => j.subscriberId)), now);
+  return { jobs, notifications, subscribers, workflows, tenants, integrations, preferences, suppressed, caps, capLedger, renderBudget: renderBudget() };
 }
 
 /** The suppression entries of these subscribers' email addresses and phones, read only for channels with an integration. */
@@ -109,7 +113,7 @@ function emitCommitted(ctx: EngineContext, committed: Committed): void {
 export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<string, Provider>, registry: Storage, webhookTransport?: WebhookTransport): JobRunner {
   const { storage, env, options } = ctx;
   const workerId = `worker-${randomUUID()}`;
-  const deliver = stepDeliverer(providers, options, () => ctx.clock.now().getTime());
+  const deliver = stepDeliverer(providers, options, () => ctx.clock.now().getTime(), ctx.telemetry);
   const tracksStatus: TracksStatus = (channel, providerId) => providers.get(`${channel}:${providerId}`)?.readStatus !== undefined;
   let leasesTakenBack = false;
 
@@ -123,16 +127,22 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
   async function runBatch(jobs: readonly Job[], now: Date): Promise<void> {
     const stopKeeping = keepLeases(ctx, workerId, jobs.map((j) => j.id));
     let committed: Committed;
+    const tracer = ctx.telemetry.tracer();
+    let spans: JobSpans | null = null;
     try {
-      const batch = await loadBatch(ctx, jobs);
+      const batch = await loadBatch(ctx, jobs, now);
+      spans = tracer && startJobSpans(tracer, jobs, batch.notifications);
       const breathe = loopYielder();
       const results = await mapLimited(jobs, options.deliveryConcurrency, async (job) => {
         await breathe();
-        return runJob(job, { ctx, deliver, batch, now, ...(webhookTransport && { webhookTransport }) });
+        const run = () => runJob(job, { ctx, deliver, batch, now, ...(webhookTransport && { webhookTransport }) });
+        return spans ? spans.run(job, run) : run();
       });
       stopKeeping();
       committed = await commitBatch(ctx, workerId, now, results, tracksStatus);
+      spans?.committed(results, new Set(committed.gaveUp.map((g) => g.job.id)));
     } catch (error) {
+      spans?.failed(error);
       // Hand the jobs back at once (best effort) instead of leaving them leased until the lease ends.
       await storage.jobs.renew(env, jobs.map((j) => j.id), workerId, now.toISOString()).catch(() => undefined);
       throw error;
@@ -154,6 +164,7 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
           const now = ctx.clock.now();
           const jobs = await storage.jobs.claimDue({ env, workerId, now: now.toISOString(), limit: options.batchSize, leaseMs: options.leaseMs });
           if (jobs.length === 0) return ran;
+          ctx.telemetry.metrics?.claimed(jobs, now);
           await runBatch(jobs, now);
           ran += jobs.length;
         }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { notFound, TidingsError } from '../errors.js';
 import { applyAction, applyArchive, applyMarkAs, applySnooze, applyUnsnooze, applyMarkFlags } from '../messages/transitions.js';
+import { isExpired } from '../messages/expiry.js';
 import { buttonTypeSchema, actionStatusSchema, channelSchema, filterDataSchema, filterSeveritySchema, filterTagsSchema, jsonObjectSchema, markValueSchema, type MarkValue, type Message, type Subscriber } from '../schemas/index.js';
 import { feedCursor, type FeedPage, type MessageFilter, type StorageRepositories } from '../storage.js';
 import { parseInput } from '../validation.js';
@@ -112,7 +113,7 @@ export function messagesApi(ctx: EngineContext) {
 
   /**
    * Applies `change` to messages of the subscriber in one transaction; every id must be the
-   * subscriber's, else not_found and nothing changes. Returns the messages as stored after it.
+   * subscriber's (and not expired), else not_found and nothing changes. Returns the messages as stored after it.
    */
   async function update(
     subscriberId: string,
@@ -122,10 +123,10 @@ export function messagesApi(ctx: EngineContext) {
   ): Promise<Message[]> {
     return storage.transaction(async (tx) => {
       const subscriber = await subscriberOf(subscriberId, tx.subscribers);
-      const found = await tx.messages.getMany(env, subscriber._id, ids);
+      const now = ctx.now();
+      const found = (await tx.messages.getMany(env, subscriber._id, ids)).filter((m) => !isExpired(m, now));
       const missing = ids.find((id) => !found.some((m) => m._id === id));
       if (missing !== undefined) throw notFound('Message', missing);
-      const now = ctx.now();
       const next: Message[] = [];
       for (const message of found) next.push(await change(message, now, tx));
       await tx.messages.replaceMany(env, next);
@@ -319,11 +320,12 @@ export function messagesApi(ctx: EngineContext) {
       if (!subscriber) return { total: 0, unread: 0, unseen: 0 };
       return storage.messages.counts(env, subscriber._id, { channel: 'in_app', now: ctx.now() });
     },
-    /** One of the subscriber's messages, or null (also when the subscriber does not exist). */
+    /** One of the subscriber's messages, or null (also when the subscriber does not exist, or the message expired). */
     async get(subscriberId: string, messageId: string): Promise<Message | null> {
       const [subscriber] = await storage.subscribers.getMany(env, [subscriberId]);
       if (!subscriber) return null;
-      return (await storage.messages.getMany(env, subscriber._id, [messageId]))[0] ?? null;
+      const [message] = await storage.messages.getMany(env, subscriber._id, [messageId]);
+      return message && !isExpired(message, ctx.now()) ? message : null;
     },
     /** Every message a trigger produced, oldest first. */
     byTransaction: (transactionId: string) => storage.messages.listByTransaction(env, transactionId),

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { TidingsError, notFound } from '../errors.js';
+import { cadenceChoiceProblem } from '../digests/cadence-choice.js';
 import { applyPreferencesPatch } from '../preferences/merge-patch.js';
 import { resolveGlobalPreference, resolvePreferences } from '../preferences/resolve-preferences.js';
-import { MAX_PREFERENCE_UPDATES, preferencesPatchSchema, type PreferenceRow, type Preferences, type PreferencesPatch } from '../schemas/index.js';
+import { MAX_PREFERENCE_UPDATES, preferencesPatchSchema, type PreferenceRow, type Preferences, type PreferencesPatch, type Workflow } from '../schemas/index.js';
 import type { StorageRepositories } from '../storage.js';
 import { parseInput } from '../validation.js';
 import type { EngineContext } from './context.js';
@@ -25,21 +26,23 @@ export function preferencesApi(ctx: EngineContext) {
     return { global: resolveGlobalPreference(rows, workflows), workflows: workflows.map((w) => resolvePreferences(w, rows)) };
   }
 
-  /** The internal id of the workflow a patch names (null: the global preference); `at` names where it was given. */
-  async function targetOf(tx: StorageRepositories, patch: ParsedPatch, at: string): Promise<string | null> {
+  /** The workflow a patch names (null: the global preference); `at` is the prefix of its fields' paths. */
+  async function targetOf(tx: StorageRepositories, patch: ParsedPatch, at: string): Promise<Workflow | null> {
     if (patch.workflowId === undefined) return null;
     const workflow = await tx.workflows.find(env, patch.workflowId);
     if (!workflow) throw notFound('Workflow', patch.workflowId);
     if (workflow.critical) {
       const message = `Preferences of the critical workflow "${workflow.identifier}" can not be updated`;
-      throw new TidingsError('validation_failed', message, { issues: [{ path: at, message }] });
+      throw new TidingsError('validation_failed', message, { issues: [{ path: `${at}workflowId`, message }] });
     }
-    return workflow._id;
+    const problem = typeof patch.digest === 'string' ? cadenceChoiceProblem(workflow, patch.digest) : null;
+    if (problem) throw new TidingsError('validation_failed', `Invalid preferences: ${at}digest: ${problem}`, { issues: [{ path: `${at}digest`, message: problem }] });
+    return workflow;
   }
 
   /**
    * Applies the patches in order, in the transaction `tx`: each sees the rows the ones before it left,
-   * and every changed row is written once at the end. `at(i)` names the i-th patch's workflowId.
+   * and every changed row is written once at the end. `at(i)` prefixes the paths of the i-th patch's fields.
    */
   async function applyAll(tx: StorageRepositories, subscriberId: string, patches: readonly ParsedPatch[], at: (i: number) => string): Promise<Preferences> {
     const [subscriber] = await tx.subscribers.getMany(env, [subscriberId]);
@@ -48,7 +51,7 @@ export function preferencesApi(ctx: EngineContext) {
     const changed = new Set<string | null>();
     const now = ctx.now();
     for (const [i, patch] of patches.entries()) {
-      const workflowId = await targetOf(tx, patch, at(i));
+      const workflowId = (await targetOf(tx, patch, at(i)))?._id ?? null;
       for (const row of applyPreferencesPatch([...rows.values()], patch, { subscriberId, workflowId }, now)) {
         rows.set(row.workflowId, row);
         changed.add(row.workflowId);
@@ -71,7 +74,7 @@ export function preferencesApi(ctx: EngineContext) {
      */
     async update(subscriberId: string, patch: PreferencesPatch): Promise<Preferences> {
       const parsed = parseInput(preferencesPatchSchema, patch, 'preferences');
-      return storage.transaction((tx) => applyAll(tx, subscriberId, [parsed], () => 'workflowId'));
+      return storage.transaction((tx) => applyAll(tx, subscriberId, [parsed], () => ''));
     },
     /**
      * Merges several patches (each as `update` takes it; at most MAX_PREFERENCE_UPDATES) in order, in
@@ -80,7 +83,7 @@ export function preferencesApi(ctx: EngineContext) {
      */
     async updateMany(subscriberId: string, patches: readonly PreferencesPatch[]): Promise<Preferences> {
       const { preferences } = parseInput(patchListSchema, { preferences: patches }, 'preferences');
-      return storage.transaction((tx) => applyAll(tx, subscriberId, preferences, (i) => `preferences[${i}].workflowId`));
+      return storage.transaction((tx) => applyAll(tx, subscriberId, preferences, (i) => `preferences[${i}].`));
     },
   };
 }

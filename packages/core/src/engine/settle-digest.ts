@@ -1,3 +1,4 @@
+import { cadenceNote, chooseCadence } from '../digests/cadence-choice.js';
 import { joinDigest, touchDigestKey } from '../digests/digest-rules.js';
 import { newId } from '../ids.js';
 import type { DigestMetadata, Notification, Subscriber, WalkState, Workflow } from '../schemas/index.js';
@@ -19,6 +20,8 @@ export interface DigestArrival {
   readonly step: Delivery['step'];
   /** A code workflow's steps that ran before the digest: the flush goes on from the owner's. */
   readonly state?: WalkState;
+  /** The id of the digest cadence the subscriber chose for the workflow (preference digests). */
+  readonly cadenceChoice?: string | undefined;
 }
 
 export type DigestSettled =
@@ -48,9 +51,14 @@ export async function settleDigest(tx: StorageRepositories, env: string, arrival
   const { key, digestKey } = digestKeyOf(arrival, metadata);
   const previous = usesBackoff(metadata) ? await touchDigestKey(tx.digests, env, key, notification.createdAt, notification.transactionId) : null;
   if (backoffLetsThrough(metadata, previous, eventAt, zone)) return { kind: 'through', reason: 'no event of this digest within the backoff window: sent at once' };
-  const dueAt = digestDueAt(metadata, { openedAt: eventAt, now: eventAt, timeZone: zone, override: delayOverride(notification.overrides) });
+  // A cadence applies from the window it opens: an open digest keeps its due time, even when the subscriber's choice is now `instant`.
+  const cadence = metadata.type === 'preference' ? chooseCadence(metadata, arrival.cadenceChoice) : null;
+  const note = cadence ? `${cadenceNote(cadence, zone)}; ` : '';
+  const instant = cadence?.choice.cadence === 'instant';
+  if (instant && !(await tx.digests.openHead(env, key))) return { kind: 'through', reason: `${note}sent at once` };
+  const dueAt = instant ? eventAt : digestDueAt(metadata, { openedAt: eventAt, now: eventAt, timeZone: zone, override: delayOverride(notification.overrides), cadenceChoice: arrival.cadenceChoice });
   if (!dueAt) return { kind: 'through', reason: 'the timed digest never fires: sent at once' };
-  const moveDueAt = metadata.type !== 'timed' && metadata.updateMode ? dueAt.toISOString() : undefined;
+  const moveDueAt = (metadata.type === 'regular' || metadata.type === 'backoff') && metadata.updateMode ? dueAt.toISOString() : undefined;
   const { digest, opened } = await joinDigest(
     tx.digests,
     env,
@@ -58,8 +66,9 @@ export async function settleDigest(tx: StorageRepositories, env: string, arrival
     { transactionId: notification.transactionId, notificationId: notification._id, payload: notification.payload, at: notification.createdAt, ...(arrival.state && { walkState: arrival.state }) },
     moveDueAt,
   );
-  if (opened) return { kind: 'opened', reason: `opened a digest due ${digest.dueAt}`, dueAt: new Date(digest.dueAt), digestId: digest.id };
-  return { kind: 'joined', reason: `joined the digest due ${digest.dueAt} (${digest.eventCount} events)`, dueAt: new Date(digest.dueAt), digestId: digest.id, moved: moveDueAt !== undefined };
+  if (opened) return { kind: 'opened', reason: `${note}opened a digest due ${digest.dueAt}`, dueAt: new Date(digest.dueAt), digestId: digest.id };
+  const joined = `joined the digest due ${digest.dueAt} (${digest.eventCount} events)${cadence ? ', which keeps its due time: the cadence applies from the next window' : ''}`;
+  return { kind: 'joined', reason: `${note}${joined}`, dueAt: new Date(digest.dueAt), digestId: digest.id, moved: moveDueAt !== undefined };
 }
 
 /**

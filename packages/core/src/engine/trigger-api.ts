@@ -1,4 +1,5 @@
 import { TidingsError, notFound, type FieldIssue } from '../errors.js';
+import { capsInApp, capsInForce } from './caps.js';
 import { newId, newTransactionId } from '../ids.js';
 import { MAX_BULK_EVENTS, MAX_RECIPIENTS_PER_CALL, type Job, type Message, type Notification, type ParsedTriggerEvent, type Tenant, type TriggerEvent, type TriggerResult, type TriggerStatus, type Workflow } from '../schemas/index.js';
 import type { StorageRepositories, SubscriberUpsert } from '../storage.js';
@@ -11,6 +12,7 @@ import { workflowStatus } from '../trigger/workflow-status.js';
 import type { EngineContext } from './context.js';
 import { deliverInline, firstWalkJob, type InlineWalk } from './inline-delivery.js';
 import { digestFlushKey, newJob } from './jobs.js';
+import { triggerSpans } from './telemetry/trigger-spans.js';
 
 type TenantRef = ParsedTriggerEvent['tenant'];
 type TenantChange = Exclude<TenantRef, string | undefined>;
@@ -118,6 +120,7 @@ export function triggerApi(ctx: EngineContext) {
     const payload = checked.payload;
     const delayErrors = scheduledDelayErrors(workflow, payload, ctx.clock.now());
     if (delayErrors.length > 0) return resultOf('error', delayErrors, givenId);
+    if (event.expiresAt !== undefined && event.expiresAt <= ctx.now()) return resultOf('error', ['expiresAt: must be in the future'], givenId);
     const tenant = await namedTenant(ctx, event.tenant);
     if (tenant === 'missing') return resultOf('no_tenant_found', [`tenant "${String(event.tenant)}" was not found`], givenId);
     const actorId = event.actor === undefined ? null : typeof event.actor === 'string' ? event.actor : event.actor.subscriberId;
@@ -135,6 +138,7 @@ export function triggerApi(ctx: EngineContext) {
       tenantId: typeof event.tenant === 'object' ? event.tenant.identifier : tenant?.identifier ?? null,
       context: event.context ?? {},
       createdAt: now,
+      ...(event.expiresAt !== undefined && { expiresAt: event.expiresAt }),
     };
     return { index, event, workflow, tenant, notification, actorId, givenId };
   }
@@ -146,6 +150,7 @@ export function triggerApi(ctx: EngineContext) {
    */
   async function record(prepared: readonly Prepared[], results: TriggerResult[]): Promise<{ recorded: { notification: Notification; subscriberIds: string[] }[]; messages: Message[] }> {
     if (prepared.length === 0) return { recorded: [], messages: [] };
+    const caps = ctx.options.inlineInApp ? await capsInForce(ctx) : [];
     return storage.transaction(async (tx) => {
       const now = ctx.now();
       const plans = prepared.map((p) => readRecipients(p.event.to));
@@ -187,7 +192,7 @@ export function triggerApi(ctx: EngineContext) {
         // Walks that end at once with in-app messages are stored here while they fit the limit; from
         // the first event that does not fit, every event goes through jobs, a large audience as fan-out
         // jobs of `fanoutChunk` members. Other walks go straight to jobs: each is walked once, by its job.
-        const inApp = ctx.walker.walksInline(p.workflow);
+        const inApp = ctx.walker.walksInline(p.workflow) && !capsInApp(caps, p.workflow);
         if (inApp && subscriberIds.length <= inlineRoom) {
           inlineRoom -= subscriberIds.length;
           for (const subscriberId of subscriberIds) walks.push({ subscriberId, workflow: p.workflow, notification: p.notification, tenant });
@@ -211,12 +216,25 @@ export function triggerApi(ctx: EngineContext) {
     const workflows = new Map<string, Promise<Workflow | null>>();
     const results: TriggerResult[] = new Array(events.length);
     const prepared: Prepared[] = [];
-    for (const [index, raw] of events.entries()) {
-      const outcome = await prepare(raw, index, workflows);
-      if ('acknowledged' in outcome) results[index] = outcome;
-      else prepared.push(outcome);
+    const tracer = ctx.telemetry.tracer();
+    const spans = tracer && triggerSpans(tracer, events.length);
+    let written: Awaited<ReturnType<typeof record>>;
+    try {
+      for (const [index, raw] of events.entries()) {
+        spans?.start(index);
+        const outcome = await prepare(raw, index, workflows);
+        if ('acknowledged' in outcome) results[index] = outcome;
+        else prepared.push(spans ? { ...outcome, notification: spans.carry(index, outcome.notification) } : outcome);
+      }
+      written = await record(prepared, results);
+    } catch (error) {
+      spans?.failed(error);
+      throw error;
     }
-    const { recorded, messages } = await record(prepared, results);
+    const { recorded, messages } = written;
+    spans?.end(events, results, recorded);
+    const counted = ctx.telemetry.metrics;
+    if (counted) for (const result of results) counted.triggered(result.status);
     for (const { notification, subscriberIds } of recorded) ctx.events.emit('notification.triggered', { notification, subscriberIds });
     for (const message of messages) {
       ctx.events.emit('message.created', { message });
@@ -284,6 +302,7 @@ export function triggerApi(ctx: EngineContext) {
       const jobs = [...(await storage.jobs.list(env, filter)), ...flushes.flat()];
       return {
         jobs: jobs.map((j) => ({
+          kind: j.kind,
           transactionId: j.transactionId,
           subscriberId: j.subscriberId,
           runAt: j.runAt,

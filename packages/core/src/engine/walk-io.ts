@@ -5,6 +5,7 @@ import type { DigestedEvent, WalkResult, WalkSubject } from '../walk/walker.js';
 import type { RenderBudget } from '../templates/render.js';
 import type { EngineContext } from './context.js';
 import { messageEvents, queueWebhookEvents } from './webhook-outbox.js';
+import { sweepWhenExpiring } from './sweep.js';
 
 /** What a walk continues from, and the render budget of the call it belongs to. */
 export interface WalkOptions {
@@ -61,6 +62,7 @@ export async function readWalkSources(repos: Pick<StorageRepositories, 'notifica
  */
 export async function storeWalkResults(ctx: EngineContext, tx: StorageRepositories, messages: readonly Message[], records: readonly DecisionRecord[]): Promise<Message[]> {
   const stored = messages.length > 0 ? await tx.messages.insertMany(ctx.env, messages) : [];
+  await sweepWhenExpiring(ctx, tx, stored);
   if (records.length > 0) await tx.traces.append(records);
   await queueWebhookEvents(ctx, tx, stored.flatMap(messageEvents));
   return stored;

@@ -1,5 +1,6 @@
 import type { Message, MessageStatus, Notification, Subscriber, Workflow } from '../schemas/index.js';
 import type { Delivery } from '../walk/walker.js';
+import { withExpiry } from './expiry.js';
 
 /**
  * A message id from (notification, step, subscriber): running the same job twice yields the same id,
@@ -9,6 +10,13 @@ import type { Delivery } from '../walk/walker.js';
  */
 export function messageId(notificationId: string, subscriberInternalId: string, stepIndex: number): string {
   return `${notificationId}${stepIndex.toString(16).padStart(3, '0')}${subscriberInternalId}`;
+}
+
+/** The step index a message id holds (see `messageId`; a fallback's id starts with its step's); 0 for an id made otherwise. */
+export function stepIndexOf(message: Pick<Message, '_id' | '_notificationId'>): number {
+  if (!message._id.startsWith(message._notificationId)) return 0;
+  const index = Number.parseInt(message._id.slice(message._notificationId.length, message._notificationId.length + 3), 16);
+  return Number.isNaN(index) ? 0 : index;
 }
 
 /**
@@ -28,7 +36,7 @@ export function buildMessage(
 ): Message {
   const { workflow, notification, subscriber, now, status } = context;
   const { rendered, step, channel } = delivery;
-  return {
+  const message: Message = {
     _id: messageId(notification._id, subscriber._id, delivery.stepIndex),
     _templateId: workflow._id,
     _environmentId: notification._environmentId,
@@ -62,4 +70,5 @@ export function buildMessage(
     ...(channel === 'email' && subscriber.email ? { email: subscriber.email } : {}),
     ...(channel === 'sms' && subscriber.phone ? { phone: subscriber.phone } : {}),
   };
+  return withExpiry(message, notification, step.ttl);
 }

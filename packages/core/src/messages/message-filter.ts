@@ -1,5 +1,6 @@
 import type { Message } from '../schemas/index.js';
 import type { MessageFilter } from '../schemas/message-filter.js';
+import { isExpired } from './expiry.js';
 
 /** Equality of two JSON values, member by member (the order of object keys does not matter). */
 export function sameJson(a: unknown, b: unknown): boolean {
@@ -17,11 +18,13 @@ export const isSnoozed = (message: Pick<Message, 'snoozedUntil'>, now: string) =
 
 /**
  * Whether a message matches a filter: the reference every storage backend follows (the memory backend
- * uses it, the SQL backends translate it, and the conformance suite holds them to it).
+ * uses it, the SQL backends translate it, and the conformance suite holds them to it). A message
+ * expired at `filter.now` matches no filter.
  */
 export function messageMatches(message: Message, filter: MessageFilter): boolean {
   const data = message.data ?? {};
   return (
+    !isExpired(message, filter.now) &&
     (filter.channel === undefined || message.channel === filter.channel) &&
     (filter.read === undefined || message.read === filter.read) &&
     (filter.seen === undefined || message.seen === filter.seen) &&

@@ -3,6 +3,8 @@ import type { ChannelPreferences, PreferenceRow, Schedule } from '../schemas/ind
 export interface PreferencePatch {
   readonly channels?: ChannelPreferences;
   readonly schedule?: Schedule;
+  /** A workflow's digest cadence (the id of a choice it offers); null removes the choice. */
+  readonly digest?: string | null;
 }
 
 const emptyRow = (subscriberId: string, workflowId: string | null, now: string): PreferenceRow => ({
@@ -20,7 +22,7 @@ const defined = (channels: ChannelPreferences | undefined) =>
  * The rows to store after a PATCH (only those that change). Omitted members and channels keep their
  * values. A global channel patch also removes those channels from the subscriber's per-workflow rows,
  * so the global choice takes effect everywhere. A schedule is kept with the global row only and
- * replaces the stored one whole.
+ * replaces the stored one whole. A digest choice is kept with the workflow's row.
  */
 export function applyPreferencesPatch(
   rows: readonly PreferenceRow[],
@@ -47,6 +49,10 @@ export function applyPreferencesPatch(
   if (patch.schedule !== undefined) {
     const row = current(null);
     changed.set(null, { ...row, schedule: patch.schedule, updatedAt: now });
+  }
+  if (patch.digest !== undefined && target.workflowId !== null) {
+    const { digest: _previous, ...row } = current(target.workflowId);
+    changed.set(target.workflowId, { ...row, ...(patch.digest !== null && { digest: patch.digest }), updatedAt: now });
   }
   return [...changed.values()];
 }

@@ -1,3 +1,4 @@
+import { chooseCadence, offeredCadences } from '../digests/cadence-choice.js';
 import { CHANNELS, type Channel, type ChannelPreferences, type GlobalPreference, type OverrideSource, type PreferenceRow, type Workflow, type WorkflowPreference } from '../schemas/index.js';
 
 /** The channels a workflow can send on: the types of its active steps (and their variants), in channel order. */
@@ -41,7 +42,8 @@ export function resolveChannel(
  * A subscriber's effective preferences for one workflow: all channels on, then the workflow's
  * `preferenceSettings` (source `template`), then the subscriber's global channels, then its
  * per-workflow channels (source `subscriber`). `enabled: false` globally or for the workflow turns
- * every channel off. Only the channels of the workflow's active steps are listed.
+ * every channel off. Only the channels of the workflow's active steps are listed. A workflow whose
+ * digest takes its window from the subscriber also shows the cadence in effect and those offered.
  */
 export function resolvePreferences(workflow: Workflow, rows: readonly PreferenceRow[]): WorkflowPreference {
   const enabled = (globalRow(rows)?.enabled ?? true) && (workflowRow(rows, workflow._id)?.enabled ?? true);
@@ -57,7 +59,16 @@ export function resolvePreferences(workflow: Workflow, rows: readonly Preference
     channels,
     overrides,
     workflow: { slug: workflow.slug, identifier: workflow.identifier, name: workflow.name, updatedAt: workflow.updatedAt },
+    ...digestPreference(workflow, rows),
   };
+}
+
+/** The digest cadence in effect for a workflow whose digest the subscriber chooses, and the cadences it offers. */
+function digestPreference(workflow: Workflow, rows: readonly PreferenceRow[]): Pick<WorkflowPreference, 'digest'> {
+  const offer = offeredCadences(workflow);
+  if (!offer) return {};
+  const chosen = chooseCadence(offer, workflowRow(rows, workflow._id)?.digest);
+  return { digest: { choice: chosen.choice.id, source: chosen.source, default: offer.default, choices: offer.choices } };
 }
 
 /**

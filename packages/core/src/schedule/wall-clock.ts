@@ -58,13 +58,15 @@ export function wallTime(instantMs: number, timeZone: string): WallTime {
  */
 export function instantsAtWall(wallMs: number, timeZone: string): number[] {
   const found = new Set<number>();
-  for (const probe of [wallMs - DAY / 2, wallMs, wallMs + DAY / 2]) {
+  // The instants reading `wallMs` lie within 14 h before it to 12 h after (UTC-12 … UTC+14): a probe a
+  // whole day before and one half a day after read the offsets on either side of any change there.
+  for (const probe of [wallMs - DAY, wallMs, wallMs + DAY / 2]) {
     const candidate = wallMs - offsetOf(probe, timeZone);
     if (candidate + offsetOf(candidate, timeZone) === wallMs) found.add(candidate);
   }
   if (found.size > 0) return [...found].sort((a, b) => a - b);
   // A skipped wall time: the offset before the change puts us past the gap; walk back to its start.
-  let at = wallMs - offsetOf(wallMs - DAY / 2, timeZone);
+  let at = wallMs - offsetOf(wallMs - DAY, timeZone);
   while (at - MINUTE + offsetOf(at - MINUTE, timeZone) >= wallMs) at -= MINUTE;
   return [at];
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sendRateSchema } from './frequency.js';
 import { idSchema } from './limits.js';
 import { channelSchema, isoInstantSchema } from './enums.js';
 import { filterSchema } from './filter.js';
@@ -36,6 +37,8 @@ const integrationFields = {
   active: z.boolean().default(true),
   primary: z.boolean().default(false),
   conditions: z.array(filterSchema).default([]),
+  /** Tidings only: at most this many sends in any window of `seconds`, across every process of the database; sends past it wait. */
+  rateLimit: sendRateSchema.optional(),
 };
 
 /** `name` may be left out, as Novu allows: it then defaults to the providerId. */
@@ -52,6 +55,8 @@ export const integrationPatchSchema = z
     active: z.boolean(),
     primary: z.boolean(),
     conditions: z.array(filterSchema),
+    /** `null` removes the rate limit. */
+    rateLimit: sendRateSchema.nullable(),
   })
   .partial();
 export type IntegrationPatch = z.input<typeof integrationPatchSchema>;

@@ -63,6 +63,6 @@ export interface MessageFilter {
   /** Created at or after / at or before these instants. */
   readonly createdGte?: string;
   readonly createdLte?: string;
-  /** The instant `snoozed` is decided at. */
+  /** The instant `snoozed` is decided at; a message expired at it (`expiresAt ≤ now`) matches no filter. */
   readonly now: string;
 }

@@ -43,6 +43,8 @@ export const messageSchema = z.object({
   archived: z.boolean(),
   archivedAt: isoInstantSchema.optional(),
   snoozedUntil: isoInstantSchema.optional(),
+  /** From this instant the message is gone: out of every feed and count, and deleted by the sweeper. */
+  expiresAt: isoInstantSchema.optional(),
   email: z.string().optional(),
   phone: z.string().optional(),
   directWebhookUrl: z.string().optional(),

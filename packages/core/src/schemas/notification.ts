@@ -15,6 +15,10 @@ export const notificationSchema = z.object({
   tenantId: z.string().nullable(),
   context: z.record(z.string(), z.string()),
   createdAt: isoInstantSchema,
+  /** The trigger's `expiresAt`: its in-app messages are gone from then on. */
+  expiresAt: isoInstantSchema.optional(),
+  /** The W3C traceparent of the trigger's `tidings.trigger` span, when one was recorded: its jobs' spans join that trace. */
+  traceparent: z.string().optional(),
 });
 export type Notification = z.infer<typeof notificationSchema>;
 
@@ -46,6 +50,12 @@ export const walkJobDataSchema = z.object({
   state: walkStateSchema.optional(),
   /** The step whose own channel is done and stored: the run sends only its fallback (a retry of it). */
   fallbackStep: z.number().int().min(0).optional(),
+  /**
+   * A retry (`tidings.retry`) of the step at `stepIndex`, which had failed for good: its stored `error`
+   * messages give way to what the run makes. `alone` when the walk had gone past that step, so the run
+   * makes that step alone.
+   */
+  retry: z.object({ stepIndex: z.number().int().min(0), alone: z.boolean() }).optional(),
 });
 /** A `fanout` job: start the walks of a chunk of a large audience, in one commit. */
 export const fanoutJobDataSchema = z.object({ notificationId: z.string(), subscriberIds: z.array(z.string()) });
@@ -57,6 +67,9 @@ export const digestJobDataSchema = z.object({ digestId: z.string() });
 /** A `webhook` job: send one webhook delivery (the outbox row) to its endpoint. */
 export const webhookJobDataSchema = z.object({ deliveryId: z.string() });
 
+/** The `sweep` job: deletes expired messages and what the retention policy says is too old. Keyed, one per environment. */
+export const sweepJobDataSchema = z.object({});
+
 /** What a job does: its kind and that kind's data. */
 export const jobPayloadSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('walk'), data: walkJobDataSchema }),
@@ -64,6 +77,7 @@ export const jobPayloadSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('unsnooze'), data: unsnoozeJobDataSchema }),
   z.object({ kind: z.literal('digest'), data: digestJobDataSchema }),
   z.object({ kind: z.literal('webhook'), data: webhookJobDataSchema }),
+  z.object({ kind: z.literal('sweep'), data: sweepJobDataSchema }),
 ]);
 export type JobPayload = z.infer<typeof jobPayloadSchema>;
 export type JobKind = JobPayload['kind'];

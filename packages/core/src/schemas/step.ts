@@ -3,6 +3,9 @@ import { filterSchema } from './filter.js';
 import { channelSchema, jsonObjectSchema, stepTypeSchema, timeUnitSchema, weekdaySchema } from './enums.js';
 import { emailBlockSchema, messageCtaSchema } from './message-parts.js';
 import { parseCron } from '../timing/cron.js';
+import { digestPreferenceMetadataSchema } from './digest-cadence.js';
+import { throttleMetadataSchema } from './frequency.js';
+import { ttlSchema } from './expiry.js';
 
 const amountSchema = z.number().positive();
 
@@ -48,7 +51,7 @@ export const delayScheduledMetadataSchema = z.strictObject({
   delayPath: z.string().min(1),
 });
 
-export const digestMetadataSchema = z.discriminatedUnion('type', [digestRegularMetadataSchema, digestTimedMetadataSchema]);
+export const digestMetadataSchema = z.discriminatedUnion('type', [digestRegularMetadataSchema, digestTimedMetadataSchema, digestPreferenceMetadataSchema]);
 export type DigestMetadata = z.infer<typeof digestMetadataSchema>;
 
 export const delayRegularMetadataSchema = z.strictObject({
@@ -95,13 +98,15 @@ const stepFields = {
   template: stepTemplateSchema,
   filters: z.array(filterSchema).default([]),
   _parentId: z.string().optional(),
-  metadata: z.union([digestMetadataSchema, delayScheduledMetadataSchema]).optional(),
+  metadata: z.union([digestMetadataSchema, delayScheduledMetadataSchema, throttleMetadataSchema]).optional(),
   replyCallback: z.strictObject({ active: z.boolean().optional(), url: z.string().optional() }).optional(),
   /**
    * A channel step's fallback: when the step had nowhere to go (no integration, no address) or every
    * integration failed for good, the same message goes out through this channel.
    */
   fallbackTo: channelSchema.optional(),
+  /** An in-app step's messages expire this long after they are made. */
+  ttl: ttlSchema.optional(),
 };
 
 export const stepVariantSchema = z.strictObject(stepFields);

@@ -3,6 +3,7 @@ import { jsonObjectSchema, triggerStatusSchema } from './enums.js';
 import { subscriberInputSchema } from './subscriber.js';
 import { topicKeySchema } from './topic.js';
 import { MAX_ID_LENGTH, MAX_RECIPIENTS_PER_EVENT, idSchema } from './limits.js';
+import { expiresAtSchema } from './expiry.js';
 
 export const MAX_BULK_EVENTS = 100;
 
@@ -36,6 +37,8 @@ export const triggerEventSchema = z.strictObject({
   actor: z.union([idSchema, subscriberInputSchema]).optional(),
   tenant: z.union([idSchema, z.strictObject({ identifier: idSchema, name: z.string().optional(), data: jsonObjectSchema.optional() })]).optional(),
   context: z.record(z.string(), z.string()).optional(),
+  /** When the trigger's in-app messages expire: out of the feed and counts from then on, then deleted. */
+  expiresAt: expiresAtSchema.optional(),
 });
 export type TriggerEvent = z.input<typeof triggerEventSchema>;
 export type ParsedTriggerEvent = z.output<typeof triggerEventSchema>;

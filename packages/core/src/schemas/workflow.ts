@@ -4,6 +4,7 @@ import { channelPreferencesSchema } from './schedule.js';
 import { isoInstantSchema, jsonObjectSchema, severitySchema } from './enums.js';
 import { delayMetadataSchema, digestMetadataSchema, stepSchema, type Step } from './step.js';
 import { templateSyntaxError } from '../templates/render.js';
+import { throttleMetadataSchema } from './frequency.js';
 
 export const triggerSchema = z.strictObject({
   type: z.literal('event').default('event'),
@@ -32,8 +33,11 @@ const checkStepMetadata: StepCheck = (step, addIssue) => {
   } else if (type === 'delay') {
     const parsed = delayMetadataSchema.safeParse(step.metadata ?? { type: 'regular' });
     if (!parsed.success) for (const i of parsed.error.issues) addIssue(['metadata', ...i.path.map(String)], i.message);
+  } else if (type === 'throttle') {
+    const parsed = throttleMetadataSchema.safeParse(step.metadata);
+    if (!parsed.success) for (const i of parsed.error.issues) addIssue(['metadata', ...i.path.map(String)], step.metadata === undefined ? 'a throttle step needs { amount, unit, limit }' : i.message);
   } else if (step.metadata !== undefined) {
-    addIssue(['metadata'], `a ${type} step takes no digest or delay metadata`);
+    addIssue(['metadata'], `a ${type} step takes no digest, delay or throttle metadata`);
   }
 };
 
@@ -59,11 +63,16 @@ const checkFallback: StepCheck = (step, addIssue) => {
   const { fallbackTo } = step;
   const type = step.template.type;
   if (fallbackTo === undefined) return;
-  if (type === 'digest' || type === 'delay') addIssue(['fallbackTo'], `a ${type} step sends nothing to fall back from`);
+  if (type === 'digest' || type === 'delay' || type === 'throttle') addIssue(['fallbackTo'], `a ${type} step sends nothing to fall back from`);
   else if (fallbackTo === type) addIssue(['fallbackTo'], `must be another channel than the step's own (${type})`);
 };
 
-const stepChecks: StepCheck[] = [checkStepMetadata, checkTemplateSyntax, checkFallback];
+/** Only the feed's messages expire: a ttl is for in-app steps. */
+const checkTtl: StepCheck = (step, addIssue) => {
+  if (step.ttl !== undefined && step.template.type !== 'in_app') addIssue(['ttl'], `only in-app messages expire; a ${step.template.type} step takes no ttl`);
+};
+
+const stepChecks: StepCheck[] = [checkStepMetadata, checkTemplateSyntax, checkFallback, checkTtl];
 
 const workflowFields = {
   _id: z.string().optional(),

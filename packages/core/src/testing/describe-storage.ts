@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe } from 'vitest';
 import type { Storage } from '../storage.js';
+import { cadenceSuite } from './suite/cadence.js';
 import { catalogSuite } from './suite/catalog.js';
 import { digestsSuite } from './suite/digests.js';
 import { idempotencySuite } from './suite/idempotency.js';
@@ -12,6 +13,10 @@ import { notificationsSuite } from './suite/notifications.js';
 import { peopleSuite } from './suite/people.js';
 import { transactionsSuite } from './suite/transactions.js';
 import { webhooksSuite } from './suite/webhooks.js';
+import { expirySuite } from './suite/expiry.js';
+import { frequencySuite } from './suite/frequency.js';
+import { retrySuite } from './suite/retry.js';
+import { countsSuite } from './suite/counts.js';
 
 export interface StorageUnderTest {
   /** A new, empty storage; called before every test. */
@@ -32,11 +37,17 @@ export interface SuiteContext {
 }
 
 /**
+ * Which part of the contract to run: `all`, or the fault scenarios (`faults`) and everything else
+ * (`contract`) apart, so a slow backend runs them in two test files at once.
+ */
+export type ConformancePart = 'all' | 'contract' | 'faults';
+
+/**
  * The whole Storage contract as vitest tests. Every storage adapter runs it in one short test file:
  * `describeStorage('sqlite', { create: () => sqliteStorage({ filename: ':memory:' }) })`.
  */
-export function describeStorage(name: string, backend: StorageUnderTest): void {
-  describe(`storage conformance: ${name}`, () => {
+export function describeStorage(name: string, backend: StorageUnderTest, part: ConformancePart = 'all'): void {
+  describe(`storage conformance: ${name}${part === 'all' ? '' : ` (${part})`}`, () => {
     let storage: Storage | null = null;
     beforeEach(async () => {
       storage = await backend.create();
@@ -52,17 +63,26 @@ export function describeStorage(name: string, backend: StorageUnderTest): void {
         return storage;
       },
     };
+    if (part === 'faults') {
+      faultsSuite({ ...context, name });
+      return;
+    }
     catalogSuite(context);
     peopleSuite(context);
     notificationsSuite(context);
     jobsSuite(context);
     messagesSuite(context);
     transactionsSuite(context);
+    frequencySuite(context);
     digestsSuite(context);
+    cadenceSuite(context);
     idempotencySuite(context);
     webhooksSuite(context);
+    expirySuite(context);
+    countsSuite(context);
     engineSuite(context);
+    retrySuite(context);
     reliabilitySuite(context);
-    faultsSuite({ ...context, name });
+    if (part === 'all') faultsSuite({ ...context, name });
   });
 }

@@ -1,5 +1,5 @@
 import type { Tidings } from '../engine/create-tidings.js';
-import type { WorkflowInput } from '../schemas/index.js';
+import type { CapInput, WorkflowInput } from '../schemas/index.js';
 import type { CodeWorkflow } from '../walk/code-workflow.js';
 import { scriptedCodeWorkflow } from './scripted-code-workflow.js';
 
@@ -18,6 +18,8 @@ export interface FaultScenario {
   readonly inlineInApp?: boolean;
   readonly inlineLimit?: number;
   readonly fanoutChunk?: number;
+  /** Caps the engine is made with. */
+  readonly caps?: readonly CapInput[];
   /** Code workflows the engine runs (made anew for each run). */
   readonly workflows?: () => readonly CodeWorkflow[];
   setup(tidings: Tidings): Promise<void>;
@@ -290,5 +292,35 @@ export const FAULT_SCENARIOS: readonly FaultScenario[] = [
     ],
     setup: withChannels,
     steps: [call((t) => t.trigger({ name: 'coded', to: 'ada', payload: { n: 1 }, transactionId: 'c1' })), advance(MINUTE), call((t) => t.trigger({ name: 'coded', to: 'ada', payload: { n: 2 }, transactionId: 'c2' })), advance(2 * MINUTE), advance(5 * MINUTE), advance(5 * MINUTE)],
+  },
+  {
+    name: 'throttle and caps: runs counted in the walk’s commit, a send counted by a cap, a deferred send, an integration’s send rate',
+    subscribers: ['ada'],
+    transactions: ['th1', 'th2', 'th3'],
+    caps: [{ id: 'mail', channel: 'email', limit: 1, per: { amount: 10, unit: 'minutes' }, mode: 'defer' }],
+    async setup(t) {
+      await withChannels(t);
+      const [mail] = await t.integrations.list();
+      await t.integrations.update(mail!._id, { rateLimit: { messages: 5, seconds: 60 } });
+      await t.subscribers.upsert({ subscriberId: 'ada', email: 'ada@example.com' });
+      await t.workflows.upsert(workflow('th', [{ template: { type: 'throttle' }, metadata: { amount: 1, unit: 'hours', limit: 1, key: 'k' } }, { template: { type: 'email', subject: 'n {{ payload.n }}', content: 'mail' } }]));
+    },
+    steps: [
+      call((t) => t.triggerBulk([1, 2].map((n) => ({ name: 'th', to: 'ada', payload: { n, k: 'a' }, transactionId: `th${n}` })))),
+      call((t) => t.trigger({ name: 'th', to: 'ada', payload: { n: 3, k: 'b' }, transactionId: 'th3' })),
+      advance(10 * MINUTE),
+    ],
+  },
+  {
+    name: 'expiry: in-app messages leave at their expiresAt or ttl, and the sweep deletes them in transactions of its own',
+    subscribers: ['ada'],
+    transactions: ['x1', 'x2'],
+    setup: (t) => t.workflows.upsert(workflow('brief', [{ ...inApp('brief {{ payload.n }}'), ttl: { amount: 5, unit: 'minutes' } }, inApp('kept {{ payload.n }}')])).then(() => undefined),
+    steps: [
+      // x1's messages expire at 10:03 (its expiresAt, before the ttl's 10:05); x2's first at 10:05, its second never.
+      call((t) => t.trigger({ name: 'brief', to: 'ada', payload: { n: 1 }, transactionId: 'x1', expiresAt: '2026-03-02T10:03:00Z' })),
+      call((t) => t.trigger({ name: 'brief', to: 'ada', payload: { n: 2 }, transactionId: 'x2' })),
+      advance(6 * MINUTE),
+    ],
   },
 ];

@@ -57,7 +57,7 @@ export async function runScenario(storage: Storage, env: string, scenario: Fault
     return { status: 200 };
   };
   const start = (): Tidings =>
-    createTidings({ storage: faulty, clock, environmentId: env, providers: recorder(sent), webhookTransport, leaseMs: LEASE_MS, inlineInApp: scenario.inlineInApp ?? false, ...(scenario.inlineLimit !== undefined && { inlineLimit: scenario.inlineLimit }), ...(scenario.fanoutChunk !== undefined && { fanoutChunk: scenario.fanoutChunk }), ...(scenario.workflows && { workflows: scenario.workflows() }), onError: () => undefined });
+    createTidings({ storage: faulty, clock, environmentId: env, providers: recorder(sent), webhookTransport, leaseMs: LEASE_MS, inlineInApp: scenario.inlineInApp ?? false, ...(scenario.inlineLimit !== undefined && { inlineLimit: scenario.inlineLimit }), ...(scenario.fanoutChunk !== undefined && { fanoutChunk: scenario.fanoutChunk }), ...(scenario.workflows && { workflows: scenario.workflows() }), ...(scenario.caps && { caps: scenario.caps }), onError: () => undefined });
   let tidings = start();
   await scenario.setup(tidings);
   await tidings.runDue();

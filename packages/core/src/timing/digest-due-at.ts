@@ -1,6 +1,8 @@
 import type { DigestMetadata, TimeUnit } from '../schemas/index.js';
 import { instantsAtWall, wallTime, zoneOffset } from '../schedule/wall-clock.js';
+import { chooseCadence } from '../digests/cadence-choice.js';
 import { addTime } from './add-time.js';
+import { nextCadenceTime } from './cadence-due-at.js';
 import { nextCronTime, parseCron } from './cron.js';
 import { dayMatches, secondsOfDay, type TimedRule } from './timed-rule.js';
 
@@ -36,12 +38,16 @@ export interface DigestTiming {
   readonly timeZone?: string | null;
   /** The trigger's `overrides.delay`, replacing amount and unit of regular digests. */
   readonly override?: { amount: number; unit: TimeUnit } | null;
+  /** The id of the cadence the subscriber chose for the workflow (preference digests). */
+  readonly cadenceChoice?: string | undefined;
 }
 
 /**
  * When a digest fires. Regular and backoff: `amount unit` after it opened, or after `now` with
  * `updateMode` (each join moves it). Timed: the next occurrence of the rule strictly after it opened,
- * in the subscriber's zone. Null when a timed rule never fires.
+ * in the subscriber's zone. Preference: the next time of the subscriber's cadence (`cadenceChoice`
+ * when the step offers it, else its default) after it opened. Null when a timed rule never fires or
+ * the cadence is `instant`.
  */
 export function digestDueAt(metadata: DigestMetadata, timing: DigestTiming): Date | null {
   const zone = timing.timeZone ?? 'UTC';
@@ -52,6 +58,7 @@ export function digestDueAt(metadata: DigestMetadata, timing: DigestTiming): Dat
     }
     return nextTimedOccurrence({ unit: metadata.unit ?? 'days', amount: metadata.amount ?? 1, config: metadata.timed ?? {} }, timing.openedAt, zone);
   }
+  if (metadata.type === 'preference') return nextCadenceTime(chooseCadence(metadata, timing.cadenceChoice).choice, timing.openedAt, zone);
   const amount = timing.override?.amount ?? metadata.amount ?? 0;
   const unit = timing.override?.unit ?? metadata.unit ?? 'minutes';
   return addTime(metadata.updateMode ? timing.now : timing.openedAt, amount, unit, zone);
@@ -65,7 +72,7 @@ export const usesBackoff = (metadata: DigestMetadata): boolean => metadata.type 
  * before it; otherwise it is digested. True means "skip the digest".
  */
 export function backoffLetsThrough(metadata: DigestMetadata, previousEventAt: string | null, now: Date, timeZone?: string | null): boolean {
-  if (metadata.type === 'timed' || !usesBackoff(metadata)) return false;
+  if ((metadata.type !== 'regular' && metadata.type !== 'backoff') || !usesBackoff(metadata)) return false;
   if (previousEventAt === null) return true;
   const windowEnd = addTime(new Date(previousEventAt), metadata.backoffAmount ?? metadata.amount ?? 0, metadata.backoffUnit ?? metadata.unit ?? 'minutes', timeZone ?? 'UTC');
   return windowEnd.getTime() < now.getTime();

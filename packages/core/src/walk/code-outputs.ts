@@ -1,4 +1,4 @@
-import type { Channel, DigestMetadata, JsonObject, MessageCta, TimeUnit } from '../schemas/index.js';
+import type { CadenceOffer, Channel, DigestMetadata, JsonObject, MessageCta, TimeUnit } from '../schemas/index.js';
 import type { z } from 'zod';
 import { redirectTargetSchema, timeUnitSchema } from '../schemas/enums.js';
 import type { RenderedContent } from '../templates/render-step.js';
@@ -84,10 +84,20 @@ export function delayOfOutputs(outputs: JsonObject): CodeDelay {
  * A digest step's outputs as digest metadata: `{ amount, unit, digestKey?, lookBackWindow? }` (the
  * look-back window makes it a backoff digest: an event with none before it in the window goes out at
  * once) or `{ cron, digestKey? }`. `digestKey` is a path in the payload, as in Novu: events with the same value there share a digest.
+ * With the step's `cadence` option the subscriber chooses the window: the outputs then give only
+ * `digestKey` (and `type: 'preference'`).
  */
-export function digestOfOutputs(outputs: JsonObject): { ok: true; metadata: DigestMetadata } | { ok: false; error: string } {
+export function digestOfOutputs(outputs: JsonObject, cadence?: CadenceOffer): { ok: true; metadata: DigestMetadata } | { ok: false; error: string } {
   const key = text(outputs['digestKey']);
   const digestKey = key === undefined ? {} : { digestKey: key.replace(/^payload\./, '') };
+  if (cadence) {
+    const timing = ['amount', 'unit', 'cron', 'lookBackWindow'].filter((k) => outputs[k] !== undefined);
+    if (timing.length > 0 || (outputs['type'] !== undefined && outputs['type'] !== 'preference')) {
+      return { ok: false, error: `a digest with the \`cadence\` option takes its window from the subscriber: its outputs give only digestKey (and type "preference"), not ${timing.length > 0 ? timing.join(', ') : `type "${String(outputs['type'])}"`}` };
+    }
+    return { ok: true, metadata: { type: 'preference', ...cadence, ...digestKey } };
+  }
+  if (outputs['type'] === 'preference') return { ok: false, error: 'a digest of type "preference" needs the `cadence` step option: the cadences its subscribers choose from' };
   const cron = text(outputs['cron']);
   if (cron !== undefined) return { ok: true, metadata: { type: 'timed', cron, ...digestKey } };
   const amount = outputs['amount'];

@@ -5,6 +5,7 @@ import { addTime } from '../timing/add-time.js';
 import { delayDueAt } from '../timing/delay-due-at.js';
 import { nextCronTime, parseCron } from '../timing/cron.js';
 import { channelGate } from './channel-gate.js';
+import { throttleOfOutputs } from '../frequency/throttle.js';
 import { contentOfOutputs, delayOfOutputs, digestOfOutputs, type CodeDelay } from './code-outputs.js';
 import type { CodeStepDeclaration, CodeStepType, CodeWorkflow } from './code-workflow.js';
 import type { TraceEntry } from './trace.js';
@@ -44,7 +45,7 @@ function delayRunAt(delay: CodeDelay, input: WalkInput): { ok: true; runAt: Date
 }
 
 /** A step variant for a code step: what messages and digests point back to. */
-const stepOf = (stepId: string, type: Delivery['channel'] | 'digest', more: Pick<StepVariant, 'metadata' | 'fallbackTo'> = {}): StepVariant => ({
+const stepOf = (stepId: string, type: Delivery['channel'] | 'digest', more: Pick<StepVariant, 'metadata' | 'fallbackTo' | 'ttl'> = {}): StepVariant => ({
   _id: stepId,
   name: stepId,
   active: true,
@@ -53,6 +54,7 @@ const stepOf = (stepId: string, type: Delivery['channel'] | 'digest', more: Pick
   filters: [],
   ...(more.metadata && { metadata: more.metadata }),
   ...(more.fallbackTo && { fallbackTo: more.fallbackTo }),
+  ...(more.ttl && { ttl: more.ttl }),
 });
 
 /**
@@ -114,7 +116,11 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
         keep(run.outputs);
         continue;
       }
-      if (run.type === 'throttle') return fail(stepIndex, run.stepId, run.type, 'throttle steps are not supported by this engine yet');
+      if (run.type === 'throttle') {
+        const throttle = throttleOfOutputs(run.outputs, input.notification.payload);
+        if (!throttle.ok) return fail(stepIndex, run.stepId, run.type, throttle.error);
+        return { deliveries, resume: null, throttle: { stepIndex, stepId: run.stepId, rule: throttle.rule }, trace, state: state() };
+      }
       if (run.type === 'delay') {
         const due = delayRunAt(delayOfOutputs(run.outputs), input);
         if (!due.ok) return fail(stepIndex, run.stepId, run.type, due.error);
@@ -132,7 +138,7 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
           keep({ events: input.digestEvents.map((e) => ({ id: e.id, time: e.time, payload: e.payload })) });
           continue;
         }
-        const digest = digestOfOutputs(run.outputs);
+        const digest = digestOfOutputs(run.outputs, run.cadence);
         if (!digest.ok) return fail(stepIndex, run.stepId, run.type, digest.error);
         return { deliveries, resume: null, digest: { stepIndex, step: stepOf(run.stepId, 'digest', { metadata: digest.metadata }) }, trace, state: state() };
       }
@@ -147,7 +153,7 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
         entry('held', gate.reason);
         return { deliveries, resume: { stepIndex, runAt: gate.runAt }, trace, state: state() };
       }
-      const delivery: Delivery = { stepIndex, step: stepOf(run.stepId, run.type, run.fallbackTo ? { fallbackTo: run.fallbackTo } : {}), channel: run.type, rendered: contentOfOutputs(run.type, run.outputs) };
+      const delivery: Delivery = { stepIndex, step: stepOf(run.stepId, run.type, { ...(run.fallbackTo && { fallbackTo: run.fallbackTo }), ...(run.ttl && { ttl: run.ttl }) }), channel: run.type, rendered: contentOfOutputs(run.type, run.outputs) };
       deliveries.push(delivery);
       entry('delivered', `${run.type} outputs from the step's resolver`);
       keep({});

@@ -5,7 +5,9 @@ const listedTypes = new Set<CodeStepDeclaration['type']>(['in_app', 'email', 'sm
 
 /** A declared step as the catalog lists it (custom and throttle steps have no stored form and are left out). */
 function stepView(step: CodeStepDeclaration): Step {
-  return { _id: step.stepId, name: step.stepId, active: true, shouldStopOnFail: false, template: { type: step.type as Step['template']['type'] }, filters: [], variants: [] };
+  const view: Step = { _id: step.stepId, name: step.stepId, active: true, shouldStopOnFail: false, template: { type: step.type as Step['template']['type'] }, filters: [], variants: [] };
+  // A digest the subscriber times shows its cadences, so preferences list and check them.
+  return step.cadence ? { ...view, metadata: { type: 'preference', ...step.cadence } } : view;
 }
 
 /**

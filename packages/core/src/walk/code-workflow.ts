@@ -1,4 +1,4 @@
-import type { Channel, ChannelPreferences, JsonObject, Severity, Subscriber } from '../schemas/index.js';
+import type { CadenceOffer, Channel, ChannelPreferences, JsonObject, Severity, Subscriber, Ttl } from '../schemas/index.js';
 import type { PreparedPayload } from './walker.js';
 
 /** The kinds of step a workflow written in code may declare. */
@@ -8,6 +8,8 @@ export type CodeStepType = Channel | 'digest' | 'delay' | 'custom' | 'throttle';
 export interface CodeStepDeclaration {
   readonly stepId: string;
   readonly type: CodeStepType;
+  /** A digest's cadences the subscriber chooses from (its `cadence` option), known before any run. */
+  readonly cadence?: CadenceOffer;
 }
 
 /** What the engine gives a code workflow's function for one run up to its next step. */
@@ -26,7 +28,7 @@ export type CodeStepRun =
   /** The function returned: every step ran. */
   | { readonly kind: 'end' }
   /** The first step without a result, evaluated: `skip` said to leave it out, or its outputs (resolver run, schema checked). */
-  | { readonly kind: 'step'; readonly stepId: string; readonly type: CodeStepType; readonly skipped: boolean; readonly outputs: JsonObject; readonly fallbackTo?: Channel }
+  | { readonly kind: 'step'; readonly stepId: string; readonly type: CodeStepType; readonly skipped: boolean; readonly outputs: JsonObject; readonly fallbackTo?: Channel; readonly ttl?: Ttl; readonly cadence?: CadenceOffer }
   /** The function or a step failed (thrown, outputs refused by a schema): the walk ends here. */
   | { readonly kind: 'failed'; readonly stepId: string | null; readonly error: string };
 

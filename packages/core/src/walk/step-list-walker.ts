@@ -1,5 +1,6 @@
 import { explainFilters, firstFailure } from '../filters/evaluate.js';
-import type { Channel, DelayMetadata, Step, StepVariant, Workflow } from '../schemas/index.js';
+import type { Channel, DelayMetadata, Step, StepVariant, ThrottleMetadata, Workflow } from '../schemas/index.js';
+import { throttleRuleOf } from '../frequency/throttle.js';
 import { CHANNELS } from '../schemas/enums.js';
 import { renderStep } from '../templates/render-step.js';
 import { delayDueAt } from '../timing/delay-due-at.js';
@@ -66,6 +67,7 @@ export function walkSteps(input: WalkInput): WalkResult {
       continue;
     }
     if (type === 'digest') return { deliveries, resume: null, digest: { stepIndex, step }, trace };
+    if (type === 'throttle') return { deliveries, resume: null, throttle: { stepIndex, stepId: base._id ?? String(stepIndex), rule: throttleRuleOf(step.metadata as ThrottleMetadata, notification.payload) }, trace };
     if (!isChannel(type)) continue;
     const gate = channelGate(input, workflow, type);
     if (gate.kind === 'skip') {

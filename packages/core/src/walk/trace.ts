@@ -5,13 +5,15 @@ import type { Step } from '../schemas/index.js';
 export interface TraceEntry {
   readonly stepIndex: number;
   readonly stepId: string;
-  /** The step's type; a code workflow adds `custom` and `throttle` steps. */
-  readonly type: Step['template']['type'] | 'custom' | 'throttle';
+  /** The step's type; a code workflow adds `custom` steps. */
+  readonly type: Step['template']['type'] | 'custom';
   /**
    * `not_sent`: a channel step that passed every check but had nowhere to go (no integration, no
-   * address). `ran`: a code workflow's custom step ran and its result was kept.
+   * address). `ran`: a code workflow's custom step ran and its result was kept, or a throttle step let
+   * the run through. `throttled`: a throttle step's window was full, and the walk ended there.
+   * `expired`: the step's message expired (or outlived the retention policy) and was deleted.
    */
-  readonly decision: 'delivered' | 'not_sent' | 'skipped' | 'delayed' | 'held' | 'failed' | 'ran';
+  readonly decision: 'delivered' | 'not_sent' | 'skipped' | 'delayed' | 'held' | 'failed' | 'ran' | 'throttled' | 'expired';
   readonly reason: string;
   readonly variantIndex?: number;
   /** The filter condition that stopped the step, as evaluated. */

@@ -2,6 +2,7 @@ import type { Channel, JsonObject, Message, Notification, PreferenceRow, StepVar
 import type { RenderedContent } from '../templates/render-step.js';
 import type { RenderBudget } from '../templates/render.js';
 import type { TraceEntry } from './trace.js';
+import type { ThrottleRule } from '../frequency/throttle.js';
 
 /** A channel step that passed every check, rendered and ready to become a message. */
 export interface Delivery {
@@ -52,6 +53,8 @@ export interface WalkResult {
   readonly resume: { stepIndex: number; runAt: Date } | null;
   /** The walk stopped at this digest step: the engine joins or opens the digest. */
   readonly digest?: { stepIndex: number; step: StepVariant };
+  /** The walk stopped at this throttle step: the engine counts the run in its commit and goes on or ends it there. */
+  readonly throttle?: { stepIndex: number; stepId: string; rule: ThrottleRule };
   readonly trace: TraceEntry[];
   /** The code steps that ran, to carry to the walk's next run (resume or digest); absent for data workflows. */
   readonly state?: WalkState;

@@ -1,4 +1,4 @@
-import type { Message, Notification, Subscriber, Tidings, Workflow } from '@tidings/core';
+import { stepIndexOf, type Message, type Notification, type Subscriber, type Tidings, type Workflow } from '@tidings/core';
 import type { ActivityQuery } from './activity-query.js';
 
 /**
@@ -7,7 +7,13 @@ import type { ActivityQuery } from './activity-query.js';
  * first). Older notifications of a subscriber past it are not listed.
  */
 export const MAX_SCANNED_MESSAGES = 5_000;
+/**
+ * Most notifications one request of the whole environment's list reads (newest first, within the
+ * time bounds) while looking for those that pass its filters; older ones past it are not listed.
+ */
+export const MAX_SCANNED_NOTIFICATIONS = 1_000;
 const SCAN_PAGE = 200;
+const NOTIFICATION_PAGE = 50;
 /** Characters of a message's content shown in the list. */
 const SUMMARY_LENGTH = 160;
 
@@ -29,25 +35,29 @@ const pairKey = (notificationId: string, subscriberId: string) => `${notificatio
 
 /**
  * Novu's activity list (`GET /v1/notifications`) over the reads the Storage port has: the notifications
- * of given transactions, or of given subscribers (found through their messages, pending jobs and open
- * digests), one item per notification and subscriber, newest first, filtered, then paged.
+ * of given transactions, of given subscribers (found through their messages, pending jobs and open
+ * digests), or else of the whole environment (newest first), one item per notification and subscriber,
+ * newest first, filtered, then paged.
  */
 export async function listActivity(tidings: Tidings, query: ActivityQuery): Promise<ActivityPage> {
   const subscriberIds = [...new Set([...(query.subscriberIds ?? []), ...(query.subscriberId !== undefined ? [query.subscriberId] : [])])];
+  const workflowIds = query.templates === undefined ? null : await workflowRefs(tidings, query.templates);
+  const ofWorkflow = (n: Notification) => workflowIds === null || workflowIds.has(n._templateId) || workflowIds.has(n.templateIdentifier);
+  const passes = ({ notification: n, messages }: Activity) =>
+    (query.after === undefined || n.createdAt >= query.after) &&
+    (query.before === undefined || n.createdAt <= query.before) &&
+    ofWorkflow(n) &&
+    (query.channels === undefined || messages.some((m) => query.channels!.includes(m.channel))) &&
+    (query.status === undefined || messages.some((m) => query.status!.includes(m.status)));
   const { activities, truncated } =
     query.transactionId !== undefined
       ? { activities: await ofTransactions(tidings, [...new Set(query.transactionId)], subscriberIds.length > 0 ? new Set(subscriberIds) : null), truncated: false }
-      : await ofSubscribers(tidings, subscriberIds, query.after);
+      : subscriberIds.length > 0
+        ? await ofSubscribers(tidings, subscriberIds, query.after)
+        : await ofEnvironment(tidings, query, ofWorkflow, passes);
 
-  const workflowIds = query.templates === undefined ? null : await workflowRefs(tidings, query.templates);
   const kept = activities
-    .filter(({ notification: n, messages }) =>
-      (query.after === undefined || n.createdAt >= query.after) &&
-      (query.before === undefined || n.createdAt <= query.before) &&
-      (workflowIds === null || workflowIds.has(n._templateId) || workflowIds.has(n.templateIdentifier)) &&
-      (query.channels === undefined || messages.some((m) => query.channels!.includes(m.channel))) &&
-      (query.status === undefined || messages.some((m) => query.status!.includes(m.status))),
-    )
+    .filter(passes)
     .sort((a, b) => compare(b.notification.createdAt, a.notification.createdAt) || compare(b.notification.transactionId, a.notification.transactionId) || compare(a.subscriberId, b.subscriberId));
 
   const start = query.page * query.limit;
@@ -73,6 +83,28 @@ const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 async function workflowRefs(tidings: Tidings, refs: readonly string[]): Promise<Set<string>> {
   const found = await Promise.all(refs.map((ref) => tidings.storage.workflows.find(tidings.environmentId, ref)));
   return new Set([...refs, ...found.flatMap((w) => (w ? [w._id, w.identifier] : []))]);
+}
+
+/**
+ * The environment's notifications newest first, within the time bounds, read a page at a time until
+ * the items of the page asked for (and one more, for `hasMore`) pass the filters, or
+ * MAX_SCANNED_NOTIFICATIONS were read.
+ */
+async function ofEnvironment(tidings: Tidings, query: ActivityQuery, ofWorkflow: (n: Notification) => boolean, passes: (a: Activity) => boolean): Promise<{ activities: Activity[]; truncated: boolean }> {
+  const wanted = (query.page + 1) * query.limit + 1;
+  const activities: Activity[] = [];
+  let scanned = 0;
+  let cursor: string | undefined;
+  for (;;) {
+    const limit = Math.min(NOTIFICATION_PAGE, MAX_SCANNED_NOTIFICATIONS - scanned);
+    const page = await tidings.storage.notifications.list(tidings.environmentId, { limit, ...(cursor !== undefined && { cursor }), ...(query.after !== undefined && { createdGte: query.after }), ...(query.before !== undefined && { createdLte: query.before }) });
+    scanned += page.items.length;
+    const transactionIds = page.items.filter(ofWorkflow).map((n) => n.transactionId);
+    if (transactionIds.length > 0) activities.push(...(await ofTransactions(tidings, transactionIds, null)).filter(passes));
+    if (page.nextCursor === null || activities.length >= wanted) return { activities, truncated: false };
+    if (scanned >= MAX_SCANNED_NOTIFICATIONS) return { activities, truncated: true };
+    cursor = page.nextCursor;
+  }
 }
 
 /** Every subscriber each trigger reached or will reach: by its messages, decision records, jobs and digests. */
@@ -165,7 +197,7 @@ export function contentSummary(message: Pick<Message, 'content'>): string {
  * An activity item as Novu's ActivityNotificationResponseDto has it (`_id`, `_subscriberId`,
  * `transactionId`, `channels`, `subscriber`, `template`, `payload`, `createdAt`; the members its SDK
  * requires are always there), with Tidings's `templateIdentifier` and `messages` in place of Novu's
- * `jobs`: one per message, with its channel, status and a summary of its content.
+ * `jobs`: one per message, with its step, channel, status, provider ids and a summary of its content.
  */
 function activityToWire({ notification: n, subscriberId, messages }: Activity, subscriber: Subscriber | undefined, workflow: Workflow | undefined): Record<string, unknown> {
   const internalId = subscriber?._id ?? messages[0]?._subscriberId ?? '';
@@ -193,6 +225,7 @@ function activityToWire({ notification: n, subscriberId, messages }: Activity, s
     ...(n.actorId !== null && { actorId: n.actorId }),
     messages: messages.map((m) => ({
       _id: m._id,
+      stepIndex: stepIndexOf(m),
       channel: m.channel,
       status: m.status,
       createdAt: m.createdAt,
@@ -200,6 +233,7 @@ function activityToWire({ notification: n, subscriberId, messages }: Activity, s
       ...(m.title !== undefined && { title: m.title }),
       content: contentSummary(m),
       ...(m.providerId !== undefined && { providerId: m.providerId }),
+      ...(m.providerMessageId !== undefined && { providerMessageId: m.providerMessageId }),
       ...(m.errorId !== undefined && { errorId: m.errorId }),
       ...(m.errorText !== undefined && { errorText: m.errorText }),
       read: m.read,

@@ -26,7 +26,8 @@ const unsupported = (why: string) => z.unknown().refine(() => false, why).option
 
 /**
  * The query of `GET /v1/notifications`: Novu's ActivitiesRequestDto (page, limit, channels, templates,
- * subscriberIds, transactionId, after, before), and `status` (of the messages). List parameters come
+ * subscriberIds, transactionId, after, before), and `status` (of the messages). Without transactions
+ * or subscribers it lists the whole environment's notifications. List parameters come
  * repeated (`?channels=email&channels=sms`, as Novu's SDK sends them), with brackets (`channels[]=`,
  * as axios does) or, for channels and status, comma-separated.
  */
@@ -54,13 +55,6 @@ export const activityQuerySchema = z
   })
   .superRefine((q, ctx) => {
     if (q.after !== undefined && q.before !== undefined && q.after > q.before) ctx.addIssue({ code: 'custom', path: ['after'], message: 'must not be later than before' });
-    if (q.transactionId === undefined && q.subscriberIds === undefined && q.subscriberId === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['transactionId'],
-        message: 'or subscriberIds is required: this server lists the notifications of given transactions or subscribers, not of a whole environment',
-      });
-    }
   });
 export type ActivityQuery = z.output<typeof activityQuerySchema>;
 

@@ -48,11 +48,11 @@ function sessionUpsert(given: Record<string, unknown>, subscriberId: string, exi
   return { ...changes, subscriberId };
 }
 
-/** The body of `PATCH /v1/inbox/preferences/bulk`: a workflow and channel flags per item, at most MAX_PREFERENCE_UPDATES. */
+/** The body of `PATCH /v1/inbox/preferences/bulk`: a workflow and channel flags per item (and Tidings' digest cadence), at most MAX_PREFERENCE_UPDATES. */
 const channelFlag = z.boolean({ error: 'must be true or false' }).optional();
 const bulkPreferencesSchema = z.object({
   preferences: z
-    .array(z.object({ workflowId: z.string({ error: 'is required' }).min(1, 'is required'), in_app: channelFlag, email: channelFlag, sms: channelFlag, chat: channelFlag, push: channelFlag }))
+    .array(z.object({ workflowId: z.string({ error: 'is required' }).min(1, 'is required'), in_app: channelFlag, email: channelFlag, sms: channelFlag, chat: channelFlag, push: channelFlag, digest: z.string().nullable().optional() }))
     .max(MAX_PREFERENCE_UPDATES, `must hold at most ${MAX_PREFERENCE_UPDATES} items`),
 });
 
@@ -267,13 +267,16 @@ export function inboxRoutes(app: Hono<AppEnv>, environments: readonly InboxEnvir
     const { tidings, subscriberId } = await scope(c);
     const { preferences } = parseInput(bulkPreferencesSchema, body(c) ?? {}, 'request body');
     // One transaction for the whole list: every item applies, or (a missing or critical workflow) none.
-    const after = await tidings.preferences.updateMany(subscriberId, preferences.map(({ workflowId, ...channels }) => ({ workflowId, channels })));
+    const after = await tidings.preferences.updateMany(subscriberId, preferences.map(({ workflowId, digest, ...channels }) => ({ workflowId, channels, ...(digest !== undefined && { digest }) })));
     return c.json({ data: await workflowPreferences(tidings, after, preferences.map((p) => p.workflowId)) });
   });
   app.patch('/v1/inbox/preferences/:workflow', async (c) => {
     const { tidings, subscriberId } = await scope(c);
     const ref = c.req.param('workflow');
-    const after = await tidings.preferences.update(subscriberId, { workflowId: ref, channels: channelFlags(body(c)) });
+    const input = body(c);
+    // Tidings' digest cadence rides beside the channel flags; the engine checks it.
+    const digest = typeof input === 'object' && input !== null ? (input as { digest?: unknown }).digest : undefined;
+    const after = await tidings.preferences.update(subscriberId, { workflowId: ref, channels: channelFlags(input), ...(digest !== undefined && { digest: digest as string | null }) });
     return c.json({ data: (await workflowPreferences(tidings, after, [ref]))[0] });
   });
 }

@@ -49,6 +49,7 @@ export function inboxNotification(message: Message, subscriber: Subscriber, work
     isArchived: message.archived,
     isSnoozed: isSnoozed(message, now),
     ...(message.snoozedUntil !== undefined && { snoozedUntil: message.snoozedUntil }),
+    ...(message.expiresAt !== undefined && { expiresAt: message.expiresAt }),
     deliveredAt: message.deliveredAt,
     createdAt: message.createdAt,
     ...(message.read && message.lastReadDate !== undefined && { readAt: message.lastReadDate }),
@@ -85,10 +86,12 @@ export const inboxGlobalPreference = (global: GlobalPreference) => ({
   ...(global.schedule && { schedule: global.schedule }),
 });
 
-export const inboxWorkflowPreference = (preference: Pick<WorkflowPreference, 'enabled' | 'channels' | 'overrides'>, workflow: Workflow) => ({
+/** Tidings adds `digest` (the digest cadence in effect and those offered) for workflows whose digest the subscriber chooses. */
+export const inboxWorkflowPreference = (preference: Pick<WorkflowPreference, 'enabled' | 'channels' | 'overrides' | 'digest'>, workflow: Workflow) => ({
   level: 'template' as const,
   enabled: preference.enabled,
   channels: preference.channels,
   overrides: preference.overrides,
   workflow: inboxWorkflow(workflow),
+  ...(preference.digest && { digest: preference.digest }),
 });

@@ -5,6 +5,7 @@ import {
   type ChannelPreferences,
   type DelayMetadata,
   type DigestMetadata,
+  type ThrottleMetadata,
   type FieldIssue,
   type Filter,
   type MessageCta,
@@ -81,7 +82,7 @@ export function slugify(text: string, fallback = 'step'): string {
   return slug || fallback;
 }
 
-const STEP_LABELS: Record<StepType, string> = { in_app: 'In-App', email: 'Email', sms: 'SMS', chat: 'Chat', push: 'Push', digest: 'Digest', delay: 'Delay' };
+const STEP_LABELS: Record<StepType, string> = { in_app: 'In-App', email: 'Email', sms: 'SMS', chat: 'Chat', push: 'Push', digest: 'Digest', delay: 'Delay', throttle: 'Throttle' };
 
 /** A step's name as Novu shows it: its own, its template's, or its type and place. */
 export const stepNameOf = (step: StoredStep, index: number): string => step.name ?? step.template.name ?? `${STEP_LABELS[step.template.type]} Step ${index + 1}`;
@@ -139,6 +140,11 @@ function skipOf(step: StoredStep, values: ControlValues, issues: Record<string, 
 function digestControls(metadata: DigestMetadata | undefined, values: ControlValues, issues: Record<string, ControlIssue[]>): void {
   const m = metadata ?? { type: 'regular' as const };
   values['type'] = m.type === 'timed' ? 'timed' : 'regular';
+  if (m.type === 'preference') {
+    if (m.digestKey !== undefined) values['digestKey'] = digestKeyControl(m.digestKey);
+    issues['amount'] = [warning('each subscriber chooses the digest\'s window among metadata.choices (a preference digest), which has no Novu control; an update that leaves amount, unit and lookBackWindow out keeps it')];
+    return;
+  }
   if (m.amount !== undefined) values['amount'] = m.amount;
   if (m.unit !== undefined) values['unit'] = m.unit;
   if (m.digestKey !== undefined) values['digestKey'] = digestKeyControl(m.digestKey);
@@ -156,7 +162,7 @@ function digestControls(metadata: DigestMetadata | undefined, values: ControlVal
 }
 
 function delayControls(metadata: StoredStep['metadata'], values: ControlValues, issues: Record<string, ControlIssue[]>): void {
-  if (metadata?.type === 'scheduled') {
+  if (metadata && 'type' in metadata && metadata.type === 'scheduled') {
     issues['type'] = [warning(`the delay waits until the date at payload.${metadata.delayPath} (a scheduled delay), which has no Novu control; an update that leaves amount and unit out keeps it`)];
     return;
   }
@@ -210,6 +216,12 @@ export function controlValuesOf(step: StoredStep): { values: ControlValues; issu
     case 'delay':
       delayControls(step.metadata, values, issues);
       break;
+    case 'throttle': {
+      // Shown as @novu/framework's throttle outputs; a throttle step is saved through /v1/workflows only.
+      const m = step.metadata as ThrottleMetadata;
+      Object.assign(values, { type: 'fixed', amount: m.amount, unit: m.unit, threshold: m.limit }, m.key !== undefined && { throttleKey: `{{payload.${m.key}}}` });
+      break;
+    }
   }
   skipOf(step, values, issues);
   return { values, issues };
@@ -403,7 +415,7 @@ function delayMetadata(c: DelayControls, ctx: StepContext): Step['metadata'] {
   const paired = amountAndUnit(c, ctx);
   const stored = ctx.base?.metadata;
   // A scheduled delay (which no control shows) stays until an update gives amount and unit.
-  if (c.amount === undefined && c.unit === undefined && stored?.type === 'scheduled') return stored;
+  if (c.amount === undefined && c.unit === undefined && stored && 'type' in stored && stored.type === 'scheduled') return stored;
   return { type: 'regular', ...(paired && { amount: c.amount!, unit: c.unit! }) };
 }
 
@@ -422,6 +434,10 @@ function digestMetadata(c: DigestControls, ctx: StepContext): DigestMetadata {
   const digestKey = digestKeyOf(c.digestKey, ctx);
   const common = { ...(paired && { amount: c.amount!, unit: c.unit! }), ...(digestKey !== undefined && { digestKey }) };
   const stored = ctx.base?.metadata as DigestMetadata | undefined;
+  if (stored?.type === 'preference' && c.type !== 'timed' && !paired && !c.lookBackWindow) {
+    const { digestKey: _stored, ...offer } = stored;
+    return { ...offer, ...(digestKey !== undefined && { digestKey }) };
+  }
   if (c.type === 'timed') {
     if (stored?.type === 'timed') {
       if (c.lookBackWindow) issue(ctx, 'lookBackWindow', 'applies to regular digests only');
@@ -429,7 +445,7 @@ function digestMetadata(c: DigestControls, ctx: StepContext): DigestMetadata {
     }
     issue(ctx, 'type', 'only "regular" is supported: a timed digest needs a cron expression, which Tidings does not read (timed digests can be defined through POST /v1/workflows, metadata.timed)');
   }
-  const updateMode = stored?.type !== 'timed' && stored?.updateMode === true;
+  const updateMode = (stored?.type === 'regular' || stored?.type === 'backoff') && stored.updateMode === true;
   return {
     type: 'regular',
     ...common,

@@ -1,4 +1,5 @@
 import {
+  capsSchema,
   channelSettingsInputSchema,
   integrationInputSchema,
   notFound,
@@ -27,6 +28,10 @@ import { HttpError } from '../errors.js';
 import { integrationToWire, messageToWire } from '../wire.js';
 import { keyedTriggers } from '../keyed-triggers.js';
 import { route, type RouteDefinition } from './route.js';
+import { retryRoute } from './retry-route.js';
+
+/** The body of `PUT /v1/caps`. */
+const capsBodySchema = z.strictObject({ caps: capsSchema });
 
 const subscribersBody = z.object({ subscribers: subscriberIdListSchema });
 const feedQuery = z.object({
@@ -129,6 +134,7 @@ export function serverRoutes(): RouteDefinition[] {
       envelope: 'data',
       handle: async ({ tidings, params }) => (await tidings.cancel(params['transactionId']!)).cancelled >= 0,
     }),
+    retryRoute(),
     route({ method: 'post', path: '/v1/subscribers', summary: 'Create or update a subscriber', status: 201, envelope: 'data', body: subscriberInputSchema, handle: ({ tidings, body }) => tidings.subscribers.upsert(body as never) }),
     route({ method: 'get', path: '/v1/subscribers/:subscriberId', summary: 'Get a subscriber', status: 200, envelope: 'data', handle: ({ tidings, params }) => requireSubscriber(tidings, params['subscriberId']!) }),
     route({
@@ -205,6 +211,16 @@ export function serverRoutes(): RouteDefinition[] {
         if (!removed) throw notFound('Suppression', params['address']!);
         return { removed };
       },
+    }),
+    route({ method: 'get', path: '/v1/caps', summary: 'The caps in force: `code` (given to createTidings, read-only) and `stored` (set here)', status: 200, envelope: 'data', handle: ({ tidings }) => tidings.caps.get() }),
+    route({
+      method: 'put',
+      path: '/v1/caps',
+      summary: 'Replace the stored caps per subscriber across workflows (`{ caps: [] }` removes them)',
+      status: 200,
+      envelope: 'data',
+      body: capsBodySchema,
+      handle: async ({ tidings, body }) => ({ stored: await tidings.caps.set((body as Partial<z.infer<typeof capsBodySchema>> | undefined)?.caps as never) }),
     }),
     route({ method: 'get', path: '/v1/webhook-endpoints', summary: 'Your webhook endpoints, oldest first (secrets are never shown)', status: 200, envelope: 'data', handle: ({ tidings }) => tidings.webhooks.list() }),
     route({

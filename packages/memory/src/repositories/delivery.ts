@@ -1,6 +1,7 @@
-import { feedCursor, messageMatches, type Job, type Message, type StorageRepositories } from '@tidings/core';
+import { feedCursor, isExpired, messageMatches, type Job, type Message, type StorageRepositories } from '@tidings/core';
 import type { QueueEntry } from '../job-queue.js';
 import { k, type Tables } from '../tables.js';
+import { dropProviderRefs } from './retention.js';
 
 type Delivery = Pick<StorageRepositories, 'notifications' | 'jobs' | 'messages' | 'traces'>;
 
@@ -44,6 +45,22 @@ export function deliveryRepositories(t: Tables): Delivery {
         const id = t.transactionIds.get(k(env, transactionId));
         const found = id === undefined ? undefined : t.notifications.get(k(env, id));
         return found ? t.copy(found) : null;
+      },
+      async list(env, { limit, cursor, createdGte, createdLte }) {
+        const after = cursor ? feedCursor.decode(cursor) : null;
+        const prefix = k(env, '');
+        const kept = [...t.notifications.entries()]
+          .flatMap(([key, n]) => (key.startsWith(prefix) ? [n] : []))
+          .filter(
+            (n) =>
+              (createdGte === undefined || n.createdAt >= createdGte) &&
+              (createdLte === undefined || n.createdAt <= createdLte) &&
+              (!after || n.createdAt < after.createdAt || (n.createdAt === after.createdAt && n._id < after.id)),
+          )
+          .sort((a, b) => (a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : a._id < b._id ? 1 : a._id > b._id ? -1 : 0));
+        const items = kept.slice(0, limit).map((n) => t.copy(n));
+        const last = items[items.length - 1];
+        return { items, nextCursor: kept.length > limit && last ? feedCursor.encode(last) : null };
       },
     },
     jobs: {
@@ -158,6 +175,11 @@ export function deliveryRepositories(t: Tables): Delivery {
           .sort((a, b) => (a.runAt < b.runAt ? -1 : a.runAt > b.runAt ? 1 : 0))
           .map(t.copy);
       },
+      async countByKind(env) {
+        const counts: Partial<Record<Job['kind'], number>> = {};
+        for (const job of t.jobs.values()) if (job.environmentId === env) counts[job.kind] = (counts[job.kind] ?? 0) + 1;
+        return counts;
+      },
     },
     messages: {
       async insertMany(env, messages) {
@@ -208,14 +230,15 @@ export function deliveryRepositories(t: Tables): Delivery {
       },
       async deleteMany(env, subscriberInternalId, ids) {
         const inbox = t.inboxes.get(k(env, subscriberInternalId));
-        let deleted = 0;
+        const deleted = new Set<string>();
         for (const id of new Set(ids)) {
           if (!inbox?.has(id)) continue;
           t.del(inbox, id);
           t.del(t.messages, id);
-          deleted++;
+          deleted.add(id);
         }
-        return deleted;
+        dropProviderRefs(t, env, deleted);
+        return deleted.size;
       },
       async counts(env, subscriberInternalId, query = {}) {
         let total = 0;
@@ -223,7 +246,7 @@ export function deliveryRepositories(t: Tables): Delivery {
         let unseen = 0;
         for (const m of t.inboxes.get(k(env, subscriberInternalId))?.values() ?? []) {
           if (query.channel !== undefined && m.channel !== query.channel) continue;
-          if (m.archived || (query.now !== undefined && m.snoozedUntil !== undefined && m.snoozedUntil > query.now)) continue;
+          if (m.archived || (query.now !== undefined && ((m.snoozedUntil !== undefined && m.snoozedUntil > query.now) || isExpired(m, query.now)))) continue;
           total++;
           if (!m.read) unread++;
           if (!m.seen) unseen++;

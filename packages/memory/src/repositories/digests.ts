@@ -91,6 +91,11 @@ export function digestRepositories(t: Tables): Pick<StorageRepositories, 'digest
         }
         return out.sort((a, b) => (a.dueAt < b.dueAt ? -1 : a.dueAt > b.dueAt ? 1 : 0));
       },
+      async countOpen(env) {
+        let open = 0;
+        for (const id of t.openDigests.values()) if (t.digests.get(k(env, id))?.environmentId === env) open++;
+        return open;
+      },
     },
   };
 }

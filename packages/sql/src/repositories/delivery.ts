@@ -5,10 +5,11 @@ import type { JobRow } from '../dialect.js';
 import { docsByKeys } from '../docs-by-keys.js';
 import { reusableQuery } from '../reusable-query.js';
 import { MESSAGE_SELECT, messageFromRow, messageRow } from '../message-row.js';
-import { messageCondition } from '../message-filter.js';
+import { messageCondition, unexpired } from '../message-filter.js';
 import { rowInserter } from '../row-inserter.js';
 import { decodeTraceDoc, encodeTraceDoc } from '../trace-doc.js';
 import type { RepoContext } from './context.js';
+import { deleteProviderRefs } from './retention.js';
 
 type Delivery = Pick<StorageRepositories, 'notifications' | 'jobs' | 'messages' | 'traces'>;
 
@@ -29,7 +30,7 @@ export function jobFromRow(row: JobRow): Job {
   } as Job;
 }
 
-const insertNotifications = rowInserter('tidings_notifications', ['env', 'id', 'transaction_id', 'doc'], (q) => q.onConflict((oc) => oc.doNothing()).returning('id'));
+const insertNotifications = rowInserter('tidings_notifications', ['env', 'id', 'transaction_id', 'doc', 'created_at'], (q) => q.onConflict((oc) => oc.doNothing()).returning('id'));
 const JOB_COLUMNS = ['id', 'env', 'kind', 'run_at', 'attempts', 'locked_by', 'locked_until', 'transaction_id', 'subscriber_id', 'data', 'last_error', 'job_key'] as const;
 const insertJobs = rowInserter('tidings_jobs', JOB_COLUMNS);
 // A keyed job moves the stored job with its key (graphile-worker's replace mode). Only keyed jobs pay
@@ -37,7 +38,7 @@ const insertJobs = rowInserter('tidings_jobs', JOB_COLUMNS);
 const upsertKeyedJobs = rowInserter('tidings_jobs', JOB_COLUMNS, (q) =>
   q.onConflict((oc) => oc.columns(['env', 'job_key']).where('job_key', 'is not', null).doUpdateSet((eb) => ({ run_at: eb.ref('excluded.run_at') }))),
 );
-const MESSAGE_COLUMNS = ['id', 'env', 'subscriber_internal_id', 'transaction_id', 'channel', 'read', 'seen', 'created_at', 'doc', 'archived', 'snoozed_until', 'tags', 'severity'] as const;
+const MESSAGE_COLUMNS = ['id', 'env', 'subscriber_internal_id', 'transaction_id', 'channel', 'read', 'seen', 'created_at', 'doc', 'archived', 'snoozed_until', 'tags', 'severity', 'expires_at'] as const;
 const insertMessages = rowInserter('tidings_messages', MESSAGE_COLUMNS, (q) => q.onConflict((oc) => oc.doNothing()).returning('id'));
 const insertTraces = rowInserter('tidings_traces', ['env', 'transaction_id', 'subscriber_id', 'at', 'doc']);
 
@@ -60,7 +61,7 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
   return {
     notifications: {
       async insertMany(env, notifications) {
-        const rows = await insertNotifications(db, dialect, notifications.map((n) => [env, n._id, n.transactionId, encodeJson(n)]));
+        const rows = await insertNotifications(db, dialect, notifications.map((n) => [env, n._id, n.transactionId, encodeJson(n), n.createdAt]));
         const stored = new Set((rows as { id: string }[]).map((row) => row.id));
         return notifications.filter((n) => stored.has(n._id)).map((n) => n._id);
       },
@@ -68,6 +69,18 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
       async getByTransactionId(env, transactionId) {
         const row = await db.selectFrom('tidings_notifications').select('doc').where('env', '=', env).where('transaction_id', '=', transactionId).executeTakeFirst();
         return row ? decodeJson<Notification>(row.doc) : null;
+      },
+      async list(env, { limit, cursor, createdGte, createdLte }) {
+        // Read along the (env, created_at, id) index, newest first.
+        let q = db.selectFrom('tidings_notifications').select('doc').where('env', '=', env);
+        if (createdGte !== undefined) q = q.where('created_at', '>=', createdGte);
+        if (createdLte !== undefined) q = q.where('created_at', '<=', createdLte);
+        const after = cursor ? feedCursor.decode(cursor) : null;
+        if (after) q = q.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]));
+        const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+        const items = rows.slice(0, limit).map((row) => decodeJson<Notification>(row.doc));
+        const last = items[items.length - 1];
+        return { items, nextCursor: rows.length > limit && last ? feedCursor.encode(last) : null };
       },
     },
     jobs: {
@@ -150,6 +163,10 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
         if (filter.subscriberId !== undefined) query = query.where('subscriber_id', '=', filter.subscriberId);
         return (await query.orderBy('run_at').orderBy('id').execute()).map(jobFromRow);
       },
+      async countByKind(env) {
+        const rows = await db.selectFrom('tidings_jobs').select(['kind', (eb) => eb.fn.countAll<number | string | bigint>().as('n')]).where('env', '=', env).groupBy('kind').execute();
+        return Object.fromEntries(rows.map((row) => [row.kind, Number(row.n)]));
+      },
     },
     messages: {
       async insertMany(env, messages) {
@@ -225,8 +242,9 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
       async deleteMany(env, subscriberInternalId, ids) {
         let deleted = 0;
         for (const part of chunk([...new Set(ids)], 1, max - 2)) {
-          const result = await db.deleteFrom('tidings_messages').where('env', '=', env).where('subscriber_internal_id', '=', subscriberInternalId).where('id', 'in', part).executeTakeFirst();
-          deleted += Number(result.numDeletedRows);
+          const result = await db.deleteFrom('tidings_messages').where('env', '=', env).where('subscriber_internal_id', '=', subscriberInternalId).where('id', 'in', part).returning('id').execute();
+          deleted += result.length;
+          await deleteProviderRefs(db, dialect, env, result.map((row) => row.id));
         }
         return deleted;
       },
@@ -242,7 +260,7 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
           .where('subscriber_internal_id', '=', subscriberInternalId)
           .where('archived', '=', 0);
         if (query.channel !== undefined) q = q.where('channel', '=', query.channel);
-        if (query.now !== undefined) q = q.where((eb) => eb.or([eb('snoozed_until', 'is', null), eb('snoozed_until', '<=', query.now!)]));
+        if (query.now !== undefined) q = q.where((eb) => eb.or([eb('snoozed_until', 'is', null), eb('snoozed_until', '<=', query.now!)])).where((eb) => unexpired(eb, query.now!));
         const row = await q.executeTakeFirstOrThrow();
         return { total: Number(row.total), unread: Number(row.unread ?? 0), unseen: Number(row.unseen ?? 0) };
       },

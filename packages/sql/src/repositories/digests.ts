@@ -123,6 +123,10 @@ export function digestRepositories({ db, atomic }: RepoContext): Pick<StorageRep
         }
         return out;
       },
+      async countOpen(env) {
+        const row = await db.selectFrom('tidings_digests').select((eb) => eb.fn.countAll<number | string | bigint>().as('n')).where('env', '=', env).where('status', '=', 'open').executeTakeFirst();
+        return Number(row?.n ?? 0);
+      },
     },
   };
 }

@@ -1,5 +1,6 @@
 import { firstWalkJob, walkInline, type InlineWalk } from '../inline-delivery.js';
 import { resultOf, type JobHandler } from './job-result.js';
+import { capsInApp } from '../caps.js';
 
 /**
  * Starts the walks of a chunk of a large audience: walks that only make in-app messages run here
@@ -11,7 +12,7 @@ export const fanoutHandler: JobHandler<'fanout'> = async (job, { ctx, batch, now
   const workflow = notification && batch.workflows.get(notification._templateId);
   if (!notification || !workflow) return resultOf(job, { kind: 'done' });
   const members = job.data.subscriberIds;
-  if (!ctx.options.inlineInApp || !ctx.walker.walksInline(workflow)) {
+  if (!ctx.options.inlineInApp || !ctx.walker.walksInline(workflow) || capsInApp(batch.caps, workflow)) {
     return resultOf(job, { kind: 'done' }, { enqueue: members.map((id) => firstWalkJob(ctx.env, notification, id, now)) });
   }
   const tenant = notification.tenantId ? batch.tenants.get(notification.tenantId) ?? null : null;

@@ -5,6 +5,7 @@ import type { HandlerContext, JobHandler, JobResult } from './job-result.js';
 import { unsnoozeHandler } from './unsnooze-handler.js';
 import { walkHandler } from './walk-handler.js';
 import { webhookHandler } from './webhook-handler.js';
+import { sweepHandler } from './sweep-handler.js';
 
 export type { BatchData, JobResult, MessageUpdate, NextStep } from './job-result.js';
 
@@ -15,6 +16,7 @@ const handlers: { readonly [K in JobKind]: JobHandler<K> } = {
   unsnooze: unsnoozeHandler,
   digest: digestHandler,
   webhook: webhookHandler,
+  sweep: sweepHandler,
 };
 
 /** Runs a job by its kind's handler; a handler that throws is a result too (the job retries or gives up). */

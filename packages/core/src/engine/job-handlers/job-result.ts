@@ -8,6 +8,10 @@ import type { DecisionRecord, TraceEntry } from '../../walk/trace.js';
 import type { EngineContext } from '../context.js';
 import type { stepDeliverer } from '../deliver-step.js';
 import type { DigestArrival } from '../settle-digest.js';
+import type { ThrottleArrival } from '../settle-throttle.js';
+import type { CapLedger } from '../caps.js';
+import type { Cap } from '../../schemas/index.js';
+import type { WindowHit } from '../../storage.js';
 
 /** What a batch's jobs read, loaded once for the whole batch. */
 export interface BatchData {
@@ -21,6 +25,9 @@ export interface BatchData {
   readonly preferences: ReadonlyMap<string, PreferenceRow[]>;
   /** The batch's subscribers' addresses on the suppression list, by `channel\u0000address`. */
   readonly suppressed: ReadonlyMap<string, Suppression>;
+  /** The caps in force, and their hits for the batch's subscribers (the batch adds its sends as it goes). */
+  readonly caps: readonly Cap[];
+  readonly capLedger: CapLedger;
   /** The batch is one call: its walks share one render budget. */
   readonly renderBudget: RenderBudget;
 }
@@ -59,6 +66,8 @@ export interface JobResult {
   readonly messageUpdates: readonly MessageUpdate[];
   /** The walk reached a digest step: the commit joins or opens the digest (or lets the event through). */
   readonly digestArrival?: DigestArrival;
+  /** The walk reached a throttle step: the commit counts the run, and the walk goes on or ends there. */
+  readonly throttleArrival?: ThrottleArrival;
   /** The flush closes this digest; the walk job in `enqueue` goes on with its events. */
   readonly closeDigest?: string;
   /**
@@ -66,6 +75,8 @@ export interface JobResult {
    * (`delivered`, or `failed` for good), which the commit applies to the endpoint as stored then.
    */
   readonly webhook?: { readonly delivery: WebhookDelivery; readonly endpointOutcome?: 'delivered' | 'failed' };
+  /** Sends the caps count: the commit records them. */
+  readonly windowHits?: readonly WindowHit[];
   /** Device tokens of the job's subscriber that push services called gone: the commit removes them. */
   readonly deadTokens?: readonly DeadDeviceTokens[];
 }

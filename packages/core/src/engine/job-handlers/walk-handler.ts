@@ -1,13 +1,19 @@
 import { buildMessage } from '../../messages/build-message.js';
-import type { JobOf, Message, WalkJobData, WalkState } from '../../schemas/index.js';
+import type { Integration, JobOf, Message, WalkJobData, WalkState } from '../../schemas/index.js';
 import type { DeadDeviceTokens } from '../../subscribers/drop-device-tokens.js';
 import type { TraceEntry } from '../../walk/trace.js';
 import type { Delivery, DigestedEvent } from '../../walk/walker.js';
 import { fallbackMessage } from '../../messages/fallback-message.js';
+import { isExpired, withExpiry } from '../../messages/expiry.js';
 import { channelGate } from '../../walk/channel-gate.js';
+import { workflowRow } from '../../preferences/resolve-preferences.js';
 import type { StepSent } from '../deliver-step.js';
 import { nextAttemptAt } from '../jobs.js';
 import { messagesForWalk, walkSubject } from '../walk-io.js';
+import { retryScope } from '../retry-run.js';
+import { capGate } from '../caps.js';
+import { takeSendSlot } from '../send-rate.js';
+import type { WindowHit } from '../../storage.js';
 import { resultOf, waitUntil, type JobHandler, type JobResult, type NextStep } from './job-result.js';
 
 /** The walk's trace up to step `last`, with what delivery added to each step's entry. */
@@ -58,20 +64,32 @@ export const walkHandler: JobHandler<'walk'> = async (job, context) => {
   const actor = notification.actorId ? batch.subscribers.get(notification.actorId) ?? null : null;
   const subject = { workflow, notification, subscriber, actor, tenant, preferences: batch.preferences.get(subscriber.subscriberId) ?? [] };
   const messagesRead = await messagesForWalk(ctx, subject, state);
-  const walk = await walkSubject(ctx, subject, job.data.stepIndex, now, { digestEvents, renderBudget: batch.renderBudget, state, messages: messagesRead });
+  const walk = retryScope(job.data, await walkSubject(ctx, subject, job.data.stepIndex, now, { digestEvents, renderBudget: batch.renderBudget, state, messages: messagesRead }));
   const messages: Message[] = [];
   const failures: { message: Message; error: string }[] = [];
   const warnings: { message: Message; reason: string }[] = [];
   const notes = new Map<number, Partial<TraceEntry>>();
   const deadTokens: DeadDeviceTokens[] = [];
+  const windowHits: WindowHit[] = [];
   const done = (next: NextStep, last = Number.MAX_SAFE_INTEGER, extra: Partial<JobResult> = {}): JobResult =>
-    resultOf(job, next, { messages, failures, warnings, trace: notedTrace(walk.trace, notes, last), ...(deadTokens.length > 0 && { deadTokens }), ...extra });
-  const delivery = { subscriber, tenant, integrations: batch.integrations, notification, suppressed: batch.suppressed };
+    resultOf(job, next, { messages, failures, warnings, trace: notedTrace(walk.trace, notes, last), ...(deadTokens.length > 0 && { deadTokens }), ...(windowHits.length > 0 && { windowHits }), ...extra });
+  const caps = capGate(batch.caps, batch.capLedger, workflow, subscriber.subscriberId, now);
+  const rate = (integration: Integration, sendId: string) => takeSendSlot(ctx, integration, sendId, ctx.clock.now());
+  const delivery = { subscriber, tenant, integrations: batch.integrations, notification, suppressed: batch.suppressed, caps, rate };
 
   /** Delivers; a retryable failure with attempts left ends the run here (the step runs again later, its fallback only when `fallback`). */
   async function sendOrRetry(step: Delivery, message: Message, fallback: boolean): Promise<Extract<StepSent, { kind: 'message' }> | JobResult> {
     const sent = await deliver(step, message, delivery);
+    // Only a sent message counts against the caps: one that did not go gives its place back to the batch's other sends.
+    if (sent.kind !== 'message' || sent.message.status !== 'sent') caps.release(step.channel, message._id);
     deadTokens.push(...(sent.deadTokens ?? []));
+    if (sent.kind === 'defer') {
+      // Over a deferring cap: the step (its fallback, when that is what waits) runs again once there is room.
+      notes.set(step.stepIndex, { decision: 'held', reason: sent.reason });
+      const { fallbackStep: _done, ...data } = job.data;
+      const next = { ...data, stepIndex: step.stepIndex, ...(fallback && { fallbackStep: step.stepIndex }) };
+      return done({ kind: 'later', runAt: sent.until, data: withState(next, stateBefore(walk.state, step.stepIndex)), retry: false, lastError: null }, step.stepIndex);
+    }
     if (sent.kind !== 'retry') return sent;
     // The fallback's first retry starts its own count of attempts: the first channel may have used them all.
     const fresh = fallback && job.data.fallbackStep !== step.stepIndex;
@@ -84,7 +102,13 @@ export const walkHandler: JobHandler<'walk'> = async (job, context) => {
   }
   /** Keeps a delivery's message and what it says for explain and the events. */
   const keep = (stepIndex: number, sent: Extract<StepSent, { kind: 'message' }>, note: Partial<TraceEntry>) => {
+    // An in-app message over a cap is not stored: an inbox item saying nothing was sent helps nobody.
+    if (sent.message.channel === 'in_app' && sent.notSent !== undefined) {
+      notes.set(stepIndex, { ...note, decision: 'skipped' });
+      return;
+    }
     messages.push(sent.message);
+    windowHits.push(...(sent.capHits ?? []));
     notes.set(stepIndex, sent.failure ? { ...note, decision: 'failed' } : note);
     if (sent.notSent !== undefined) warnings.push({ message: sent.message, reason: sent.notSent });
     if (sent.failure) failures.push({ message: sent.message, error: sent.failure });
@@ -92,6 +116,11 @@ export const walkHandler: JobHandler<'walk'> = async (job, context) => {
 
   for (const step of walk.deliveries) {
     const base = buildMessage(step, { workflow, notification, subscriber, now: now.toISOString(), status: 'sent' });
+    // Reached after the trigger's expiry (a delay, a held step): nobody would ever see it.
+    if (isExpired(base, base.createdAt)) {
+      notes.set(step.stepIndex, { decision: 'skipped', reason: `the message would have expired at ${base.expiresAt}, before it was made` });
+      continue;
+    }
     const fallbackTo = step.step.fallbackTo;
     // A retry of the fallback alone: the step's own message is stored already.
     const firstDone = job.data.fallbackStep === step.stepIndex;
@@ -109,7 +138,7 @@ export const walkHandler: JobHandler<'walk'> = async (job, context) => {
       const before = notes.get(step.stepIndex);
       notes.set(step.stepIndex, { ...before, reason: `${before?.reason ? `${before.reason}; ` : ''}no fallback to ${fallbackTo}: ${gate && 'reason' in gate ? gate.reason : ''}` });
     } else if (fallingBack) {
-      const second = await sendOrRetry({ ...step, channel: fallbackTo }, fallbackMessage(base, fallbackTo), true);
+      const second = await sendOrRetry({ ...step, channel: fallbackTo }, withExpiry(fallbackMessage(base, fallbackTo), notification), true);
       if ('job' in second) return second;
       const before = notes.get(step.stepIndex)?.reason;
       keep(step.stepIndex, second, { ...second.note, reason: `${before ? `${before}; ` : ''}fell back to ${fallbackTo}: ${second.note.reason ?? (second.message.status === 'sent' ? 'sent' : '')}` });
@@ -119,6 +148,12 @@ export const walkHandler: JobHandler<'walk'> = async (job, context) => {
   }
   // A delay after a digest keeps the digest's events for the steps after it.
   if (walk.resume) return done(waitUntil({ ...job, data: withState({ ...job.data, stepIndex: walk.resume.stepIndex }, walk.state) }, walk.resume.runAt));
-  if (walk.digest) return done({ kind: 'done' }, undefined, { digestArrival: { workflow, notification, subscriber, stepIndex: walk.digest.stepIndex, step: walk.digest.step, ...(walk.state && { state: walk.state }) } });
+  if (walk.throttle) {
+    const { stepIndex, stepId, rule } = walk.throttle;
+    const next = withState({ ...job.data, stepIndex: stepIndex + 1 }, walk.state);
+    const runId = `${notification._id}:${subscriber._id}:${stepIndex}`;
+    return done({ kind: 'done' }, undefined, { throttleArrival: { workflowId: workflow._id, subscriberId: subscriber.subscriberId, transactionId: notification.transactionId, stepIndex, stepId, rule, next, runId } });
+  }
+  if (walk.digest) return done({ kind: 'done' }, undefined, { digestArrival: { workflow, notification, subscriber, stepIndex: walk.digest.stepIndex, step: walk.digest.step, ...(walk.state && { state: walk.state }), cadenceChoice: workflowRow(subject.preferences, workflow._id)?.digest } });
   return done({ kind: 'done' });
 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SuiteContext } from '../describe-storage.js';
-import { notificationRecord } from '../fixtures.js';
+import { T0, notificationRecord, plus } from '../fixtures.js';
 
 export function notificationsSuite({ get }: SuiteContext): void {
   describe('notifications', () => {
@@ -41,6 +41,23 @@ export function notificationsSuite({ get }: SuiteContext): void {
       expect(await s.notifications.getMany('env-b', [n._id])).toEqual([]);
       expect(await s.notifications.getByTransactionId('env-b', n.transactionId)).toBeNull();
       expect(await s.notifications.getMany('env-a', [n._id, 'missing'])).toEqual([n]);
+    });
+
+    it('notifications.list — newest first (ties by id), within the time bounds, paged by a cursor, one environment only', async () => {
+      const s = get();
+      const made = [0, 1, 1, 2, 3].map((minutes, i) => notificationRecord('env-a', { _id: `n-${i}`, createdAt: plus(T0, minutes * 60_000) }));
+      await s.notifications.insertMany('env-a', made);
+      await s.notifications.insertMany('env-b', [notificationRecord('env-b', { createdAt: plus(T0, 10 * 60_000) })]);
+      const ids = (page: { items: { _id: string }[] }) => page.items.map((n) => n._id);
+      const first = await s.notifications.list('env-a', { limit: 2 });
+      expect(ids(first)).toEqual(['n-4', 'n-3']);
+      const second = await s.notifications.list('env-a', { limit: 2, cursor: first.nextCursor! });
+      expect(ids(second)).toEqual(['n-2', 'n-1']);
+      expect(second.items[0]).toEqual(made[2]);
+      const last = await s.notifications.list('env-a', { limit: 2, cursor: second.nextCursor! });
+      expect(last).toEqual({ items: [made[0]], nextCursor: null });
+      expect(ids(await s.notifications.list('env-a', { limit: 10, createdGte: plus(T0, 60_000), createdLte: plus(T0, 120_000) }))).toEqual(['n-3', 'n-2', 'n-1']);
+      expect(await s.notifications.list('env-c', { limit: 10 })).toEqual({ items: [], nextCursor: null });
     });
   });
 

@@ -1,0 +1,46 @@
+import { stepIndexOf } from '../messages/build-message.js';
+import type { Message, WalkJobData } from '../schemas/index.js';
+import type { StorageRepositories } from '../storage.js';
+import { groupBy } from '../util/group-by.js';
+import type { WalkResult } from '../walk/walker.js';
+import type { JobResult } from './job-handlers/index.js';
+
+/**
+ * A message that failed for good and no provider took: `error` without a provider's id. One a provider
+ * accepted and later reported bounced or failed is not sent again: the provider did send it.
+ */
+export const neverAccepted = (m: Message) => m.status === 'error' && m.providerMessageId === undefined;
+
+/**
+ * The walk a retry run makes: a retry `alone` makes the retried step and nothing after it (those steps
+ * ran already); a hold of that step by the subscriber's schedule still waits for the opening.
+ */
+export function retryScope(data: WalkJobData, walk: WalkResult): WalkResult {
+  const { retry } = data;
+  if (!retry?.alone || data.stepIndex !== retry.stepIndex) return walk;
+  const { digest: _digest, throttle: _throttle, ...rest } = walk;
+  return {
+    ...rest,
+    deliveries: walk.deliveries.filter((d) => d.stepIndex === retry.stepIndex),
+    trace: walk.trace.filter((e) => e.stepIndex === retry.stepIndex),
+    resume: walk.resume?.stepIndex === retry.stepIndex ? walk.resume : null,
+  };
+}
+
+/**
+ * Inside a batch's commit, before its messages are stored: deletes the stored failed messages that
+ * the batch's retry runs made again, so the new ones (same ids) take their place and are stored, and
+ * announced, as any new message. A message no longer `error` (a racing retry sent it) is kept, and
+ * the new one with its id is then ignored as a duplicate.
+ */
+export async function clearRetriedErrors(tx: StorageRepositories, env: string, results: readonly JobResult[]): Promise<void> {
+  const remade = results.flatMap(({ job, messages }) => {
+    const retry = job.kind === 'walk' ? job.data.retry : undefined;
+    return retry ? messages.filter((m) => stepIndexOf(m) === retry.stepIndex) : [];
+  });
+  for (const [subscriberInternalId, group] of groupBy(remade, (m) => m._subscriberId)) {
+    const stored = await tx.messages.getMany(env, subscriberInternalId, group.map((m) => m._id));
+    const failed = stored.filter(neverAccepted).map((m) => m._id);
+    if (failed.length > 0) await tx.messages.deleteMany(env, subscriberInternalId, failed);
+  }
+}

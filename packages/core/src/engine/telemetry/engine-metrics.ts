@@ -1,0 +1,91 @@
+import { createNoopMeter, ValueType, type Attributes, type Meter } from '@opentelemetry/api';
+import type { TidingsEmitter } from '../../events.js';
+import type { Job, JobKind, TriggerStatus } from '../../schemas/index.js';
+import type { Storage } from '../../storage.js';
+
+/** How one provider call went: `retry` is a failure worth another attempt, `failed` one that is final. */
+export type SendOutcome = 'sent' | 'failed' | 'retry';
+
+/** What the engine reports as it works; absent (null) when no meter provider would keep it. */
+export interface EngineMetrics {
+  triggered(status: TriggerStatus): void;
+  providerSent(providerId: string, outcome: SendOutcome, seconds: number): void;
+  claimed(jobs: readonly Job[], now: Date): void;
+}
+
+/** Every job kind (a kind added to JobKind and not listed here fails to compile), so a kind with no job reads 0. */
+const JOB_KINDS = Object.keys({ walk: true, fanout: true, unsnooze: true, digest: true, webhook: true, sweep: true } satisfies Record<JobKind, true>) as JobKind[];
+
+/**
+ * Attribute objects made once per combination of values and reused: recording a point allocates
+ * nothing (the values come from small closed sets: statuses, channels, provider ids, job kinds).
+ */
+function attributeCache<K extends string>(names: readonly [K, K]) {
+  const byFirst = new Map<string, Map<string, Attributes>>();
+  return (first: string, second: string): Attributes => {
+    let inner = byFirst.get(first);
+    if (!inner) byFirst.set(first, (inner = new Map()));
+    let attributes = inner.get(second);
+    if (!attributes) inner.set(second, (attributes = Object.freeze({ [names[0]]: first, [names[1]]: second })));
+    return attributes;
+  };
+}
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const LAG_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600];
+
+/**
+ * The engine's instruments on `meter`, or null for the API's no-op meter (no SDK installed): then
+ * nothing is recorded, no listener added, and storage never counted. Queue depth and open digests
+ * are read from storage when the meter collects (a scrape), not as the engine works.
+ */
+export function engineMetrics(meter: Meter, storage: Storage, env: string, events: TidingsEmitter, onError: (error: unknown) => void): EngineMetrics | null {
+  if (meter === createNoopMeter()) return null;
+  const triggers = meter.createCounter('tidings.triggers', { description: 'Trigger events handled, by the status of their result', valueType: ValueType.INT });
+  const messages = meter.createCounter('tidings.messages', { description: 'Messages created, by channel and status when created (sent, error, warning)', valueType: ValueType.INT });
+  const latency = meter.createHistogram('tidings.provider.send.duration', {
+    description: 'How long provider calls took, by provider and outcome (sent, failed, retry)',
+    unit: 's',
+    advice: { explicitBucketBoundaries: LATENCY_BUCKETS },
+  });
+  const lag = meter.createHistogram('tidings.job.lag', { description: 'How late claimed jobs were: claim time minus their runAt, by kind', unit: 's', advice: { explicitBucketBoundaries: LAG_BUCKETS } });
+  const queued = meter.createObservableGauge('tidings.jobs.queued', { description: 'Jobs stored (due or not, running or not), by kind', valueType: ValueType.INT });
+  const openDigests = meter.createObservableGauge('tidings.digests.open', { description: 'Digests open (collecting events)', valueType: ValueType.INT });
+
+  const statusAttributes = new Map<string, Attributes>();
+  const kindAttributes = new Map<string, Attributes>(JOB_KINDS.map((kind) => [kind, Object.freeze({ kind })]));
+  const messageAttributes = attributeCache(['channel', 'status']);
+  const sendAttributes = attributeCache(['provider', 'outcome']);
+
+  events.on('message.created', ({ message }) => messages.add(1, messageAttributes(message.channel, message.status)));
+  queued.addCallback(async (result) => {
+    try {
+      const counts = await storage.jobs.countByKind(env);
+      for (const kind of JOB_KINDS) result.observe(counts[kind] ?? 0, kindAttributes.get(kind));
+    } catch (error) {
+      onError(error);
+    }
+  });
+  openDigests.addCallback(async (result) => {
+    try {
+      result.observe(await storage.digests.countOpen(env));
+    } catch (error) {
+      onError(error);
+    }
+  });
+
+  return {
+    triggered(status) {
+      let attributes = statusAttributes.get(status);
+      if (!attributes) statusAttributes.set(status, (attributes = Object.freeze({ status })));
+      triggers.add(1, attributes);
+    },
+    providerSent(providerId, outcome, seconds) {
+      latency.record(seconds, sendAttributes(providerId, outcome));
+    },
+    claimed(jobs, now) {
+      const at = now.getTime();
+      for (const job of jobs) lag.record(Math.max(0, at - Date.parse(job.runAt)) / 1000, kindAttributes.get(job.kind));
+    },
+  };
+}

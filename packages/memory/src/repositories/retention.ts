@@ -1,0 +1,84 @@
+import type { Message, Notification, StorageRepositories } from '@tidings/core';
+import { k, type Tables } from '../tables.js';
+
+const byOrder = <T>(key: (item: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+/** Orders by the instant, then the id: as the SQL backends do. */
+const position = (at: string, id: string) => `${at}\u0000${id}`;
+
+/** Deletes the provider references that point to these messages of the environment. */
+export function dropProviderRefs(t: Tables, env: string, messageIds: ReadonlySet<string>): void {
+  if (messageIds.size === 0) return;
+  for (const [key, ref] of [...t.providerRefs]) if (key.startsWith(k(env, '')) && messageIds.has(ref.messageId)) t.del(t.providerRefs, key);
+}
+
+/** The sweeper's deletes over the Maps: each a scan, as the memory backend is for tests and small apps. */
+export function retentionRepositories(t: Tables): Pick<StorageRepositories, 'retention'> {
+  const messagesOf = (env: string) => [...t.messages.values()].filter((m) => m._environmentId === env);
+  function deleteMessages(env: string, doomed: readonly Message[]): Message[] {
+    for (const m of doomed) {
+      const inbox = t.inboxes.get(k(env, m._subscriberId));
+      if (inbox) t.del(inbox, m._id);
+      t.del(t.messages, m._id);
+    }
+    dropProviderRefs(t, env, new Set(doomed.map((m) => m._id)));
+    return doomed.map(t.copy);
+  }
+
+  /** Triggers whose walk is not over: a job left, or an event in an open digest. */
+  function busyTransactions(env: string): Set<string> {
+    const busy = new Set<string>();
+    for (const job of t.jobs.values()) if (job.environmentId === env) busy.add(job.transactionId);
+    for (const id of t.openDigests.values()) for (const event of t.digestEvents.get(k(env, id)) ?? []) busy.add(event.transactionId);
+    return busy;
+  }
+
+  /** Deletes the closed digests whose first event is one of these triggers', with their events. */
+  function dropOwnedDigests(env: string, transactionIds: ReadonlySet<string>): void {
+    for (const [key, digest] of [...t.digests]) {
+      if (!key.startsWith(k(env, '')) || digest.status !== 'closed') continue;
+      const events = t.digestEvents.get(key) ?? [];
+      if (!events[0] || !transactionIds.has(events[0].transactionId)) continue;
+      for (const event of events) t.del(t.digestMembers, k(env, `${digest.key}\u0000${event.transactionId}`));
+      t.del(t.digestEvents, key);
+      t.del(t.digests, key);
+    }
+  }
+
+  return {
+    retention: {
+      async deleteExpiredMessages(env, now, limit) {
+        const expired = messagesOf(env).filter((m) => m.expiresAt !== undefined && m.expiresAt <= now);
+        return deleteMessages(env, expired.sort(byOrder((m) => position(m.expiresAt!, m._id))).slice(0, limit));
+      },
+      async nextExpiry(env) {
+        let next: string | null = null;
+        for (const m of t.messages.values()) if (m._environmentId === env && m.expiresAt !== undefined && (next === null || m.expiresAt < next)) next = m.expiresAt;
+        return next;
+      },
+      async deleteMessagesBefore(env, before, limit) {
+        const old = messagesOf(env).filter((m) => m.createdAt < before);
+        return deleteMessages(env, old.sort(byOrder((m) => position(m.createdAt, m._id))).slice(0, limit));
+      },
+      async deleteNotificationsBefore(env, before, limit) {
+        const busy = busyTransactions(env);
+        const doomed: Notification[] = [];
+        for (const [key, n] of t.notifications) if (key.startsWith(k(env, '')) && n.createdAt < before && !busy.has(n.transactionId)) doomed.push(n);
+        const batch = doomed.sort(byOrder((n) => position(n.createdAt, n._id))).slice(0, limit);
+        for (const n of batch) {
+          t.del(t.notifications, k(env, n._id));
+          t.del(t.transactionIds, k(env, n.transactionId));
+          t.del(t.traces, k(env, n.transactionId));
+        }
+        const gone = new Set(batch.map((n) => n.transactionId));
+        if (gone.size > 0) dropOwnedDigests(env, gone);
+        return batch.map((n) => n.transactionId);
+      },
+      async deleteDeliveriesBefore(env, before, limit) {
+        const old = [...t.webhookDeliveries].filter(([key, d]) => key.startsWith(k(env, '')) && d.status !== 'pending' && d.createdAt < before);
+        const batch = old.sort(byOrder(([, d]) => position(d.createdAt, d._id))).slice(0, limit);
+        for (const [key] of batch) t.del(t.webhookDeliveries, key);
+        return batch.length;
+      },
+    },
+  };
+}

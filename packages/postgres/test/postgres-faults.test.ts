@@ -1,0 +1,3 @@
+import { describePostgres } from './conformance-backend.js';
+
+describePostgres('faults');
