@@ -1,4 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { peerChart, throughputChart } from './lib/svg.js';
@@ -32,7 +33,19 @@ function format(value: number, unit: string): string {
   return Math.round(value).toLocaleString('en');
 }
 
-export async function runBench(options: { quick: boolean; only?: string[]; log?: (line: string) => void; write?: boolean }) {
+/**
+ * The files a run writes, by what it ran: only a full run (every workload, full size) writes
+ * `latest.md`, `latest.svg` and `peer.svg`, the figures the docs cite; a `--quick` or `--only` run
+ * writes under a name of its own, so it never replaces the full run's table.
+ */
+export function resultNames(options: { quick: boolean; only?: readonly string[] }): { table: string; chart: string; peerChart: string; json: (stamp: string) => string } {
+  const parts = [...(options.quick ? ['quick'] : []), ...(options.only ? ['only', ...options.only] : [])];
+  if (parts.length === 0) return { table: 'latest.md', chart: 'latest.svg', peerChart: 'peer.svg', json: (stamp) => `${stamp}.json` };
+  const name = parts.join('-');
+  return { table: `${name}.md`, chart: `${name}.svg`, peerChart: `${name}-peer.svg`, json: (stamp) => `${stamp}-${name}.json` };
+}
+
+export async function runBench(options: { quick: boolean; only?: string[]; log?: (line: string) => void; write?: boolean; dir?: string }) {
   const log = options.log ?? ((line: string) => console.log(line));
   const ctx: BenchContext = { quick: options.quick, runs: options.quick ? 1 : 3, pgUrl: process.env['TIDINGS_TEST_PG_URL'], log };
   const rows: Row[] = [];
@@ -48,14 +61,16 @@ export async function runBench(options: { quick: boolean; only?: string[]; log?:
   ].join('\n');
   log(`\n${table}\n`);
   if (options.write !== false) {
-    const dir = fileURLToPath(new URL('./results/', import.meta.url));
+    const dir = options.dir ?? fileURLToPath(new URL('./results/', import.meta.url));
     mkdirSync(dir, { recursive: true });
+    const names = resultNames(options);
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-    const meta = { date: new Date().toISOString(), quick: options.quick, node: process.version, cpus: (await import('node:os')).cpus().length };
-    writeFileSync(`${dir}${stamp}${options.quick ? '-quick' : ''}.json`, JSON.stringify({ ...meta, rows }, null, 2));
-    writeFileSync(`${dir}latest.svg`, throughputChart(rows));
-    if (rows.some((r) => r.backend.startsWith('peer'))) writeFileSync(`${dir}peer.svg`, peerChart(rows));
-    writeFileSync(`${dir}latest.md`, `${table}\n`);
+    const meta = { date: new Date().toISOString(), quick: options.quick, only: options.only ?? null, node: process.version, cpus: (await import('node:os')).cpus().length };
+    writeFileSync(join(dir, names.json(stamp)), JSON.stringify({ ...meta, rows }, null, 2));
+    writeFileSync(join(dir, names.chart), throughputChart(rows));
+    if (rows.some((r) => r.backend.startsWith('peer'))) writeFileSync(join(dir, names.peerChart), peerChart(rows));
+    writeFileSync(join(dir, names.table), `${table}\n`);
+    log(`written: ${join(dir, names.table)}`);
   }
   return rows;
 }

@@ -11,6 +11,7 @@ import { validateEvent } from '../trigger/validate-event.js';
 import { workflowStatus } from '../trigger/workflow-status.js';
 import type { EngineContext } from './context.js';
 import { deliverInline, firstWalkJob, type InlineWalk } from './inline-delivery.js';
+import { groupCommit } from './group-commit.js';
 import { digestFlushKey, newJob } from './jobs.js';
 import { triggerSpans } from './telemetry/trigger-spans.js';
 
@@ -56,6 +57,26 @@ interface Prepared {
   readonly actorId: string | null;
   readonly givenId: string | undefined;
 }
+
+/** One trigger call's events that passed their checks, and the results array they answer in. */
+interface Call {
+  readonly prepared: readonly Prepared[];
+  readonly results: TriggerResult[];
+}
+
+/** What recording one call wrote: its notifications with their audiences, and its inline messages. */
+interface Written {
+  readonly recorded: { notification: Notification; subscriberIds: string[] }[];
+  readonly messages: Message[];
+}
+
+/**
+ * How much of a commit group a call takes: its events and the recipients they name directly. A
+ * group stops growing at GROUP_WEIGHT (at least one call), a few full bulk calls, so concurrent
+ * calls share commits while one transaction never holds the writer for long.
+ */
+const callWeight = (call: Call): number => call.prepared.reduce((sum, p) => sum + 1 + readRecipients(p.event.to).direct.length, 0);
+const GROUP_WEIGHT = 2_000;
 
 /** How many subscribers an event names directly in `to` (topics not counted). */
 const directRecipients = (event: unknown): number => {
@@ -144,38 +165,39 @@ export function triggerApi(ctx: EngineContext) {
   }
 
   /**
-   * Records the prepared events in one storage transaction: each event's notification, inline
-   * subscribers and jobs are written only once its own checks pass, so an event is whole or absent
-   * and one bad event never touches the others. Writes are batched: one upsert and one enqueue.
+   * Records the prepared events of one or more calls (a commit group) in one storage transaction:
+   * each event's notification, inline subscribers and jobs are written only once its own checks pass,
+   * so an event is whole or absent and one bad event never touches the others. Writes are batched:
+   * one upsert and one enqueue for the group. Each call keeps its own results and its own room for
+   * inline walks, so a call is recorded as it would be alone.
    */
-  async function record(prepared: readonly Prepared[], results: TriggerResult[]): Promise<{ recorded: { notification: Notification; subscriberIds: string[] }[]; messages: Message[] }> {
-    if (prepared.length === 0) return { recorded: [], messages: [] };
+  async function record(calls: readonly Call[]): Promise<Written[]> {
     const caps = ctx.options.inlineInApp ? await capsInForce(ctx) : [];
     return storage.transaction(async (tx) => {
       const now = ctx.now();
-      const plans = prepared.map((p) => readRecipients(p.event.to));
-      const bareIds = [...new Set(plans.flatMap((plan) => plan.direct.filter((d) => d.patch === null).map((d) => d.subscriberId)))];
+      const all = calls.flatMap((call) => call.prepared.map((p) => ({ p, results: call.results, plan: readRecipients(p.event.to) })));
+      const bareIds = [...new Set(all.flatMap(({ plan }) => plan.direct.filter((d) => d.patch === null).map((d) => d.subscriberId)))];
       // Subscribers read or written here, so in-app delivery below does not read them again.
       const known = new Map((await tx.subscribers.getMany(env, bareIds)).map((s) => [s.subscriberId, s] as const));
       const existing = new Set(known.keys());
       const upserts: SubscriberUpsert[] = [];
       const jobs: Job[] = [];
       const walks: InlineWalk[] = [];
-      let inlineRoom = ctx.options.inlineInApp ? ctx.options.inlineLimit : -1;
       const tenants = new Map<string, Tenant>();
-      const recorded: { notification: Notification; subscriberIds: string[] }[] = [];
+      const written = calls.map((): Written => ({ recorded: [], messages: [] }));
+      const callOf = new Map(calls.map((call, i) => [call.results, written[i]!] as const));
       // Recipients first: an event without any is refused before anything of it is written.
-      const withRecipients: { p: Prepared; plan: (typeof plans)[number]; subscriberIds: string[] }[] = [];
-      for (const [i, p] of prepared.entries()) {
-        const plan = plans[i]!;
+      const withRecipients: { p: Prepared; results: TriggerResult[]; plan: (typeof all)[number]['plan']; subscriberIds: string[] }[] = [];
+      for (const { p, results, plan } of all) {
         const recipients = new Set(plan.direct.map((d) => d.subscriberId));
         if (plan.topics.length > 0) for (const id of await topicAudience(plan.topics, p.actorId, (keys) => tx.topics.memberIds(env, keys))) recipients.add(id);
         if (recipients.size === 0) results[p.index] = resultOf('invalid_recipients', ['to holds no subscriber: no subscriberId, or only empty or unknown topics'], p.givenId);
-        else withRecipients.push({ p, plan, subscriberIds: [...recipients] });
+        else withRecipients.push({ p, results, plan, subscriberIds: [...recipients] });
       }
       // Then the notifications, in one statement: a transactionId already used refuses its event.
       const stored = new Set(await tx.notifications.insertMany(env, withRecipients.map((w) => w.p.notification)));
-      for (const { p, plan, subscriberIds } of withRecipients) {
+      const inlineRoom = new Map(calls.map((call) => [call.results, ctx.options.inlineInApp ? ctx.options.inlineLimit : -1] as const));
+      for (const { p, results, plan, subscriberIds } of withRecipients) {
         if (!stored.has(p.notification._id)) {
           results[p.index] = resultOf('error', ['duplicate_transaction_id'], p.givenId);
           continue;
@@ -189,28 +211,35 @@ export function triggerApi(ctx: EngineContext) {
         }
         if (typeof p.event.actor === 'object') upserts.push({ patch: p.event.actor, _id: newId(ctx.clock.now()) });
         const tenant = typeof p.event.tenant === 'object' ? await upsertTenant(ctx, tx, p.event.tenant, tenants) : p.tenant;
-        // Walks that end at once with in-app messages are stored here while they fit the limit; from
-        // the first event that does not fit, every event goes through jobs, a large audience as fan-out
-        // jobs of `fanoutChunk` members. Other walks go straight to jobs: each is walked once, by its job.
+        // Walks that end at once with in-app messages are stored here while they fit the call's limit;
+        // from the first event that does not fit, every event of the call goes through jobs, a large
+        // audience as fan-out jobs of `fanoutChunk` members. Other walks go straight to jobs: each is
+        // walked once, by its job.
         const inApp = ctx.walker.walksInline(p.workflow) && !capsInApp(caps, p.workflow);
-        if (inApp && subscriberIds.length <= inlineRoom) {
-          inlineRoom -= subscriberIds.length;
+        const room = inlineRoom.get(results)!;
+        const call = callOf.get(results)!;
+        if (inApp && subscriberIds.length <= room) {
+          inlineRoom.set(results, room - subscriberIds.length);
           for (const subscriberId of subscriberIds) walks.push({ subscriberId, workflow: p.workflow, notification: p.notification, tenant });
         } else {
-          if (inApp) inlineRoom = -1;
+          if (inApp) inlineRoom.set(results, -1);
           if (subscriberIds.length <= ctx.options.fanoutChunk) jobs.push(...subscriberIds.map((id) => firstWalkJob(env, p.notification, id, ctx.clock.now())));
           else for (let i = 0; i < subscriberIds.length; i += ctx.options.fanoutChunk) jobs.push(fanoutJob(subscriberIds.slice(i, i + ctx.options.fanoutChunk), p.notification));
         }
         results[p.index] = resultOf('processed', undefined, p.notification.transactionId);
-        recorded.push({ notification: p.notification, subscriberIds });
+        call.recorded.push({ notification: p.notification, subscriberIds });
       }
       for (const s of await upsertSubscribers(tx, env, upserts, now, ctx.organizationId, known)) known.set(s.subscriberId, s);
       const inline = await deliverInline(ctx, tx, walks, known);
       const queue = [...jobs, ...inline.jobs];
       if (queue.length > 0) await tx.jobs.enqueue(env, queue);
-      return { recorded, messages: inline.messages };
+      const owner = new Map(written.flatMap((call) => call.recorded.map((r) => [r.notification._id, call] as const)));
+      for (const message of inline.messages) owner.get(message._notificationId)?.messages.push(message);
+      return written;
     });
   }
+
+  const commitCall = groupCommit(record, { weight: callWeight, maxWeight: GROUP_WEIGHT });
 
   async function triggerMany(events: readonly unknown[]): Promise<TriggerResult[]> {
     const workflows = new Map<string, Promise<Workflow | null>>();
@@ -218,7 +247,7 @@ export function triggerApi(ctx: EngineContext) {
     const prepared: Prepared[] = [];
     const tracer = ctx.telemetry.tracer();
     const spans = tracer && triggerSpans(tracer, events.length);
-    let written: Awaited<ReturnType<typeof record>>;
+    let written: Written;
     try {
       for (const [index, raw] of events.entries()) {
         spans?.start(index);
@@ -226,7 +255,7 @@ export function triggerApi(ctx: EngineContext) {
         if ('acknowledged' in outcome) results[index] = outcome;
         else prepared.push(spans ? { ...outcome, notification: spans.carry(index, outcome.notification) } : outcome);
       }
-      written = await record(prepared, results);
+      written = prepared.length === 0 ? { recorded: [], messages: [] } : await commitCall({ prepared, results });
     } catch (error) {
       spans?.failed(error);
       throw error;

@@ -17,6 +17,7 @@ import { expirySuite } from './suite/expiry.js';
 import { frequencySuite } from './suite/frequency.js';
 import { retrySuite } from './suite/retry.js';
 import { countsSuite } from './suite/counts.js';
+import { groupCommitSuite } from './suite/group-commit.js';
 
 export interface StorageUnderTest {
   /** A new, empty storage; called before every test. */
@@ -73,6 +74,7 @@ export function describeStorage(name: string, backend: StorageUnderTest, part: C
     jobsSuite(context);
     messagesSuite(context);
     transactionsSuite(context);
+    groupCommitSuite(context);
     frequencySuite(context);
     digestsSuite(context);
     cadenceSuite(context);

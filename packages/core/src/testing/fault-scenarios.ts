@@ -1,4 +1,5 @@
 import type { Tidings } from '../engine/create-tidings.js';
+import { isTidingsError } from '../errors.js';
 import type { CapInput, WorkflowInput } from '../schemas/index.js';
 import type { CodeWorkflow } from '../walk/code-workflow.js';
 import { scriptedCodeWorkflow } from './scripted-code-workflow.js';
@@ -321,6 +322,40 @@ export const FAULT_SCENARIOS: readonly FaultScenario[] = [
       call((t) => t.trigger({ name: 'brief', to: 'ada', payload: { n: 1 }, transactionId: 'x1', expiresAt: '2026-03-02T10:03:00Z' })),
       call((t) => t.trigger({ name: 'brief', to: 'ada', payload: { n: 2 }, transactionId: 'x2' })),
       advance(6 * MINUTE),
+    ],
+  },
+  {
+    name: 'group commit: concurrent calls share one transaction, inline in-app, a delay, a tenant, a used transactionId; each call whole or absent',
+    subscribers: ['ada', 'bob', 'cy', 'dan', 'eve', 'fay'],
+    transactions: ['g0', 'g1', 'g2', 'g3', 'g4', 'g5'],
+    tenants: ['acme'],
+    inlineInApp: true,
+    async setup(t) {
+      await t.workflows.upsert(workflow('hello', [inApp('Hi {{ subscriber.firstName }} {{ payload.n }}')]));
+      await t.workflows.upsert(workflow('later', [{ template: { type: 'delay' }, metadata: { type: 'regular', amount: 1, unit: 'minutes' } }, inApp('later {{ payload.n }}')]));
+      await t.subscribers.upsert({ subscriberId: 'dan' });
+      await t.topics.addSubscribers('team', ['dan']);
+      await t.trigger({ name: 'hello', to: 'dan', payload: { n: 0 }, transactionId: 'g0' });
+    },
+    steps: [
+      // Fired together: the first call commits alone, the ones that arrive during its commit share the
+      // next. The calls name different subscribers, so no order of theirs changes what is stored. A call that fails is retried by itself, as its client would; one that committed before
+      // failing is then refused as a used transactionId.
+      call(async (t) => {
+        const outcomes = await Promise.allSettled([
+          t.trigger({ name: 'hello', to: { subscriberId: 'ada', firstName: 'Ada' }, payload: { n: 1 }, transactionId: 'g1' }),
+          t.trigger({ name: 'hello', to: 'bob', payload: { n: 2 }, tenant: { identifier: 'acme', name: 'Acme' }, transactionId: 'g2' }),
+          t.triggerBulk([
+            { name: 'hello', to: ['eve', { subscriberId: 'cy', firstName: 'Cy' }], payload: { n: 3 }, transactionId: 'g3' },
+            { name: 'hello', to: 'bob', payload: { n: 99 }, transactionId: 'g0' },
+            { name: 'hello', to: { type: 'Topic', topicKey: 'team' }, payload: { n: 4 }, transactionId: 'g4' },
+          ]),
+          t.trigger({ name: 'later', to: 'fay', payload: { n: 5 }, transactionId: 'g5' }),
+        ]);
+        const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected' && !isTidingsError(o.reason, 'conflict'));
+        if (failed) throw failed.reason;
+      }),
+      advance(MINUTE),
     ],
   },
 ];
