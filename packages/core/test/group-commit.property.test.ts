@@ -20,7 +20,7 @@ describe('groupCommit', () => {
           let next = 0;
           const arrivals: Promise<void>[] = [];
           const released: (() => void)[] = [];
-          const commit = groupCommit<{ id: number; weight: number }, string>(
+          const committer = groupCommit<{ id: number; weight: number }, string>(
             async (inputs) => {
               groups.push(inputs.map((i) => i.id));
               // Hold the commit until the test lets it go, so the next wave arrives while it is in flight.
@@ -36,7 +36,7 @@ describe('groupCommit', () => {
             for (const weight of wave) {
               const id = next++;
               weights.set(id, weight);
-              const answer = commit({ id, weight });
+              const answer = committer.begin().commit({ id, weight });
               answer.catch(() => undefined);
               outcomes.set(id, answer);
             }
@@ -67,14 +67,41 @@ describe('groupCommit', () => {
     );
   });
 
-  it('a call that finds no commit in flight starts one at once, alone', async () => {
+  it('calls made in one turn of the event loop share a commit; a call after it has its own', async () => {
     const seen: number[][] = [];
-    const commit = groupCommit<number, number>(async (inputs) => {
+    const committer = groupCommit<number, number>(async (inputs) => {
       seen.push([...inputs]);
       return inputs.map((i) => i * 2);
     }, { weight: () => 1, maxWeight: 10 });
-    expect(await commit(1)).toBe(2);
-    expect(await commit(2)).toBe(4);
-    expect(seen).toEqual([[1], [2]]);
+    const commit = (n: number) => committer.begin().commit(n);
+    expect(await Promise.all([commit(1), commit(2)])).toEqual([2, 4]);
+    expect(await commit(3)).toBe(6);
+    expect(seen).toEqual([[1, 2], [3]]);
+  });
+});
+
+describe('groupCommit — calls begun together', () => {
+  it('a group waits for the calls begun before it formed, however long their work takes; one that gives up is not waited for', async () => {
+    const seen: number[][] = [];
+    const committer = groupCommit<number, number>(async (inputs) => {
+      seen.push([...inputs]);
+      return [...inputs];
+    }, { weight: () => 1, maxWeight: 10 });
+    const slow = committer.begin();
+    const gone = committer.begin();
+    const first = committer.begin().commit(1);
+    // Several turns of the event loop pass: the group still waits for the slow call.
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual([]);
+    gone.abandon();
+    const second = slow.commit(2);
+    expect(await Promise.all([first, second])).toEqual([1, 2]);
+    expect(seen).toEqual([[1, 2]]);
+    // A call begun while a group commits joins the next group.
+    const later = committer.begin();
+    const third = committer.begin().commit(3);
+    const fourth = later.commit(4);
+    expect(await Promise.all([third, fourth])).toEqual([3, 4]);
+    expect(seen).toEqual([[1, 2], [3, 4]]);
   });
 });

@@ -1,18 +1,30 @@
 /**
- * Group commit, as databases do for their logs: calls that arrive while a commit is in flight wait
- * and then go together into the next one, so N concurrent calls cost one transaction and one commit
- * instead of N queued behind a single writer. A call that finds nothing in flight starts at once, so
- * a lone caller waits for nothing.
+ * Group commit, as databases do for their logs: calls that arrive together share one transaction and
+ * one commit instead of queueing one by one behind a single writer.
  *
- * `commit` receives the members in arrival order and returns one result per member. Each member
- * keeps its own result; if the shared commit fails, every member of that group fails with its error
- * (nothing of the group is stored, exactly as each member's own failed commit would leave it).
- * A group takes members until their `weight` reaches `maxWeight` (at least one member), which bounds
- * how long one transaction holds the writer.
+ * A call `begin`s when it starts its own work (validation, reads) and then either `commit`s its input
+ * or is `abandon`ed. A group is formed when the writer is free, on the next turn of the event loop
+ * (setImmediate), so the calls made in the same turn join it: on SQLite, whose statements run without
+ * yielding, those are the requests one poll of the sockets delivered. Before it commits, a group
+ * waits for the calls that had begun by then to reach their commit (or give up), so calls started
+ * together commit together whatever the timing of their reads; calls begun later go to the next group,
+ * so a steady stream never holds a group back. A lone caller waits for one turn only.
+ *
+ * `commit` receives the members in arrival order and returns one result per member. Each member keeps
+ * its own result; if the shared commit fails, every member of that group fails with its error
+ * (nothing of the group is stored, as each member's own failed commit would leave it). A group takes
+ * members until their `weight` reaches `maxWeight` (at least one member), which bounds how long one
+ * transaction holds the writer.
  */
 export interface GroupCommitOptions<I> {
   readonly weight: (input: I) => number;
   readonly maxWeight: number;
+}
+
+/** One call's place in the committer: `commit` once its work is ready, or `abandon` (either settles it). */
+export interface GroupTicket<I, O> {
+  commit(input: I): Promise<O>;
+  abandon(): void;
 }
 
 interface Waiting<I, O> {
@@ -21,9 +33,26 @@ interface Waiting<I, O> {
   readonly reject: (error: unknown) => void;
 }
 
-export function groupCommit<I, O>(commit: (inputs: readonly I[]) => Promise<readonly O[]>, options: GroupCommitOptions<I>): (input: I) => Promise<O> {
+export function groupCommit<I, O>(commit: (inputs: readonly I[]) => Promise<readonly O[]>, options: GroupCommitOptions<I>): { begin(): GroupTicket<I, O> } {
   const queue: Waiting<I, O>[] = [];
+  /** Calls begun and not yet committed or abandoned. */
+  const working = new Set<object>();
+  /** The calls a forming group waits for, and how to wake it. */
+  let awaited: { calls: Set<object>; wake: () => void } | null = null;
   let flushing = false;
+
+  function settle(call: object): void {
+    working.delete(call);
+    if (awaited?.calls.delete(call) && awaited.calls.size === 0) awaited.wake();
+  }
+
+  /** Waits for the calls working now to commit or give up. */
+  async function callsBegunSoFar(): Promise<void> {
+    if (working.size === 0) return;
+    const calls = new Set(working);
+    await new Promise<void>((wake) => (awaited = { calls, wake }));
+    awaited = null;
+  }
 
   function nextGroup(): Waiting<I, O>[] {
     let weight = 0;
@@ -38,9 +67,9 @@ export function groupCommit<I, O>(commit: (inputs: readonly I[]) => Promise<read
   }
 
   async function flush(): Promise<void> {
-    flushing = true;
     try {
       while (queue.length > 0) {
+        await callsBegunSoFar();
         const group = nextGroup();
         try {
           const outputs = await commit(group.map((member) => member.input));
@@ -54,9 +83,22 @@ export function groupCommit<I, O>(commit: (inputs: readonly I[]) => Promise<read
     }
   }
 
-  return (input) =>
-    new Promise<O>((resolve, reject) => {
-      queue.push({ input, resolve, reject });
-      if (!flushing) void flush();
-    });
+  return {
+    begin() {
+      const call = {};
+      working.add(call);
+      return {
+        commit(input) {
+          const answer = new Promise<O>((resolve, reject) => queue.push({ input, resolve, reject }));
+          settle(call);
+          if (!flushing) {
+            flushing = true;
+            setImmediate(() => void flush());
+          }
+          return answer;
+        },
+        abandon: () => settle(call),
+      };
+    },
+  };
 }

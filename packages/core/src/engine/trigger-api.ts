@@ -239,7 +239,7 @@ export function triggerApi(ctx: EngineContext) {
     });
   }
 
-  const commitCall = groupCommit(record, { weight: callWeight, maxWeight: GROUP_WEIGHT });
+  const committer = groupCommit(record, { weight: callWeight, maxWeight: GROUP_WEIGHT });
 
   async function triggerMany(events: readonly unknown[]): Promise<TriggerResult[]> {
     const workflows = new Map<string, Promise<Workflow | null>>();
@@ -248,6 +248,8 @@ export function triggerApi(ctx: EngineContext) {
     const tracer = ctx.telemetry.tracer();
     const spans = tracer && triggerSpans(tracer, events.length);
     let written: Written;
+    // The call takes its place in the commit group now, so calls begun together commit together.
+    const ticket = committer.begin();
     try {
       for (const [index, raw] of events.entries()) {
         spans?.start(index);
@@ -255,10 +257,12 @@ export function triggerApi(ctx: EngineContext) {
         if ('acknowledged' in outcome) results[index] = outcome;
         else prepared.push(spans ? { ...outcome, notification: spans.carry(index, outcome.notification) } : outcome);
       }
-      written = prepared.length === 0 ? { recorded: [], messages: [] } : await commitCall({ prepared, results });
+      written = prepared.length === 0 ? { recorded: [], messages: [] } : await ticket.commit({ prepared, results });
     } catch (error) {
       spans?.failed(error);
       throw error;
+    } finally {
+      ticket.abandon();
     }
     const { recorded, messages } = written;
     spans?.end(events, results, recorded);

@@ -7,34 +7,30 @@ import { wrapRepositories } from '../../wrap-repositories.js';
 import type { SuiteContext } from '../describe-storage.js';
 
 /**
- * The storage with its transactions counted. `holdNext(calls)` makes the next transaction wait until
- * `calls` workflow lookups (one per trigger call, made before its commit) have been answered, so the
- * calls behind it are certainly waiting for the next commit whatever the machine's speed.
- * `failNext(k)` makes the k-th transaction from now run whole and then throw at its commit.
+ * The storage with its transactions counted. `failGroup()` makes the first transaction that stores
+ * the notifications of more than one call run whole and then throw at its commit.
  */
 function instrumented(storage: Storage) {
   let transactions = 0;
-  let failing = 0;
-  let lookups = 0;
-  let gate: { calls: number; open: () => void; opened: Promise<void>; taken: boolean } | null = null;
+  let failGroup = false;
   const counted: Storage = {
-    ...wrapRepositories(storage, async (call, name) => {
-      const result = await call();
-      if (name === 'workflows.find' && gate && ++lookups === gate.calls) setImmediate(gate.open);
-      return result;
-    }),
+    ...wrapRepositories(storage, (call) => call()),
     capabilities: storage.capabilities,
     close: () => storage.close(),
     ...(storage.subscribeJobs && { subscribeJobs: storage.subscribeJobs.bind(storage) }),
     async transaction(fn) {
-      const nth = ++transactions;
-      if (gate && !gate.taken) {
-        gate.taken = true;
-        await gate.opened;
-      }
+      transactions++;
       return storage.transaction(async (tx) => {
-        const result = await fn(tx);
-        if (nth === failing) throw new Error('the commit was lost');
+        let notifications = 0;
+        const insertMany: typeof tx.notifications.insertMany = (env, list) => {
+          notifications += list.length;
+          return tx.notifications.insertMany(env, list);
+        };
+        const result = await fn({ ...tx, notifications: { ...tx.notifications, insertMany } });
+        if (failGroup && notifications > 1) {
+          failGroup = false;
+          throw new Error('the commit was lost');
+        }
         return result;
       });
     },
@@ -42,14 +38,8 @@ function instrumented(storage: Storage) {
   return {
     storage: counted,
     transactions: () => transactions,
-    holdNext(calls: number) {
-      lookups = 0;
-      let open = () => undefined as void;
-      const opened = new Promise<void>((resolve) => (open = resolve));
-      gate = { calls, open, opened, taken: false };
-    },
-    failNext(k: number) {
-      failing = transactions + k;
+    failGroup() {
+      failGroup = true;
     },
   };
 }
@@ -68,16 +58,15 @@ export function groupCommitSuite({ get }: SuiteContext): void {
       return { tidings, storage, clock };
     };
 
-    it('group commit — concurrent triggers share transactions; each call gets its own result and stores its own events', async () => {
+    it('group commit — concurrent triggers share one transaction; each call gets its own result and stores its own events', async () => {
       const { tidings, storage, clock } = await engine('env-group');
       const before = storage.transactions();
-      storage.holdNext(16);
       const calls = Array.from({ length: 16 }, (_, n) => (n % 4 === 3 ? tidings.trigger({ name: 'later', to: `s${n}`, payload: { n }, transactionId: `g${n}` }) : tidings.trigger({ name: 'hello', to: `s${n}`, payload: { n }, transactionId: `g${n}` })));
       const results = await Promise.all(calls);
       expect(results.map((r) => r.transactionId)).toEqual(Array.from({ length: 16 }, (_, n) => `g${n}`));
       expect(results.every((r) => r.status === 'processed')).toBe(true);
-      // Sixteen calls, two transactions: the first commits alone, the fifteen that came during it share the next.
-      expect(storage.transactions() - before).toBe(2);
+      // Sixteen calls begun together, one transaction, whatever the time each one's reads took.
+      expect(storage.transactions() - before).toBe(1);
       await tidings.runDue();
       clock.advance(60_000);
       await tidings.runDue();
@@ -91,7 +80,6 @@ export function groupCommitSuite({ get }: SuiteContext): void {
       const { tidings, storage } = await engine('env-group-refused');
       await tidings.trigger({ name: 'hello', to: 'ada', payload: { n: 0 }, transactionId: 'used' });
       const before = storage.transactions();
-      storage.holdNext(3);
       const [first, dup, bulk, noOne] = await Promise.allSettled([
         tidings.trigger({ name: 'hello', to: 'bob', payload: { n: 1 }, transactionId: 'r1' }),
         tidings.trigger({ name: 'hello', to: 'cy', payload: { n: 2 }, transactionId: 'used' }),
@@ -102,7 +90,7 @@ export function groupCommitSuite({ get }: SuiteContext): void {
         ]),
         tidings.trigger({ name: 'hello', to: [], payload: { n: 6 }, transactionId: 'r6' }),
       ]);
-      expect(storage.transactions() - before).toBe(2);
+      expect(storage.transactions() - before).toBe(1);
       expect(first).toMatchObject({ status: 'fulfilled', value: { status: 'processed', transactionId: 'r1' } });
       expect(dup.status === 'rejected' && isTidingsError(dup.reason, 'conflict')).toBe(true);
       expect(bulk).toMatchObject({ status: 'fulfilled', value: [{ status: 'processed' }, { status: 'error', error: ['duplicate_transaction_id'] }, { status: 'invalid_recipients' }] });
@@ -115,14 +103,14 @@ export function groupCommitSuite({ get }: SuiteContext): void {
 
     it('group commit — a group whose commit fails fails each of its calls, and stores nothing of them; a call retried alone then commits', async () => {
       const { tidings, storage } = await engine('env-group-fault');
-      storage.holdNext(4);
-      storage.failNext(2);
+      storage.failGroup();
       const outcomes = await Promise.allSettled(Array.from({ length: 4 }, (_, n) => tidings.trigger({ name: 'hello', to: `f${n}`, payload: { n }, transactionId: `f${n}` })));
-      // The first call committed alone; the three that came during its commit shared the one that failed.
-      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'rejected']);
-      for (const o of outcomes) if (o.status === 'rejected') expect((o.reason as Error).message).toBe('the commit was lost');
-      for (const n of [1, 2, 3]) expect(await tidings.messages.byTransaction(`f${n}`)).toEqual([]);
-      for (const n of [1, 2, 3]) expect((await tidings.trigger({ name: 'hello', to: `f${n}`, payload: { n }, transactionId: `f${n}` })).status).toBe('processed');
+      const failed = outcomes.flatMap((o, n) => (o.status === 'rejected' ? [n] : []));
+      // The four calls begun together share the commit that failed: each fails, with the commit's error.
+      expect(failed).toEqual([0, 1, 2, 3]);
+      for (const n of failed) expect((outcomes[n] as PromiseRejectedResult).reason).toMatchObject({ message: 'the commit was lost' });
+      for (let n = 0; n < 4; n++) expect(await tidings.messages.byTransaction(`f${n}`)).toHaveLength(failed.includes(n) ? 0 : 1);
+      for (const n of failed) expect((await tidings.trigger({ name: 'hello', to: `f${n}`, payload: { n }, transactionId: `f${n}` })).status).toBe('processed');
       for (let n = 0; n < 4; n++) expect(await tidings.messages.byTransaction(`f${n}`)).toHaveLength(1);
     });
   });
