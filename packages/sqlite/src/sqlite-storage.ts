@@ -2,6 +2,7 @@ import { createSqlStorage, type Database as Tables, type SqlStorage } from '@tid
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { prepareSqlitePath } from './check-path.js';
+import { SAFETY_NET_PAGES, walCheckpointer } from './checkpointer.js';
 import { sqliteDialect } from './sqlite-dialect.js';
 import type { SqliteHandle } from './sqlite-handle.js';
 import { withStatementCache } from './statement-cache.js';
@@ -63,16 +64,31 @@ export function sqliteStorage(options: SqliteStorageOptions): SqlStorage {
   database.pragma(`busy_timeout = ${busyTimeoutMs}`);
   if (!database.memory) whileBusy(busyTimeoutMs, () => database.pragma('journal_mode = WAL'));
   database.pragma('synchronous = NORMAL');
+  // A file of our own is checkpointed by a worker thread; the commit checkpoints only past the safety net.
+  const checkpointer = own && !database.memory && options.filename ? walCheckpointer(options.filename, busyTimeoutMs) : null;
+  if (checkpointer) database.pragma(`wal_autocheckpoint = ${SAFETY_NET_PAGES}`);
   const cached = withStatementCache(database);
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: { prepare: cached.prepare, close: () => cached.close() } }) });
-  return createSqlStorage({
+  const storage = createSqlStorage({
     db,
     dialect: sqliteDialect,
     durable: !database.memory,
     ...(options.migrate !== undefined && { migrate: options.migrate }),
     async close() {
+      await checkpointer?.close();
       await db.destroy();
       if (own && database.open) database.close();
     },
   });
+  if (!checkpointer) return storage;
+  return {
+    ...storage,
+    async transaction(fn) {
+      try {
+        return await storage.transaction(fn);
+      } finally {
+        checkpointer.written();
+      }
+    },
+  };
 }
