@@ -3,7 +3,11 @@ import type { Job, Message, Notification, WebhookEndpoint } from './schemas/inde
 
 /** Every state change the engine makes, by name, with what it carries. */
 export type TidingsEvents = {
-  'notification.triggered': { notification: Notification; subscriberIds: string[] };
+  /**
+   * `subscriberIds`: the subscribers the event names and the members of topics read at trigger time;
+   * a large topic audience is read page by page by its fan-out jobs, so only `recipients` counts it.
+   */
+  'notification.triggered': { notification: Notification; subscriberIds: string[]; recipients: number };
   'message.created': { message: Message };
   'message.sent': { message: Message };
   'message.failed': { message: Message; error: string };

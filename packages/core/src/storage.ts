@@ -153,6 +153,12 @@ export interface TopicRepository {
   removeMembers(env: string, topicKey: string, subscriberIds: readonly string[]): Promise<number>;
   /** The subscriberIds of every member of these topics, each once; unknown topics add nothing. */
   memberIds(env: string, topicKeys: readonly string[]): Promise<string[]>;
+  /**
+   * One page of the members of these topics, each once, in the backend's order of subscriberIds:
+   * those after `after` (from the first when null) and, with `until`, not after it; at most `limit`.
+   * Reading page after page from the last id of each visits every member once, with flat memory.
+   */
+  memberPage(env: string, topicKeys: readonly string[], page: { after: string | null; until?: string; limit: number }): Promise<string[]>;
   /** The membership of one subscriber, or null when the topic or the membership does not exist. */
   getSubscription(env: string, topicKey: string, subscriberId: string): Promise<StoredTopicSubscription | null>;
 }

@@ -6,7 +6,10 @@ import type { StorageRepositories, SubscriberUpsert } from '../storage.js';
 import { withPayloadDefaults } from '../trigger/payload-defaults.js';
 import { scheduledDelayErrors } from '../trigger/scheduled-delays.js';
 import { upsertSubscribers } from '../subscribers/upsert-subscribers.js';
-import { readRecipients, topicAudience } from '../trigger/read-recipients.js';
+import { readRecipients } from '../trigger/read-recipients.js';
+import { readTopicAudience, type AudiencePage, type TopicAudience } from './topic-audience.js';
+
+type Paged = Extract<TopicAudience, { pages: AudiencePage[] }>;
 import { validateEvent } from '../trigger/validate-event.js';
 import { workflowStatus } from '../trigger/workflow-status.js';
 import type { EngineContext } from './context.js';
@@ -66,7 +69,8 @@ interface Call {
 
 /** What recording one call wrote: its notifications with their audiences, and its inline messages. */
 interface Written {
-  readonly recorded: { notification: Notification; subscriberIds: string[] }[];
+  /** Each notification with the subscribers it names and reached through topics read whole, and how many it reaches in all. */
+  readonly recorded: { notification: Notification; subscriberIds: string[]; recipients: number }[];
   readonly messages: Message[];
 }
 
@@ -121,6 +125,8 @@ export function triggerApi(ctx: EngineContext) {
 
   const fanoutJob = (subscriberIds: string[], notification: Notification) =>
     newJob({ env, kind: 'fanout', runAt: ctx.now(), transactionId: notification.transactionId, subscriberId: subscriberIds[0]!, data: { notificationId: notification._id, subscriberIds } }, ctx.clock.now());
+  const pageJob = (paged: Paged, page: AudiencePage, notification: Notification) =>
+    newJob({ env, kind: 'fanout', runAt: ctx.now(), transactionId: notification.transactionId, subscriberId: page.until, data: { notificationId: notification._id, topicKeys: paged.topicKeys, after: page.after, until: page.until, exclude: paged.exclude } }, ctx.clock.now());
 
   /** Validation, workflow status and tenant: everything decided before the storage transaction. */
   async function prepare(raw: unknown, index: number, workflows: Map<string, Promise<Workflow | null>>): Promise<Prepared | TriggerResult> {
@@ -187,17 +193,20 @@ export function triggerApi(ctx: EngineContext) {
       const written = calls.map((): Written => ({ recorded: [], messages: [] }));
       const callOf = new Map(calls.map((call, i) => [call.results, written[i]!] as const));
       // Recipients first: an event without any is refused before anything of it is written.
-      const withRecipients: { p: Prepared; results: TriggerResult[]; plan: (typeof all)[number]['plan']; subscriberIds: string[] }[] = [];
+      const withRecipients: { p: Prepared; results: TriggerResult[]; plan: (typeof all)[number]['plan']; subscriberIds: string[]; paged: Paged | null }[] = [];
+      const sizes = { room: ctx.options.inlineInApp ? ctx.options.inlineLimit : 0, chunk: ctx.options.fanoutChunk };
       for (const { p, results, plan } of all) {
         const recipients = new Set(plan.direct.map((d) => d.subscriberId));
-        if (plan.topics.length > 0) for (const id of await topicAudience(plan.topics, p.actorId, (keys) => tx.topics.memberIds(env, keys))) recipients.add(id);
-        if (recipients.size === 0) results[p.index] = resultOf('invalid_recipients', ['to holds no subscriber: no subscriberId, or only empty or unknown topics'], p.givenId);
-        else withRecipients.push({ p, results, plan, subscriberIds: [...recipients] });
+        const audience = plan.topics.length > 0 ? await readTopicAudience(tx, env, plan.topics, p.actorId, recipients, sizes) : { members: [] };
+        const paged = 'pages' in audience && audience.count > 0 ? audience : null;
+        if ('members' in audience) for (const id of audience.members) recipients.add(id);
+        if (recipients.size === 0 && !paged) results[p.index] = resultOf('invalid_recipients', ['to holds no subscriber: no subscriberId, or only empty or unknown topics'], p.givenId);
+        else withRecipients.push({ p, results, plan, subscriberIds: [...recipients], paged });
       }
       // Then the notifications, in one statement: a transactionId already used refuses its event.
       const stored = new Set(await tx.notifications.insertMany(env, withRecipients.map((w) => w.p.notification)));
       const inlineRoom = new Map(calls.map((call) => [call.results, ctx.options.inlineInApp ? ctx.options.inlineLimit : -1] as const));
-      for (const { p, results, plan, subscriberIds } of withRecipients) {
+      for (const { p, results, plan, subscriberIds, paged } of withRecipients) {
         if (!stored.has(p.notification._id)) {
           results[p.index] = resultOf('error', ['duplicate_transaction_id'], p.givenId);
           continue;
@@ -218,16 +227,18 @@ export function triggerApi(ctx: EngineContext) {
         const inApp = ctx.walker.walksInline(p.workflow) && !capsInApp(caps, p.workflow);
         const room = inlineRoom.get(results)!;
         const call = callOf.get(results)!;
-        if (inApp && subscriberIds.length <= room) {
+        if (subscriberIds.length > 0 && inApp && subscriberIds.length <= room) {
           inlineRoom.set(results, room - subscriberIds.length);
           for (const subscriberId of subscriberIds) walks.push({ subscriberId, workflow: p.workflow, notification: p.notification, tenant });
-        } else {
+        } else if (subscriberIds.length > 0) {
           if (inApp) inlineRoom.set(results, -1);
           if (subscriberIds.length <= ctx.options.fanoutChunk) jobs.push(...subscriberIds.map((id) => firstWalkJob(env, p.notification, id, ctx.clock.now())));
           else for (let i = 0; i < subscriberIds.length; i += ctx.options.fanoutChunk) jobs.push(fanoutJob(subscriberIds.slice(i, i + ctx.options.fanoutChunk), p.notification));
         }
+        // A large topic audience: one fan-out job per page, each reading its own members when it runs.
+        if (paged) for (const page of paged.pages) jobs.push(pageJob(paged, page, p.notification));
         results[p.index] = resultOf('processed', undefined, p.notification.transactionId);
-        call.recorded.push({ notification: p.notification, subscriberIds });
+        call.recorded.push({ notification: p.notification, subscriberIds, recipients: subscriberIds.length + (paged?.count ?? 0) });
       }
       for (const s of await upsertSubscribers(tx, env, upserts, now, ctx.organizationId, known)) known.set(s.subscriberId, s);
       const inline = await deliverInline(ctx, tx, walks, known);
@@ -268,7 +279,7 @@ export function triggerApi(ctx: EngineContext) {
     spans?.end(events, results, recorded);
     const counted = ctx.telemetry.metrics;
     if (counted) for (const result of results) counted.triggered(result.status);
-    for (const { notification, subscriberIds } of recorded) ctx.events.emit('notification.triggered', { notification, subscriberIds });
+    for (const { notification, subscriberIds, recipients } of recorded) ctx.events.emit('notification.triggered', { notification, subscriberIds, recipients });
     for (const message of messages) {
       ctx.events.emit('message.created', { message });
       ctx.events.emit('message.sent', { message });

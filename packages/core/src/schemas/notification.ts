@@ -57,8 +57,16 @@ export const walkJobDataSchema = z.object({
    */
   retry: z.object({ stepIndex: z.number().int().min(0), alone: z.boolean() }).optional(),
 });
-/** A `fanout` job: start the walks of a chunk of a large audience, in one commit. */
-export const fanoutJobDataSchema = z.object({ notificationId: z.string(), subscriberIds: z.array(z.string()) });
+/**
+ * A `fanout` job: start the walks of a chunk of a large audience, in one commit. The chunk is either
+ * its `subscriberIds`, or a page of a topic audience it reads itself: the members of `topicKeys` after
+ * `after` and up to `until` in the storage's order, less `exclude` (the subscribers the event names
+ * directly, and its actor).
+ */
+export const fanoutJobDataSchema = z.union([
+  z.object({ notificationId: z.string(), subscriberIds: z.array(z.string()) }),
+  z.object({ notificationId: z.string(), topicKeys: z.array(z.string()), after: z.string().nullable(), until: z.string(), exclude: z.array(z.string()) }),
+]);
 /** An `unsnooze` job: bring a snoozed message back when its snooze ends. */
 export const unsnoozeJobDataSchema = z.object({ messageId: z.string() });
 /** A `digest` job: close the digest when it is due and walk on with its events. Keyed by the digest. */

@@ -126,8 +126,8 @@ async function ofTransactions(tidings: Tidings, transactionIds: readonly string[
       for (const r of records) reached.add(r.subscriberId);
       for (const j of jobs) {
         if (j.kind === 'walk') reached.add(j.subscriberId);
-        // A fan-out chunk not yet run: its members' walks are still to start.
-        if (j.kind === 'fanout') for (const s of j.data.subscriberIds) reached.add(s);
+        // A fan-out chunk not yet run: its members' walks are still to start (a page of a topic is read when it runs).
+        if (j.kind === 'fanout' && 'subscriberIds' in j.data) for (const s of j.data.subscriberIds) reached.add(s);
       }
       for (const d of digests) reached.add(d.subscriberId);
       return [...reached]

@@ -54,6 +54,13 @@ export function peopleRepositories(t: Tables): People {
         for (const key of topicKeys) for (const id of t.topicMembers.get(k(env, key))?.keys() ?? []) ids.add(id);
         return [...ids];
       },
+      async memberPage(env, topicKeys, { after, until, limit }) {
+        const ids = new Set<string>();
+        for (const key of topicKeys) {
+          for (const id of t.topicMembers.get(k(env, key))?.keys() ?? []) if ((after === null || id > after) && (until === undefined || id <= until)) ids.add(id);
+        }
+        return [...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).slice(0, Math.max(0, limit));
+      },
       async getSubscription(env, topicKey, subscriberId) {
         const topic = t.topics.get(k(env, topicKey));
         const internalId = t.topicMembers.get(k(env, topicKey))?.get(subscriberId);

@@ -75,6 +75,14 @@ export function peopleRepositories({ db, dialect, atomic }: RepoContext): People
         const rows = await db.selectFrom('tidings_topic_members').select('subscriber_id').distinct().where('env', '=', env).where('topic_key', 'in', [...topicKeys]).execute();
         return rows.map((r) => r.subscriber_id);
       },
+      async memberPage(env, topicKeys, { after, until, limit }) {
+        if (topicKeys.length === 0 || limit <= 0) return [];
+        let query = db.selectFrom('tidings_topic_members').select('subscriber_id').distinct().where('env', '=', env).where('topic_key', 'in', [...topicKeys]);
+        if (after !== null) query = query.where('subscriber_id', '>', after);
+        if (until !== undefined) query = query.where('subscriber_id', '<=', until);
+        const rows = await query.orderBy('subscriber_id').limit(limit).execute();
+        return rows.map((r) => r.subscriber_id);
+      },
       async getSubscription(env, topicKey, subscriberId) {
         const row = await db
           .selectFrom('tidings_topic_members as m')

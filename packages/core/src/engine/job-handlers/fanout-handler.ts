@@ -1,6 +1,26 @@
+import type { Job } from '../../schemas/index.js';
+import type { EngineContext } from '../context.js';
 import { firstWalkJob, walkInline, type InlineWalk } from '../inline-delivery.js';
+import { newJob } from '../jobs.js';
 import { resultOf, type JobHandler } from './job-result.js';
 import { capsInApp } from '../caps.js';
+
+type FanoutJob = Extract<Job, { kind: 'fanout' }>;
+type TopicPage = Extract<FanoutJob['data'], { topicKeys: string[] }>;
+
+/** Members a page job reads at most; a page that grew past it since the trigger leaves the rest to a job of its own. */
+const pageLimit = (ctx: EngineContext) => ctx.options.fanoutChunk * 10;
+
+/** The members of a chunk: its list, or its page of the topics read now, with the rest of an overgrown page as a new job. */
+async function chunkMembers(ctx: EngineContext, job: FanoutJob, now: Date): Promise<{ members: string[]; rest: Job[] }> {
+  if ('subscriberIds' in job.data) return { members: job.data.subscriberIds, rest: [] };
+  const page: TopicPage = job.data;
+  const limit = pageLimit(ctx);
+  const read = await ctx.storage.topics.memberPage(ctx.env, page.topicKeys, { after: page.after, until: page.until, limit });
+  const rest = read.length < limit ? [] : [newJob({ env: ctx.env, kind: 'fanout', runAt: now.toISOString(), transactionId: job.transactionId, subscriberId: job.subscriberId, data: { ...page, after: read.at(-1)! } }, now)];
+  const excluded = new Set(page.exclude);
+  return { members: read.filter((id) => !excluded.has(id)), rest };
+}
 
 /**
  * Starts the walks of a chunk of a large audience: walks that only make in-app messages run here
@@ -11,12 +31,12 @@ export const fanoutHandler: JobHandler<'fanout'> = async (job, { ctx, batch, now
   const notification = batch.notifications.get(job.data.notificationId);
   const workflow = notification && batch.workflows.get(notification._templateId);
   if (!notification || !workflow) return resultOf(job, { kind: 'done' });
-  const members = job.data.subscriberIds;
+  const { members, rest } = await chunkMembers(ctx, job, now);
   if (!ctx.options.inlineInApp || !ctx.walker.walksInline(workflow) || capsInApp(batch.caps, workflow)) {
-    return resultOf(job, { kind: 'done' }, { enqueue: members.map((id) => firstWalkJob(ctx.env, notification, id, now)) });
+    return resultOf(job, { kind: 'done' }, { enqueue: [...members.map((id) => firstWalkJob(ctx.env, notification, id, now)), ...rest] });
   }
   const tenant = notification.tenantId ? batch.tenants.get(notification.tenantId) ?? null : null;
   const walks: InlineWalk[] = members.map((subscriberId) => ({ subscriberId, workflow, notification, tenant }));
   const walked = await walkInline(ctx, ctx.storage, walks, new Map());
-  return resultOf(job, { kind: 'done' }, { messages: walked.messages, records: walked.records, enqueue: walked.jobs });
+  return resultOf(job, { kind: 'done' }, { messages: walked.messages, records: walked.records, enqueue: [...walked.jobs, ...rest] });
 };

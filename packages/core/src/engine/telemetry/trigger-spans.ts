@@ -8,7 +8,7 @@ export interface TriggerSpans {
   start(index: number): void;
   /** The notification carrying the span's trace context, so its jobs' spans join the trace. */
   carry(index: number, notification: Notification): Notification;
-  end(events: readonly unknown[], results: readonly TriggerResult[], recorded: readonly { notification: Notification; subscriberIds: readonly string[] }[]): void;
+  end(events: readonly unknown[], results: readonly TriggerResult[], recorded: readonly { notification: Notification; recipients: number }[]): void;
   failed(error: unknown): void;
 }
 
@@ -32,7 +32,7 @@ export function triggerSpans(tracer: Tracer, count: number): TriggerSpans {
       return span && trace.isSpanContextValid(span.spanContext()) ? { ...notification, traceparent: traceparentOf(span) } : notification;
     },
     end(events, results, recorded) {
-      const recipients = new Map(recorded.map((r) => [r.notification.transactionId, r.subscriberIds.length]));
+      const recipients = new Map(recorded.map((r) => [r.notification.transactionId, r.recipients]));
       for (const [index, span] of spans.entries()) {
         if (!span) continue;
         const result = results[index];

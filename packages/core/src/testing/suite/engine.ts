@@ -94,6 +94,29 @@ export function engineSuite({ get }: SuiteContext): void {
       expect((await tidings.pending()).jobs).toEqual([]);
     });
 
+    it('engine — a large topic audience is paged: the trigger writes one small job per page, each reads its own members when it runs; overlapping topics reach each member once', async () => {
+      const clock = manualClock('2026-05-04T08:00:00.000Z');
+      const tidings = createTidings({ storage: get(), clock, environmentId: 'env-pages', inlineLimit: 3, fanoutChunk: 5 });
+      await tidings.workflows.upsert(welcome);
+      const members = Array.from({ length: 40 }, (_, i) => `m${String(i).padStart(2, '0')}`);
+      for (const id of members) await tidings.subscribers.upsert({ subscriberId: id, firstName: id });
+      await tidings.topics.addSubscribers('first', members.slice(0, 30));
+      await tidings.topics.addSubscribers('last', members.slice(20));
+      // m05 is named directly too and m07 is the actor: 38 members through the pages, m05 on its own.
+      const news = await tidings.trigger({ name: 'welcome', to: [{ type: 'Topic', topicKey: 'first' }, { type: 'Topic', topicKey: 'last' }, 'm05'], actor: 'm07' });
+      const pages = await get().jobs.list('env-pages', { transactionId: news.transactionId! });
+      expect(pages).toHaveLength(8);
+      for (const job of pages) expect(job.kind === 'fanout' && !('subscriberIds' in job.data)).toBe(true);
+      // Members who join a page's range before it runs are reached; a page past its limit goes on in a job of its own.
+      const joined = Array.from({ length: 60 }, (_, i) => `m00-${String(i).padStart(2, '0')}`);
+      for (const id of joined) await tidings.subscribers.upsert({ subscriberId: id });
+      await tidings.topics.addSubscribers('first', joined);
+      while ((await tidings.runDue()) > 0);
+      const stored = (await tidings.messages.byTransaction(news.transactionId!)).map((m) => m.subscriberId).sort();
+      expect(stored).toEqual([...members.filter((id) => id !== 'm07'), ...joined].sort());
+      expect((await tidings.pending()).jobs).toEqual([]);
+    });
+
     it('engine — a topic fans out to each member once, and a job run twice stores each message once', async () => {
       const { tidings, clock } = engine();
       await tidings.workflows.upsert(welcome);

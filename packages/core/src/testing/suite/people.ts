@@ -101,6 +101,31 @@ export function peopleSuite({ get }: SuiteContext): void {
       expect(await s.topics.removeMembers('env-a', 'unknown', ['a'])).toBe(0);
     });
 
+    it('topics.memberPage — page after page from the last id visits every member of the topics once, within `until`, in a stable order', async () => {
+      const s = get();
+      const ids = Array.from({ length: 23 }, (_, i) => `p${String(i).padStart(2, '0')}`);
+      const subs = await upsertSubscribers(s, 'env-a', ids.map((id) => ({ _id: `i-${id}`, patch: { subscriberId: id } })), T0, ORG);
+      const odd = await s.topics.upsert('env-a', topicRecord('env-a', 'odd'));
+      const low = await s.topics.upsert('env-a', topicRecord('env-a', 'low'));
+      await s.topics.addMembers('env-a', odd, subs.filter((_, i) => i % 2 === 1));
+      await s.topics.addMembers('env-a', low, subs.slice(0, 12));
+      await s.topics.addMembers('env-b', odd, subs.slice(0, 3));
+      const visited: string[] = [];
+      for (let page = await s.topics.memberPage('env-a', ['odd', 'low', 'unknown'], { after: null, limit: 5 }); page.length > 0; page = await s.topics.memberPage('env-a', ['odd', 'low'], { after: page.at(-1)!, limit: 5 })) {
+        expect(page.length).toBeLessThanOrEqual(5);
+        visited.push(...page);
+      }
+      const expected = ids.filter((_, i) => i < 12 || i % 2 === 1);
+      expect([...visited].sort()).toEqual(expected);
+      expect(new Set(visited).size).toBe(visited.length);
+      // `until` bounds a page; the same bounds read the same members again.
+      const bounded = await s.topics.memberPage('env-a', ['odd', 'low'], { after: visited[2]!, until: visited[6]!, limit: 100 });
+      expect(bounded).toEqual(visited.slice(3, 7));
+      expect(await s.topics.memberPage('env-a', ['odd', 'low'], { after: visited[2]!, until: visited[6]!, limit: 2 })).toEqual(visited.slice(3, 5));
+      expect(await s.topics.memberPage('env-a', [], { after: null, limit: 5 })).toEqual([]);
+      expect(await s.topics.memberPage('env-a', ['odd'], { after: visited.at(-1)!, limit: 5 })).toEqual([]);
+    });
+
     it('topics.getSubscription — the membership with internal ids; null for non-members, unknown topics and other environments', async () => {
       const s = get();
       const [u] = await upsertSubscribers(s, 'env-a', [{ _id: 'i-a', patch: { subscriberId: 'a' } }], T0, ORG);
