@@ -29,8 +29,7 @@ db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
 parentPort.on('message', (message) => {
   if (message === 'close') {
     db.close();
-    parentPort.close();
-    return;
+    process.exit(0);
   }
   try {
     db.pragma('wal_checkpoint(PASSIVE)');
@@ -80,6 +79,8 @@ export function walCheckpointer(filename: string, busyTimeoutMs: number): Checkp
     },
     async close() {
       closed = true;
+      // The thread does not keep the app alive, but closing waits for it to let go of the file.
+      worker?.ref();
       worker?.postMessage('close');
       await exited;
     },

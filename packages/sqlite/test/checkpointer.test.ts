@@ -3,8 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTidings } from '@tidings/core';
 import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { killSpawned, spawnTs } from '../../../test-support/spawn-ts.js';
 import { sqliteStorage } from '../src/index.js';
+
+afterEach(killSpawned);
 
 const dir = mkdtempSync(join(tmpdir(), 'tidings-checkpoint-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,6 +31,12 @@ describe('WAL checkpoints off the main thread', () => {
     const raw = new Database(filename, { readonly: true });
     expect(raw.prepare('select count(*) as n from tidings_messages').get()).toEqual({ n: 1_200 });
     raw.close();
+  });
+
+  it('closing the storage ends the thread: a process that closed it exits on its own', async () => {
+    const child = spawnTs(fileURLToPath(new URL('./fixtures/write-and-close.ts', import.meta.url)), [join(dir, 'child.db')]);
+    expect(await child.exited).toBe(0);
+    expect(child.output()).toContain('CLOSED');
   });
 
   it('a database the app opened itself keeps its own checkpoint settings', async () => {
