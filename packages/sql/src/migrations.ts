@@ -380,6 +380,19 @@ export const MIGRATIONS: readonly Migration[] = [
       await db.schema.createIndex('tidings_window_hits_expiry').on('tidings_window_hits').columns(['env', 'expires_at']).execute();
     },
   },
+  {
+    name: '0014_inbox_index_expiry',
+    async up(db) {
+      // The bell's counts leave expired messages out: with `expires_at` in the inbox index they read
+      // it alone again, instead of every row of the subscriber.
+      await db.schema.dropIndex('tidings_messages_inbox').execute();
+      await db.schema
+        .createIndex('tidings_messages_inbox')
+        .on('tidings_messages')
+        .columns(['env', 'subscriber_internal_id', 'archived', 'read', 'severity', 'snoozed_until', 'expires_at'])
+        .execute();
+    },
+  },
 ];
 
 /**
