@@ -8,8 +8,6 @@ import { scheduledDelayErrors } from '../trigger/scheduled-delays.js';
 import { upsertSubscribers } from '../subscribers/upsert-subscribers.js';
 import { readRecipients } from '../trigger/read-recipients.js';
 import { readTopicAudience, type AudiencePage, type TopicAudience } from './topic-audience.js';
-
-type Paged = Extract<TopicAudience, { pages: AudiencePage[] }>;
 import { validateEvent } from '../trigger/validate-event.js';
 import { workflowStatus } from '../trigger/workflow-status.js';
 import type { EngineContext } from './context.js';
@@ -19,6 +17,8 @@ import { digestFlushKey, newJob } from './jobs.js';
 import { triggerSpans } from './telemetry/trigger-spans.js';
 
 type TenantRef = ParsedTriggerEvent['tenant'];
+type Paged = Extract<TopicAudience, { pages: AudiencePage[] }>;
+type FanoutData = Extract<Job, { kind: 'fanout' }>['data'];
 type TenantChange = Exclude<TenantRef, string | undefined>;
 
 /** The tenant an event names by identifier, checked before its transaction: null, or 'missing'. */
@@ -123,10 +123,8 @@ const resultOf = (status: TriggerStatus, error: string[] | undefined, transactio
 export function triggerApi(ctx: EngineContext) {
   const { storage, env } = ctx;
 
-  const fanoutJob = (subscriberIds: string[], notification: Notification) =>
-    newJob({ env, kind: 'fanout', runAt: ctx.now(), transactionId: notification.transactionId, subscriberId: subscriberIds[0]!, data: { notificationId: notification._id, subscriberIds } }, ctx.clock.now());
-  const pageJob = (paged: Paged, page: AudiencePage, notification: Notification) =>
-    newJob({ env, kind: 'fanout', runAt: ctx.now(), transactionId: notification.transactionId, subscriberId: page.until, data: { notificationId: notification._id, topicKeys: paged.topicKeys, after: page.after, until: page.until, exclude: paged.exclude } }, ctx.clock.now());
+  const fanoutJob = (notification: Notification, subscriberId: string, data: FanoutData) =>
+    newJob({ env, kind: 'fanout', runAt: ctx.now(), transactionId: notification.transactionId, subscriberId, data }, ctx.clock.now());
 
   /** Validation, workflow status and tenant: everything decided before the storage transaction. */
   async function prepare(raw: unknown, index: number, workflows: Map<string, Promise<Workflow | null>>): Promise<Prepared | TriggerResult> {
@@ -181,7 +179,7 @@ export function triggerApi(ctx: EngineContext) {
     const caps = ctx.options.inlineInApp ? await capsInForce(ctx) : [];
     return storage.transaction(async (tx) => {
       const now = ctx.now();
-      const all = calls.flatMap((call) => call.prepared.map((p) => ({ p, results: call.results, plan: readRecipients(p.event.to) })));
+      const all = calls.flatMap((call, at) => call.prepared.map((p) => ({ p, at, plan: readRecipients(p.event.to) })));
       const bareIds = [...new Set(all.flatMap(({ plan }) => plan.direct.filter((d) => d.patch === null).map((d) => d.subscriberId)))];
       // Subscribers read or written here, so in-app delivery below does not read them again.
       const known = new Map((await tx.subscribers.getMany(env, bareIds)).map((s) => [s.subscriberId, s] as const));
@@ -191,22 +189,23 @@ export function triggerApi(ctx: EngineContext) {
       const walks: InlineWalk[] = [];
       const tenants = new Map<string, Tenant>();
       const written = calls.map((): Written => ({ recorded: [], messages: [] }));
-      const callOf = new Map(calls.map((call, i) => [call.results, written[i]!] as const));
+      // Each call's room for inline walks: a call is recorded as it would be alone.
+      const inlineRoom = calls.map(() => (ctx.options.inlineInApp ? ctx.options.inlineLimit : -1));
       // Recipients first: an event without any is refused before anything of it is written.
-      const withRecipients: { p: Prepared; results: TriggerResult[]; plan: (typeof all)[number]['plan']; subscriberIds: string[]; paged: Paged | null }[] = [];
+      const withRecipients: { p: Prepared; at: number; plan: (typeof all)[number]['plan']; subscriberIds: string[]; paged: Paged | null }[] = [];
       const sizes = { room: ctx.options.inlineInApp ? ctx.options.inlineLimit : 0, chunk: ctx.options.fanoutChunk };
-      for (const { p, results, plan } of all) {
+      for (const { p, at, plan } of all) {
         const recipients = new Set(plan.direct.map((d) => d.subscriberId));
         const audience = plan.topics.length > 0 ? await readTopicAudience(tx, env, plan.topics, p.actorId, recipients, sizes) : { members: [] };
         const paged = 'pages' in audience && audience.count > 0 ? audience : null;
         if ('members' in audience) for (const id of audience.members) recipients.add(id);
-        if (recipients.size === 0 && !paged) results[p.index] = resultOf('invalid_recipients', ['to holds no subscriber: no subscriberId, or only empty or unknown topics'], p.givenId);
-        else withRecipients.push({ p, results, plan, subscriberIds: [...recipients], paged });
+        if (recipients.size === 0 && !paged) calls[at]!.results[p.index] = resultOf('invalid_recipients', ['to holds no subscriber: no subscriberId, or only empty or unknown topics'], p.givenId);
+        else withRecipients.push({ p, at, plan, subscriberIds: [...recipients], paged });
       }
       // Then the notifications, in one statement: a transactionId already used refuses its event.
       const stored = new Set(await tx.notifications.insertMany(env, withRecipients.map((w) => w.p.notification)));
-      const inlineRoom = new Map(calls.map((call) => [call.results, ctx.options.inlineInApp ? ctx.options.inlineLimit : -1] as const));
-      for (const { p, results, plan, subscriberIds, paged } of withRecipients) {
+      for (const { p, at, plan, subscriberIds, paged } of withRecipients) {
+        const { results } = calls[at]!;
         if (!stored.has(p.notification._id)) {
           results[p.index] = resultOf('error', ['duplicate_transaction_id'], p.givenId);
           continue;
@@ -225,20 +224,21 @@ export function triggerApi(ctx: EngineContext) {
         // audience as fan-out jobs of `fanoutChunk` members. Other walks go straight to jobs: each is
         // walked once, by its job.
         const inApp = ctx.walker.walksInline(p.workflow) && !capsInApp(caps, p.workflow);
-        const room = inlineRoom.get(results)!;
-        const call = callOf.get(results)!;
-        if (subscriberIds.length > 0 && inApp && subscriberIds.length <= room) {
-          inlineRoom.set(results, room - subscriberIds.length);
+        if (inApp && subscriberIds.length <= inlineRoom[at]!) {
+          inlineRoom[at]! -= subscriberIds.length;
           for (const subscriberId of subscriberIds) walks.push({ subscriberId, workflow: p.workflow, notification: p.notification, tenant });
-        } else if (subscriberIds.length > 0) {
-          if (inApp) inlineRoom.set(results, -1);
+        } else {
+          if (inApp) inlineRoom[at] = -1;
           if (subscriberIds.length <= ctx.options.fanoutChunk) jobs.push(...subscriberIds.map((id) => firstWalkJob(env, p.notification, id, ctx.clock.now())));
-          else for (let i = 0; i < subscriberIds.length; i += ctx.options.fanoutChunk) jobs.push(fanoutJob(subscriberIds.slice(i, i + ctx.options.fanoutChunk), p.notification));
+          else for (let i = 0; i < subscriberIds.length; i += ctx.options.fanoutChunk) {
+            const chunk = subscriberIds.slice(i, i + ctx.options.fanoutChunk);
+            jobs.push(fanoutJob(p.notification, chunk[0]!, { notificationId: p.notification._id, subscriberIds: chunk }));
+          }
         }
         // A large topic audience: one fan-out job per page, each reading its own members when it runs.
-        if (paged) for (const page of paged.pages) jobs.push(pageJob(paged, page, p.notification));
+        if (paged) for (const { after, until } of paged.pages) jobs.push(fanoutJob(p.notification, until, { notificationId: p.notification._id, topicKeys: paged.topicKeys, after, until, exclude: paged.exclude }));
         results[p.index] = resultOf('processed', undefined, p.notification.transactionId);
-        call.recorded.push({ notification: p.notification, subscriberIds, recipients: subscriberIds.length + (paged?.count ?? 0) });
+        written[at]!.recorded.push({ notification: p.notification, subscriberIds, recipients: subscriberIds.length + (paged?.count ?? 0) });
       }
       for (const s of await upsertSubscribers(tx, env, upserts, now, ctx.organizationId, known)) known.set(s.subscriberId, s);
       const inline = await deliverInline(ctx, tx, walks, known);
