@@ -58,7 +58,9 @@ export async function listActivity(tidings: Tidings, query: ActivityQuery): Prom
 
   const kept = activities
     .filter(passes)
-    .sort((a, b) => compare(b.notification.createdAt, a.notification.createdAt) || compare(b.notification.transactionId, a.notification.transactionId) || compare(a.subscriberId, b.subscriberId));
+    // Triggers of one millisecond in the order they were made: their ids grow, their generated
+    // transactionIds are random past the millisecond. The same order as notifications.list.
+    .sort((a, b) => compare(b.notification.createdAt, a.notification.createdAt) || compare(b.notification._id, a.notification._id) || compare(a.subscriberId, b.subscriberId));
 
   const start = query.page * query.limit;
   const page = kept.slice(start, start + query.limit);
