@@ -14,7 +14,7 @@ for (const backend of backends('tidings_codewf')) {
   describe.skipIf(backend.skip)(`code workflows: ${backend.name}`, () => {
     const engine = engines(backend);
 
-    it('in-app alone is stored at trigger time, with its buttons, data and severity; the catalog lists it read-only', async () => {
+    it('in-app alone is stored by its walk job (never inside the trigger\'s transaction), with its buttons, data and severity; the catalog lists it read-only', async () => {
       const welcome = workflow(
         'welcome',
         async ({ step, payload, subscriber }) => {
@@ -29,6 +29,7 @@ for (const backend of backends('tidings_codewf')) {
       );
       const { tidings } = await engine([welcome]);
       await tidings.trigger({ name: 'welcome', to: 'ada', payload: {} });
+      await tidings.runDue();
       const [message] = (await tidings.messages.feed('ada')).items;
       expect(message).toMatchObject({ subject: 'Welcome, Ada', content: 'Your plan: free', severity: 'high', data: { plan: 'free' } });
       expect(message?.cta.action?.buttons).toEqual([{ type: 'primary', content: 'Start', url: '/start' }]);
@@ -49,6 +50,7 @@ for (const backend of backends('tidings_codewf')) {
       });
       expect((await tidings.messages.feed('ada')).items).toEqual([]);
       await tidings.trigger({ name: 'order', to: 'ada', payload: { id: 'A1' } });
+      await tidings.runDue();
       expect((await tidings.messages.feed('ada')).items[0]?.content).toBe('#A1 × 1');
     });
 
@@ -126,6 +128,7 @@ for (const backend of backends('tidings_codewf')) {
 
       await tidings.preferences.update('ada', { channels: { in_app: false } });
       await tidings.trigger({ name: 'urgent', to: 'ada' });
+      await drain();
       expect((await tidings.messages.feed('ada')).items.map((m) => m.content)).toContain('urgent');
     });
 

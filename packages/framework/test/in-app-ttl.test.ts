@@ -19,6 +19,7 @@ describe('step.inApp’s ttl (memory: the engine’s expiry is tested on every b
     const { tidings, clock, drain } = await engine([brief, wrong]);
     const first = await tidings.trigger({ name: 'brief', to: 'ada' });
     const second = await tidings.trigger({ name: 'brief', to: 'ada', expiresAt: '2026-03-02T10:05:00Z' });
+    await tidings.runDue();
     const expiry = async (transactionId: string) => (await tidings.messages.byTransaction(transactionId)).map((m) => m.expiresAt);
     expect(await expiry(first.transactionId!)).toEqual(['2026-03-02T10:10:00.000Z']);
     expect(await expiry(second.transactionId!)).toEqual(['2026-03-02T10:05:00.000Z']);

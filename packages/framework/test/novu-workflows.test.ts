@@ -162,6 +162,7 @@ for (const backend of backends('tidings_novuwf')) {
       const observed = await same(async (w) => {
         const { tidings, feed } = await engine([w.welcome]);
         await tidings.trigger({ name: 'welcome', to: 'ada', payload: { seats: 3, unknown: 'dropped' } });
+        await tidings.runDue();
         const view = (await tidings.workflows.get('welcome'))!;
         return { feed: await feed(), view: { name: view.name, description: view.description, tags: view.tags, severity: view.severity, critical: view.critical, steps: view.steps.map((s) => [s._id, s.template.type]) } };
       });
@@ -229,6 +230,7 @@ for (const backend of backends('tidings_novuwf')) {
         const refused = [await refusal('signup', { email: 'not-an-email', age: 12 }), await refusal('order', { qty: 'many' })];
         const empty = await feed();
         await tidings.trigger({ name: 'order', to: 'ada', payload: { id: 'A1', extra: true } });
+        await tidings.runDue();
         return { refused, empty, feed: await feed() };
       });
       expect(observed.refused).toEqual([

@@ -182,7 +182,8 @@ export function createTidings(options: TidingsOptions) {
     if (providers.has(key)) throw new TidingsError('validation_failed', `Two providers serve "${provider.id}" on ${provider.channel}`, { issues: [{ path: 'providers', message: `duplicate provider ${key}` }] });
     providers.set(key, provider);
   }
-  const runner = createJobRunner(ctx, providers, storage, options.webhookTransport);
+  // Workers know each other by the storage the user passed: each engine's code-catalog view is an object of its own.
+  const runner = createJobRunner(ctx, providers, options.storage, options.webhookTransport);
   // A retention policy's sweep is made sure of once per engine, when jobs first run.
   let sweepReady: Promise<void> | null = null;
   const sweepEnsured = () => (sweepReady ??= ensureSweep(ctx).catch((error: unknown) => {

@@ -3,7 +3,8 @@
  * one commit instead of queueing one by one behind a single writer.
  *
  * A call `begin`s when it starts its own work (validation, reads) and then either `commit`s its input
- * or is `abandon`ed. A group is formed when the writer is free, on the next turn of the event loop
+ * or is `abandon`ed. The user's code a call runs (a payload check) runs `outside` the group: a group
+ * never waits for it, so a slow or stuck check delays only its own call. A group is formed when the writer is free, on the next turn of the event loop
  * (setImmediate), so the calls made in the same turn join it: on SQLite, whose statements run without
  * yielding, those are the requests one poll of the sockets delivered. Before it commits, a group
  * waits for the calls that had begun by then to reach their commit (or give up), so calls started
@@ -25,6 +26,8 @@ export interface GroupCommitOptions<I> {
 export interface GroupTicket<I, O> {
   commit(input: I): Promise<O>;
   abandon(): void;
+  /** Runs `work` (the user's code) while no forming group waits for this call; it is awaited again after. */
+  outside<T>(work: () => Promise<T>): Promise<T>;
 }
 
 interface Waiting<I, O> {
@@ -98,6 +101,14 @@ export function groupCommit<I, O>(commit: (inputs: readonly I[]) => Promise<read
           return answer;
         },
         abandon: () => settle(call),
+        async outside(work) {
+          settle(call);
+          try {
+            return await work();
+          } finally {
+            working.add(call);
+          }
+        },
       };
     },
   };

@@ -2,7 +2,7 @@ import { newId } from '../ids.js';
 import { buildMessage } from '../messages/build-message.js';
 import type { Job, Message, Notification, Subscriber, Tenant, Workflow } from '../schemas/index.js';
 import type { StorageRepositories } from '../storage.js';
-import { renderBudget as newRenderBudget } from '../templates/render.js';
+import { RENDER_BUDGET_MS, renderBudget, type RenderMeter } from '../templates/render.js';
 import { groupBy } from '../util/group-by.js';
 import { decisionRecord, type DecisionRecord } from '../walk/trace.js';
 import type { EngineContext } from './context.js';
@@ -32,9 +32,10 @@ export interface InlineWalked {
 /**
  * Walks that only make in-app messages, run without a job of their own. `repos` is where they read
  * (the trigger's transaction, or the storage for a fan-out); `known` holds subscribers the caller
- * already read or wrote (their latest state). The walks share one render budget (RENDER_BUDGET_MS)
- * and let other work run between them. A subscriber who is not there keeps a job, which records why
- * nothing was sent.
+ * already read or wrote (their latest state). Each walk has its own render budget; a walk that spends
+ * it, and every walk after the call's walks together spent RENDER_BUDGET_MS (they may run inside the
+ * trigger's transaction), goes to a job instead: later, not failed. The walks let other work run
+ * between them. A subscriber who is not there keeps a job, which records why nothing was sent.
  */
 export async function walkInline(ctx: EngineContext, repos: Pick<StorageRepositories, 'subscribers' | 'preferences'>, walks: readonly InlineWalk[], known: ReadonlyMap<string, Subscriber>): Promise<InlineWalked> {
   if (walks.length === 0) return { jobs: [], messages: [], records: [] };
@@ -54,17 +55,21 @@ export async function walkInline(ctx: EngineContext, repos: Pick<StorageReposito
   const jobs: Job[] = [];
   const messages: Message[] = [];
   const records: DecisionRecord[] = [];
-  const renderBudget = newRenderBudget();
+  const meter: RenderMeter = { spentMs: 0 };
   const breathe = loopYielder();
   for (const { subscriberId, workflow, notification, tenant } of walks) {
     await breathe();
     const subscriber = subscribers.get(subscriberId);
-    if (!subscriber) {
+    if (!subscriber || meter.spentMs >= RENDER_BUDGET_MS) {
       jobs.push(firstWalkJob(env, notification, subscriberId, now));
       continue;
     }
     const actor = notification.actorId ? subscribers.get(notification.actorId) ?? null : null;
-    const walk = await walkSubject(ctx, { workflow, notification, subscriber, actor, tenant, preferences: preferences.get(subscriberId) ?? [] }, 0, now, { renderBudget });
+    const walk = await walkSubject(ctx, { workflow, notification, subscriber, actor, tenant, preferences: preferences.get(subscriberId) ?? [] }, 0, now, { renderBudget: renderBudget({ meter }) });
+    if (walk.spent) {
+      jobs.push(firstWalkJob(env, notification, subscriberId, now));
+      continue;
+    }
     for (const delivery of walk.deliveries) messages.push(buildMessage(delivery, { workflow, notification, subscriber, now: at, status: 'sent' }));
     records.push(decisionRecord(env, { id: newId(now), transactionId: notification.transactionId, subscriberId }, at, walk.trace));
   }

@@ -3,7 +3,7 @@ import type { Provider } from '../delivery/provider.js';
 import type { WebhookTransport } from '../delivery/webhook-transport.js';
 import { normalAddress, type Integration, type Job, type Subscriber, type Suppression } from '../schemas/index.js';
 import type { Storage } from '../storage.js';
-import { renderBudget } from '../templates/render.js';
+import { RENDER_BUDGET_MS } from '../templates/render.js';
 import { groupBy } from '../util/group-by.js';
 import { commitBatch, type Committed } from './commit-batch.js';
 import type { TracksStatus } from './provider-status.js';
@@ -13,6 +13,7 @@ import { stepDeliverer } from './deliver-step.js';
 import { liveWorkers } from './live-workers.js';
 import { loopYielder } from './loop-yield.js';
 import { runJob, type BatchData } from './job-handlers/index.js';
+import { resultOf, waitUntil } from './job-handlers/job-result.js';
 import { readWalkSources } from './walk-io.js';
 import { capsInForce, loadCapLedger } from './caps.js';
 import { startJobSpans, type JobSpans } from './telemetry/job-spans.js';
@@ -25,6 +26,23 @@ export interface JobRunner {
    */
   runDue(keepClaiming?: () => boolean): Promise<number>;
   readonly workerId: string;
+}
+
+/**
+ * Liquid time a batch's walks may spend before the jobs it has not started yet wait for a later batch
+ * (each walk has its own RENDER_BUDGET_MS), so a batch of heavy templates commits in bounded time.
+ */
+const BATCH_RENDER_MS = 2 * RENDER_BUDGET_MS;
+
+/** A job that ran out of render budget in a shared batch runs in a batch of its own, without the mark after that. */
+function runsAlone(job: Job): boolean {
+  return job.kind === 'walk' && job.data.runAlone === true;
+}
+
+function withoutAloneMark(job: Job): Job {
+  if (job.kind !== 'walk') return job;
+  const { runAlone: _mark, ...data } = job.data;
+  return { ...job, data };
 }
 
 const byKey = <T, K>(items: readonly T[], key: (item: T) => K) => new Map(items.map((item) => [key(item), item]));
@@ -43,7 +61,7 @@ async function loadBatch(ctx: EngineContext, jobs: readonly Job[], now: Date): P
   const suppressed = await suppressedAddresses(ctx, walks.flatMap((j) => subscribers.get(j.subscriberId) ?? []), integrations);
   const caps = jobs.length > 0 ? await capsInForce(ctx) : [];
   const capLedger = await loadCapLedger(ctx, caps, unique(walks.map((j) => j.subscriberId)), now);
-  return { jobs, notifications, subscribers, workflows, tenants, integrations, preferences, suppressed, caps, capLedger, renderBudget: renderBudget() };
+  return { jobs, notifications, subscribers, workflows, tenants, integrations, preferences, suppressed, caps, capLedger, renderMeter: { spentMs: 0 } };
 }
 
 /** The suppression entries of these subscribers' email addresses and phones, read only for channels with an integration. */
@@ -135,6 +153,7 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
       const breathe = loopYielder();
       const results = await mapLimited(jobs, options.deliveryConcurrency, async (job) => {
         await breathe();
+        if (batch.renderMeter.spentMs >= BATCH_RENDER_MS) return resultOf(job, waitUntil(job, now));
         const run = () => runJob(job, { ctx, deliver, batch, now, ...(webhookTransport && { webhookTransport }) });
         return spans ? spans.run(job, run) : run();
       });
@@ -165,7 +184,15 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
           const jobs = await storage.jobs.claimDue({ env, workerId, now: now.toISOString(), limit: options.batchSize, leaseMs: options.leaseMs });
           if (jobs.length === 0) return ran;
           ctx.telemetry.metrics?.claimed(jobs, now);
-          await runBatch(jobs, now);
+          const alone = jobs.filter(runsAlone);
+          // The rest of the claim keeps its leases while the lone jobs run first.
+          const stopKeeping = alone.length > 0 ? keepLeases(ctx, workerId, jobs.map((j) => j.id)) : () => undefined;
+          try {
+            for (const job of alone) await runBatch([withoutAloneMark(job)], now);
+          } finally {
+            stopKeeping();
+          }
+          if (alone.length < jobs.length) await runBatch(alone.length === 0 ? jobs : jobs.filter((job) => !runsAlone(job)), now);
           ran += jobs.length;
         }
       } finally {

@@ -2,6 +2,13 @@
 const HOLD_MS = 20;
 
 /**
+ * Resolves on the event loop's next turn (after pending I/O and timers), not as a microtask: on a
+ * synchronous driver (SQLite) a chain of storage calls never lets anything else run until it awaits
+ * this.
+ */
+export const nextTurn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
  * A pause for long loops (the walks of a trigger call or of a batch of jobs): it yields to the event
  * loop once HOLD_MS have passed since the last yield, and costs nothing before, so a call of a
  * thousand walks never keeps a health check or another request waiting for long. Other storage calls
@@ -11,7 +18,7 @@ export function loopYielder(): () => Promise<void> {
   let since = performance.now();
   return async () => {
     if (performance.now() - since < HOLD_MS) return;
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await nextTurn();
     since = performance.now();
   };
 }

@@ -127,7 +127,7 @@ export function triggerApi(ctx: EngineContext) {
     newJob({ env, kind: 'fanout', runAt: ctx.now(), transactionId: notification.transactionId, subscriberId, data }, ctx.clock.now());
 
   /** Validation, workflow status and tenant: everything decided before the storage transaction. */
-  async function prepare(raw: unknown, index: number, workflows: Map<string, Promise<Workflow | null>>): Promise<Prepared | TriggerResult> {
+  async function prepare(raw: unknown, index: number, workflows: Map<string, Promise<Workflow | null>>, outside: <T>(work: () => Promise<T>) => Promise<T>): Promise<Prepared | TriggerResult> {
     const validation = validateEvent(raw);
     const givenId = typeof (raw as { transactionId?: unknown } | null)?.transactionId === 'string' ? (raw as { transactionId: string }).transactionId : undefined;
     if (!validation.ok) return resultOf('error', validation.errors, givenId);
@@ -140,7 +140,8 @@ export function triggerApi(ctx: EngineContext) {
     if (blocked) return resultOf(blocked, undefined, givenId);
     const { payload: withDefaults, missing } = withPayloadDefaults(workflow, event.payload);
     if (missing.length > 0) return resultOf('error', missing.map((name) => `payload.${name}: is required by the workflow`), givenId);
-    const checked = ctx.walker.preparePayload ? await ctx.walker.preparePayload(workflow, withDefaults) : { ok: true as const, payload: withDefaults };
+    const { walker } = ctx;
+    const checked = walker.preparePayload ? await outside(() => walker.preparePayload!(workflow, withDefaults)) : { ok: true as const, payload: withDefaults };
     if (!checked.ok) return resultOf('error', [...checked.errors], givenId);
     const payload = checked.payload;
     const delayErrors = scheduledDelayErrors(workflow, payload, ctx.clock.now());
@@ -223,7 +224,8 @@ export function triggerApi(ctx: EngineContext) {
         // from the first event that does not fit, every event of the call goes through jobs, a large
         // audience as fan-out jobs of `fanoutChunk` members. Other walks go straight to jobs: each is
         // walked once, by its job.
-        const inApp = ctx.walker.walksInline(p.workflow) && !capsInApp(caps, p.workflow);
+        // The user's code (a code workflow's resolvers) never runs inside this transaction: such walks go to jobs.
+        const inApp = ctx.walker.walksInline(p.workflow) && !ctx.walker.runsUserCode(p.workflow) && !capsInApp(caps, p.workflow);
         if (inApp && subscriberIds.length <= inlineRoom[at]!) {
           inlineRoom[at]! -= subscriberIds.length;
           for (const subscriberId of subscriberIds) walks.push({ subscriberId, workflow: p.workflow, notification: p.notification, tenant });
@@ -264,7 +266,7 @@ export function triggerApi(ctx: EngineContext) {
     try {
       for (const [index, raw] of events.entries()) {
         spans?.start(index);
-        const outcome = await prepare(raw, index, workflows);
+        const outcome = await prepare(raw, index, workflows, (work) => ticket.outside(work));
         if ('acknowledged' in outcome) results[index] = outcome;
         else prepared.push(spans ? { ...outcome, notification: spans.carry(index, outcome.notification) } : outcome);
       }

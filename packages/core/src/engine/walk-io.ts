@@ -7,7 +7,7 @@ import type { EngineContext } from './context.js';
 import { messageEvents, queueWebhookEvents } from './webhook-outbox.js';
 import { sweepWhenExpiring } from './sweep.js';
 
-/** What a walk continues from, and the render budget of the call it belongs to. */
+/** What a walk continues from, and its render budget. */
 export interface WalkOptions {
   readonly digestEvents?: readonly DigestedEvent[] | undefined;
   readonly renderBudget?: RenderBudget | undefined;

@@ -56,6 +56,8 @@ export const walkJobDataSchema = z.object({
    * makes that step alone.
    */
   retry: z.object({ stepIndex: z.number().int().min(0), alone: z.boolean() }).optional(),
+  /** The walk spent its render budget at `stepIndex` in a shared batch: it runs next in a batch of its own. */
+  runAlone: z.literal(true).optional(),
 });
 /**
  * A `fanout` job: start the walks of a chunk of a large audience, in one commit. The chunk is either

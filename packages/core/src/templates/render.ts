@@ -9,20 +9,39 @@ import { readPath } from '../util/path.js';
  */
 export const RENDER_LIMIT_MS = 100;
 /**
- * The liquid time one trigger call, or one batch of jobs, may spend over all its renders. A template
- * that loops over payload values costs up to RENDER_LIMIT_MS per recipient, and a call may have
- * thousands: past the budget the call's remaining liquid renders fail at once (their steps fail with
- * that reason) instead of holding the process for minutes. Plain `{{ a.b }}` outputs are not liquid
- * renders and never count.
+ * The liquid time of one unit of work: one subscriber's walk. A template that loops over payload
+ * values costs up to RENDER_LIMIT_MS per render, and a walk renders a few texts per step. Spending it
+ * means "later": the walk stops before the step it could not render and runs again from there in a
+ * batch of its own. Only a step that spends it alone, in a walk that rendered nothing before it,
+ * fails (the reason goes to `explain`). Plain `{{ a.b }}` outputs are not liquid renders and never
+ * count.
  */
 export const RENDER_BUDGET_MS = 500;
 
-/** What one call has spent of its RENDER_BUDGET_MS. Made per call with `renderBudget()`. */
+/** What one walk has spent of its RENDER_BUDGET_MS. Made per walk with `renderBudget()`. */
 export interface RenderBudget {
+  spentMs: number;
+  /** The walk runs in a batch of its own: spending the budget on its first rendered step fails that step. */
+  readonly alone: boolean;
+  /** The call's meter (a batch of jobs, a trigger call), which every walk's renders also add to. */
+  readonly meter?: RenderMeter | undefined;
+}
+
+/** Liquid time spent by all the walks of one call, for the caller's own bound on how long it holds the loop. */
+export interface RenderMeter {
   spentMs: number;
 }
 
-export const renderBudget = (): RenderBudget => ({ spentMs: 0 });
+export const renderBudget = (options: { alone?: boolean; meter?: RenderMeter | undefined } = {}): RenderBudget => ({ spentMs: 0, alone: options.alone ?? false, meter: options.meter });
+
+/** A walk's render budget ran out before this render: the walk stops here and goes on later. */
+export class RenderBudgetSpent extends Error {
+  constructor() {
+    super(`the render budget of this walk is spent (${RENDER_BUDGET_MS} ms of liquid rendering for one subscriber's walk)`);
+    this.name = 'RenderBudgetSpent';
+  }
+}
+
 const MEMORY_LIMIT = 10_000_000;
 const PARSE_LIMIT = 1_000_000;
 const limits = { renderLimit: RENDER_LIMIT_MS, memoryLimit: MEMORY_LIMIT, parseLimit: PARSE_LIMIT };
@@ -103,7 +122,7 @@ export const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(
 export interface RenderOptions {
   /** HTML-escape every output. */
   readonly html?: boolean;
-  /** The call's budget: liquid renders are timed against it and refused once it is spent. */
+  /** The walk's budget: liquid renders are timed against it and refused once it is spent. */
   readonly budget?: RenderBudget;
 }
 
@@ -133,11 +152,19 @@ function liquidRender(text: string, variables: Record<string, unknown>, options:
   const { budget } = options;
   if (!budget) return engine.renderSync(templates, variables) as string;
   const left = RENDER_BUDGET_MS - budget.spentMs;
-  if (left <= 0) throw new Error(`the render budget of this call is spent (${RENDER_BUDGET_MS} ms of templates over all its recipients)`);
+  if (left <= 0) throw new RenderBudgetSpent();
+  // In a shared call one render may take RENDER_LIMIT_MS; a walk running alone may spend its whole budget on one.
+  const limit = budget.alone ? left : Math.min(RENDER_LIMIT_MS, left);
   const started = performance.now();
   try {
-    return engine.renderSync(templates, variables, { renderLimit: Math.min(RENDER_LIMIT_MS, left) }) as string;
+    return engine.renderSync(templates, variables, { renderLimit: limit }) as string;
+  } catch (error) {
+    // Out of time: the walk decides whether that is "later" or, alone and at its first render, a failure.
+    if (error instanceof Error && /template render limit exceeded/.test(error.message)) throw new RenderBudgetSpent();
+    throw error;
   } finally {
-    budget.spentMs += performance.now() - started;
+    const spent = performance.now() - started;
+    budget.spentMs += spent;
+    if (budget.meter) budget.meter.spentMs += spent;
   }
 }

@@ -165,6 +165,7 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
   return {
     // Only workflows of in-app steps alone end at once; a custom step's effect must not hang on the trigger's transaction.
     walksInline: (workflow) => codeOf(workflow).steps.every((s) => s.type === 'in_app'),
+    runsUserCode: () => true,
     walk,
     async preparePayload(workflow, payload) {
       return codeOf(workflow).code.preparePayload(payload);

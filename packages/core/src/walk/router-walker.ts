@@ -9,6 +9,7 @@ export function routerWalker(stored: Walker, code: Walker, isCode: (workflow: Wo
   const pick = (workflow: Workflow) => (isCode(workflow) ? code : stored);
   return {
     walksInline: (workflow) => pick(workflow).walksInline(workflow),
+    runsUserCode: (workflow) => pick(workflow).runsUserCode(workflow),
     walk: (input) => pick(input.workflow).walk(input),
     async preparePayload(workflow, payload) {
       const walker = pick(workflow);

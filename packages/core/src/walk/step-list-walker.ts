@@ -3,6 +3,7 @@ import type { Channel, DelayMetadata, Step, StepVariant, ThrottleMetadata, Workf
 import { throttleRuleOf } from '../frequency/throttle.js';
 import { CHANNELS } from '../schemas/enums.js';
 import { renderStep } from '../templates/render-step.js';
+import { RenderBudgetSpent } from '../templates/render.js';
 import { delayDueAt } from '../timing/delay-due-at.js';
 import { delayOverride } from '../timing/delay-override.js';
 import { channelGate } from './channel-gate.js';
@@ -82,6 +83,11 @@ export function walkSteps(input: WalkInput): WalkResult {
       deliveries.push({ stepIndex, step, channel: type, rendered: renderStep(step.template, variables, input.renderBudget) });
       entry('delivered', `rendered for ${type}`, chosen);
     } catch (error) {
+      // Spent by this step alone, in a walk that rendered nothing before it, the step fails; otherwise it runs later.
+      if (error instanceof RenderBudgetSpent && (!input.renderBudget?.alone || deliveries.length > 0)) {
+        entry('held', `${error.message}: the walk goes on from this step in a batch of its own`, chosen);
+        return { deliveries, resume: null, spent: { stepIndex }, trace };
+      }
       entry('failed', `template failed to render: ${error instanceof Error ? error.message : String(error)}`, chosen);
       if (step.shouldStopOnFail) break;
     }
@@ -92,5 +98,6 @@ export function walkSteps(input: WalkInput): WalkResult {
 /** The walker of workflows stored as data: the workflow's list of steps, walked in order. */
 export const stepListWalker: Walker = {
   walksInline: (workflow: Workflow) => workflow.steps.every((step) => !step.active || formsOf(step).every(runsInline)),
+  runsUserCode: () => false,
   walk: async (input) => walkSteps(input),
 };

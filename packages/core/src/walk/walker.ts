@@ -43,7 +43,7 @@ export interface WalkInput extends WalkSubject {
   readonly state?: WalkState | undefined;
   /** This walk's stored in-app messages by id (code workflows read their flags), when the walker asked (`readsMessages`). */
   readonly messages?: ReadonlyMap<string, Message> | undefined;
-  /** The render budget of the call this walk belongs to (a trigger call, a batch of jobs). */
+  /** This walk's render budget (RENDER_BUDGET_MS); none renders without one. */
   readonly renderBudget?: RenderBudget | undefined;
 }
 
@@ -56,6 +56,11 @@ export interface WalkResult {
   /** The walk stopped at this throttle step: the engine counts the run in its commit and goes on or ends it there. */
   readonly throttle?: { stepIndex: number; stepId: string; rule: ThrottleRule };
   readonly trace: TraceEntry[];
+  /**
+   * The walk's render budget ran out at this step: the steps before it are in `deliveries`, and the
+   * walk goes on from it later, in a batch of its own.
+   */
+  readonly spent?: { stepIndex: number };
   /** The code steps that ran, to carry to the walk's next run (resume or digest); absent for data workflows. */
   readonly state?: WalkState;
 }
@@ -75,6 +80,11 @@ export interface Walker {
    * transaction. Decided from the workflow alone, before any walk.
    */
   walksInline(workflow: Workflow): boolean;
+  /**
+   * Whether a walk of the workflow runs the user's code (a code workflow's resolvers). Such a walk
+   * never runs inside a storage transaction: at trigger time it goes to a job, even when it walks inline.
+   */
+  runsUserCode(workflow: Workflow): boolean;
   walk(input: WalkInput): Promise<WalkResult>;
   /** Checks an event's payload at trigger time against the workflow's own schema (code workflows), defaults applied. */
   preparePayload?(workflow: Workflow, payload: JsonObject): Promise<PreparedPayload>;

@@ -3,7 +3,7 @@ import type { Suppression } from '../../schemas/suppression.js';
 import type { WebhookDelivery } from '../../schemas/webhook.js';
 import type { Integration, Job, JobData, JobKind, JobOf, Message, Notification, PreferenceRow, Subscriber, Tenant, Workflow } from '../../schemas/index.js';
 import type { DeadDeviceTokens } from '../../subscribers/drop-device-tokens.js';
-import type { RenderBudget } from '../../templates/render.js';
+import type { RenderMeter } from '../../templates/render.js';
 import type { DecisionRecord, TraceEntry } from '../../walk/trace.js';
 import type { EngineContext } from '../context.js';
 import type { stepDeliverer } from '../deliver-step.js';
@@ -28,8 +28,8 @@ export interface BatchData {
   /** The caps in force, and their hits for the batch's subscribers (the batch adds its sends as it goes). */
   readonly caps: readonly Cap[];
   readonly capLedger: CapLedger;
-  /** The batch is one call: its walks share one render budget. */
-  readonly renderBudget: RenderBudget;
+  /** Liquid time the batch's walks spent so far (each walk has a budget of its own); past BATCH_RENDER_MS the jobs not started yet wait for a later batch. */
+  readonly renderMeter: RenderMeter;
 }
 
 /** Where a job goes after its run. */

@@ -11,6 +11,7 @@ import type { StepSent } from '../deliver-step.js';
 import { nextAttemptAt } from '../jobs.js';
 import { messagesForWalk, walkSubject } from '../walk-io.js';
 import { retryScope } from '../retry-run.js';
+import { renderBudget } from '../../templates/render.js';
 import { capGate } from '../caps.js';
 import { takeSendSlot } from '../send-rate.js';
 import type { WindowHit } from '../../storage.js';
@@ -64,7 +65,7 @@ export const walkHandler: JobHandler<'walk'> = async (job, context) => {
   const actor = notification.actorId ? batch.subscribers.get(notification.actorId) ?? null : null;
   const subject = { workflow, notification, subscriber, actor, tenant, preferences: batch.preferences.get(subscriber.subscriberId) ?? [] };
   const messagesRead = await messagesForWalk(ctx, subject, state);
-  const walk = retryScope(job.data, await walkSubject(ctx, subject, job.data.stepIndex, now, { digestEvents, renderBudget: batch.renderBudget, state, messages: messagesRead }));
+  const walk = retryScope(job.data, await walkSubject(ctx, subject, job.data.stepIndex, now, { digestEvents, renderBudget: renderBudget({ alone: batch.jobs.length === 1, meter: batch.renderMeter }), state, messages: messagesRead }));
   const messages: Message[] = [];
   const failures: { message: Message; error: string }[] = [];
   const warnings: { message: Message; reason: string }[] = [];
@@ -146,6 +147,8 @@ export const walkHandler: JobHandler<'walk'> = async (job, context) => {
     }
     if (sent?.failure && step.step.shouldStopOnFail) return done({ kind: 'done' }, step.stepIndex);
   }
+  // Out of render budget: the steps before are delivered; the rest runs again now, in a batch of its own.
+  if (walk.spent) return done({ kind: 'later', runAt: now, data: { ...withState({ ...job.data, stepIndex: walk.spent.stepIndex }, walk.state), runAlone: true }, retry: false, lastError: null });
   // A delay after a digest keeps the digest's events for the steps after it.
   if (walk.resume) return done(waitUntil({ ...job, data: withState({ ...job.data, stepIndex: walk.resume.stepIndex }, walk.state) }, walk.resume.runAt));
   if (walk.throttle) {

@@ -4,12 +4,15 @@ import { manualClock } from '../../clock.js';
 import { createTidings } from '../../engine/create-tidings.js';
 import { SWEEP_KEY } from '../../engine/sweep.js';
 import { isExpired } from '../../messages/expiry.js';
+import { retentionPolicySchema } from '../../schemas/expiry.js';
 import type { Message, WebhookDelivery } from '../../schemas/index.js';
-import type { DigestEvent } from '../../storage.js';
+import type { DigestEvent, Storage } from '../../storage.js';
+import { wrapRepositories } from '../../wrap-repositories.js';
 import type { SuiteContext } from '../describe-storage.js';
 import { T0, jobRecord, messageRecord, notificationRecord, plus } from '../fixtures.js';
 
 const MINUTE = 60_000;
+const HOUR = 3_600_000;
 const DAY = 86_400_000;
 const ada = { _id: 'i-ada', subscriberId: 'ada' };
 const ids = (messages: readonly Pick<Message, '_id'>[]) => messages.map((m) => m._id);
@@ -24,6 +27,49 @@ const delivery = (id: string, createdAt: string, status: WebhookDelivery['status
   updatedAt: createdAt,
 });
 const event = (transactionId: string): DigestEvent => ({ transactionId, notificationId: `n-${transactionId}`, payload: {}, at: T0 });
+
+/**
+ * The storage with the sweeper's transactions watched: for each transaction that called a
+ * `retention.delete…` method, the rows those calls deleted and how many turns of the event loop a
+ * probe (one `setImmediate` per turn) had counted when it began.
+ */
+function sweepWatch(storage: Storage) {
+  let turns = 0;
+  let probing = true;
+  const tick = () => {
+    turns++;
+    if (probing) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const deletes: { turn: number; rows: number }[] = [];
+  const watched: Storage = {
+    ...wrapRepositories(storage, (call) => call()),
+    capabilities: storage.capabilities,
+    close: () => storage.close(),
+    ...(storage.subscribeJobs && { subscribeJobs: storage.subscribeJobs.bind(storage) }),
+    transaction: (fn) =>
+      storage.transaction(async (tx) => {
+        const turn = turns;
+        let rows: number | null = null;
+        const result = await fn(
+          wrapRepositories(tx, async (call, name) => {
+            const value = await call();
+            if (name.startsWith('retention.delete')) rows = (rows ?? 0) + (typeof value === 'number' ? value : (value as unknown[]).length);
+            return value;
+          }),
+        );
+        if (rows !== null) deletes.push({ turn, rows });
+        return result;
+      }),
+  };
+  return {
+    storage: watched,
+    deletes,
+    stop() {
+      probing = false;
+    },
+  };
+}
 
 export function expirySuite({ get }: SuiteContext): void {
   describe('expiry and retention', () => {
@@ -175,6 +221,49 @@ export function expirySuite({ get }: SuiteContext): void {
       clock.advance(DAY);
       expect(await tidings.runDue()).toBe(2);
       expect((await tidings.messages.feed('ada')).items).toEqual([]);
+    });
+
+    it('engine — the sweep deletes at most retention.batchSize rows per transaction and lets the event loop turn before each of its transactions, until every expired and old row is gone', async () => {
+      const page = retentionPolicySchema.parse({}).batchSize;
+      const now = plus(T0, 3 * DAY);
+      const people = Array.from({ length: 10 }, (_, i) => ({ _id: `i-sw-${i}`, subscriberId: `sw-${i}` }));
+      // Ten pages of messages that expired, of recent triggers (kept); four pages of messages and two
+      // and a half of triggers older than the policy's two days.
+      const recent = Array.from({ length: 50 }, () => notificationRecord('env-a', { createdAt: plus(now, -HOUR) }));
+      const expiring = Array.from({ length: 10 * page }, (_, i) => {
+        const trigger = recent[i % recent.length]!;
+        return messageRecord('env-a', people[i % people.length]!, { _notificationId: trigger._id, transactionId: trigger.transactionId, createdAt: plus(now, -HOUR), expiresAt: plus(now, -1 - i) });
+      });
+      const old = Array.from({ length: 4 * page }, (_, i) => messageRecord('env-a', people[i % people.length]!, { createdAt: plus(T0, -i) }));
+      const oldTriggers = Array.from({ length: 2.5 * page }, (_, i) => notificationRecord('env-a', { createdAt: plus(T0, -i) }));
+      const s = get();
+      for (let i = 0; i < recent.length + oldTriggers.length; i += page) await s.notifications.insertMany('env-a', [...recent, ...oldTriggers].slice(i, i + page));
+      for (let i = 0; i < expiring.length + old.length; i += page) await s.messages.insertMany('env-a', [...expiring, ...old].slice(i, i + page));
+
+      const watch = sweepWatch(s);
+      const tidings = createTidings({ storage: watch.storage, clock: manualClock(now), environmentId: 'env-a', retention: { messages: { days: 2 }, notifications: { days: 2 } } });
+      let expired = 0;
+      tidings.events.on('message.expired', () => expired++);
+      try {
+        await tidings.runDue();
+      } finally {
+        watch.stop();
+      }
+
+      const { deletes } = watch;
+      expect(deletes.filter((d) => d.rows > page)).toEqual([]);
+      // Every page in a transaction of its own: 10 + 4 + 3 that deleted rows.
+      expect(deletes.filter((d) => d.rows > 0)).toHaveLength(17);
+      expect(deletes.reduce((sum, d) => sum + d.rows, 0)).toBe(expiring.length + old.length + oldTriggers.length);
+      // The event loop turned between every two of them (on SQLite nothing else would make it).
+      expect(deletes.slice(1).filter((d, i) => d.turn <= deletes[i]!.turn)).toEqual([]);
+
+      expect(expired).toBe(expiring.length);
+      expect(await s.retention.nextExpiry('env-a')).toBeNull();
+      for (const person of people) expect(await s.messages.getMany('env-a', person._id, ids([...expiring, ...old]))).toEqual([]);
+      expect(await s.notifications.getMany('env-a', ids(oldTriggers))).toEqual([]);
+      expect(await s.notifications.getMany('env-a', ids(recent))).toHaveLength(recent.length);
+      expect((await s.jobs.list('env-a', { transactionId: SWEEP_KEY })).map((j) => j.runAt)).toEqual([plus(now, HOUR)]);
     });
   });
 }

@@ -5,6 +5,8 @@ import { isTidingsError } from '../../errors.js';
 import type { Storage } from '../../storage.js';
 import { wrapRepositories } from '../../wrap-repositories.js';
 import type { SuiteContext } from '../describe-storage.js';
+import type { JsonObject } from '../../schemas/index.js';
+import { scriptedCodeWorkflow } from '../scripted-code-workflow.js';
 
 /**
  * The storage with its transactions counted. `failGroup()` makes the first transaction that stores
@@ -99,6 +101,28 @@ export function groupCommitSuite({ get }: SuiteContext): void {
       expect((await tidings.messages.byTransaction('r3')).map((m) => m.subscriberId)).toEqual(['dan']);
       expect(await tidings.messages.byTransaction('r5')).toEqual([]);
       for (const id of ['cy', 'eve']) expect(await tidings.subscribers.get(id).catch(() => null)).toBeNull();
+    });
+
+    it('group commit — a slow payload check (the user\'s code) delays no other trigger: a group waits only for calls at their own engine work', async () => {
+      const storage = instrumented(get());
+      let releaseCheck: () => void = () => undefined;
+      const checking = new Promise<void>((resolve) => (releaseCheck = resolve));
+      const slow = { ...scriptedCodeWorkflow('slow-check', [{ stepId: 'note', type: 'in_app', outputs: () => ({ body: 'checked' }) }]), preparePayload: async (payload: JsonObject) => {
+        await checking;
+        return { ok: true as const, payload };
+      } };
+      const tidings = createTidings({ storage: storage.storage, clock: manualClock('2026-05-04T08:00:00.000Z'), environmentId: 'env-group-slow', workflows: [slow] });
+      await tidings.workflows.upsert(hello);
+      const pending = tidings.trigger({ name: 'slow-check', to: 'ada', payload: {}, transactionId: 'slow-1' });
+      let slowSettled = false;
+      void pending.finally(() => (slowSettled = true));
+      // The check has not settled, and never will until released: the other trigger commits anyway.
+      const other = await tidings.trigger({ name: 'hello', to: 'bob', payload: { n: 1 }, transactionId: 'fast-1' });
+      expect(other.status).toBe('processed');
+      expect(slowSettled).toBe(false);
+      expect((await tidings.messages.byTransaction('fast-1')).map((m) => m.content)).toEqual(['Hi 1']);
+      releaseCheck();
+      expect((await pending).status).toBe('processed');
     });
 
     it('group commit — a group whose commit fails fails each of its calls, and stores nothing of them; a call retried alone then commits', async () => {

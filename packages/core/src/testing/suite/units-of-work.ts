@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { manualClock } from '../../clock.js';
+import type { Provider } from '../../delivery/provider.js';
+import { createTidings } from '../../engine/create-tidings.js';
+import type { Storage } from '../../storage.js';
+import { wrapRepositories } from '../../wrap-repositories.js';
+import type { SuiteContext } from '../describe-storage.js';
+import { scriptedCodeWorkflow } from '../scripted-code-workflow.js';
+
+/** An order email whose body loops over 600 lines: an ordinary template, about ten milliseconds of liquid. */
+const ORDER_BODY = '<table>{% for item in payload.items %}<tr><td>{{ item.name | upcase }}</td><td>{{ item.sku | downcase }}</td><td>{{ item.qty }} × {{ item.price | round: 2 }}</td><td>{{ item.qty | times: item.price | round: 2 }}</td></tr>{% endfor %}</table>';
+const orderLines = Array.from({ length: 600 }, (_, i) => ({ name: `item ${i}`, sku: `SKU-${i}`, qty: (i % 5) + 1, price: i * 1.25 }));
+
+/** An email provider that records every address it was asked to send to. */
+function recordingMail(): Provider & { readonly sentTo: string[] } {
+  const sentTo: string[] = [];
+  return {
+    id: 'mailer',
+    channel: 'email',
+    sentTo,
+    async send(message) {
+      sentTo.push(message.to.email!);
+      return { id: `pm-${sentTo.length}` };
+    },
+  };
+}
+
+/** The storage with a flag that is up while a transaction's function runs, to catch user code run inside one. */
+function watchedTransactions(storage: Storage) {
+  let open = 0;
+  const watched: Storage = {
+    ...wrapRepositories(storage, (call) => call()),
+    capabilities: storage.capabilities,
+    close: () => storage.close(),
+    ...(storage.subscribeJobs && { subscribeJobs: storage.subscribeJobs.bind(storage) }),
+    async transaction(fn) {
+      return storage.transaction(async (tx) => {
+        open++;
+        try {
+          return await fn(tx);
+        } finally {
+          open--;
+        }
+      });
+    },
+  };
+  return { storage: watched, inTransaction: () => open > 0 };
+}
+
+/**
+ * Budgets and registries belong to one unit of work: a subscriber's walk, an event, the storage the
+ * user passed. One trigger's heavy work never fails another's, and user code never runs inside a
+ * write transaction.
+ */
+export function unitsOfWorkSuite({ get }: SuiteContext): void {
+  describe('units of work', () => {
+    it('units of work — 100 order emails with a 600-line loop and another trigger\'s welcome emails share a batch: every one is sent, no step fails', async () => {
+      const mail = recordingMail();
+      const tidings = createTidings({ storage: get(), clock: manualClock('2026-05-04T08:00:00.000Z'), environmentId: 'env-render-units', providers: [mail] });
+      await tidings.integrations.upsert({ name: 'Mailer', providerId: 'mailer', channel: 'email', active: true, primary: true });
+      await tidings.workflows.upsert({ name: 'Order', triggers: [{ identifier: 'order' }], steps: [{ template: { type: 'email', subject: 'Order {{ payload.id | upcase }}', content: ORDER_BODY } }] });
+      await tidings.workflows.upsert({ name: 'Welcome', triggers: [{ identifier: 'welcome' }], steps: [{ template: { type: 'email', subject: 'Welcome', content: 'Hi {{ subscriber.firstName | default: "there" }}' } }] });
+      const buyers = Array.from({ length: 90 }, (_, i) => ({ subscriberId: `buyer-${i}`, email: `buyer-${i}@example.com` }));
+      const newcomers = Array.from({ length: 10 }, (_, i) => ({ subscriberId: `new-${i}`, email: `new-${i}@example.com`, firstName: `N${i}` }));
+      await tidings.trigger({ name: 'order', to: buyers, payload: { id: 'o-1', items: orderLines }, transactionId: 'order-1' });
+      await tidings.trigger({ name: 'welcome', to: newcomers, payload: {}, transactionId: 'welcome-1' });
+      await tidings.runDue();
+      const messages = [...(await tidings.messages.byTransaction('order-1')), ...(await tidings.messages.byTransaction('welcome-1'))];
+      expect(messages).toHaveLength(100);
+      expect(messages.filter((m) => m.status !== 'sent').map((m) => `${m.subscriberId}: ${m.status}`)).toEqual([]);
+      const decisions = [...(await tidings.explain('order-1')), ...(await tidings.explain('welcome-1'))].flatMap((r) => r.entries.map((e) => e.decision));
+      expect(decisions).not.toContain('failed');
+      // Each address once: a walk that went on later did not send its step twice.
+      expect(mail.sentTo).toHaveLength(100);
+      expect(new Set(mail.sentTo).size).toBe(100);
+    });
+
+    it('units of work — two engines on one storage, with code workflows, call the provider once per message', async () => {
+      const storage = get();
+      let releaseFirst: () => void = () => undefined;
+      const holding = new Promise<void>((resolve) => (releaseFirst = resolve));
+      let firstCalled: () => void = () => undefined;
+      const firstCall = new Promise<void>((resolve) => (firstCalled = resolve));
+      const sentTo: string[] = [];
+      const slowMail: Provider = {
+        id: 'mailer',
+        channel: 'email',
+        async send(message) {
+          sentTo.push(message.to.email!);
+          // The first send holds until the second engine has run; a second send of the same job would not.
+          if (sentTo.length === 1) {
+            firstCalled();
+            await holding;
+          }
+          return { id: `pm-${sentTo.length}` };
+        },
+      };
+      const code = scriptedCodeWorkflow('code-note', [{ stepId: 'note', type: 'in_app', outputs: () => ({ body: 'hi' }) }]);
+      const clock = manualClock('2026-05-04T08:00:00.000Z');
+      const options = { storage, clock, environmentId: 'env-two-engines', providers: [slowMail], workflows: [code] };
+      const first = createTidings(options);
+      const second = createTidings(options);
+      await first.integrations.upsert({ name: 'Mailer', providerId: 'mailer', channel: 'email', active: true, primary: true });
+      await first.workflows.upsert({ name: 'Mail', triggers: [{ identifier: 'mail' }], steps: [{ template: { type: 'email', subject: 'Hi', content: 'Hello' } }] });
+      await first.trigger({ name: 'mail', to: { subscriberId: 'ada', email: 'ada@example.com' }, payload: {}, transactionId: 'mail-1' });
+      const running = first.runDue();
+      await firstCall;
+      // The second engine starts while the first holds the job's lease in the middle of its send.
+      await second.runDue();
+      releaseFirst();
+      await running;
+      await second.runDue();
+      expect(sentTo).toEqual(['ada@example.com']);
+      expect((await first.messages.byTransaction('mail-1')).map((m) => m.status)).toEqual(['sent']);
+    });
+
+    it('units of work — a code workflow\'s resolver never runs inside a write transaction, even for in-app steps alone', async () => {
+      const watched = watchedTransactions(get());
+      const seenInside: string[] = [];
+      const code = scriptedCodeWorkflow('code-inbox', [
+        {
+          stepId: 'note',
+          type: 'in_app',
+          outputs: (payload) => {
+            if (watched.inTransaction()) seenInside.push(String(payload['n']));
+            return { body: `Note ${String(payload['n'])}` };
+          },
+        },
+      ]);
+      const tidings = createTidings({ storage: watched.storage, clock: manualClock('2026-05-04T08:00:00.000Z'), environmentId: 'env-code-outside', workflows: [code] });
+      await tidings.triggerBulk([1, 2, 3].map((n) => ({ name: 'code-inbox', to: `reader-${n}`, payload: { n }, transactionId: `code-${n}` })));
+      await tidings.runDue();
+      expect(seenInside).toEqual([]);
+      for (const n of [1, 2, 3]) expect((await tidings.messages.byTransaction(`code-${n}`)).map((m) => m.content)).toEqual([`Note ${n}`]);
+    });
+  });
+}
