@@ -108,7 +108,7 @@ describe('health routes', () => {
     expect(live.status).toBe(200);
     const ok = await healthy.request('/health');
     expect(ok.status).toBe(200);
-    expect(await ok.json()).toMatchObject({ status: 'ok', storage: [{ environmentId: 'good', ok: true }] });
+    expect(await ok.json()).toMatchObject({ status: 'ok', storage: [{ environmentId: 'good', ok: true }], jobLoop: [{ environmentId: 'good', running: false, stalledForMs: 0, stuck: false }] });
     const sick = createHttpApp({ environments: [{ tidings: good, apiKeys: ['k'] }, { tidings: bad, apiKeys: ['b'] }] });
     const ready = await sick.request('/health/ready');
     expect(ready.status).toBe(503);

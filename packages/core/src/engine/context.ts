@@ -35,6 +35,8 @@ export interface EngineOptions {
   readonly maxIdleMs: number;
   /** How long one provider call may take before it counts as a (retryable) failure. @default 10_000 */
   readonly providerTimeoutMs: number;
+  /** How long a code workflow's own code may take to reach its next step (or check a payload). @default 30_000 */
+  readonly stepTimeoutMs: number;
   /** How many jobs of a batch deliver at once, so one slow provider never holds up the others. @default 16 */
   readonly deliveryConcurrency: number;
   /**

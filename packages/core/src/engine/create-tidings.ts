@@ -28,6 +28,7 @@ import { codeWalker } from '../walk/code-walker.js';
 import { isCodeWorkflow, type CodeWorkflow } from '../walk/code-workflow.js';
 import { routerWalker } from '../walk/router-walker.js';
 import { codeCatalog, codeCatalogStorage } from './code-catalog.js';
+import { withStepTimeLimit } from './step-time-limit.js';
 import { retentionPolicySchema, type RetentionPolicyInput } from '../schemas/expiry.js';
 import { ensureSweep } from './sweep.js';
 import { engineTelemetry } from './telemetry/telemetry.js';
@@ -60,6 +61,12 @@ export interface TidingsOptions {
   webhookTransport?: WebhookTransport;
   /** @default 10_000 */
   providerTimeoutMs?: number;
+  /**
+   * How long a code workflow's own code (its resolvers and custom steps up to the next step, or its
+   * payload check) may take. Past it the job is retried with backoff and, after `maxAttempts`, given
+   * up with the reason in `explain`; a payload check past it refuses the trigger. @default 30_000
+   */
+  stepTimeoutMs?: number;
   /** @default 16 */
   deliveryConcurrency?: number;
   /**
@@ -124,6 +131,7 @@ const optionsSchema = z.object({
   maxAttempts: z.number().int().min(1).max(100).default(5),
   maxIdleMs: z.number().int().min(10).default(5_000),
   providerTimeoutMs: z.number().int().min(1).default(10_000),
+  stepTimeoutMs: z.number().int().min(1).max(3_600_000).default(30_000),
   deliveryConcurrency: z.number().int().min(1).max(1_000).default(16),
   circuitBreaker: z
     .union([z.literal(false), z.object({ failures: z.number().int().min(1).max(1_000).default(5), openMs: z.number().int().min(0).default(30_000) }).strict()])
@@ -155,7 +163,8 @@ export function createTidings(options: TidingsOptions) {
     Object.fromEntries(Object.entries(options).filter(([key]) => key in optionsSchema.shape)),
     'engine options',
   );
-  const code = codeCatalog(codeWorkflowsOf(options.workflows), environmentId, organizationId, clock.now().toISOString());
+  const limited = new Map([...codeWorkflowsOf(options.workflows)].map(([id, code]) => [id, withStepTimeLimit(code, engineOptions.stepTimeoutMs)] as const));
+  const code = codeCatalog(limited, environmentId, organizationId, clock.now().toISOString());
   const storage = codeCatalogStorage(options.storage, environmentId, code);
   const events = createEmitter();
   if (storage.live) publishLive(storage.live, events, environmentId, onError);
@@ -245,6 +254,15 @@ export function createTidings(options: TidingsOptions) {
     },
     /** Stops the job loop after the jobs in flight; the storage stays open. */
     stop: loop.stop,
+    /**
+     * The job loop's state for health checks: `stuck` when the jobs in hand have gone longer than
+     * twice what one job may take (`stepTimeoutMs` and two provider calls) without one finishing.
+     */
+    health(): { jobLoop: { running: boolean; stalledForMs: number; stuck: boolean } } {
+      const stalledForMs = Math.round(runner.stalledForMs());
+      const stuckAfterMs = 2 * (engineOptions.stepTimeoutMs + 2 * engineOptions.providerTimeoutMs);
+      return { jobLoop: { running: loop.running, stalledForMs, stuck: stalledForMs > stuckAfterMs } };
+    },
     events: {
       on: events.on,
       off: events.off,

@@ -26,6 +26,8 @@ export interface JobRunner {
    */
   runDue(keepClaiming?: () => boolean): Promise<number>;
   readonly workerId: string;
+  /** How long the jobs in hand have gone without one of them finishing (0 when none is in hand). */
+  stalledForMs(): number;
 }
 
 /**
@@ -134,6 +136,9 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
   const deliver = stepDeliverer(providers, options, () => ctx.clock.now().getTime(), ctx.telemetry);
   const tracksStatus: TracksStatus = (channel, providerId) => providers.get(`${channel}:${providerId}`)?.readStatus !== undefined;
   let leasesTakenBack = false;
+  let inHand = 0;
+  let lastProgress = performance.now();
+  const progressed = () => (lastProgress = performance.now());
 
   /** On a single-process storage, leases of workers not running in this process died with theirs. */
   async function takeBackDeadLeases(): Promise<void> {
@@ -143,6 +148,17 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
   }
 
   async function runBatch(jobs: readonly Job[], now: Date): Promise<void> {
+    if (inHand === 0) progressed();
+    inHand++;
+    try {
+      await runBatchInHand(jobs, now);
+    } finally {
+      inHand--;
+      progressed();
+    }
+  }
+
+  async function runBatchInHand(jobs: readonly Job[], now: Date): Promise<void> {
     const stopKeeping = keepLeases(ctx, workerId, jobs.map((j) => j.id));
     let committed: Committed;
     const tracer = ctx.telemetry.tracer();
@@ -155,7 +171,11 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
         await breathe();
         if (batch.renderMeter.spentMs >= BATCH_RENDER_MS) return resultOf(job, waitUntil(job, now));
         const run = () => runJob(job, { ctx, deliver, batch, now, ...(webhookTransport && { webhookTransport }) });
-        return spans ? spans.run(job, run) : run();
+        try {
+          return await (spans ? spans.run(job, run) : run());
+        } finally {
+          progressed();
+        }
       });
       stopKeeping();
       committed = await commitBatch(ctx, workerId, now, results, tracksStatus);
@@ -173,6 +193,7 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
 
   return {
     workerId,
+    stalledForMs: () => (inHand > 0 ? performance.now() - lastProgress : 0),
     async runDue(keepClaiming = () => true) {
       liveWorkers.enter(registry, workerId);
       try {

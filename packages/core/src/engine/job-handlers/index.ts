@@ -6,6 +6,8 @@ import { unsnoozeHandler } from './unsnooze-handler.js';
 import { walkHandler } from './walk-handler.js';
 import { webhookHandler } from './webhook-handler.js';
 import { sweepHandler } from './sweep-handler.js';
+import { StepTimedOut } from '../step-time-limit.js';
+import type { TraceEntry } from '../../walk/trace.js';
 
 export type { BatchData, JobResult, MessageUpdate, NextStep } from './job-result.js';
 
@@ -19,11 +21,19 @@ const handlers: { readonly [K in JobKind]: JobHandler<K> } = {
   sweep: sweepHandler,
 };
 
+/** What `explain` says of a walk whose user code ran out of time: the job is retried, or given up after its last attempt. */
+function timedOutTrace(job: Job, error: unknown, maxAttempts: number): TraceEntry[] | null {
+  if (!(error instanceof StepTimedOut) || job.kind !== 'walk') return null;
+  const then = job.attempts >= maxAttempts ? 'the job gives up' : `the job runs again later (attempt ${job.attempts} of ${maxAttempts})`;
+  return [{ stepIndex: job.data.stepIndex, stepId: '', type: 'custom', decision: 'failed', reason: `${error.message}; ${then}` }];
+}
+
 /** Runs a job by its kind's handler; a handler that throws is a result too (the job retries or gives up). */
 export async function runJob(job: Job, context: HandlerContext): Promise<JobResult> {
   try {
     return await (handlers[job.kind] as JobHandler<JobKind>)(job, context);
   } catch (error) {
-    return { job, next: { kind: 'threw', error: error instanceof Error ? error.message : String(error) }, trace: null, messages: [], failures: [], warnings: [], records: [], enqueue: [], messageUpdates: [] };
+    const message = error instanceof Error ? error.message : String(error);
+    return { job, next: { kind: 'threw', error: message }, trace: timedOutTrace(job, error, context.ctx.options.maxAttempts), messages: [], failures: [], warnings: [], records: [], enqueue: [], messageUpdates: [] };
   }
 }
