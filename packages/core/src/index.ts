@@ -27,7 +27,7 @@ export { renderTemplate, templateSyntaxError } from './templates/render.js';
 export { readPath } from './util/path.js';
 export { selectIntegration, type IntegrationChoice } from './integrations/select-integration.js';
 export * from './preferences/index.js';
-export { CallbackRefused, ProviderError, type ProviderCallback, type ProviderStatusEvent, type ChatAddress, type Provider, type ProviderMessage, type ProviderRecipient, type ProviderResult } from './delivery/provider.js';
+export { CallbackRefused, ProviderError, type ProviderCallback, type ProviderStatusEvent, type StatusReading, type ChatAddress, type Provider, type ProviderMessage, type ProviderRecipient, type ProviderResult, type SendContext } from './delivery/provider.js';
 export { resolveRecipient } from './delivery/recipient.js';
 export { renderEmailBody, htmlToText } from './templates/email-html.js';
 export { digestDueAt, nextTimedOccurrence, backoffLetsThrough, type DigestTiming } from './timing/digest-due-at.js';

@@ -445,6 +445,11 @@ export interface ProviderRef {
 /** A status callback's event whose message was not stored yet when it came. */
 export interface HeldStatus {
   readonly providerId: string;
+  /**
+   * The integration whose callback brought it: only a message sent through that integration takes
+   * it. Absent on events held before it was kept (migration 0015), which any integration's message takes.
+   */
+  readonly integrationId?: string;
   readonly event: ProviderStatusEvent;
   readonly receivedAt: string;
 }
@@ -461,6 +466,8 @@ export interface DeliveryStatusRepository {
   takeHeld(env: string, providerId: string, providerMessageIds: readonly string[]): Promise<HeldStatus[]>;
   /** Drops events held since before `before` (their message never came); returns how many. */
   dropHeldBefore(env: string, before: string): Promise<number>;
+  /** How many events the integration's callbacks have held (those without an integration are not counted). */
+  countHeld(env: string, integrationId: string): Promise<number>;
 }
 
 /** Webhook endpoints of an environment and the deliveries of events to them (the outbox). */

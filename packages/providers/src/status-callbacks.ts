@@ -6,6 +6,8 @@ export interface StatusIntegration {
   readonly credentials: Credentials;
   /** The integration's `configurations.inboundWebhookSigningKey`. */
   readonly signingKey?: string;
+  /** The engine clock's time, that signed timestamps are checked against; the current time when absent. */
+  readonly now?: Date;
 }
 
 /** How far a signed timestamp may be from now (either way) before the callback counts as a replay. */

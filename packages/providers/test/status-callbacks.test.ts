@@ -1,5 +1,7 @@
 import { createHash, createHmac, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { CallbackRefused, type Credentials, type Provider, type ProviderCallback, type ProviderMessage } from '@tidings/core';
+import { CallbackRefused, createTidings, type Credentials, type Provider, type ProviderCallback, type ProviderMessage } from '@tidings/core';
+import { manualClock } from '@tidings/core/testing';
+import { memoryStorage } from '@tidings/memory';
 import { describe, expect, it } from 'vitest';
 import { mailgunProvider } from '../src/email/mailgun.js';
 import { postmarkProvider } from '../src/email/postmark.js';
@@ -42,8 +44,11 @@ const mail = (email = 'ada@example.test'): ProviderMessage => ({
   overrides: {},
 });
 
-/** Reads with the provider's `readStatus` (which every hosted email and SMS provider has). */
-const read = (provider: Provider, call: ProviderCallback, with_: ReturnType<typeof integration>) => provider.readStatus!(call, with_);
+/** Reads with the provider's `readStatus` (which every hosted email and SMS provider has): the events it reports. */
+const read = async (provider: Provider, call: ProviderCallback, with_: ReturnType<typeof integration>) => {
+  const answer = await provider.readStatus!(call, with_);
+  return Array.isArray(answer) ? answer : answer.events;
+};
 
 async function expectRefused(promise: Promise<unknown>, message: RegExp) {
   const error = await promise.then(
@@ -341,6 +346,87 @@ describe('Mailgun (signed webhooks)', () => {
     payload.signature.token = `${payload.signature.token}x`;
     await expectRefused(read(provider, { ...altered, body: JSON.stringify(payload) }, integration(signingKey)), /does not match/);
     await expectRefused(read(provider, signed(event), integration()), /no inboundWebhookSigningKey/);
+  });
+});
+
+describe('Mailgun callbacks through the engine: replays (issue 40)', () => {
+  const signingKey = 'key-webhook-signing-0123456789abcdef';
+  const YEAR = 365 * 86_400;
+
+  /** An engine on the manual clock with a Mailgun integration, and one email to Ada sent through it. */
+  async function mailgunEngine() {
+    const mailgun = await started(fakeMailgun({ apiKey: 'key-123', domains: ['mg.tidings.test'] }));
+    const clock = manualClock('2026-06-01T12:00:00.000Z');
+    const storage = memoryStorage();
+    const tidings = createTidings({ storage, clock, providers: [mailgunProvider(at(mailgun.url))] });
+    const integration = await tidings.integrations.upsert({
+      providerId: 'mailgun',
+      channel: 'email',
+      active: true,
+      primary: true,
+      credentials: { apiKey: 'key-123', domain: 'mg.tidings.test', from: 'noreply@mg.tidings.test' },
+      configurations: { inboundWebhookSigningKey: signingKey },
+    });
+    await tidings.workflows.upsert({ name: 'welcome', triggers: [{ identifier: 'welcome' }], steps: [{ template: { type: 'email', subject: 'Welcome', content: 'Hello Ada' } }] });
+    const { transactionId } = await tidings.trigger({ name: 'welcome', to: { subscriberId: 'ada', email: 'ada@example.test' } });
+    await tidings.runDue();
+    const ada = async () => (await tidings.messages.byTransaction(transactionId!))[0]!;
+    const messageId = (await ada()).providerMessageId!;
+    expect(messageId).toMatch(/^<.+@mg\.tidings\.test>$/);
+    /** The clock's time in Unix seconds, `offset` seconds away. */
+    const seconds = (offset = 0) => String(Math.floor(clock.now().getTime() / 1000) + offset);
+    /** A signature as Mailgun makes one: over timestamp + token only. */
+    const signature = (timestamp: string, token = createHash('sha256').update(String(Math.random())).digest('hex').slice(0, 50)) => ({ timestamp, token, signature: createHmac('sha256', signingKey).update(timestamp + token).digest('hex') });
+    const event = (fields: Record<string, unknown>, id = messageId) => ({ timestamp: Number(seconds()), recipient: 'ada@example.test', message: { headers: { 'message-id': id.slice(1, -1) } }, ...fields });
+    const post = (signed: ReturnType<typeof signature>, eventData: Record<string, unknown>) =>
+      tidings.providerWebhook(integration._id, callback(JSON.stringify({ signature: signed, 'event-data': eventData }), { 'content-type': 'application/json' }));
+    const hardBounce = (id = 'ev-bounce') => event({ event: 'failed', id, severity: 'permanent', reason: 'bounce', 'delivery-status': { code: 550, message: '5.1.1 No such user' } });
+    const unchanged = async () => {
+      expect(await ada()).toMatchObject({ status: 'sent' });
+      expect(await tidings.suppressions.get('email', 'ada@example.test')).toBeNull();
+    };
+    return { tidings, storage, clock, integration, ada, seconds, signature, event, post, hardBounce, unchanged };
+  }
+
+  it('refuses a signature whose timestamp is more than 5 minutes from the engine clock, either way: a year-old one applies no forged hard bounce', async () => {
+    const { seconds, signature, post, hardBounce, unchanged, event, clock, ada } = await mailgunEngine();
+    await expect(post(signature(seconds(-YEAR)), hardBounce())).rejects.toMatchObject({ code: 'unauthorized', message: expect.stringMatching(/Mailgun callback refused: the signature timestamp is more than 300 s away from now/) });
+    await expect(post(signature(seconds(-301)), hardBounce())).rejects.toMatchObject({ code: 'unauthorized' });
+    await expect(post(signature(seconds(301)), hardBounce())).rejects.toMatchObject({ code: 'unauthorized' });
+    await unchanged();
+    // Signed now, taken 5 minutes and 2 seconds later on the manual clock: too old.
+    const signedNow = signature(seconds());
+    clock.advance(302_000);
+    await expect(post(signedNow, event({ event: 'delivered', id: 'ev-late' }))).rejects.toMatchObject({ code: 'unauthorized' });
+    expect((await ada()).delivery).toBeUndefined();
+    // Within the window it applies.
+    expect(await post(signature(seconds(-299)), event({ event: 'delivered', id: 'ev-delivered' }))).toEqual({ updated: 1, held: 0 });
+    expect((await ada()).delivery?.state).toBe('delivered');
+  });
+
+  it('refuses a token used already, whatever the body: a captured signature carries no second event', async () => {
+    const { tidings, seconds, signature, post, hardBounce, unchanged, event, ada, storage, integration } = await mailgunEngine();
+    const captured = signature(seconds());
+    expect(await post(captured, event({ event: 'delivered', id: 'ev-delivered' }))).toEqual({ updated: 1, held: 0 });
+    await expect(post(captured, hardBounce())).rejects.toMatchObject({ code: 'unauthorized', message: expect.stringContaining('signed token was used already') });
+    // Nor for messages not stored yet (which would be held), nor with 400 KB fields (too large to store anyway): nothing is held.
+    for (let i = 0; i < 20; i++) await expect(post(captured, event({ event: 'delivered', id: `ev-${i}` }, `<held-${i}@mg.tidings.test>`))).rejects.toMatchObject({ code: 'unauthorized' });
+    await expect(post(captured, event({ event: 'delivered', id: 'ev-big', recipient: 'x'.repeat(400 * 1024) }, '<held-big@mg.tidings.test>'))).rejects.toMatchObject({ code: 'validation_failed' });
+    expect(await storage.deliveryStatus.countHeld(tidings.environmentId, integration._id)).toBe(0);
+    await unchanged();
+    expect((await ada()).delivery).toMatchObject({ state: 'delivered', history: [{ eventId: 'ev-delivered' }] });
+  });
+
+  it('refuses a report too large to store even with a fresh token (400 KB fields are never held); one of normal size for a message not stored yet is held', async () => {
+    const { tidings, seconds, signature, post, event, storage, integration } = await mailgunEngine();
+    const big = 'x'.repeat(400 * 1024);
+    await expect(post(signature(seconds()), event({ event: 'delivered', id: 'ev-big', recipient: big }, '<not-yet@mg.tidings.test>'))).rejects.toMatchObject({
+      code: 'validation_failed',
+      message: expect.stringMatching(/report 0 takes \d+ bytes, more than the 4096 one report may store/),
+    });
+    expect(await storage.deliveryStatus.countHeld(tidings.environmentId, integration._id)).toBe(0);
+    expect(await post(signature(seconds()), event({ event: 'delivered', id: 'ev-early' }, '<not-yet@mg.tidings.test>'))).toEqual({ updated: 0, held: 1 });
+    expect(await storage.deliveryStatus.countHeld(tidings.environmentId, integration._id)).toBe(1);
   });
 });
 

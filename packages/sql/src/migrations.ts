@@ -393,6 +393,17 @@ export const MIGRATIONS: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    name: '0015_held_status_integration',
+    async up(db, dialect) {
+      // A held report names the integration whose callback brought it: only that integration's
+      // message takes it, and the engine counts what each integration holds (it holds at most so
+      // many). Rows held before stay without one, taken by any integration's message, for a day.
+      const collate = (c: ColumnDefinitionBuilder) => (dialect.name === 'postgres' ? c.modifyFront(sql`collate "C"`) : c);
+      await db.schema.alterTable('tidings_held_status').addColumn('integration_id', 'text', collate).execute();
+      await db.schema.createIndex('tidings_held_status_integration').on('tidings_held_status').columns(['env', 'integration_id']).execute();
+    },
+  },
 ];
 
 /**

@@ -55,7 +55,7 @@ export interface Database {
   tidings_digest_keys: { env: string; key: string; last_at: string; last_transaction_id: string | null; previous_at: string | null };
   tidings_idempotency: { env: string; key: string; fingerprint: string; response: unknown; expires_at: string; since: string | null; keep_until: string | null; released: number };
   tidings_provider_refs: { env: string; provider_id: string; provider_message_id: string; message_id: string; subscriber_internal_id: string };
-  tidings_held_status: { seq: Generated<number>; env: string; provider_id: string; event_id: string; provider_message_id: string; received_at: string; doc: unknown };
+  tidings_held_status: { seq: Generated<number>; env: string; provider_id: string; event_id: string; provider_message_id: string; received_at: string; doc: unknown; integration_id: string | null };
   tidings_suppressions: { env: string; channel: string; address: string; at: string; doc: unknown };
   tidings_webhook_endpoints: { env: string; id: string; created_at: string; doc: unknown };
   tidings_webhook_deliveries: { env: string; id: string; endpoint_id: string; status: string; created_at: string; doc: unknown };

@@ -69,9 +69,30 @@ export interface ProviderCallback {
   readonly body: string;
 }
 
+/**
+ * What `readStatus` may return instead of the events alone: with them, the one-time value the
+ * service's signature covers, where it signs one (Mailgun's `token`). The engine refuses a callback
+ * of the integration whose value it took already, and remembers the value until `until`, from when
+ * the signed timestamp is too old for the callback to be taken anyway.
+ */
+export interface StatusReading {
+  readonly events: ProviderStatusEvent[];
+  readonly once?: { readonly value: string; readonly until: string };
+}
+
 /** The provider refused a status callback: not signed, or signed wrongly. Answered 401; nothing changes. */
 export class CallbackRefused extends Error {
   override readonly name = 'CallbackRefused';
+}
+
+/** What the engine hands a send besides the message. */
+export interface SendContext {
+  /**
+   * Aborted when the engine stops waiting for the send (it timed out): abort the request in flight
+   * and start no more work, such as the next chunk of device tokens. Whatever the send does after it
+   * is thrown away.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -87,14 +108,16 @@ export interface Provider {
    * `channel` of the subscriber's channel setting for the provider (a Telegram chat id).
    */
   readonly chatAddress?: ChatAddress;
-  send(message: ProviderMessage, credentials: Credentials): Promise<ProviderResult>;
+  send(message: ProviderMessage, credentials: Credentials, context?: SendContext): Promise<ProviderResult>;
   /**
    * Reads one status callback of the service: checks it is signed as the service signs it (throws
    * `CallbackRefused` when not) and returns what it reports, one event per message and change
    * (empty for kinds of event Tidings does not track). `integration` holds the credentials and the
-   * webhook signing key (`configurations.inboundWebhookSigningKey`).
+   * webhook signing key (`configurations.inboundWebhookSigningKey`), and `now`, the engine clock's
+   * time, that signed timestamps are checked against (the current time when absent). A service that
+   * signs a one-time value returns it with the events (`StatusReading`).
    */
-  readStatus?(callback: ProviderCallback, integration: { credentials: Credentials; signingKey?: string }): Promise<ProviderStatusEvent[]>;
+  readStatus?(callback: ProviderCallback, integration: { credentials: Credentials; signingKey?: string; now?: Date }): Promise<ProviderStatusEvent[] | StatusReading>;
 }
 
 /** A failed send. `retryable` failures (network, timeouts, 5xx, 429) are tried again with backoff. */

@@ -152,7 +152,7 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
         const address = { ...(to.email && { email: to.email }), ...(to.phone && { phone: to.phone }), ...(to.webhookUrl && { directWebhookUrl: to.webhookUrl }), ...(to.deviceTokens && { deviceTokens: [...to.deviceTokens] }) };
         return {
           kind: 'message',
-          message: { ...base, ...address, providerId: integration.providerId, ...(result.id && { providerMessageId: result.id }), status: 'sent', deliveredAt: [base.createdAt] },
+          message: { ...base, ...address, providerId: integration.providerId, ...(result.id && { providerMessageId: result.id, _integrationId: integration._id }), status: 'sent', deliveredAt: [base.createdAt] },
           note: { integration: integration.identifier, reason: reasonWith(sentBy), ...(attempts.length > 1 && { attempts }) },
         };
       } catch (error) {

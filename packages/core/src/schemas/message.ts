@@ -67,6 +67,8 @@ export const messageSchema = z.object({
   data: jsonObjectSchema.optional(),
   /** The provider's id of the sent message (what its status callbacks name). */
   providerMessageId: z.string().optional(),
+  /** The integration that sent it: only that integration's status callbacks change it (absent on messages sent before it was kept). */
+  _integrationId: z.string().optional(),
   /** What the provider reported after accepting it: the furthest state reached, and every report in order. */
   delivery: z.object({ state: deliveryStateSchema, at: isoInstantSchema, history: z.array(deliveryEventSchema) }).optional(),
 });

@@ -18,6 +18,8 @@ import { frequencySuite } from './suite/frequency.js';
 import { retrySuite } from './suite/retry.js';
 import { countsSuite } from './suite/counts.js';
 import { groupCommitSuite } from './suite/group-commit.js';
+import { statusCallbacksSuite } from './suite/status-callbacks.js';
+import { unitsOfWorkSuite } from './suite/units-of-work.js';
 
 export interface StorageUnderTest {
   /** A new, empty storage; called before every test. */
@@ -75,6 +77,7 @@ export function describeStorage(name: string, backend: StorageUnderTest, part: C
     messagesSuite(context);
     transactionsSuite(context);
     groupCommitSuite(context);
+    unitsOfWorkSuite(context);
     frequencySuite(context);
     digestsSuite(context);
     cadenceSuite(context);
@@ -83,6 +86,7 @@ export function describeStorage(name: string, backend: StorageUnderTest, part: C
     expirySuite(context);
     countsSuite(context);
     engineSuite(context);
+    statusCallbacksSuite(context);
     retrySuite(context);
     reliabilitySuite(context);
     if (part === 'all') faultsSuite({ ...context, name });

@@ -33,6 +33,11 @@ export function deliveryStatusRepositories(t: Tables): Pick<StorageRepositories,
         for (const [key, h] of [...t.heldStatus]) if (key.startsWith(k(env, '')) && h.receivedAt < before && t.del(t.heldStatus, key)) dropped++;
         return dropped;
       },
+      async countHeld(env, integrationId) {
+        let count = 0;
+        for (const [key, h] of t.heldStatus) if (key.startsWith(k(env, '')) && h.integrationId === integrationId) count++;
+        return count;
+      },
     },
   };
 }

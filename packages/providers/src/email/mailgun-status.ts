@@ -1,5 +1,5 @@
-import type { ProviderCallback, ProviderStatusEvent } from '@tidings/core';
-import { contentEventId, hmac, isoTime, jsonBody, reasonText, record, refusal, requireSigningKey, safeEqual, statusEvent, text, type StatusIntegration } from '../status-callbacks.js';
+import type { ProviderCallback, ProviderStatusEvent, StatusReading } from '@tidings/core';
+import { checkFresh, contentEventId, hmac, TOLERANCE_SECONDS, isoTime, jsonBody, reasonText, record, refusal, requireSigningKey, safeEqual, statusEvent, text, type StatusIntegration } from '../status-callbacks.js';
 
 const SERVICE = 'Mailgun';
 
@@ -16,8 +16,13 @@ export const mailgunMessageId = (id: string): string => (id.startsWith('<') && i
  * (the integration's `inboundWebhookSigningKey`). Events: delivered; failed with `severity` permanent
  * (a hard bounce) or temporary (a soft one, Mailgun tries again); rejected (a failure); complained;
  * opened; clicked. The event id is `event-data.id`.
+ *
+ * The signature covers neither the body nor the URL, so a captured one would carry any body: the
+ * signed timestamp must be within `TOLERANCE_SECONDS` of now (Mailgun documents the check but no
+ * number), and the token is returned as the callback's one-time value, which the engine refuses a
+ * second time until the timestamp is too old anyway.
  */
-export async function readMailgunStatus(callback: ProviderCallback, integration: StatusIntegration): Promise<ProviderStatusEvent[]> {
+export async function readMailgunStatus(callback: ProviderCallback, integration: StatusIntegration): Promise<StatusReading> {
   const key = requireSigningKey(SERVICE, integration);
   const payload = record(jsonBody(SERVICE, callback));
   if (!payload) throw refusal(SERVICE, 'the body is not a webhook object');
@@ -27,7 +32,13 @@ export async function readMailgunStatus(callback: ProviderCallback, integration:
   const signature = text(signed?.signature);
   if (!timestamp || !token || !signature) throw refusal(SERVICE, 'the callback is not signed (no signature.timestamp, token and signature)');
   if (!safeEqual(signature.toLowerCase(), hmac('sha256', key, timestamp + token, 'hex'))) throw refusal(SERVICE, 'the signature does not match (is the HTTP webhook signing key right?)');
+  const signedAt = checkFresh(SERVICE, timestamp, integration.now?.getTime());
+  const once = { value: token, until: new Date((signedAt + TOLERANCE_SECONDS + 1) * 1000).toISOString() };
+  return { events: mailgunEvents(payload), once };
+}
 
+/** The events of a signed webhook's `event-data` that Tidings tracks. */
+function mailgunEvents(payload: Record<string, unknown>): ProviderStatusEvent[] {
   const event = record(payload['event-data']);
   if (!event) throw refusal(SERVICE, 'the callback has no event-data');
   const headerId = text(record(record(event.message)?.headers)?.['message-id']);

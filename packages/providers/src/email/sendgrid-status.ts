@@ -67,7 +67,7 @@ export async function readSendgridStatus(callback: ProviderCallback, integration
   const signature = header(callback, 'x-twilio-email-event-webhook-signature');
   const timestamp = header(callback, 'x-twilio-email-event-webhook-timestamp');
   if (!signature || !timestamp) throw refusal(SERVICE, 'the callback is not signed (no X-Twilio-Email-Event-Webhook-Signature and -Timestamp headers)');
-  checkFresh(SERVICE, timestamp);
+  checkFresh(SERVICE, timestamp, integration.now?.getTime());
   let valid = false;
   try {
     valid = verify('sha256', Buffer.from(timestamp + callback.body, 'utf8'), { key, dsaEncoding: 'der' }, Buffer.from(signature, 'base64'));
