@@ -77,11 +77,14 @@ export function formatPath(path: readonly PropertyKey[]): string {
 export type MemberHints = Readonly<Record<string, string>>;
 
 /**
- * Of the ways a value failed a union, the one its author most likely meant: the fewest issues, and of
- * those, one that does not fail on `type` (a value without `type` meant the member that needs none).
+ * Of the ways a value failed a union, the one its author most likely meant: not one whose very kind
+ * is wrong (an object is no string, whatever else ails it), then the fewest issues, and of those, one
+ * that does not fail on `type` (a value without `type` meant the member that needs none).
  */
 function likeliestBranch(branches: readonly (readonly z.core.$ZodIssue[])[]): readonly z.core.$ZodIssue[] | null {
-  const cost = (issues: readonly z.core.$ZodIssue[]) => issues.length + (issues.some((i) => i.path.length === 1 && i.path[0] === 'type') ? 0.5 : 0);
+  const wrongKind = (issues: readonly z.core.$ZodIssue[]) => issues.some((i) => i.path.length === 0 && i.code === 'invalid_type');
+  const cost = (issues: readonly z.core.$ZodIssue[]) =>
+    issues.length + (issues.some((i) => i.path.length === 1 && i.path[0] === 'type') ? 0.5 : 0) + (wrongKind(issues) ? 1_000 : 0);
   const ranked = branches.filter((b) => b.length > 0).sort((a, b) => cost(a) - cost(b));
   return ranked[0] ?? null;
 }

@@ -11,6 +11,8 @@ export interface PostOptions {
   readonly timeoutMs?: number;
   /** Which addresses may be reached. @default public addresses only */
   readonly network?: NetworkPolicy;
+  /** The send's signal (`SendContext.signal`): aborting it aborts the request. */
+  readonly signal?: AbortSignal;
 }
 
 /** Most bytes of an answer read (and then discarded): a far side cannot make us buffer more. */
@@ -94,11 +96,23 @@ export function guardedTarget(url: string, network?: NetworkPolicy): GuardedTarg
 }
 
 /**
- * The ProviderError for a request that got no answer: a refused address as it is (permanent), a
- * timeout (`TimeoutError`/`AbortError`) or any other network failure as a retryable one.
+ * The ProviderError for a send the engine gave up on (its signal aborted): the reason it aborted with
+ * when that is a ProviderError, else a retryable `timeout` (the engine stops waiting when a send
+ * takes too long).
  */
-export function unreachable(error: unknown, target: URL, timeoutMs: number): ProviderError {
+export function abandoned(signal: AbortSignal): ProviderError {
+  if (signal.reason instanceof ProviderError) return signal.reason;
+  return new ProviderError('the send was abandoned: the engine stopped waiting for it', { retryable: true, code: 'timeout', cause: signal.reason });
+}
+
+/**
+ * The ProviderError for a request that got no answer: a refused address as it is (permanent), a
+ * send the engine gave up on (see `abandoned`), a timeout (`TimeoutError`/`AbortError`) or any
+ * other network failure as a retryable one.
+ */
+export function unreachable(error: unknown, target: URL, timeoutMs: number, signal?: AbortSignal): ProviderError {
   if (error instanceof ProviderError) return error;
+  if (signal?.aborted) return abandoned(signal);
   const name = (error as Error).name;
   const timedOut = name === 'TimeoutError' || name === 'AbortError';
   return new ProviderError(timedOut ? `${target.host} did not answer within ${timeoutMs} ms` : `could not reach ${target.host}: ${(error as Error).message}`, {
@@ -123,9 +137,10 @@ export async function serviceRequest(request: ServiceRequest, options: PostOptio
   const requestOptions: RequestOptions = {
     method: request.method ?? 'POST',
     headers: { ...(body !== undefined && { 'content-length': Buffer.byteLength(body) }), ...options.headers, ...request.headers },
-    signal: AbortSignal.timeout(timeoutMs),
+    signal: options.signal ? AbortSignal.any([AbortSignal.timeout(timeoutMs), options.signal]) : AbortSignal.timeout(timeoutMs),
     ...(lookup && { lookup }),
   };
+  if (options.signal?.aborted) throw abandoned(options.signal);
   return new Promise<ServiceAnswer>((resolve, reject) => {
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     const req = send(target, requestOptions, (res: IncomingMessage) => {
@@ -146,7 +161,7 @@ export async function serviceRequest(request: ServiceRequest, options: PostOptio
     req.on('error', reject);
     req.end(body);
   }).catch((error: unknown) => {
-    throw unreachable(error, target, timeoutMs);
+    throw unreachable(error, target, timeoutMs, options.signal);
   });
 }
 

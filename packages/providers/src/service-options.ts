@@ -18,8 +18,12 @@ export interface ServiceProviderOptions {
 /** The integration's `baseUrl` wins over the provider's, as Novu lets an integration set its own. */
 export const baseUrlOf = (credentials: Credentials, options: ServiceProviderOptions) => credentials.baseUrl || options.baseUrl;
 
-/** The request options (timeout, network policy) a provider's options give every request it makes. */
-export const requestOptions = (options: ServiceProviderOptions): PostOptions => ({
+/**
+ * The request options (timeout, network policy) a provider's options give every request it makes,
+ * and the send's signal when it has one.
+ */
+export const requestOptions = (options: ServiceProviderOptions, signal?: AbortSignal): PostOptions => ({
   ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
   ...(options.network && { network: options.network }),
+  ...(signal && { signal }),
 });

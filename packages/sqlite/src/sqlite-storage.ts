@@ -26,7 +26,17 @@ export type SqliteStorageOptions = (
   migrate?: boolean;
   /** How long a writer waits for another process's lock, in ms. @default 5000 */
   busyTimeoutMs?: number;
+  /**
+   * The size the WAL file is brought back to once no reader needs what it holds (SQLite's
+   * `journal_size_limit`, and a truncating checkpoint): a read transaction in another process lets
+   * the log grow as long as it lasts. For a file Tidings opens; a handle you pass in keeps its own
+   * settings. @default 67_108_864 (64 MiB)
+   */
+  walSizeLimitBytes?: number;
 };
+
+/** Above the ~40 MB the WAL reaches before a commit checkpoints it itself, so a busy log is not shrunk and regrown. */
+const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
@@ -65,8 +75,13 @@ export function sqliteStorage(options: SqliteStorageOptions): SqlStorage {
   if (!database.memory) whileBusy(busyTimeoutMs, () => database.pragma('journal_mode = WAL'));
   database.pragma('synchronous = NORMAL');
   // A file of our own is checkpointed by a worker thread; the commit checkpoints only past the safety net.
-  const checkpointer = own && !database.memory && options.filename ? walCheckpointer(options.filename, busyTimeoutMs) : null;
-  if (checkpointer) database.pragma(`wal_autocheckpoint = ${SAFETY_NET_PAGES}`);
+  const walSizeLimitBytes = Number.isFinite(options.walSizeLimitBytes) ? Math.max(0, Math.floor(options.walSizeLimitBytes!)) : WAL_SIZE_LIMIT_BYTES;
+  const checkpointer = own && !database.memory && options.filename ? walCheckpointer(options.filename, busyTimeoutMs, walSizeLimitBytes) : null;
+  if (checkpointer) {
+    database.pragma(`wal_autocheckpoint = ${SAFETY_NET_PAGES}`);
+    // The writer shrinks the log back to the limit when it starts it over after a complete checkpoint.
+    database.pragma(`journal_size_limit = ${walSizeLimitBytes}`);
+  }
   const cached = withStatementCache(database);
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: { prepare: cached.prepare, close: () => cached.close() } }) });
   const storage = createSqlStorage({

@@ -39,6 +39,79 @@ describe('WAL checkpoints off the main thread', () => {
     expect(child.output()).toContain('CLOSED');
   });
 
+  describe('a reader in another connection lets the WAL grow while it reads; once readers leave, the log is truncated to walSizeLimitBytes (issue 40, item 9)', () => {
+    const limit = 256 * 1024;
+    const batch = (n: number) => Array.from({ length: 20 }, (_, i) => ({ name: 'w', to: `s-${n}-${i}`, payload: { n } }));
+    const count = (reader: Database.Database) => reader.prepare('select count(*) as n from tidings_messages').get();
+
+    /** A read transaction in a connection of its own, as another process would hold it. */
+    function reading(filename: string) {
+      const reader = new Database(filename, { readonly: true });
+      reader.exec('BEGIN');
+      const seen = count(reader);
+      return {
+        seen,
+        still: () => count(reader),
+        leave() {
+          reader.exec('COMMIT');
+          reader.close();
+        },
+      };
+    }
+
+    /** A storage whose WAL a reader held back until it grew well past the limit. */
+    async function grownPastTheLimit(name: string) {
+      const filename = join(dir, name);
+      const storage = sqliteStorage({ filename, walSizeLimitBytes: limit });
+      const tidings = createTidings({ storage });
+      await tidings.workflows.upsert(workflow);
+      const walSize = () => statSync(`${filename}-wal`, { throwIfNoEntry: false })?.size ?? 0;
+      const reader = reading(filename);
+      expect(reader.seen).toEqual({ n: 0 });
+      let n = 0;
+      // Enough commits for the checkpoint thread to start (32), and a log four times the limit.
+      while (walSize() <= 4 * limit || n < 40) {
+        await tidings.triggerBulk(batch(n++));
+        if (n > 2_000) throw new Error(`the WAL is ${walSize()} bytes after ${n} writes`);
+      }
+      // The reader still sees its snapshot: the log could not be started over meanwhile.
+      expect(reader.still()).toEqual({ n: 0 });
+      return { filename, storage, tidings, reader, walSize, next: () => tidings.triggerBulk(batch(n++)), writes: () => n };
+    }
+
+    it('while writes go on, the next checkpoints bring it back to the limit', async () => {
+      const { storage, reader, walSize, next } = await grownPastTheLimit('reader-writes.db');
+      reader.leave();
+      await expect
+        .poll(
+          async () => {
+            await next();
+            return walSize();
+          },
+          { timeout: 30_000, interval: 20 },
+        )
+        .toBeLessThanOrEqual(limit);
+      await storage.close();
+    }, 60_000);
+
+    it('when the app has gone idle, a checkpoint held back by a reader is tried again until it can truncate', async () => {
+      const { filename, storage, tidings, reader, walSize, writes } = await grownPastTheLimit('reader-idle.db');
+      // A second reader, of the latest snapshot, lets every frame be copied but not the log be truncated.
+      const latest = reading(filename);
+      expect(latest.seen).toEqual({ n: writes() * 20 });
+      reader.leave();
+      const before = statSync(filename).size;
+      // No writes from here: only a checkpoint tried again copies the frames the first reader held back…
+      await expect.poll(() => statSync(filename).size, { timeout: 30_000, interval: 50 }).toBeGreaterThan(before);
+      expect(walSize()).toBeGreaterThan(4 * limit);
+      latest.leave();
+      // …and, once the last reader has left, truncates the log.
+      await expect.poll(walSize, { timeout: 30_000, interval: 50 }).toBeLessThanOrEqual(limit);
+      expect(await tidings.messages.counts(`s-${writes() - 1}-19`)).toMatchObject({ total: 1 });
+      await storage.close();
+    }, 60_000);
+  });
+
   it('a database the app opened itself keeps its own checkpoint settings', async () => {
     const filename = join(dir, 'quiet.db');
     const storage = sqliteStorage({ filename });
@@ -50,6 +123,7 @@ describe('WAL checkpoints off the main thread', () => {
     await createTidings({ storage: borrowed }).workflows.upsert(workflow);
     await borrowed.close();
     expect(handle.pragma('wal_autocheckpoint', { simple: true })).toBe(1_000);
+    expect(handle.pragma('journal_size_limit', { simple: true })).toBe(-1);
     handle.close();
   });
 });

@@ -22,10 +22,14 @@ import { appendedSetting, withoutChannelSettings } from '../subscribers/channel-
 export function subscribersApi(ctx: EngineContext) {
   const { storage, env } = ctx;
   return {
-    /** Creates the subscriber or changes only the members given (`data` is replaced whole). */
+    /**
+     * Creates the subscriber or changes only the members given (`data` is replaced whole).
+     * validation_failed, with nothing changed, when its channels would give it more than
+     * MAX_DEVICE_TOKENS_PER_PROVIDER device tokens of one provider.
+     */
     async upsert(input: SubscriberInput): Promise<Subscriber> {
       const patch = parseInput(subscriberInputSchema, input, 'subscriber');
-      const [stored] = await storage.transaction((tx) => upsertSubscribers(tx, env, [{ patch, _id: newId(ctx.clock.now()) }], ctx.now(), ctx.organizationId));
+      const [stored] = await storage.transaction((tx) => upsertSubscribers(tx, env, [{ patch, _id: newId(ctx.clock.now()) }], ctx.now(), ctx.organizationId, undefined, { refuseOverCap: { what: 'subscriber' } }));
       return stored!;
     },
     /** The subscriber, or null when there is none. */
@@ -36,7 +40,10 @@ export function subscribersApi(ctx: EngineContext) {
     /**
      * Sets the subscriber's credentials for one chat or push provider (Novu's channel credentials):
      * `replace` (the default) puts these device tokens in place of the stored ones, `append` adds them
-     * to those stored; other credentials given replace theirs. not_found when the subscriber is absent.
+     * to those stored; other credentials given replace theirs. not_found when the subscriber is absent;
+     * validation_failed naming `credentials.deviceTokens`, with nothing changed, when the subscriber
+     * would hold more than MAX_DEVICE_TOKENS_PER_PROVIDER device tokens of the provider (over all its
+     * integrations): an append past the cap is refused, never trimmed.
      */
     async setCredentials(subscriberId: string, input: ChannelSettingsInput, mode: 'replace' | 'append' = 'replace'): Promise<Subscriber> {
       const setting = parseInput(channelSettingsInputSchema, input, 'channel credentials');
@@ -44,7 +51,9 @@ export function subscribersApi(ctx: EngineContext) {
         const [stored] = await tx.subscribers.getMany(env, [subscriberId]);
         if (!stored) throw notFound('Subscriber', subscriberId);
         const channel = mode === 'append' ? appendedSetting(stored, setting) : setting;
-        const [updated] = await upsertSubscribers(tx, env, [{ patch: { subscriberId, channels: [channel] }, _id: stored._id }], ctx.now(), ctx.organizationId, new Map([[subscriberId, stored]]));
+        const [updated] = await upsertSubscribers(tx, env, [{ patch: { subscriberId, channels: [channel] }, _id: stored._id }], ctx.now(), ctx.organizationId, new Map([[subscriberId, stored]]), {
+          refuseOverCap: { what: 'channel credentials', field: () => 'credentials.deviceTokens' },
+        });
         return updated!;
       });
     },

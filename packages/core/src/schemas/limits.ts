@@ -9,6 +9,18 @@ export const MAX_RECIPIENTS_PER_CALL = 10_000;
 /** Deepest nesting of objects and arrays in any input (payloads, data, overrides). */
 export const MAX_INPUT_DEPTH = 32;
 
+/**
+ * Most device tokens one subscriber holds for one push provider, over all its channel settings for
+ * that provider (one per integration identifier). A device has one token per app, so a subscriber
+ * has a handful; and 100 is what Expo takes in one request, so one push is one request to it.
+ */
+export const MAX_DEVICE_TOKENS_PER_PROVIDER = 100;
+/**
+ * Longest device token: APNs tokens are 64 hex digits, FCM's about 160 characters and Expo's about 45;
+ * the room is for a push endpoint of your own that takes something longer (a web push subscription).
+ */
+export const MAX_DEVICE_TOKEN_LENGTH = 4_096;
+
 /** A required id or key: trimmed, not empty, at most MAX_ID_LENGTH characters. */
 export const idSchema = z.string().trim().min(1, 'must not be empty').max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`);
 

@@ -1,12 +1,15 @@
 import { z } from 'zod';
-import { idSchema } from './limits.js';
+import { MAX_DEVICE_TOKEN_LENGTH, MAX_DEVICE_TOKENS_PER_PROVIDER, idSchema } from './limits.js';
 import { isValidTimeZone } from '../schedule/time-zone.js';
 import { channelProviderIdSchema, isoInstantSchema, jsonObjectSchema } from './enums.js';
 
 export const channelCredentialsSchema = z.strictObject({
   webhookUrl: z.string().optional(),
   channel: z.string().optional(),
-  deviceTokens: z.array(z.string()).optional(),
+  deviceTokens: z
+    .array(z.string().max(MAX_DEVICE_TOKEN_LENGTH, `must be at most ${MAX_DEVICE_TOKEN_LENGTH} characters`))
+    .max(MAX_DEVICE_TOKENS_PER_PROVIDER, `must hold at most ${MAX_DEVICE_TOKENS_PER_PROVIDER} device tokens (the most one subscriber keeps for one provider)`)
+    .optional(),
   alertUid: z.string().optional(),
   title: z.string().optional(),
   imageUrl: z.string().optional(),

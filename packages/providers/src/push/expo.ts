@@ -1,5 +1,5 @@
 import { ProviderError, type Credentials, type Provider } from '@tidings/core';
-import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
+import { abandoned, answerError, answerJson, atBase, serviceRequest } from '../http.js';
 import { baseUrlOf, requestOptions, type ServiceProviderOptions } from '../service-options.js';
 import { settleDevices, type DeviceOutcome, type PushResult } from './device-outcomes.js';
 
@@ -10,8 +10,6 @@ const MAX_MESSAGES = 100;
 const TRANSIENT_TICKET_ERRORS = new Set(['MessageRateExceeded']);
 
 type Ticket = { status?: unknown; id?: unknown; details?: { error?: unknown } };
-
-
 
 /** Expo's own code for a failed request: `{ errors: [{ code }] }`, or OAuth's `{ error }` for a bad access token. */
 function requestErrorCode(json: unknown): string | undefined {
@@ -33,12 +31,15 @@ function ticketOutcome(token: string, ticket: Ticket | undefined): DeviceOutcome
  * `Authorization: Bearer <apiKey>` when the integration has one (Expo asks for it only with enhanced
  * push security). Expo answers 200 with a ticket per message: the message is sent when one device
  * took it; the tokens Expo calls `DeviceNotRegistered` come back as `invalidTokens`. When every
- * device refused, the error code is Expo's (e.g. `DeviceNotRegistered`).
+ * device refused, the error code is Expo's (e.g. `DeviceNotRegistered`). The chunks go one after
+ * another; once the send's signal aborts (the engine stopped waiting), the request in flight is
+ * aborted and no further chunk is sent.
  */
 export const expoProvider = (options: ServiceProviderOptions = {}): Provider => ({
   id: 'expo',
   channel: 'push',
-  async send(message, credentials: Credentials): Promise<PushResult> {
+  async send(message, credentials: Credentials, context): Promise<PushResult> {
+    const signal = context?.signal;
     const tokens = message.to.deviceTokens ?? [];
     if (tokens.length === 0) throw new ProviderError('expo: the recipient has no device tokens', { retryable: false, code: 'missing_device_tokens' });
     const url = atBase(SEND_URL, baseUrlOf(credentials, options));
@@ -50,7 +51,7 @@ export const expoProvider = (options: ServiceProviderOptions = {}): Provider => 
     /** One request for up to 100 tokens: a ticket each, or a ProviderError thrown for the whole request. */
     const post = async (chunk: readonly string[]): Promise<DeviceOutcome[]> => {
       const body = chunk.map((to) => ({ to, ...(message.title !== undefined && { title: message.title }), body: message.content, data: message.payload, ...message.overrides }));
-      const answer = await serviceRequest({ url, headers, body: JSON.stringify(body) }, requestOptions(options));
+      const answer = await serviceRequest({ url, headers, body: JSON.stringify(body) }, requestOptions(options, signal));
       const json = answerJson(answer) as { data?: Ticket[] } | undefined;
       if (answer.status < 200 || answer.status >= 300) throw answerError('expo', answer, requestErrorCode(json));
       const tickets = Array.isArray(json?.data) ? json.data : [];
@@ -58,12 +59,13 @@ export const expoProvider = (options: ServiceProviderOptions = {}): Provider => 
     };
     const outcomes: DeviceOutcome[] = [];
     for (let start = 0; start < tokens.length; start += MAX_MESSAGES) {
+      if (signal?.aborted) throw abandoned(signal);
       const chunk = tokens.slice(start, start + MAX_MESSAGES);
       try {
         outcomes.push(...(await post(chunk)));
       } catch (error) {
-        // Once a chunk went out, a later one failing only fails its own tokens.
-        if (!(error instanceof ProviderError) || outcomes.length === 0) throw error;
+        // Once a chunk went out, a later one failing only fails its own tokens; an abandoned send stops.
+        if (!(error instanceof ProviderError) || outcomes.length === 0 || signal?.aborted) throw error;
         outcomes.push(...chunk.map((token) => ({ token, error, dead: false })));
       }
     }

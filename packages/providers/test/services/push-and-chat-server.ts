@@ -24,7 +24,11 @@ export interface ServiceReply {
  */
 export async function serviceServer(answer: (call: ServiceCall) => ServiceReply | Promise<ServiceReply>) {
   const calls: ServiceCall[] = [];
+  let open = 0;
   const server = createServer((req, res) => {
+    // A request is open until its answer is sent or the client gives up on it (its connection closes).
+    open++;
+    res.once('close', () => open--);
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', async () => {
@@ -46,6 +50,8 @@ export async function serviceServer(answer: (call: ServiceCall) => ServiceReply 
   return {
     url: `http://127.0.0.1:${port}`,
     calls,
+    /** Requests received and neither answered nor given up by the client yet. */
+    open: () => open,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

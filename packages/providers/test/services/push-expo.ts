@@ -8,6 +8,8 @@ export interface ExpoFakeOptions {
   readonly registered: readonly string[];
   /** How many first requests meet an outage (503). */
   readonly down?: number;
+  /** How long each answer takes, in ms; `never`: Expo takes the request and never answers. @default 0 */
+  readonly answerAfter?: number | 'never';
 }
 
 const requestError = (status: number, code: string, message: string): ServiceReply => ({ status, json: { errors: [{ code, message }] } });
@@ -40,6 +42,11 @@ export async function expoFake(options: ExpoFakeOptions) {
     });
     return { status: 200, json: { data } };
   };
-  const server = await serviceServer(answer);
+  const after = options.answerAfter ?? 0;
+  const server = await serviceServer(async (call) => {
+    if (after === 'never') return new Promise<never>(() => {});
+    if (after > 0) await new Promise((resolve) => setTimeout(resolve, after));
+    return answer(call);
+  });
   return { ...server, tickets };
 }
