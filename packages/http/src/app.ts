@@ -11,6 +11,7 @@ import { inboxRoutes } from './inbox/inbox-routes.js';
 import { attachInboxSockets, type InboxSockets } from './inbox/inbox-sockets.js';
 import type { Server as HttpServer } from 'node:http';
 import { liveEvents } from './live.js';
+import { metricsRoute } from './metrics-route.js';
 import { withoutNovuExtras } from './novu-extras.js';
 import { openApiDocument } from './openapi.js';
 import { providerWebhookRoutes } from './provider-webhooks.js';
@@ -45,6 +46,7 @@ export function createHttpApp(options: HttpAppOptions) {
 
   app.get('/openapi.json', (c) => c.json(document));
   healthRoutes(app, [...new Set(options.environments.map((e) => e.tidings))]);
+  if (options.metrics) metricsRoute(app, options.metrics);
 
   const inboxEnvironments = options.environments.flatMap(({ tidings, apiKeys, applicationIdentifier }) =>
     applicationIdentifier !== undefined && apiKeys[0] !== undefined ? [{ tidings, applicationIdentifier, apiKey: apiKeys[0] }] : [],

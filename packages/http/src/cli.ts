@@ -50,8 +50,15 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
   {
     flag: 'metrics',
     env: 'TIDINGS_METRICS',
-    meaning: "Serve the engine's metrics at GET /metrics in Prometheus' text format, without the API key\n      (counts and latencies only: no ids, addresses or content). Needs --processes 1.",
+    meaning: "Serve the engine's metrics at GET /metrics in Prometheus' text format, never with the API key\n      (counts and latencies only: no ids, addresses or content; storage counted at most every 5 s).\n      Without --metrics-token anyone who reaches the port may scrape. Needs --processes 1.",
     default: 'off',
+  },
+  {
+    flag: 'metrics-token',
+    value: '<token>',
+    env: 'TIDINGS_METRICS_TOKEN',
+    meaning: 'Answer GET /metrics only to "Authorization: Bearer <token>" (a 401 otherwise). Needs --metrics.',
+    default: 'none (/metrics answers anyone)',
   },
 ];
 
@@ -259,6 +266,10 @@ export function readArguments(args: string[], env: NodeJS.ProcessEnv) {
   const noActivity = toggle('no-activity');
   const workflows = text('workflows');
   const metrics = toggle('metrics');
+  // The token is never repeated in a message.
+  const metricsToken = setting('metrics-token');
+  if (metricsToken && !metrics) throw new ArgumentError(`${metricsToken.source} needs --metrics (or TIDINGS_METRICS=true)`);
+  if (metricsToken && /\s/.test(metricsToken.value)) throw new ArgumentError(`${metricsToken.source} must not contain spaces (scrapers send it as "Authorization: Bearer <token>")`);
   // Each process keeps its own counts, and a scrape reaches one of them.
   if (metrics && processes > 1) throw new ArgumentError('--metrics needs --processes 1: each process counts on its own, and a scrape of the shared port reaches only one of them');
 
@@ -275,7 +286,7 @@ export function readArguments(args: string[], env: NodeJS.ProcessEnv) {
     ...(webhookAllow?.length && { webhookAllow }),
     ...(workflows && { workflows }),
     ...(noActivity && { activity: false }),
-    ...(metrics && { metrics }),
+    ...(metrics && { metrics: metricsToken ? { token: metricsToken.value } : true }),
     log: { requests: !quiet, deliveries: true },
   };
   return { options, processes };

@@ -1,6 +1,7 @@
 import type { Clock, Tidings } from '@tidings/core';
 import type { InboxOptions } from './inbox/inbox-routes.js';
 import type { InboxSession } from './inbox/session.js';
+import type { PrometheusMetrics } from './prometheus-metrics.js';
 
 export type AppEnv = {
   Variables: {
@@ -37,4 +38,18 @@ export interface HttpAppOptions {
   readonly clock?: Clock;
   /** Called with each error answered as a 500 (the client sees no detail). @default logs it with console.error */
   readonly onError?: (error: unknown) => void;
+  /** Serve the engines' metrics at `GET /metrics` (Prometheus' text format). @default not served */
+  readonly metrics?: MetricsOptions;
+}
+
+export interface MetricsOptions {
+  /** What `/metrics` answers with: a `prometheusMetrics()` whose `meterProvider` the engines were given. */
+  readonly prometheus: Pick<PrometheusMetrics, 'respond'>;
+  /**
+   * The token scrapers must send as `Authorization: Bearer <token>` (Prometheus' `authorization`
+   * setting); it is compared in constant time, and a request without it is a 401 that collects
+   * nothing. Not the API key: a scraper's configuration should not hold the power to trigger and read
+   * inboxes. @default none: anyone who reaches the port may scrape
+   */
+  readonly token?: string;
 }

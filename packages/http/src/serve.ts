@@ -9,7 +9,7 @@ import { createHttpApp } from './app.js';
 import { activityApp } from './activity/activity-app.js';
 import { loadWorkflowsModule } from './workflows-module.js';
 import { engineLogging, requestLogging, serveLogger, type Logger } from './serve-log.js';
-import { prometheusMetrics, type PrometheusMetrics } from './prometheus-metrics.js';
+import { prometheusMetrics } from './prometheus-metrics.js';
 import type { DestinationStream } from 'pino';
 
 export interface ServeOptions {
@@ -64,11 +64,13 @@ export interface ServeOptions {
   log?: { requests?: boolean; deliveries?: boolean; destination?: DestinationStream };
   /**
    * Serve the engine's metrics at `GET /metrics` in Prometheus' text format (OpenTelemetry's
-   * Prometheus exporter), without the API key: scrapers rarely send custom headers, and the metrics
-   * hold counts and latencies by status, channel, provider and job kind, no ids, addresses or content.
+   * Prometheus exporter), never with the API key: the metrics hold counts and latencies by status,
+   * channel, provider and job kind, no ids, addresses or content. `true` answers anyone who reaches
+   * the port; `{ token }` answers only `Authorization: Bearer <token>` (a 401, which counts nothing,
+   * otherwise). The storage gauges are counted at most every 5 s whatever the number of scrapes.
    * @default false
    */
-  metrics?: boolean;
+  metrics?: boolean | { token: string };
   /**
    * Workflows written in code (`@tidings/framework`), or the path of a module whose exports are
    * loaded for them (what `--workflows` gives; every process of a cluster loads it).
@@ -159,15 +161,6 @@ async function checkStorage(storage: Storage, where: string): Promise<void> {
 
 type Fetch = ReturnType<typeof createHttpApp>['fetch'];
 
-/** The app's fetch, with `GET /metrics` answered from the metrics when they are served. */
-function withMetrics(fetch: Fetch, metrics: PrometheusMetrics | null): Fetch {
-  if (!metrics) return fetch;
-  return (request, ...rest) => {
-    if (request.method === 'GET' && new URL(request.url).pathname === '/metrics') return metrics.respond();
-    return fetch(request, ...rest);
-  };
-}
-
 async function listen(fetch: Fetch, port: number, host: string, logger: Logger | null) {
   return new Promise<ReturnType<typeof serveNode>>((resolve, reject) => {
     const server = serveNode({ fetch: logger ? requestLogging(fetch, logger) : fetch, port, hostname: host }, () => resolve(server));
@@ -216,6 +209,7 @@ export async function checkDatabase(options: ServeOptions): Promise<void> {
  * `StartupError` (one line) when the database cannot be used or the port cannot be had.
  */
 export async function serve(options: ServeOptions = {}) {
+  if (typeof options.metrics === 'object' && !/^\S+$/.test(options.metrics.token)) throw new StartupError('the metrics token must be a non-empty string without spaces');
   const workflows = typeof options.workflows === 'string' ? await loadWorkflowsModule(options.workflows) : options.workflows ?? [];
   const { storage, where } = await openStorage(options, sqliteFile(options));
   await checkStorage(storage, where);
@@ -248,12 +242,13 @@ export async function serve(options: ServeOptions = {}) {
     environments: [{ tidings, apiKeys: [apiKey], applicationIdentifier }],
     inbox: { requireSubscriberHash: options.inboxHash ?? true },
     ...(logger && { onError: (error: unknown) => logger.error({ err: error }, 'request failed') }),
+    ...(metrics && { metrics: { prometheus: metrics, ...(typeof options.metrics === 'object' && { token: options.metrics.token }) } }),
   });
   if (options.activity ?? true) app.route('/activity', activityApp());
   const host = options.host ?? '127.0.0.1';
   let server: ReturnType<typeof serveNode>;
   try {
-    server = await listen(withMetrics(app.fetch, metrics), options.port ?? 3000, host, options.log?.requests ? logger : null);
+    server = await listen(app.fetch, options.port ?? 3000, host, options.log?.requests ? logger : null);
   } catch (error) {
     await metrics?.shutdown().catch(() => undefined);
     await storage.close().catch(() => undefined);

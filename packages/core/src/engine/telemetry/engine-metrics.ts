@@ -2,6 +2,7 @@ import { createNoopMeter, ValueType, type Attributes, type Meter } from '@opente
 import type { TidingsEmitter } from '../../events.js';
 import type { Job, JobKind, TriggerStatus } from '../../schemas/index.js';
 import type { Storage } from '../../storage.js';
+import { atMostEvery } from './at-most-every.js';
 
 /** How one provider call went: `retry` is a failure worth another attempt, `failed` one that is final. */
 export type SendOutcome = 'sent' | 'failed' | 'retry';
@@ -14,7 +15,7 @@ export interface EngineMetrics {
 }
 
 /** Every job kind (a kind added to JobKind and not listed here fails to compile), so a kind with no job reads 0. */
-const JOB_KINDS = Object.keys({ walk: true, fanout: true, unsnooze: true, digest: true, webhook: true, sweep: true } satisfies Record<JobKind, true>) as JobKind[];
+const JOB_KINDS = Object.keys({ walk: true, fanout: true, unsnooze: true, digest: true, webhook: true, outbox: true, sweep: true } satisfies Record<JobKind, true>) as JobKind[];
 
 /**
  * Attribute objects made once per combination of values and reused: recording a point allocates
@@ -31,13 +32,21 @@ function attributeCache<K extends string>(names: readonly [K, K]) {
   };
 }
 
+/**
+ * How long the storage gauges' counts stand before a collection counts again: counting 100,000 queued
+ * jobs holds SQLite's thread for about 50 ms, so a scrape must never count on its own.
+ */
+export const STORAGE_GAUGES_REFRESH_MS = 5_000;
+
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const LAG_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600];
 
 /**
  * The engine's instruments on `meter`, or null for the API's no-op meter (no SDK installed): then
  * nothing is recorded, no listener added, and storage never counted. Queue depth and open digests
- * are read from storage when the meter collects (a scrape), not as the engine works.
+ * are counted in storage when the meter collects (a scrape), at most once per
+ * `STORAGE_GAUGES_REFRESH_MS` and never twice at once, whatever the number of scrapers or readers;
+ * collections in between report the last count.
  */
 export function engineMetrics(meter: Meter, storage: Storage, env: string, events: TidingsEmitter, onError: (error: unknown) => void): EngineMetrics | null {
   if (meter === createNoopMeter()) return null;
@@ -58,21 +67,20 @@ export function engineMetrics(meter: Meter, storage: Storage, env: string, event
   const sendAttributes = attributeCache(['provider', 'outcome']);
 
   events.on('message.created', ({ message }) => messages.add(1, messageAttributes(message.channel, message.status)));
-  queued.addCallback(async (result) => {
-    try {
-      const counts = await storage.jobs.countByKind(env);
-      for (const kind of JOB_KINDS) result.observe(counts[kind] ?? 0, kindAttributes.get(kind));
-    } catch (error) {
-      onError(error);
-    }
+  const storageCounts = atMostEvery(STORAGE_GAUGES_REFRESH_MS, async () => {
+    const [jobs, digests] = await Promise.allSettled([storage.jobs.countByKind(env), storage.digests.countOpen(env)]);
+    // A count that failed is reported once per refresh, and its gauge has no value until the next one.
+    for (const counted of [jobs, digests]) if (counted.status === 'rejected') onError(counted.reason);
+    return { jobs: jobs.status === 'fulfilled' ? jobs.value : null, digests: digests.status === 'fulfilled' ? digests.value : null };
   });
-  openDigests.addCallback(async (result) => {
-    try {
-      result.observe(await storage.digests.countOpen(env));
-    } catch (error) {
-      onError(error);
-    }
-  });
+  meter.addBatchObservableCallback(
+    async (result) => {
+      const counts = await storageCounts();
+      if (counts.jobs) for (const kind of JOB_KINDS) result.observe(queued, counts.jobs[kind] ?? 0, kindAttributes.get(kind));
+      if (counts.digests !== null) result.observe(openDigests, counts.digests);
+    },
+    [queued, openDigests],
+  );
 
   return {
     triggered(status) {
