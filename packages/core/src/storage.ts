@@ -222,6 +222,10 @@ export interface ClaimOptions {
   readonly now: string;
   readonly limit: number;
   readonly leaseMs: number;
+  /** Only jobs of these kinds (a lane of its own); every kind when absent. */
+  readonly kinds?: readonly JobKind[];
+  /** Jobs of every kind but these. */
+  readonly exceptKinds?: readonly JobKind[];
 }
 
 export interface JobRepository {

@@ -5,13 +5,15 @@ import { jobFromRow } from './repositories/delivery.js';
 /** The inner select of a claim, before its row lock. */
 type DueSelect = ReturnType<typeof dueJobIds>;
 
-function dueJobIds(db: Db, { env, now, limit }: Pick<ClaimOptions, 'env' | 'now' | 'limit'>) {
+function dueJobIds(db: Db, { env, now, limit, kinds, exceptKinds }: Pick<ClaimOptions, 'env' | 'now' | 'limit' | 'kinds' | 'exceptKinds'>) {
   let query = db
     .selectFrom('tidings_jobs')
     .select('id')
     .where('run_at', '<=', now)
     .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]));
   if (env !== undefined) query = query.where('env', '=', env);
+  if (kinds !== undefined) query = query.where('kind', 'in', kinds.length > 0 ? [...kinds] : ['']);
+  if (exceptKinds !== undefined && exceptKinds.length > 0) query = query.where('kind', 'not in', [...exceptKinds]);
   return query.orderBy('run_at').orderBy('id').limit(limit);
 }
 

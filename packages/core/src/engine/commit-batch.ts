@@ -1,4 +1,4 @@
-import type { Job, Message, Subscriber, WebhookEndpoint } from '../schemas/index.js';
+import type { Job, Message, Subscriber, WebhookDelivery, WebhookEndpoint } from '../schemas/index.js';
 import type { Digest, StorageRepositories, WindowHit } from '../storage.js';
 import { withoutDeviceTokens, type DeadDeviceTokens } from '../subscribers/drop-device-tokens.js';
 import { groupBy } from '../util/group-by.js';
@@ -101,6 +101,7 @@ export async function commitBatch(ctx: EngineContext, workerId: string, now: Dat
     const disabledEndpoints: WebhookEndpoint[] = [];
     const events: WebhookEvent[] = [];
     const hits: WindowHit[] = [];
+    const newDeliveries: WebhookDelivery[] = [];
     const throttleExpiries: string[] = [];
     for (const { result, settled: s } of settled) {
       const { job } = result;
@@ -134,6 +135,7 @@ export async function commitBatch(ctx: EngineContext, workerId: string, now: Dat
       enqueue.push(...result.enqueue);
       updates.push(...result.messageUpdates);
       if (result.windowHits) hits.push(...result.windowHits);
+      if (result.newDeliveries) for (const delivery of result.newDeliveries) newDeliveries.push(delivery);
       if (result.deadTokens && job.subscriberId) dead.push({ subscriberId: job.subscriberId, tokens: result.deadTokens });
       if (result.webhook) {
         const { delivery, endpointOutcome } = result.webhook;
@@ -156,6 +158,7 @@ export async function commitBatch(ctx: EngineContext, workerId: string, now: Dat
     await dropDeadTokens(ctx, tx, dead, ctx.now());
     await clearRetriedErrors(tx, env, settled.flatMap(({ result }) => (held.has(result.job.id) ? [result] : [])));
     const stored = await storeWalkResults(ctx, tx, await linkSentMessages(tx, env, messages, tracksStatus), records);
+    if (newDeliveries.length > 0) await tx.webhooks.insertDeliveries(env, newDeliveries);
     if (enqueue.length > 0) await tx.jobs.enqueue(env, enqueue);
     if (hits.length > 0) {
       await tx.frequency.prune(env, hits.map((h) => h.key), at);

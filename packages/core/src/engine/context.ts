@@ -37,6 +37,8 @@ export interface EngineOptions {
   readonly providerTimeoutMs: number;
   /** How long a code workflow's own code may take to reach its next step (or check a payload). @default 30_000 */
   readonly stepTimeoutMs: number;
+  /** How long a webhook endpoint has to answer one delivery. @default 5_000 */
+  readonly webhookTimeoutMs: number;
   /** How many jobs of a batch deliver at once, so one slow provider never holds up the others. @default 16 */
   readonly deliveryConcurrency: number;
   /**

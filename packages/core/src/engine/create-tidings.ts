@@ -15,7 +15,7 @@ import { parseInput } from '../validation.js';
 import { integrationsApi, tenantsApi, workflowsApi } from './catalog-api.js';
 import type { EngineContext, EngineOptions } from './context.js';
 import { createJobLoop } from './job-loop.js';
-import { createJobRunner } from './job-runner.js';
+import { createJobRunner, deadLeaseTakeBack, WEBHOOK_KINDS } from './job-runner.js';
 import { wakingStorage } from './waking-storage.js';
 import { publishLive } from './publish-live.js';
 import { messagesApi } from './messages-api.js';
@@ -67,6 +67,8 @@ export interface TidingsOptions {
    * up with the reason in `explain`; a payload check past it refuses the trigger. @default 30_000
    */
   stepTimeoutMs?: number;
+  /** How long a webhook endpoint has to answer a delivery before the attempt counts as failed. @default 5_000 */
+  webhookTimeoutMs?: number;
   /** @default 16 */
   deliveryConcurrency?: number;
   /**
@@ -132,6 +134,7 @@ const optionsSchema = z.object({
   maxIdleMs: z.number().int().min(10).default(5_000),
   providerTimeoutMs: z.number().int().min(1).default(10_000),
   stepTimeoutMs: z.number().int().min(1).max(3_600_000).default(30_000),
+  webhookTimeoutMs: z.number().int().min(1).max(60_000).default(5_000),
   deliveryConcurrency: z.number().int().min(1).max(1_000).default(16),
   circuitBreaker: z
     .union([z.literal(false), z.object({ failures: z.number().int().min(1).max(1_000).default(5), openMs: z.number().int().min(0).default(30_000) }).strict()])
@@ -192,7 +195,9 @@ export function createTidings(options: TidingsOptions) {
     providers.set(key, provider);
   }
   // Workers know each other by the storage the user passed: each engine's code-catalog view is an object of its own.
-  const runner = createJobRunner(ctx, providers, options.storage, options.webhookTransport);
+  const takeBackDeadLeases = deadLeaseTakeBack(ctx, options.storage);
+  const runner = createJobRunner(ctx, providers, options.storage, { exceptKinds: WEBHOOK_KINDS, batchSize: engineOptions.batchSize, takeBackDeadLeases }, options.webhookTransport);
+  const webhookRunner = createJobRunner(ctx, providers, options.storage, { kinds: WEBHOOK_KINDS, batchSize: engineOptions.deliveryConcurrency, takeBackDeadLeases }, options.webhookTransport);
   // A retention policy's sweep is made sure of once per engine, when jobs first run.
   let sweepReady: Promise<void> | null = null;
   const sweepEnsured = () => (sweepReady ??= ensureSweep(ctx).catch((error: unknown) => {
@@ -200,6 +205,7 @@ export function createTidings(options: TidingsOptions) {
     throw error;
   }));
   const loop = createJobLoop(ctx, runner, onError);
+  const webhookLoop = createJobLoop(ctx, webhookRunner, onError);
   const triggers = triggerApi(ctx);
 
   return {
@@ -245,21 +251,30 @@ export function createTidings(options: TidingsOptions) {
     /** Runs every job due by the clock now; returns how many ran. For tests with a manual clock. */
     runDue: async () => {
       await sweepEnsured();
-      return runner.runDue();
+      let ran = 0;
+      // Walks make outbox pages, outbox pages make deliveries: both lanes until neither has a due job.
+      for (;;) {
+        const now = (await runner.runDue()) + (await webhookRunner.runDue());
+        if (now === 0) return ran;
+        ran += now;
+      }
     },
-    /** Starts the background job loop. */
+    /** Starts the background job loops (walks, and webhook deliveries in a lane of their own). */
     start: () => {
       sweepEnsured().catch(onError);
       loop.start();
+      webhookLoop.start();
     },
-    /** Stops the job loop after the jobs in flight; the storage stays open. */
-    stop: loop.stop,
+    /** Stops the job loops after the jobs in flight; the storage stays open. */
+    stop: async () => {
+      await Promise.all([loop.stop(), webhookLoop.stop()]);
+    },
     /**
      * The job loop's state for health checks: `stuck` when the jobs in hand have gone longer than
      * twice what one job may take (`stepTimeoutMs` and two provider calls) without one finishing.
      */
     health(): { jobLoop: { running: boolean; stalledForMs: number; stuck: boolean } } {
-      const stalledForMs = Math.round(runner.stalledForMs());
+      const stalledForMs = Math.round(Math.max(runner.stalledForMs(), webhookRunner.stalledForMs()));
       const stuckAfterMs = 2 * (engineOptions.stepTimeoutMs + 2 * engineOptions.providerTimeoutMs);
       return { jobLoop: { running: loop.running, stalledForMs, stuck: stalledForMs > stuckAfterMs } };
     },

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Provider } from '../delivery/provider.js';
 import type { WebhookTransport } from '../delivery/webhook-transport.js';
-import { normalAddress, type Integration, type Job, type Subscriber, type Suppression } from '../schemas/index.js';
+import { normalAddress, type Integration, type Job, type JobKind, type Subscriber, type Suppression } from '../schemas/index.js';
 import type { Storage } from '../storage.js';
 import { RENDER_BUDGET_MS } from '../templates/render.js';
 import { groupBy } from '../util/group-by.js';
@@ -61,7 +61,7 @@ async function loadBatch(ctx: EngineContext, jobs: readonly Job[], now: Date): P
   const integrations = walks.length > 0 ? await storage.integrations.list(env, { active: true }) : [];
   const preferences = groupBy(walks.length > 0 ? await storage.preferences.listMany(env, unique(walks.map((j) => j.subscriberId))) : [], (row) => row.subscriberId);
   const suppressed = await suppressedAddresses(ctx, walks.flatMap((j) => subscribers.get(j.subscriberId) ?? []), integrations);
-  const caps = jobs.length > 0 ? await capsInForce(ctx) : [];
+  const caps = sourced.length > 0 ? await capsInForce(ctx) : [];
   const capLedger = await loadCapLedger(ctx, caps, unique(walks.map((j) => j.subscriberId)), now);
   return { jobs, notifications, subscribers, workflows, tenants, integrations, preferences, suppressed, caps, capLedger, renderMeter: { spentMs: 0 } };
 }
@@ -130,22 +130,46 @@ function emitCommitted(ctx: EngineContext, committed: Committed): void {
  * every effect of the batch. `registry` is the storage the user passed in, by which workers of one
  * process know each other.
  */
-export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<string, Provider>, registry: Storage, webhookTransport?: WebhookTransport): JobRunner {
+/** Which jobs a runner claims, and how many at a time: the walk lane, or the webhook lane. */
+export interface RunnerLane {
+  readonly kinds?: readonly JobKind[];
+  readonly exceptKinds?: readonly JobKind[];
+  readonly batchSize: number;
+  /** Frees the leases of workers that died with their process (once per engine, shared by its lanes). */
+  readonly takeBackDeadLeases: () => Promise<void>;
+}
+
+/**
+ * On a single-process storage, leases of workers not running in this process died with theirs: they
+ * are freed once, when the engine first runs jobs (by either lane), so a lane started later never
+ * takes back a lease a worker of this engine took since.
+ */
+export function deadLeaseTakeBack(ctx: EngineContext, registry: Storage): () => Promise<void> {
+  let done: Promise<void> | null = null;
+  return () => {
+    if (ctx.storage.capabilities.multiProcess) return Promise.resolve();
+    done ??= ctx.storage.jobs.releaseLeases(ctx.env, liveWorkers.of(registry)).then(
+      () => undefined,
+      (error: unknown) => {
+        done = null;
+        throw error;
+      },
+    );
+    return done;
+  };
+}
+
+/** Webhook deliveries and the outbox pages that make them: a lane of their own, so a slow receiver never holds a walk's commit. */
+export const WEBHOOK_KINDS: readonly JobKind[] = ['webhook', 'outbox'];
+
+export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<string, Provider>, registry: Storage, lane: RunnerLane, webhookTransport?: WebhookTransport): JobRunner {
   const { storage, env, options } = ctx;
   const workerId = `worker-${randomUUID()}`;
   const deliver = stepDeliverer(providers, options, () => ctx.clock.now().getTime(), ctx.telemetry);
   const tracksStatus: TracksStatus = (channel, providerId) => providers.get(`${channel}:${providerId}`)?.readStatus !== undefined;
-  let leasesTakenBack = false;
   let inHand = 0;
   let lastProgress = performance.now();
   const progressed = () => (lastProgress = performance.now());
-
-  /** On a single-process storage, leases of workers not running in this process died with theirs. */
-  async function takeBackDeadLeases(): Promise<void> {
-    if (leasesTakenBack || storage.capabilities.multiProcess) return;
-    await storage.jobs.releaseLeases(env, liveWorkers.of(registry));
-    leasesTakenBack = true;
-  }
 
   async function runBatch(jobs: readonly Job[], now: Date): Promise<void> {
     if (inHand === 0) progressed();
@@ -197,12 +221,12 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
     async runDue(keepClaiming = () => true) {
       liveWorkers.enter(registry, workerId);
       try {
-        await takeBackDeadLeases();
+        await lane.takeBackDeadLeases();
         let ran = 0;
         for (;;) {
           if (ran > 0 && !keepClaiming()) return ran;
           const now = ctx.clock.now();
-          const jobs = await storage.jobs.claimDue({ env, workerId, now: now.toISOString(), limit: options.batchSize, leaseMs: options.leaseMs });
+          const jobs = await storage.jobs.claimDue({ env, workerId, now: now.toISOString(), limit: lane.batchSize, leaseMs: options.leaseMs, ...(lane.kinds && { kinds: lane.kinds }), ...(lane.exceptKinds && { exceptKinds: lane.exceptKinds }) });
           if (jobs.length === 0) return ran;
           ctx.telemetry.metrics?.claimed(jobs, now);
           const alone = jobs.filter(runsAlone);

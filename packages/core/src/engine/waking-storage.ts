@@ -32,7 +32,9 @@ export function wakingStorage(storage: Storage, onEnqueued: (jobs: readonly Job[
       const result = await storage.transaction((tx) => {
         // A transaction the storage runs again (a Postgres serialization retry) starts over.
         pending = [];
-        return fn(withEnqueueHook(tx, (jobs) => pending.push(...jobs)));
+        return fn(withEnqueueHook(tx, (jobs) => {
+          for (const job of jobs) pending.push(job);
+        }));
       });
       if (pending.length > 0) onEnqueued(pending);
       return result;

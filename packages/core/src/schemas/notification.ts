@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isoInstantSchema, jsonObjectSchema } from './enums.js';
+import { webhookEventTypeSchema } from './webhook.js';
 
 /** One accepted trigger: the record every job and message of that trigger points back to. */
 export const notificationSchema = z.object({
@@ -74,8 +75,18 @@ export const unsnoozeJobDataSchema = z.object({ messageId: z.string() });
 /** A `digest` job: close the digest when it is due and walk on with its events. Keyed by the digest. */
 export const digestJobDataSchema = z.object({ digestId: z.string() });
 
-/** A `webhook` job: send one webhook delivery (the outbox row) to its endpoint. */
+/** A `webhook` job: send one webhook delivery to its endpoint. */
 export const webhookJobDataSchema = z.object({ deliveryId: z.string() });
+
+/**
+ * An `outbox` job: a page of one change's webhook events, written in that change's transaction. Run
+ * outside it, it makes their deliveries for the endpoints subscribed then, a bounded number per
+ * commit; `endpointAfter` is where a page too large for one commit goes on (endpoints in id order).
+ */
+export const outboxJobDataSchema = z.object({
+  events: z.array(z.object({ type: webhookEventTypeSchema, data: jsonObjectSchema })),
+  endpointAfter: z.string().optional(),
+});
 
 /** The `sweep` job: deletes expired messages and what the retention policy says is too old. Keyed, one per environment. */
 export const sweepJobDataSchema = z.object({});
@@ -87,6 +98,7 @@ export const jobPayloadSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('unsnooze'), data: unsnoozeJobDataSchema }),
   z.object({ kind: z.literal('digest'), data: digestJobDataSchema }),
   z.object({ kind: z.literal('webhook'), data: webhookJobDataSchema }),
+  z.object({ kind: z.literal('outbox'), data: outboxJobDataSchema }),
   z.object({ kind: z.literal('sweep'), data: sweepJobDataSchema }),
 ]);
 export type JobPayload = z.infer<typeof jobPayloadSchema>;

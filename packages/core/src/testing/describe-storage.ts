@@ -20,6 +20,7 @@ import { countsSuite } from './suite/counts.js';
 import { groupCommitSuite } from './suite/group-commit.js';
 import { statusCallbacksSuite } from './suite/status-callbacks.js';
 import { unitsOfWorkSuite } from './suite/units-of-work.js';
+import { webhookLaneSuite } from './suite/webhook-lane.js';
 
 export interface StorageUnderTest {
   /** A new, empty storage; called before every test. */
@@ -83,6 +84,7 @@ export function describeStorage(name: string, backend: StorageUnderTest, part: C
     cadenceSuite(context);
     idempotencySuite(context);
     webhooksSuite(context);
+    webhookLaneSuite(context);
     expirySuite(context);
     countsSuite(context);
     engineSuite(context);

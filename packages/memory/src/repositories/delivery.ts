@@ -79,7 +79,8 @@ export function deliveryRepositories(t: Tables): Delivery {
           t.jobQueue.push({ runAt: job.runAt, id: job.id });
         }
       },
-      async claimDue({ env, workerId, now, limit, leaseMs }) {
+      async claimDue({ env, workerId, now, limit, leaseMs, kinds, exceptKinds }) {
+        const inLane = (job: Job) => (kinds === undefined || kinds.includes(job.kind)) && !exceptKinds?.includes(job.kind);
         // The earliest due jobs come off the queue in (runAt, id) order. Leased jobs keep their entry
         // (they are due again when the lease passes); entries whose job is gone or has moved are dropped.
         const due: Job[] = [];
@@ -93,7 +94,7 @@ export function deliveryRepositories(t: Tables): Delivery {
           if (!job || job.runAt !== top.runAt || seen.has(top.id)) continue;
           seen.add(top.id);
           keep.push(top);
-          if ((env === undefined || job.environmentId === env) && (job.lockedUntil === null || job.lockedUntil <= now)) due.push(job);
+          if ((env === undefined || job.environmentId === env) && (job.lockedUntil === null || job.lockedUntil <= now) && inLane(job)) due.push(job);
         }
         for (const entry of keep) t.jobQueue.push(entry);
         const lockedUntil = new Date(Date.parse(now) + leaseMs).toISOString();

@@ -5,6 +5,7 @@ import type { HandlerContext, JobHandler, JobResult } from './job-result.js';
 import { unsnoozeHandler } from './unsnooze-handler.js';
 import { walkHandler } from './walk-handler.js';
 import { webhookHandler } from './webhook-handler.js';
+import { outboxHandler } from './outbox-handler.js';
 import { sweepHandler } from './sweep-handler.js';
 import { StepTimedOut } from '../step-time-limit.js';
 import type { TraceEntry } from '../../walk/trace.js';
@@ -18,6 +19,7 @@ const handlers: { readonly [K in JobKind]: JobHandler<K> } = {
   unsnooze: unsnoozeHandler,
   digest: digestHandler,
   webhook: webhookHandler,
+  outbox: outboxHandler,
   sweep: sweepHandler,
 };
 

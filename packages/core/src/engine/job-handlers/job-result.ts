@@ -75,6 +75,8 @@ export interface JobResult {
    * (`delivered`, or `failed` for good), which the commit applies to the endpoint as stored then.
    */
   readonly webhook?: { readonly delivery: WebhookDelivery; readonly endpointOutcome?: 'delivered' | 'failed' };
+  /** Webhook deliveries an outbox page made: the commit stores them (their jobs are in `enqueue`). */
+  readonly newDeliveries?: readonly WebhookDelivery[];
   /** Sends the caps count: the commit records them. */
   readonly windowHits?: readonly WindowHit[];
   /** Device tokens of the job's subscriber that push services called gone: the commit removes them. */

@@ -1,5 +1,8 @@
+import { ProviderError } from '../../delivery/provider.js';
 import type { JobOf, WebhookDelivery, WebhookEndpoint } from '../../schemas/index.js';
-import { resultOf, type JobHandler } from './job-result.js';
+import { within } from '../step-time-limit.js';
+import { endpointTurn } from '../webhook-lane.js';
+import { resultOf, waitUntil, type JobHandler } from './job-result.js';
 
 /**
  * When each attempt after the first is made, from the one before: 5 s, 5 min, 30 min, 2 h, 5 h,
@@ -23,9 +26,11 @@ export function endpointAfter(endpoint: WebhookEndpoint, outcome: 'delivered' | 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 500);
 
 /**
- * Sends one delivery to its endpoint (outside any transaction) and says what to store: delivered on
- * a 2xx; else another attempt later, or failed for good after the last one, which may disable the
- * endpoint. A delivery already settled, or of an endpoint removed or disabled, is not sent.
+ * Sends one delivery to its endpoint (outside any transaction, in the webhook lane) and says what to
+ * store: delivered on a 2xx; else another attempt later, or failed for good after the last one (at
+ * once for an address the transport refuses), which may disable the endpoint. A delivery already
+ * settled, or of an endpoint removed or disabled, is not sent; one whose endpoint has too many in
+ * flight, or an open circuit, waits without using an attempt. The receiver has `webhookTimeoutMs`.
  */
 export const webhookHandler: JobHandler<'webhook'> = async (job: JobOf<'webhook'>, { ctx, webhookTransport, now }) => {
   const delivery = await ctx.storage.webhooks.getDelivery(ctx.env, job.data.deliveryId);
@@ -40,12 +45,20 @@ export const webhookHandler: JobHandler<'webhook'> = async (job: JobOf<'webhook'
   if (!endpoint || !endpoint.active) return failed({ lastError: endpoint ? 'the endpoint is disabled' : 'the endpoint was removed' }, false);
   if (!webhookTransport) return failed({ lastError: 'the engine has no webhookTransport' }, false);
 
+  const turn = endpointTurn(ctx, endpoint._id, ctx.clock.now().getTime());
+  if (!turn.go) return resultOf(job, waitUntil(job, new Date(turn.until)));
   let status = 0;
   let error: string | undefined;
+  let refused = false;
+  const timeoutMs = ctx.options.webhookTimeoutMs;
   try {
-    ({ status } = await webhookTransport({ url: endpoint.url, secret: endpoint.secret, id: delivery._id, body: JSON.stringify(delivery.payload) }));
+    ({ status } = await within(timeoutMs, `the endpoint did not answer within ${timeoutMs} ms`, () => webhookTransport({ url: endpoint.url, secret: endpoint.secret, id: delivery._id, body: JSON.stringify(delivery.payload) })));
   } catch (thrown) {
     error = errorText(thrown);
+    // An address the transport refuses (not public, not http) is refused again tomorrow: no more attempts.
+    refused = thrown instanceof ProviderError && !thrown.retryable;
+  } finally {
+    turn.done(status >= 200 && status < 300 ? 'success' : 'failure');
   }
   const attempts = delivery.attempts + 1;
   const outcome = { attempts, lastStatus: status, ...(error !== undefined ? { lastError: error } : status >= 200 && status < 300 ? {} : { lastError: `the endpoint answered ${status}` }) };
@@ -53,7 +66,7 @@ export const webhookHandler: JobHandler<'webhook'> = async (job: JobOf<'webhook'
     const { lastError: _none, nextAttemptAt: _next, ...rest } = { ...delivery, ...outcome };
     return resultOf(job, { kind: 'done' }, { webhook: { delivery: { ...rest, status: 'delivered', deliveredAt: at, updatedAt: at }, endpointOutcome: 'delivered' } });
   }
-  const delay = WEBHOOK_RETRY_DELAYS_MS[attempts - 1];
+  const delay = refused ? undefined : WEBHOOK_RETRY_DELAYS_MS[attempts - 1];
   if (delay !== undefined) {
     const runAt = new Date(now.getTime() + delay);
     return resultOf(job, { kind: 'later', runAt, data: job.data, retry: false, lastError: outcome.lastError ?? null }, { webhook: { delivery: { ...delivery, ...outcome, nextAttemptAt: runAt.toISOString(), updatedAt: at } } });
