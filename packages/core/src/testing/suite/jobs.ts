@@ -20,6 +20,17 @@ export function jobsSuite({ get }: SuiteContext): void {
       expect(rest.map((j) => j.id)).toEqual([third.id]);
     });
 
+    it('jobs.claimDue — `kinds` and `exceptKinds` claim one lane\'s jobs only, earliest first, leaving the others due', async () => {
+      const s = get();
+      const walk = jobRecord('env-a', { runAt: plus(T0, -3000) });
+      const hook = { ...jobRecord('env-a', { runAt: plus(T0, -2000) }), kind: 'webhook' as const, data: { deliveryId: 'd1' } };
+      const page = { ...jobRecord('env-a', { runAt: plus(T0, -1000) }), kind: 'outbox' as const, data: { events: [] } };
+      await s.jobs.enqueue('env-a', [walk, hook, page]);
+      expect((await s.jobs.claimDue({ workerId: 'lane', now: T0, limit: 10, leaseMs: LEASE, kinds: ['webhook', 'outbox'] })).map((j) => j.id)).toEqual([hook.id, page.id]);
+      expect((await s.jobs.claimDue({ workerId: 'main', now: T0, limit: 10, leaseMs: LEASE, exceptKinds: ['webhook', 'outbox'] })).map((j) => j.id)).toEqual([walk.id]);
+      expect(await s.jobs.claimDue({ workerId: 'none', now: T0, limit: 10, leaseMs: LEASE, kinds: [] })).toEqual([]);
+    });
+
     it('jobs.claimDue — never hands one job to two workers before its lease ends', async () => {
       const s = get();
       await s.jobs.enqueue('env-a', Array.from({ length: 40 }, () => jobRecord('env-a')));
