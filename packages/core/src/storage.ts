@@ -527,6 +527,8 @@ export interface FrequencyRepository {
   prune(env: string, keys: readonly string[], now: string): Promise<number>;
   /** Deletes up to `limit` hits of any key that expired at `now` (keys not used again); returns how many. */
   pruneExpired(env: string, now: string, limit: number): Promise<number>;
+  /** Deletes these hits by (key, id), expired or not (a slot given back); returns how many. */
+  forget(env: string, hits: readonly { readonly key: string; readonly id: string }[]): Promise<number>;
 }
 
 /** An environment's settings stored as JSON values by name (its caps, say), shared by every process. */

@@ -56,50 +56,54 @@ export function capsApi(ctx: EngineContext) {
   };
 }
 
-/** The hits of every cap for the batch's subscribers, read once; the batch adds to it as it sends. */
-export type CapLedger = Map<string, string[]>;
-
-export async function loadCapLedger(ctx: EngineContext, caps: readonly Cap[], subscriberIds: readonly string[], now: Date): Promise<CapLedger> {
-  if (caps.length === 0 || subscriberIds.length === 0) return new Map();
-  const longest = Math.max(...caps.map((cap) => windowMs(cap.per)));
-  const keys = caps.flatMap((cap) => subscriberIds.map((id) => capCounterKey(cap, id)));
-  return ctx.storage.frequency.recent(ctx.env, keys, new Date(now.getTime() - longest).toISOString());
-}
-
 /** What one send does to the caps: go (with the hits it counts once sent), not go, or wait. */
 export type CapCheck = { readonly kind: 'send'; readonly hits: WindowHit[] } | { readonly kind: 'skip'; readonly reason: string } | { readonly kind: 'defer'; readonly until: Date; readonly reason: string };
 
 /**
- * The caps over one walk's sends. A send that may go is counted in the ledger at once, so the batch's
- * other sends to the subscriber see it while it is under way; `release` takes that count back when it
- * did not go after all (a failure, no address, a wait for the send rate), as only sent messages count.
- * Its hits are recorded by the commit when it was sent.
+ * Takes one send's slot of every cap in `counted` in a transaction of its own, just before the
+ * provider is called, so every process of the database shares one count (as a send rate does): all of
+ * them are recorded when every cap has room, none otherwise. A slot is keyed by the message, so the
+ * same send taken again counts once.
  */
-export function capGate(caps: readonly Cap[], ledger: CapLedger, workflow: CappedWorkflow, subscriberId: string, now: Date) {
-  const at = now.toISOString();
-  /** The counter keys each send under way counted in the ledger, by channel and message id. */
+async function takeCapSlots(ctx: EngineContext, counted: readonly Cap[], subscriberId: string, messageId: string, now: Date): Promise<CapCheck> {
+  const keys = counted.map((cap) => capCounterKey(cap, subscriberId));
+  const longest = Math.max(...counted.map((cap) => windowMs(cap.per)));
+  return ctx.storage.transaction(async (tx) => {
+    const at = now.toISOString();
+    // A send taken again (its run was retried after the slot was taken) does not count against itself.
+    await tx.frequency.forget(ctx.env, keys.map((key) => ({ key, id: messageId })));
+    await tx.frequency.prune(ctx.env, keys, at);
+    const recent = await tx.frequency.recent(ctx.env, keys, new Date(now.getTime() - longest).toISOString());
+    const decision = capsDecision(counted, (cap) => recent.get(capCounterKey(cap, subscriberId)) ?? [], now);
+    if (decision.kind !== 'send') return decision;
+    const hits = keys.map((key, i) => ({ key, id: messageId, at, expiresAt: new Date(now.getTime() + windowMs(counted[i]!.per)).toISOString() }));
+    await tx.frequency.record(ctx.env, hits);
+    return { kind: 'send', hits };
+  });
+}
+
+/**
+ * The caps over one walk's sends: a send that may go takes its slots in the storage first
+ * (`takeCapSlots`), so two sends of one batch, or of two processes, never both take the last one;
+ * `release` gives back the slots of a send that did not go after all (a failure, no address, a wait
+ * for the send rate), as only sent messages count.
+ */
+export function capGate(ctx: EngineContext, caps: readonly Cap[], workflow: CappedWorkflow, subscriberId: string, now: Date) {
+  /** The counter keys each send under way took, by channel and message id. */
   const reserved = new Map<string, string[]>();
-  const check = (channel: Channel, messageId: string): CapCheck => {
+  const check = async (channel: Channel, messageId: string): Promise<CapCheck> => {
     const counted = capsFor(caps, channel, workflow);
     if (counted.length === 0) return { kind: 'send', hits: [] };
-    const decision = capsDecision(counted, (cap) => ledger.get(capCounterKey(cap, subscriberId)) ?? [], now);
-    if (decision.kind !== 'send') return decision;
-    const keys = counted.map((cap) => capCounterKey(cap, subscriberId));
-    for (const key of keys) ledger.set(key, [...(ledger.get(key) ?? []), at]);
-    reserved.set(`${channel}\u0000${messageId}`, keys);
-    return { kind: 'send', hits: keys.map((key, i) => ({ key, id: messageId, at, expiresAt: new Date(now.getTime() + windowMs(counted[i]!.per)).toISOString() })) };
+    const taken = await takeCapSlots(ctx, counted, subscriberId, messageId, now);
+    if (taken.kind === 'send') reserved.set(`${channel}\u0000${messageId}`, taken.hits.map((hit) => hit.key));
+    return taken;
   };
-  /** The send of `messageId` on `channel` did not go: its count leaves the ledger. */
-  const release = (channel: Channel, messageId: string): void => {
+  /** The send of `messageId` on `channel` did not go: its slots are given back. */
+  const release = async (channel: Channel, messageId: string): Promise<void> => {
     const keys = reserved.get(`${channel}\u0000${messageId}`);
     if (!keys) return;
     reserved.delete(`${channel}\u0000${messageId}`);
-    for (const key of keys) {
-      const hits = [...(ledger.get(key) ?? [])];
-      const i = hits.lastIndexOf(at);
-      if (i >= 0) hits.splice(i, 1);
-      ledger.set(key, hits);
-    }
+    await ctx.storage.frequency.forget(ctx.env, keys.map((key) => ({ key, id: messageId })));
   };
   return Object.assign(check, { release });
 }

@@ -1,4 +1,5 @@
-import { ProviderError, type Provider } from '../delivery/provider.js';
+import { idempotencyKeyOf } from '../delivery/idempotency-key.js';
+import { ProviderError, type Provider, type ProviderRecipient } from '../delivery/provider.js';
 import { resolveRecipient } from '../delivery/recipient.js';
 import { CLOSED, circuitAfter, circuitAllows, type CircuitState } from '../integrations/circuit.js';
 import { selectIntegration } from '../integrations/select-integration.js';
@@ -15,13 +16,25 @@ import { NO_TELEMETRY, type Telemetry } from './telemetry/telemetry.js';
 import { sendProbe } from './telemetry/send-probe.js';
 
 /**
+ * How long after a send whose outcome is unknown (see `Provider.idempotent`) its message is sent
+ * again, at most once: long enough that a provider slow to answer has long sent it, or its status
+ * callback came. One hour, the longest wait of the retry policy (a service's `Retry-After` is capped
+ * at it too).
+ */
+export const UNKNOWN_OUTCOME_RETRY_MS = 3_600_000;
+
+/**
  * What delivering one channel step came to: a message to store, or a failure worth another attempt,
- * with the message to store instead when the job has no attempt left (the retry policy decides).
- * Either way, `deadTokens` are the device tokens push services called gone, to remove in the commit.
+ * with the message to store instead when the job has no attempt left (the retry policy decides), or
+ * a send the provider did not answer in time and that cannot be asked again safely (`unknown`: its
+ * message, `sent` with `outcome: 'unknown'`, is stored, and sent again at most once, after
+ * `UNKNOWN_OUTCOME_RETRY_MS`). Either way, `deadTokens` are the device tokens push services called
+ * gone, to remove in the commit.
  */
 export type StepSent = (
   | { kind: 'message'; message: Message; note: Partial<TraceEntry>; failure?: string; notSent?: string; capHits?: readonly WindowHit[] }
   | { kind: 'retry'; error: string; retryAfterMs?: number; note: Partial<TraceEntry>; final: Extract<StepSent, { kind: 'message' }> }
+  | { kind: 'unknown'; error: string; message: Message; note: Partial<TraceEntry> }
   | { kind: 'defer'; until: Date; reason: string }
 ) & { deadTokens?: readonly DeadDeviceTokens[] };
 
@@ -42,20 +55,45 @@ export interface DeliveryContext {
   /** Takes a slot of a rate-limited integration's send rate just before its provider is called. */
   readonly rate?: (integration: Integration, sendId: string) => Promise<RateSlot>;
   /** The caps over this walk's sends; none when absent. */
-  readonly caps?: (channel: Message['channel'], messageId: string) => CapCheck;
+  readonly caps?: (channel: Message['channel'], messageId: string) => Promise<CapCheck>;
+  /**
+   * Set by a `tidings.retry` run (its job's id): the sends of a message that failed for good get an
+   * idempotency key of their own, since a service that keeps its answer under a key would give the
+   * old refusal back.
+   */
+  readonly sendRound?: string;
 }
 
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+/**
+ * Calls `send` and waits at most `ms` for it: past that the call fails with a retryable `timeout`,
+ * and its signal aborts with that error, so the send's work stops (the request in flight is aborted,
+ * no further request starts) rather than going on unwatched.
+ */
+async function withTimeout<T>(send: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> {
+  const abort = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ProviderError(`the provider did not answer within ${ms} ms`, { retryable: true, code: 'timeout' })), ms);
+    timer = setTimeout(() => {
+      const error = new ProviderError(`the provider did not answer within ${ms} ms`, { retryable: true, code: 'timeout' });
+      abort.abort(error);
+      reject(error);
+    }, ms);
   });
   try {
-    return await Promise.race([promise, timeout]);
+    return await Promise.race([send(abort.signal), timeout]);
   } finally {
     clearTimeout(timer);
   }
 }
+
+/**
+ * Whether a failed send may have been sent all the same: the request went and no answer came in
+ * time (the engine's `providerTimeoutMs`, or the provider's own request timeout).
+ */
+const timedOut = (error: unknown): error is ProviderError => error instanceof ProviderError && error.options.code === 'timeout';
+
+/** The addresses a message keeps of the recipient it went to. */
+const addressOf = (to: ProviderRecipient) => ({ ...(to.email && { email: to.email }), ...(to.phone && { phone: to.phone }), ...(to.webhookUrl && { directWebhookUrl: to.webhookUrl }), ...(to.deviceTokens && { deviceTokens: [...to.deviceTokens] }) });
 
 /** One integration tried for a step, and how it went: what `explain` lists under the step. */
 export interface DeliveryAttempt {
@@ -69,7 +107,10 @@ export interface DeliveryAttempt {
  * integrations in order (see `selectIntegration`): an integration without a provider or an address,
  * or whose circuit is open, is passed over; a retryable failure goes on to the next one at once; a
  * final failure ends the step. A provider may be called again for the same message (a retry, or a
- * re-run after a crash): `messageId` is the same each time, for providers that dedupe.
+ * re-run after a crash): `messageId` and the send's `idempotencyKey` are the same each time, for
+ * providers that dedupe. A send that timed out is cancelled (its signal aborts) and may have been
+ * sent: it is not passed on to the next integration; a provider that sends the idempotency key is
+ * tried again as after any retryable failure, any other's step comes to `unknown`.
  */
 export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options: Pick<EngineOptions, 'providerTimeoutMs' | 'circuitBreaker'>, now: () => number, telemetry: Telemetry = NO_TELEMETRY) {
   const circuits = new Map<string, CircuitState>();
@@ -79,7 +120,7 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
   };
 
   return async function deliver(delivery: Delivery, base: Message, context: DeliveryContext): Promise<StepSent> {
-    const capped = context.caps?.(delivery.channel, base._id) ?? { kind: 'send', hits: [] };
+    const capped: CapCheck = (await context.caps?.(delivery.channel, base._id)) ?? { kind: 'send', hits: [] };
     if (capped.kind === 'skip') return notSent(base, capped.reason);
     if (capped.kind === 'defer') return { kind: 'defer', until: capped.until, reason: capped.reason };
     const counted = (sent: StepSent): StepSent => (sent.kind === 'message' && sent.message.status === 'sent' && capped.hits.length > 0 ? { ...sent, capHits: capped.hits } : sent);
@@ -106,6 +147,9 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
     /** The step's reason: what became of the one integration tried, or of each when there were more. */
     const reasonWith = (last: string) => (attempts.length <= 1 ? last : `${choice.reason}; ${attempts.map((a) => `"${a.integration}" ${a.outcome.replace('_', ' ')}: ${a.reason}`).join('; ')}`);
     let retry: { error: unknown; text: string; retryAfterMs?: number; integration: Integration } | null = null;
+    /** The message as it stands when a send timed out: it may have been sent (never `error` for that alone). */
+    let unsure: Extract<StepSent, { kind: 'message' }> | null = null;
+    const idempotencyKey = idempotencyKeyOf(base._environmentId, base._id, context.sendRound);
     let openUntil: number | null = null;
     let passedOver: { reason: string; integration: Integration } | null = null;
 
@@ -142,17 +186,16 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
       };
       const probe = sendProbe(telemetry, integration, delivery.channel);
       try {
-        const result = await withTimeout(probe ? probe.run(() => provider.send(input, integration.credentials)) : provider.send(input, integration.credentials), options.providerTimeoutMs);
+        const send = (signal: AbortSignal) => provider.send(input, integration.credentials, { signal, idempotencyKey });
+        const result = await withTimeout((signal) => (probe ? probe.run(() => send(signal)) : send(signal)), options.providerTimeoutMs);
         probe?.end('sent');
         record(integration, 'success');
         const removed = noteDead(integration, result);
         const sentBy = `sent by "${integration.identifier}"${result.id ? ` as ${result.id}` : ''}${removed}`;
         attempts.push({ integration: integration.identifier, outcome: 'sent', reason: `${result.id ? `as ${result.id}` : 'accepted'}${removed}` });
-        const to = recipient.to;
-        const address = { ...(to.email && { email: to.email }), ...(to.phone && { phone: to.phone }), ...(to.webhookUrl && { directWebhookUrl: to.webhookUrl }), ...(to.deviceTokens && { deviceTokens: [...to.deviceTokens] }) };
         return {
           kind: 'message',
-          message: { ...base, ...address, providerId: integration.providerId, ...(result.id && { providerMessageId: result.id, _integrationId: integration._id }), status: 'sent', deliveredAt: [base.createdAt] },
+          message: { ...base, ...addressOf(recipient.to), providerId: integration.providerId, ...(result.id && { providerMessageId: result.id, _integrationId: integration._id }), status: 'sent', deliveredAt: [base.createdAt] },
           note: { integration: integration.identifier, reason: reasonWith(sentBy), ...(attempts.length > 1 && { attempts }) },
         };
       } catch (error) {
@@ -164,11 +207,25 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
         record(integration, 'failure');
         const retryAfterMs = error instanceof ProviderError ? error.options.retryAfterMs : undefined;
         retry ??= { error, text, integration, ...(retryAfterMs !== undefined && { retryAfterMs }) };
+        if (timedOut(error)) {
+          // It may have been sent: no other integration sends it now, whatever comes next.
+          const message: Message = { ...base, ...addressOf(recipient.to), providerId: integration.providerId, _integrationId: integration._id, status: 'sent', deliveredAt: [], outcome: 'unknown' };
+          const note = { integration: integration.identifier, ...(attempts.length > 1 && { attempts }) };
+          if (!provider.idempotent) {
+            const reason = reasonWith(`outcome unknown: ${text}; "${integration.providerId}" takes no idempotency key, so it may have sent the message`);
+            return { kind: 'unknown', error: text, message, note: { ...note, reason } };
+          }
+          retry = { error, text, integration };
+          unsure = { kind: 'message', message, note: { ...note, reason: reasonWith(`outcome unknown: ${text}, and no attempt is left (each asked with the same idempotency key)`) } };
+          break;
+        }
       }
     }
 
     if (retry) {
-      const final = failed(base, retry.integration, retry.error, reasonWith(`failed: ${retry.text}`), attempts, retry.text);
+      // When no attempt is left after a timeout, the message may have been sent: kept as such, not as `error`.
+      const final = unsure ?? failed(base, retry.integration, retry.error, reasonWith(`failed: ${retry.text}`), attempts, retry.text);
+      if (unsure) return { kind: 'retry', error: retry.text, note: { ...final.note, reason: reasonWith(`${retry.text}; will retry with the same idempotency key`) }, final };
       return { kind: 'retry', error: retry.text, ...(retry.retryAfterMs !== undefined && { retryAfterMs: retry.retryAfterMs }), note: { ...final.note, reason: reasonWith(`${retry.text}; will retry`) + (attempts.length > 1 ? '; will retry' : '') }, final };
     }
     if (openUntil !== null) {

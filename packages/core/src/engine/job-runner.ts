@@ -15,7 +15,7 @@ import { loopYielder } from './loop-yield.js';
 import { runJob, type BatchData } from './job-handlers/index.js';
 import { resultOf, waitUntil } from './job-handlers/job-result.js';
 import { readWalkSources } from './walk-io.js';
-import { capsInForce, loadCapLedger } from './caps.js';
+import { capsInForce } from './caps.js';
 import { startJobSpans, type JobSpans } from './telemetry/job-spans.js';
 
 export interface JobRunner {
@@ -62,8 +62,7 @@ async function loadBatch(ctx: EngineContext, jobs: readonly Job[], now: Date): P
   const preferences = groupBy(walks.length > 0 ? await storage.preferences.listMany(env, unique(walks.map((j) => j.subscriberId))) : [], (row) => row.subscriberId);
   const suppressed = await suppressedAddresses(ctx, walks.flatMap((j) => subscribers.get(j.subscriberId) ?? []), integrations);
   const caps = sourced.length > 0 ? await capsInForce(ctx) : [];
-  const capLedger = await loadCapLedger(ctx, caps, unique(walks.map((j) => j.subscriberId)), now);
-  return { jobs, notifications, subscribers, workflows, tenants, integrations, preferences, suppressed, caps, capLedger, renderMeter: { spentMs: 0 } };
+  return { jobs, notifications, subscribers, workflows, tenants, integrations, preferences, suppressed, caps, renderMeter: { spentMs: 0 } };
 }
 
 /** The suppression entries of these subscribers' email addresses and phones, read only for channels with an integration. */

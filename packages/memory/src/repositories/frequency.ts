@@ -29,6 +29,14 @@ export function frequencyRepositories(t: Tables): Pick<StorageRepositories, 'fre
         }
         return pruned;
       },
+      async forget(env, hits) {
+        let forgotten = 0;
+        for (const { key, id } of hits) {
+          const bucket = t.windowHits.get(k(env, key));
+          if (bucket?.has(id) && t.del(bucket, id)) forgotten++;
+        }
+        return forgotten;
+      },
       async pruneExpired(env, now, limit) {
         let pruned = 0;
         const prefix = k(env, '');

@@ -31,6 +31,14 @@ export function frequencyRepositories({ db, dialect }: RepoContext): Pick<Storag
         }
         return pruned;
       },
+      async forget(env, hits) {
+        let forgotten = 0;
+        for (const { key, id } of hits) {
+          const result = await db.deleteFrom('tidings_window_hits').where('env', '=', env).where('key', '=', key).where('id', '=', id).executeTakeFirst();
+          forgotten += Number(result.numDeletedRows);
+        }
+        return forgotten;
+      },
       async pruneExpired(env, now, limit) {
         const rows = await db.selectFrom('tidings_window_hits').select(['key', 'id']).where('env', '=', env).where('expires_at', '<=', now).orderBy('expires_at').limit(limit).execute();
         const byKey = new Map<string, string[]>();

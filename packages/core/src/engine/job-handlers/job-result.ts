@@ -9,7 +9,6 @@ import type { EngineContext } from '../context.js';
 import type { stepDeliverer } from '../deliver-step.js';
 import type { DigestArrival } from '../settle-digest.js';
 import type { ThrottleArrival } from '../settle-throttle.js';
-import type { CapLedger } from '../caps.js';
 import type { Cap } from '../../schemas/index.js';
 import type { WindowHit } from '../../storage.js';
 
@@ -25,9 +24,8 @@ export interface BatchData {
   readonly preferences: ReadonlyMap<string, PreferenceRow[]>;
   /** The batch's subscribers' addresses on the suppression list, by `channel\u0000address`. */
   readonly suppressed: ReadonlyMap<string, Suppression>;
-  /** The caps in force, and their hits for the batch's subscribers (the batch adds its sends as it goes). */
+  /** The caps in force (each send takes its slots in the storage). */
   readonly caps: readonly Cap[];
-  readonly capLedger: CapLedger;
   /** Liquid time the batch's walks spent so far (each walk has a budget of its own); past BATCH_RENDER_MS the jobs not started yet wait for a later batch. */
   readonly renderMeter: RenderMeter;
 }

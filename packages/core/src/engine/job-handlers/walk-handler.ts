@@ -7,7 +7,7 @@ import { fallbackMessage } from '../../messages/fallback-message.js';
 import { isExpired, withExpiry } from '../../messages/expiry.js';
 import { channelGate } from '../../walk/channel-gate.js';
 import { workflowRow } from '../../preferences/resolve-preferences.js';
-import type { StepSent } from '../deliver-step.js';
+import { UNKNOWN_OUTCOME_RETRY_MS, type StepSent } from '../deliver-step.js';
 import { nextAttemptAt } from '../jobs.js';
 import { messagesForWalk, walkSubject } from '../walk-io.js';
 import { retryScope } from '../retry-run.js';
@@ -74,15 +74,37 @@ export const walkHandler: JobHandler<'walk'> = async (job, context) => {
   const windowHits: WindowHit[] = [];
   const done = (next: NextStep, last = Number.MAX_SAFE_INTEGER, extra: Partial<JobResult> = {}): JobResult =>
     resultOf(job, next, { messages, failures, warnings, trace: notedTrace(walk.trace, notes, last), ...(deadTokens.length > 0 && { deadTokens }), ...(windowHits.length > 0 && { windowHits }), ...extra });
-  const caps = capGate(batch.caps, batch.capLedger, workflow, subscriber.subscriberId, now);
+  const caps = capGate(ctx, batch.caps, workflow, subscriber.subscriberId, now);
   const rate = (integration: Integration, sendId: string) => takeSendSlot(ctx, integration, sendId, ctx.clock.now());
-  const delivery = { subscriber, tenant, integrations: batch.integrations, notification, suppressed: batch.suppressed, caps, rate };
+  const delivery = { subscriber, tenant, integrations: batch.integrations, notification, suppressed: batch.suppressed, caps, rate, ...(job.data.retry && { sendRound: job.id }) };
 
-  /** Delivers; a retryable failure with attempts left ends the run here (the step runs again later, its fallback only when `fallback`). */
+  /**
+   * The stored message of this id when its send's outcome was unknown: this run, after the long
+   * back-off, is the one that sends it again. Read only in a run after a failed one (a first run has
+   * no attempt before it and no error).
+   */
+  async function unknownBefore(message: Message): Promise<Message | undefined> {
+    if (message.channel === 'in_app' || (job.attempts <= 1 && job.lastError === null)) return undefined;
+    const [stored] = await ctx.storage.messages.getMany(ctx.env, subscriber!._id, [message._id]);
+    return stored?.outcome === 'unknown' ? stored : undefined;
+  }
+  /** The message whose outcome is unknown, kept as it is (no answer of this run is the provider's word on it). */
+  const keptUnknown = (stored: Message, why: string): Extract<StepSent, { kind: 'message' }> => {
+    const integration = batch.integrations.find((i) => i._id === stored._integrationId)?.identifier;
+    return { kind: 'message', message: stored, note: { ...(integration && { integration }), reason: `outcome unknown: its first send was not answered in time, and ${why}; it is not sent again` } };
+  };
+
+  /**
+   * Delivers; a retryable failure with attempts left ends the run here (the step runs again later, its
+   * fallback only when `fallback`). A send whose outcome is unknown stores its message as such and ends
+   * the run too: the step runs again once, after `UNKNOWN_OUTCOME_RETRY_MS`, and what the provider
+   * answers then takes the message's place (`clearRetriedErrors`).
+   */
   async function sendOrRetry(step: Delivery, message: Message, fallback: boolean): Promise<Extract<StepSent, { kind: 'message' }> | JobResult> {
+    const earlier = await unknownBefore(message);
     const sent = await deliver(step, message, delivery);
     // Only a sent message counts against the caps: one that did not go gives its place back to the batch's other sends.
-    if (sent.kind !== 'message' || sent.message.status !== 'sent') caps.release(step.channel, message._id);
+    if (sent.kind !== 'message' || sent.message.status !== 'sent') await caps.release(step.channel, message._id);
     deadTokens.push(...(sent.deadTokens ?? []));
     if (sent.kind === 'defer') {
       // Over a deferring cap: the step (its fallback, when that is what waits) runs again once there is room.
@@ -91,15 +113,28 @@ export const walkHandler: JobHandler<'walk'> = async (job, context) => {
       const next = { ...data, stepIndex: step.stepIndex, ...(fallback && { fallbackStep: step.stepIndex }) };
       return done({ kind: 'later', runAt: sent.until, data: withState(next, stateBefore(walk.state, step.stepIndex)), retry: false, lastError: null }, step.stepIndex);
     }
-    if (sent.kind !== 'retry') return sent;
+    // Sent again after an unknown outcome: only the provider's answer replaces the message, not a reason it had nowhere to go.
+    if (earlier && sent.kind === 'message' && sent.notSent !== undefined) return keptUnknown(earlier, `this time it was not sent: ${sent.notSent}`);
+    if (sent.kind === 'message') return sent;
     // The fallback's first retry starts its own count of attempts: the first channel may have used them all.
     const fresh = fallback && job.data.fallbackStep !== step.stepIndex;
-    const runAt = nextAttemptAt(fresh ? 0 : job.attempts, ctx.options.maxAttempts, now, sent.retryAfterMs);
-    if (!runAt) return sent.final;
-    notes.set(step.stepIndex, { ...sent.note, decision: 'failed' });
     const { fallbackStep: _done, ...data } = job.data;
-    const next = { ...data, stepIndex: step.stepIndex, ...(fallback && { fallbackStep: step.stepIndex }) };
-    return done({ kind: 'later', runAt, data: withState(next, stateBefore(walk.state, step.stepIndex)), retry: !fresh, lastError: sent.error }, step.stepIndex);
+    const next = withState({ ...data, stepIndex: step.stepIndex, ...(fallback && { fallbackStep: step.stepIndex }) }, stateBefore(walk.state, step.stepIndex));
+    if (sent.kind === 'unknown') {
+      // At most one send more, and not before the long back-off: a provider slow to answer has long sent it by then.
+      const runAt = earlier ? null : nextAttemptAt(fresh ? 0 : job.attempts, ctx.options.maxAttempts, now, UNKNOWN_OUTCOME_RETRY_MS);
+      const then = earlier ? 'its send before was not answered either; it is not sent again' : runAt ? `it is sent again at ${runAt.toISOString()}` : 'no attempt is left; it is not sent again';
+      const note = { ...sent.note, reason: `${sent.note.reason}; ${then}` };
+      if (!runAt) return { kind: 'message', message: sent.message, note };
+      // Stored now, as sent with its outcome unknown; the step waits for its one more send.
+      messages.push(sent.message);
+      notes.set(step.stepIndex, { ...note, decision: 'held' });
+      return done({ kind: 'later', runAt, data: next, retry: !fresh, lastError: sent.error }, step.stepIndex);
+    }
+    const runAt = nextAttemptAt(fresh ? 0 : job.attempts, ctx.options.maxAttempts, now, sent.retryAfterMs);
+    if (!runAt) return earlier && sent.final.message.status === 'error' ? keptUnknown(earlier, `its send again failed too (${sent.error})`) : sent.final;
+    notes.set(step.stepIndex, { ...sent.note, decision: 'failed' });
+    return done({ kind: 'later', runAt, data: next, retry: !fresh, lastError: sent.error }, step.stepIndex);
   }
   /** Keeps a delivery's message and what it says for explain and the events. */
   const keep = (stepIndex: number, sent: Extract<StepSent, { kind: 'message' }>, note: Partial<TraceEntry>) => {

@@ -41,6 +41,17 @@ export function frequencySuite({ get }: SuiteContext): void {
       expect(await s.settings.get('env-b', 'caps')).toBeNull();
     });
 
+    it('window hits — forget deletes hits by (key, id), expired or not, in one environment only', async () => {
+      const s = get();
+      const hit = (key: string, id: string) => ({ key, id, at: T0, expiresAt: plus(T0, HOUR) });
+      await s.frequency.record('env-a', [hit('k', 'a'), hit('k', 'b'), hit('j', 'a')]);
+      await s.frequency.record('env-b', [hit('k', 'a')]);
+      expect(await s.frequency.forget('env-a', [{ key: 'k', id: 'a' }, { key: 'k', id: 'none' }])).toBe(1);
+      expect(await s.frequency.recent('env-a', ['k', 'j'], plus(T0, -1))).toEqual(new Map([['k', [T0]], ['j', [T0]]]));
+      expect((await s.frequency.recent('env-b', ['k'], plus(T0, -1))).get('k')).toEqual([T0]);
+      expect(await s.frequency.forget('env-a', [])).toBe(0);
+    });
+
     it('throttle — at most `limit` runs per subscriber in a sliding window; the rest end at the step, explained with the count', async () => {
       const { tidings, clock } = engine();
       await tidings.workflows.upsert(throttled({ amount: 1, unit: 'hours', limit: 2 }));

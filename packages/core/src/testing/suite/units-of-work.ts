@@ -114,6 +114,49 @@ export function unitsOfWorkSuite({ get }: SuiteContext): void {
       expect((await first.messages.byTransaction('mail-1')).map((m) => m.status)).toEqual(['sent']);
     });
 
+    it('units of work — a cap is exact across two engines whose batches send to one subscriber at once: 3 a day means 3', async () => {
+      const base = get();
+      let claimsWithJobs = 0;
+      let openGate: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (openGate = resolve));
+      // Each engine's claim is its own batch: both batches have read what they read before either sends.
+      const storage: Storage = {
+        ...wrapRepositories(base, (call) => call()),
+        capabilities: base.capabilities,
+        close: () => base.close(),
+        transaction: (fn) => base.transaction(fn),
+        jobs: {
+          ...base.jobs,
+          claimDue: async (options) => {
+            const jobs = await base.jobs.claimDue(options);
+            if (jobs.some((job) => job.kind === 'walk') && ++claimsWithJobs === 2) openGate();
+            return jobs;
+          },
+        },
+      };
+      const sentTo: string[] = [];
+      const mail: Provider = {
+        id: 'mailer',
+        channel: 'email',
+        async send(message) {
+          await gate;
+          sentTo.push(message.to.email!);
+          return { id: `pm-${sentTo.length}` };
+        },
+      };
+      const clock = manualClock('2026-05-04T08:00:00.000Z');
+      const options = { storage, clock, environmentId: 'env-cap-two', providers: [mail], batchSize: 3, caps: [{ id: 'daily', channel: 'email' as const, limit: 3, per: { amount: 1, unit: 'days' as const } }] };
+      const first = createTidings(options);
+      const second = createTidings(options);
+      await first.integrations.upsert({ name: 'Mailer', providerId: 'mailer', channel: 'email', active: true, primary: true });
+      await first.workflows.upsert({ name: 'Mail', triggers: [{ identifier: 'mail' }], steps: [{ template: { type: 'email', subject: 'Hi', content: 'Hello' } }] });
+      for (let n = 0; n < 6; n++) await first.trigger({ name: 'mail', to: { subscriberId: 'ada', email: 'ada@example.com' }, payload: {}, transactionId: `cap-${n}` });
+      await Promise.all([first.runDue(), second.runDue()]);
+      expect(sentTo).toHaveLength(3);
+      const statuses = (await Promise.all(Array.from({ length: 6 }, (_, n) => first.messages.byTransaction(`cap-${n}`)))).flat().map((m) => m.status);
+      expect(statuses.filter((s) => s === 'sent')).toHaveLength(3);
+    });
+
     it('units of work — a code workflow\'s resolver never runs inside a write transaction, even for in-app steps alone', async () => {
       const watched = watchedTransactions(get());
       const seenInside: string[] = [];
