@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TidingsError, type FieldIssue } from './errors.js';
 import { MAX_INPUT_DEPTH } from './schemas/limits.js';
+import { issuesText } from './listed-issues.js';
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 /** A cheap first look: most strings hold neither NUL nor any surrogate, and are done after it. */
@@ -116,6 +117,5 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what:
   const result = hazards.length > 0 ? null : schema.safeParse(input);
   if (result?.success) return result.data;
   const issues = result ? issuesOf(result.error, '', hints) : hazards;
-  const detail = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
-  throw new TidingsError('validation_failed', `Invalid ${what}: ${detail}`, { issues, ...(result && { cause: result.error }) });
+  throw new TidingsError('validation_failed', `Invalid ${what}: ${issuesText(issues)}`, { issues, ...(result && { cause: result.error }) });
 }

@@ -53,7 +53,7 @@ export function createHttpApp(options: HttpAppOptions) {
   );
   inboxRoutes(app, inboxEnvironments, options.inbox ?? {}, clock, limit);
 
-  providerWebhookRoutes(app, [...new Set(options.environments.map((e) => e.tidings))], limit);
+  providerWebhookRoutes(app, [...new Set(options.environments.map((e) => e.tidings))], limit, options.trustProxy ?? false);
 
   app.use('/v1/*', authenticate);
   app.use('/v2/*', authenticate);

@@ -45,6 +45,12 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
   { flag: 'no-inbox-hash', env: 'TIDINGS_NO_INBOX_HASH', meaning: "Open Inbox sessions without the subscriber's HMAC hash (then anyone who knows the\n      application identifier can read any subscriber's inbox).", default: 'off (the hash is required)' },
   { flag: 'webhook-allow', value: '<list>', env: 'TIDINGS_WEBHOOK_ALLOW', meaning: 'Comma-separated hosts, addresses or CIDR ranges webhook and hosted-service providers\n      may reach, besides public addresses.', default: 'none (loopback, private and link-local addresses are refused)' },
   { flag: 'workflows', value: '<module>', env: 'TIDINGS_WORKFLOWS', meaning: "A module whose exported code workflows (@tidings/framework) run beside the stored ones\n      (.js / .mjs; .ts when started through a TypeScript loader such as tsx).", default: 'none' },
+  {
+    flag: 'trust-proxy',
+    env: 'TIDINGS_TRUST_PROXY',
+    meaning: 'Clients reach the server only through a proxy that sets X-Forwarded-Proto and X-Forwarded-Host\n      (overwriting what clients send): status callbacks signed over their URL (Twilio) are checked\n      against the URL those name. Off, the headers are ignored, since any client can send them.',
+    default: "off (the request's own URL)",
+  },
   { flag: 'no-activity', env: 'TIDINGS_NO_ACTIVITY', meaning: 'Do not serve the activity page at /activity (its data always needs the API key).', default: 'off (the page is served)' },
   { flag: 'quiet', env: 'TIDINGS_QUIET', meaning: 'No log line per HTTP request (failed and not-sent deliveries are still logged).', default: 'off' },
   {
@@ -264,6 +270,7 @@ export function readArguments(args: string[], env: NodeJS.ProcessEnv) {
   const webhookAllow = setting('webhook-allow')?.value.split(',').map((s) => s.trim()).filter(Boolean);
   const quiet = toggle('quiet');
   const noActivity = toggle('no-activity');
+  const trustProxy = toggle('trust-proxy');
   const workflows = text('workflows');
   const metrics = toggle('metrics');
   // The token is never repeated in a message.
@@ -286,6 +293,7 @@ export function readArguments(args: string[], env: NodeJS.ProcessEnv) {
     ...(webhookAllow?.length && { webhookAllow }),
     ...(workflows && { workflows }),
     ...(noActivity && { activity: false }),
+    ...(trustProxy && { trustProxy }),
     ...(metrics && { metrics: metricsToken ? { token: metricsToken.value } : true }),
     log: { requests: !quiet, deliveries: true },
   };

@@ -38,6 +38,13 @@ export interface HttpAppOptions {
   readonly clock?: Clock;
   /** Called with each error answered as a 500 (the client sees no detail). @default logs it with console.error */
   readonly onError?: (error: unknown) => void;
+  /**
+   * The app is reached only through a proxy that sets `X-Forwarded-Proto` and `X-Forwarded-Host`
+   * (overwriting what clients send): the URL a provider signed (Twilio's status callbacks) is rebuilt
+   * from them. Off, they are ignored, since any client could send them to choose the URL a signature
+   * is checked against. @default false
+   */
+  readonly trustProxy?: boolean;
   /** Serve the engines' metrics at `GET /metrics` (Prometheus' text format). @default not served */
   readonly metrics?: MetricsOptions;
 }

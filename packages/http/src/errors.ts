@@ -1,4 +1,4 @@
-import { isTidingsError, type FieldIssue } from '@tidings/core';
+import { cutText, isTidingsError, listedIssues, MAX_ISSUE_TEXT, type FieldIssue } from '@tidings/core';
 
 const REASONS: Record<number, string> = {
   400: 'Bad Request',
@@ -38,6 +38,9 @@ export function errorBody(status: number, message: string | string[], path: stri
   return { statusCode: status, message, error: REASONS[status] ?? 'Error', timestamp: now.toISOString(), path, ...extra };
 }
 
+/** Longest `message` of a 422, in characters: validation messages list their issues, which `errors` holds bounded. */
+const MAX_MESSAGE_TEXT = 4 * MAX_ISSUE_TEXT;
+
 const fieldErrors = (issues: readonly FieldIssue[]) => {
   const errors: Record<string, { messages: string[] }> = {};
   for (const issue of issues) (errors[issue.path || 'body'] ??= { messages: [] }).messages.push(issue.message);
@@ -52,8 +55,11 @@ export function toHttp(error: unknown, path: string, now: Date): { status: numbe
   if (error instanceof HttpError) return { status: error.status, body: errorBody(error.status, error.message, path, now, error.extra), headers: error.headers };
   if (isTidingsError(error)) {
     switch (error.code) {
-      case 'validation_failed':
-        return { status: 422, body: errorBody(422, error.message, path, now, { errors: fieldErrors(error.issues) }), headers: {} };
+      case 'validation_failed': {
+        // An input can fail once per element: the answer lists a bounded few and counts the rest.
+        const { listed, unlisted } = listedIssues(error.issues);
+        return { status: 422, body: errorBody(422, cutText(error.message, MAX_MESSAGE_TEXT), path, now, { errors: fieldErrors(listed), ...(unlisted > 0 && { unlistedErrors: unlisted }) }), headers: {} };
+      }
       case 'too_many_events':
         // As Novu's e2e test expects: 422 with the sentence under `errors.events`, and `message` a list
         // (Novu's validation pipe answers so; both of its SDKs accept it).

@@ -81,6 +81,13 @@ export interface ServeOptions {
    * the API key. @default true
    */
   activity?: boolean;
+  /**
+   * Clients reach the server only through a proxy that sets `X-Forwarded-Proto` and
+   * `X-Forwarded-Host`, overwriting what clients send (see `createHttpApp`'s `trustProxy`): status
+   * callbacks whose signature covers the URL (Twilio's) are checked against the URL they name.
+   * @default false
+   */
+  trustProxy?: boolean;
 }
 
 /** Start-up failed for a reason one line can say (a database that is not there, a port in use). */
@@ -243,6 +250,7 @@ export async function serve(options: ServeOptions = {}) {
     inbox: { requireSubscriberHash: options.inboxHash ?? true },
     ...(logger && { onError: (error: unknown) => logger.error({ err: error }, 'request failed') }),
     ...(metrics && { metrics: { prometheus: metrics, ...(typeof options.metrics === 'object' && { token: options.metrics.token }) } }),
+    ...(options.trustProxy && { trustProxy: true }),
   });
   if (options.activity ?? true) app.route('/activity', activityApp());
   const host = options.host ?? '127.0.0.1';

@@ -11,7 +11,13 @@ async function immediate<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
       await sql`commit`.execute(conn);
       return result;
     } catch (error) {
-      await sql`rollback`.execute(conn);
+      // SQLite ends the transaction itself on some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM,
+      // SQLITE_BUSY): ROLLBACK then fails with "no transaction is active", which must not take the
+      // place of the error that ended it. A rollback that fails otherwise says so, keeping the cause.
+      await sql`rollback`.execute(conn).catch((rollbackError: unknown) => {
+        if (/no transaction is active/.test((rollbackError as Error)?.message ?? '')) return;
+        throw new Error(`SQLite could not roll back (${(rollbackError as Error)?.message}) after: ${(error as Error)?.message}`, { cause: error });
+      });
       throw error;
     }
   });

@@ -2,6 +2,7 @@ import { messageId } from '../messages/build-message.js';
 import type { JsonObject, Message, RanStep, StepVariant, WalkState, Workflow } from '../schemas/index.js';
 import { CHANNELS } from '../schemas/enums.js';
 import { addTime } from '../timing/add-time.js';
+import { listedErrorLines } from '../listed-issues.js';
 import { delayDueAt } from '../timing/delay-due-at.js';
 import { nextCronTime, parseCron } from '../timing/cron.js';
 import { channelGate } from './channel-gate.js';
@@ -168,7 +169,9 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
     runsUserCode: () => true,
     walk,
     async preparePayload(workflow, payload) {
-      return codeOf(workflow).code.preparePayload(payload);
+      const prepared = await codeOf(workflow).code.preparePayload(payload);
+      // A schema can fail once per element of the payload: the trigger's answer lists a bounded few.
+      return prepared.ok ? prepared : { ok: false, errors: listedErrorLines(prepared.errors) };
     },
     messagesToRead(workflow, state, notificationId, subscriberInternalId) {
       return (state?.steps ?? []).filter((s) => s.type === 'in_app' && !s.skipped).map((s) => messageId(notificationId, subscriberInternalId, s.stepIndex));

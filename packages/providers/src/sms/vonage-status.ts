@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ProviderCallback, ProviderStatusEvent } from '@tidings/core';
-import { contentEventId, formFields, hmac, isoTime, reasonText, record, refusal, requireSigningKey, safeEqual, statusEvent, text, type StatusIntegration } from '../status-callbacks.js';
+import { checkFresh, contentEventId, formFields, hmac, isoTime, reasonText, record, refusal, requireSigningKey, safeEqual, statusEvent, text, type StatusIntegration } from '../status-callbacks.js';
 
 const SERVICE = 'Vonage';
 
@@ -87,9 +87,10 @@ const receiptTime = (value: string | undefined) => isoTime(value && /^\d{4}-\d\d
  * Reads a Vonage SMS API delivery receipt (GET query, POST form or POST-JSON: `messageId`, `status`,
  * `err-code`, `msisdn`, `message-timestamp`…), signed webhooks on: `sig` over the other fields with the
  * signature secret (see `secretAndMethods`). Unsigned receipts are refused, and so is every receipt
- * when the integration has no signing key. States: delivered; failed, rejected and expired are
- * failures (`permanent` for `VONAGE_PERMANENT_ERRORS`); accepted, buffered and unknown are not tracked.
- * The event id is a hash of the message id, status and error code.
+ * when the integration has no signing key, and one whose signed `timestamp` is more than
+ * `TOLERANCE_SECONDS` from the engine's clock (a replay, or a clock gone wrong). States: delivered;
+ * failed, rejected and expired are failures (`permanent` for `VONAGE_PERMANENT_ERRORS`); accepted,
+ * buffered and unknown are not tracked. The event id is a hash of the message id, status and error code.
  */
 export async function readVonageStatus(callback: ProviderCallback, integration: StatusIntegration): Promise<ProviderStatusEvent[]> {
   const signingKey = requireSigningKey(SERVICE, integration);
@@ -99,6 +100,10 @@ export async function readVonageStatus(callback: ProviderCallback, integration: 
   const { secret, methods } = secretAndMethods(signingKey, sig);
   const signed = signedString(fields);
   if (!secret || !methods.some((method) => safeEqual(sig, signatureOf(method, secret, signed)))) throw refusal(SERVICE, 'the sig does not match the receipt (are the signature secret and method right?)');
+  // The signature covers the receipt's `timestamp`: a captured receipt is taken only while it is fresh.
+  const timestamp = fields.get('timestamp');
+  if (!timestamp) throw refusal(SERVICE, 'the receipt has no signed timestamp');
+  checkFresh(SERVICE, timestamp, integration.now?.getTime());
 
   const messageId = fields.get('messageId') ?? fields.get('message-id');
   const status = fields.get('status')?.toLowerCase();
