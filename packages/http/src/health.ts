@@ -23,8 +23,8 @@ async function probe(tidings: Tidings): Promise<{ ok: true; latencyMs: number } 
 
 /**
  * `GET /health/live`: the process answers (200). `GET /health/ready` and `GET /health`: each
- * environment's storage answers a read within 2 s and its job loop is not stuck (200), else 503 with
- * what failed. No API key:
+ * environment's storage answers a read within 2 s, its job loop is not stuck and its last write
+ * committed (200), else 503 with what failed. No API key:
  * load balancers and orchestrators call them; they reveal no records.
  */
 export function healthRoutes(app: Hono<AppEnv>, engines: readonly Tidings[]): void {
@@ -32,8 +32,9 @@ export function healthRoutes(app: Hono<AppEnv>, engines: readonly Tidings[]): vo
   const ready = async () => {
     const storages = await Promise.all(engines.map(async (t) => ({ environmentId: t.environmentId, ...(await probe(t)) })));
     const jobLoops = engines.map((t) => ({ environmentId: t.environmentId, ...t.health().jobLoop }));
-    const ok = storages.every((s) => s.ok) && jobLoops.every((l) => !l.stuck);
-    return { status: ok ? 200 : 503, body: { status: ok ? 'ok' : 'unavailable', storage: storages, jobLoop: jobLoops } };
+    const writes = engines.map((t) => ({ environmentId: t.environmentId, ...t.health().writes }));
+    const ok = storages.every((s) => s.ok) && jobLoops.every((l) => !l.stuck) && writes.every((w) => w.ok);
+    return { status: ok ? 200 : 503, body: { status: ok ? 'ok' : 'unavailable', storage: storages, jobLoop: jobLoops, writes } };
   };
   for (const path of ['/health', '/health/ready']) {
     app.get(path, async (c) => {

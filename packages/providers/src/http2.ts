@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { connect, constants, type ClientHttp2Session } from 'node:http2';
 import { ProviderError } from '@tidings/core';
-import { cappedBody, guardedTarget, unreachable, type PostOptions, type ServiceAnswer, type ServiceRequest } from './http.js';
+import { abandoned, cappedBody, guardedTarget, unreachable, type PostOptions, type ServiceAnswer, type ServiceRequest } from './http.js';
 
 /** One HTTP/2 connection to a service, for many requests (APNs wants one connection for many devices). */
 export interface Http2Session {
@@ -21,7 +21,8 @@ const connectionCause = (error: unknown): unknown =>
  * `address_refused`), and a host name is connected to only when the address it resolves to is allowed.
  * It connects on the first request, and again after the service closed it (a GOAWAY). Each request
  * times out after `timeoutMs` (connecting included), reads at most 64 KB of the answer, and fails as
- * `serviceRequest` does: a retryable `timeout` or `network_error`, or the refusal.
+ * `serviceRequest` does: a retryable `timeout` or `network_error`, or the refusal. Once `signal`
+ * aborts, the requests under way are cancelled and no new one starts.
  */
 export function http2Session(origin: string, options: PostOptions = {}): Http2Session {
   const { target, lookup } = guardedTarget(origin, options.network);
@@ -44,6 +45,7 @@ export function http2Session(origin: string, options: PostOptions = {}): Http2Se
   return {
     request(request) {
       return new Promise<ServiceAnswer>((resolve, reject) => {
+        if (options.signal?.aborted) throw abandoned(options.signal);
         const url = new URL(request.url);
         if (url.origin !== target.origin) throw new ProviderError(`${url.origin} is not this session's origin (${target.origin})`, { retryable: false, code: 'invalid_url' });
         const body = request.body;
@@ -55,7 +57,7 @@ export function http2Session(origin: string, options: PostOptions = {}): Http2Se
             ...options.headers,
             ...request.headers,
           },
-          { signal: AbortSignal.timeout(timeoutMs) },
+          { signal: options.signal ? AbortSignal.any([AbortSignal.timeout(timeoutMs), options.signal]) : AbortSignal.timeout(timeoutMs) },
         );
         let status: number | undefined;
         let headers: IncomingHttpHeaders = {};
@@ -78,7 +80,7 @@ export function http2Session(origin: string, options: PostOptions = {}): Http2Se
         if (typeof code === 'string' && /^ERR_(HTTP2_INVALID|INVALID_CHAR|INVALID_HTTP_TOKEN)/.test(code)) {
           throw new ProviderError(`the request cannot be sent: ${(error as Error).message}`, { retryable: false, code: 'invalid_request', cause: error });
         }
-        throw unreachable(connectionCause(failure ?? error), target, timeoutMs);
+        throw unreachable(connectionCause(failure ?? error), target, timeoutMs, options.signal);
       });
     },
     close() {

@@ -1,6 +1,7 @@
 import { ProviderError, type Channel, type Credentials, type Provider, type ProviderMessage } from '@tidings/core';
 import { answerError, serviceRequest } from './http.js';
 import type { NetworkPolicy } from './network-policy.js';
+import { requestOptions } from './service-options.js';
 import { standardWebhookHeaders } from './standard-webhooks.js';
 
 export interface WebhookProviderOptions {
@@ -39,7 +40,7 @@ export function webhookProvider(shape: WebhookShape, options: WebhookProviderOpt
   return {
     id: shape.id,
     channel: shape.channel,
-    async send(message, credentials) {
+    async send(message, credentials, context) {
       const url = shape.url(message, credentials);
       if (!url) throw new ProviderError(`no webhook URL for ${shape.id}`, { retryable: false, code: 'missing_webhook_url' });
       const body = JSON.stringify(shape.body(message, credentials));
@@ -51,7 +52,7 @@ export function webhookProvider(shape: WebhookShape, options: WebhookProviderOpt
       }
       const answer = await serviceRequest(
         { url, headers: { 'content-type': 'application/json', ...signed }, body },
-        { ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }), ...(options.network && { network: options.network }) },
+        requestOptions(options, context?.signal),
       );
       if (answer.status < 200 || answer.status >= 300) throw answerError(new URL(url).host, answer);
       return { id: message.messageId };

@@ -122,15 +122,19 @@ describe('retries and failures', () => {
     expect(await tidings.runDue()).toBe(0);
   });
 
-  it('a provider that does not answer within providerTimeoutMs fails the attempt as retryable', async () => {
+  it('a provider that does not answer within providerTimeoutMs: the outcome is unknown (a webhook takes no idempotency key), and the step waits an hour for its one more try', async () => {
     const slow = await webhook(() => 'hang');
     const { tidings } = await engine({ providerTimeoutMs: 300 });
     await tidings.integrations.upsert({ name: 'hook', providerId: 'chat-webhook', channel: 'chat' });
     await tidings.workflows.upsert(oneStep('ci', { type: 'chat', content: 'x' }));
     const result = await tidings.trigger({ name: 'ci', to: { subscriberId: 's0', channels: [{ providerId: 'chat-webhook', credentials: { webhookUrl: slow.url() } }] } });
     await tidings.runDue();
-    expect((await tidings.explain(result.transactionId!, 's0'))[0]!.entries[0]).toMatchObject({ decision: 'failed', reason: 'the provider did not answer within 300 ms; will retry' });
-    expect((await tidings.pending()).jobs).toMatchObject([{ lastError: 'the provider did not answer within 300 ms' }]);
+    expect((await tidings.explain(result.transactionId!, 's0'))[0]!.entries[0]).toMatchObject({
+      decision: 'held',
+      reason: 'outcome unknown: the provider did not answer within 300 ms; "chat-webhook" takes no idempotency key, so it may have sent the message; it is sent again at 2026-06-01T13:00:00.000Z',
+    });
+    expect((await tidings.pending()).jobs).toMatchObject([{ runAt: '2026-06-01T13:00:00.000Z', lastError: 'the provider did not answer within 300 ms' }]);
+    expect(await tidings.messages.byTransaction(result.transactionId!)).toMatchObject([{ status: 'sent', outcome: 'unknown' }]);
   });
 
   it('a provider that never answers never holds up the other subscribers of the batch, and is retried', async () => {

@@ -142,7 +142,9 @@ describe('one-signal', () => {
     const tx = await push(['player-1', 'player-2']);
     expect(oneSignal.calls).toHaveLength(1);
     expect(oneSignal.calls[0]!.headers.authorization).toBe('Basic rest-api-key');
-    expect(oneSignal.calls[0]!.json).toEqual({ app_id: app.appId, include_player_ids: ['player-1', 'player-2'], headings: { en: 'Hi Ada' }, contents: { en: 'You have 3 new' }, data: { n: 3 } });
+    // The engine's idempotency key for the message (a UUID) goes as OneSignal's idempotency_key.
+    const idempotencyKey = expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(oneSignal.calls[0]!.json).toEqual({ app_id: app.appId, include_player_ids: ['player-1', 'player-2'], headings: { en: 'Hi Ada' }, contents: { en: 'You have 3 new' }, data: { n: 3 }, idempotency_key: idempotencyKey });
     expect(await message(tx)).toMatchObject({ status: 'sent', providerId: 'one-signal' });
     expect(await trace(tx)).toContain(`as ${oneSignal.notifications[0]}`);
   });

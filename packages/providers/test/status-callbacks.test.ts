@@ -542,6 +542,43 @@ describe('Amazon SES through SNS', () => {
     const { provider: noCert } = await sns('not a certificate');
     await expectRefused(read(noCert, notification({ eventType: 'Open', mail: mailPart }, expired.privateKey), integration(topic)), /no X\.509 certificate/);
   });
+
+  it('refuses a SigningCertURL on an S3 bucket host (anyone may own bucket "sns") and a certificate not issued to SNS', async () => {
+    const { pem, privateKey } = selfSignedCertificate('sns.amazonaws.com');
+    const { service, provider } = await sns(pem);
+    const good = notification({ eventType: 'Open', mail: mailPart }, privateKey);
+    for (const host of ['sns.s3.amazonaws.com', 'sns.s3-eu-west-1.amazonaws.com', 'sns.s3-external-1.amazonaws.com', 'sns.s3-website-us-east-1.amazonaws.com']) {
+      const moved = { ...JSON.parse(good.body), SigningCertURL: `https://${host}${certPath}` };
+      await expectRefused(read(provider, { ...good, body: JSON.stringify(moved) }, integration(topic)), /SigningCertURL is not an https URL/);
+    }
+    expect(service.calls).toHaveLength(0);
+    // Signed with a certificate SNS never issued: its subject is not SNS's.
+    const forged = selfSignedCertificate('attacker.example');
+    const { provider: forgedSns } = await sns(forged.pem);
+    await expectRefused(read(forgedSns, notification({ eventType: 'Open', mail: mailPart }, forged.privateKey), integration(topic)), /not issued to SNS \(sns\.amazonaws\.com or sns-signing\.eu-west-1\.amazonaws\.com\)/);
+  });
+
+  it('a certificate that cannot be had is a refusal (a 401 over HTTP), never a 500; unknown certificate URLs cost at most 10 fetches a minute', async () => {
+    const { privateKey } = selfSignedCertificate('sns.amazonaws.com');
+    const busy = await started(fakeService((): ServiceReply => ({ status: 503, body: 'busy' })));
+    const provider = sesProvider(at(busy.url));
+    await expectRefused(read(provider, notification({ eventType: 'Open', mail: mailPart }, privateKey), integration(topic)), /SigningCertURL answered 503/);
+    const nowhere = sesProvider({ baseUrl: 'http://127.0.0.1:9', network: { allow: ['127.0.0.1'] } });
+    await expectRefused(read(nowhere, notification({ eventType: 'Open', mail: mailPart }, privateKey), integration(topic)), /SigningCertURL could not be fetched/);
+    // Through the engine: a 401 (unauthorized), not an error.
+    const tidings = createTidings({ storage: memoryStorage(), providers: [provider] });
+    const ses = await tidings.integrations.upsert({ providerId: 'ses', channel: 'email', active: true, credentials: { apiKey: 'AKIA', secretKey: 'secret', region: 'eu-west-1', from: 'noreply@tidings.test' }, configurations: { inboundWebhookSigningKey: topic } });
+    await expect(tidings.providerWebhook(ses._id, notification({ eventType: 'Open', mail: mailPart }, privateKey))).rejects.toMatchObject({ code: 'unauthorized', message: expect.stringMatching(/SigningCertURL answered 503/) });
+
+    // A caller inventing certificate URLs: 30 callbacks, at most 10 fetches, each a refusal.
+    const { provider: inventive, service } = await sns(selfSignedCertificate('sns.amazonaws.com').pem);
+    const good = notification({ eventType: 'Open', mail: mailPart }, privateKey);
+    for (let i = 0; i < 30; i++) {
+      const moved = { ...JSON.parse(good.body), SigningCertURL: `https://sns.eu-west-1.amazonaws.com/SimpleNotificationService-${i.toString(16).padStart(32, 'a')}.pem` };
+      await expectRefused(read(inventive, { ...good, body: JSON.stringify(moved) }, integration(topic)), /answered 404|more than 10 new SigningCertURLs/);
+    }
+    expect(service.calls.length).toBeLessThanOrEqual(10);
+  });
 });
 
 describe('Twilio status callbacks', () => {
@@ -669,5 +706,25 @@ describe('Vonage signed delivery receipts', () => {
     // Pinned to another method, a valid MD5-hash signature does not pass.
     await expectRefused(read(provider, signedForm({ status: 'delivered', 'err-code': '0' }), integration(`sha256:${secret}`)), /sig does not match/);
     await expectRefused(read(provider, callback('{"messageId":', { 'content-type': 'application/json' }), integration(secret)), /not JSON/);
+  });
+
+  it('refuses a receipt whose signed timestamp is more than 5 minutes from the engine clock, either way, or that has none', async () => {
+    // The engine's clock, an hour past the machine's (a manual clock, say).
+    const clock = (nowSeconds() + 3_600) * 1000;
+    const signedAt = (offsetSeconds: number) => signedForm({ status: 'failed', 'err-code': '3', timestamp: String(clock / 1000 + offsetSeconds) });
+    /** Read as the engine reads it: with its clock's time. */
+    const readAt = (call: ProviderCallback) => provider.readStatus!(call, { ...integration(secret), now: new Date(clock) });
+    // A year-old receipt, correctly signed, forges no permanent failure.
+    await expectRefused(readAt(signedAt(-365 * 86_400)), /Vonage callback refused: the signature timestamp is more than 300 s away from now/);
+    await expectRefused(readAt(signedAt(-301)), /more than 300 s/);
+    await expectRefused(readAt(signedAt(301)), /more than 300 s/);
+    expect(await readAt(signedAt(-299))).toMatchObject([{ state: 'failed', permanent: true }]);
+    expect(await readAt(signedAt(299))).toMatchObject([{ state: 'failed', permanent: true }]);
+    // The engine's clock counts, not the machine's: signed at the machine's now, an hour before the engine's.
+    await expectRefused(readAt(signedForm({ status: 'delivered', 'err-code': '0' })), /more than 300 s/);
+    const fields: Record<string, string> = receipt({ status: 'delivered', 'err-code': '0' });
+    delete fields.timestamp;
+    const untimed = callback(new URLSearchParams({ ...fields, sig: vonageSig(fields, secret) }).toString(), { 'content-type': 'application/x-www-form-urlencoded' });
+    await expectRefused(read(provider, untimed, integration(secret)), /no signed timestamp/);
   });
 });

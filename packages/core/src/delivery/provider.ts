@@ -93,6 +93,13 @@ export interface SendContext {
    * is thrown away.
    */
   readonly signal?: AbortSignal;
+  /**
+   * The same on every attempt at this message (its retries, a run again after a crash): a UUID made
+   * from the environment and the message id (see `idempotencyKeyOf`). A provider whose service
+   * documents an idempotency key sends it as that key and says so with `Provider.idempotent`. A
+   * `tidings.retry` run of a message that failed for good has a key of its own.
+   */
+  readonly idempotencyKey?: string;
 }
 
 /**
@@ -108,6 +115,15 @@ export interface Provider {
    * `channel` of the subscriber's channel setting for the provider (a Telegram chat id).
    */
   readonly chatAddress?: ChatAddress;
+  /**
+   * The service documents an idempotency key and `send` passes `context.idempotencyKey` as it (Resend's
+   * `Idempotency-Key` header, OneSignal's `idempotency_key`): the service answers a request again with
+   * the same key without sending the message twice. A send of such a provider that timed out is tried
+   * again as any retryable failure; one of a provider without it may have been sent, so its message is
+   * kept with `outcome: 'unknown'` and sent again at most once, much later (`UNKNOWN_OUTCOME_RETRY_MS`).
+   * @default false
+   */
+  readonly idempotent?: boolean;
   send(message: ProviderMessage, credentials: Credentials, context?: SendContext): Promise<ProviderResult>;
   /**
    * Reads one status callback of the service: checks it is signed as the service signs it (throws

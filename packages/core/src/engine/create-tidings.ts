@@ -29,6 +29,7 @@ import { isCodeWorkflow, type CodeWorkflow } from '../walk/code-workflow.js';
 import { routerWalker } from '../walk/router-walker.js';
 import { codeCatalog, codeCatalogStorage } from './code-catalog.js';
 import { withStepTimeLimit } from './step-time-limit.js';
+import { writeHealth, type WriteHealth } from './write-health.js';
 import { retentionPolicySchema, type RetentionPolicyInput } from '../schemas/expiry.js';
 import { ensureSweep } from './sweep.js';
 import { engineTelemetry } from './telemetry/telemetry.js';
@@ -270,13 +271,14 @@ export function createTidings(options: TidingsOptions) {
       await Promise.all([loop.stop(), webhookLoop.stop()]);
     },
     /**
-     * The job loop's state for health checks: `stuck` when the jobs in hand have gone longer than
-     * twice what one job may take (`stepTimeoutMs` and two provider calls) without one finishing.
+     * The engine's state for health checks: the job loop is `stuck` when the jobs in hand have gone
+     * longer than twice what one job may take (`stepTimeoutMs` and two provider calls) without one
+     * finishing; `writes` is not `ok` while the last write transaction failed (a full disk).
      */
-    health(): { jobLoop: { running: boolean; stalledForMs: number; stuck: boolean } } {
+    health(): { jobLoop: { running: boolean; stalledForMs: number; stuck: boolean }; writes: WriteHealth } {
       const stalledForMs = Math.round(Math.max(runner.stalledForMs(), webhookRunner.stalledForMs()));
       const stuckAfterMs = 2 * (engineOptions.stepTimeoutMs + 2 * engineOptions.providerTimeoutMs);
-      return { jobLoop: { running: loop.running, stalledForMs, stuck: stalledForMs > stuckAfterMs } };
+      return { jobLoop: { running: loop.running, stalledForMs, stuck: stalledForMs > stuckAfterMs }, writes: writeHealth(ctx) };
     },
     events: {
       on: events.on,

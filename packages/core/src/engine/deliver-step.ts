@@ -225,7 +225,10 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
     if (retry) {
       // When no attempt is left after a timeout, the message may have been sent: kept as such, not as `error`.
       const final = unsure ?? failed(base, retry.integration, retry.error, reasonWith(`failed: ${retry.text}`), attempts, retry.text);
-      if (unsure) return { kind: 'retry', error: retry.text, note: { ...final.note, reason: reasonWith(`${retry.text}; will retry with the same idempotency key`) }, final };
+      if (unsure) {
+        const then = '; will retry with the same idempotency key';
+        return { kind: 'retry', error: retry.text, note: { ...final.note, reason: reasonWith(`${retry.text}${then}`) + (attempts.length > 1 ? then : '') }, final };
+      }
       return { kind: 'retry', error: retry.text, ...(retry.retryAfterMs !== undefined && { retryAfterMs: retry.retryAfterMs }), note: { ...final.note, reason: reasonWith(`${retry.text}; will retry`) + (attempts.length > 1 ? '; will retry' : '') }, final };
     }
     if (openUntil !== null) {

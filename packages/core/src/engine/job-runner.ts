@@ -16,6 +16,7 @@ import { runJob, type BatchData } from './job-handlers/index.js';
 import { resultOf, waitUntil } from './job-handlers/job-result.js';
 import { readWalkSources } from './walk-io.js';
 import { capsInForce } from './caps.js';
+import { watchWrite } from './write-health.js';
 import { startJobSpans, type JobSpans } from './telemetry/job-spans.js';
 
 export interface JobRunner {
@@ -201,7 +202,7 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
         }
       });
       stopKeeping();
-      committed = await commitBatch(ctx, workerId, now, results, tracksStatus);
+      committed = await watchWrite(ctx, () => commitBatch(ctx, workerId, now, results, tracksStatus));
       spans?.committed(results, new Set(committed.gaveUp.map((g) => g.job.id)));
     } catch (error) {
       spans?.failed(error);

@@ -28,10 +28,18 @@ export function retryScope(data: WalkJobData, walk: WalkResult): WalkResult {
 }
 
 /**
- * Inside a batch's commit, before its messages are stored: deletes the stored failed messages that
- * the batch's retry runs made again, so the new ones (same ids) take their place and are stored, and
- * announced, as any new message. A message no longer `error` (a racing retry sent it) is kept, and
- * the new one with its id is then ignored as a duplicate.
+ * Whether a walk run may send again a message stored before: a run after a failed one (a first run
+ * has neither an attempt before it nor an error).
+ */
+const afterFailure = (job: JobResult['job']) => job.attempts > 1 || job.lastError !== null;
+
+/**
+ * Inside a batch's commit, before its messages are stored: deletes the stored messages that the
+ * batch's runs made again and that give way to the new ones (same ids), so those are stored, and
+ * announced, as any new message: the failed messages of retry runs, and the messages whose send's
+ * outcome was unknown that a run after the long back-off sent again and got the provider's answer
+ * for. A message no longer `error` (a racing retry sent it), or one made again with its outcome
+ * still unknown, is kept, and the new one with its id is then ignored as a duplicate.
  */
 export async function clearRetriedErrors(tx: StorageRepositories, env: string, results: readonly JobResult[]): Promise<void> {
   const remade = results.flatMap(({ job, messages }) => {
@@ -42,5 +50,10 @@ export async function clearRetriedErrors(tx: StorageRepositories, env: string, r
     const stored = await tx.messages.getMany(env, subscriberInternalId, group.map((m) => m._id));
     const failed = stored.filter(neverAccepted).map((m) => m._id);
     if (failed.length > 0) await tx.messages.deleteMany(env, subscriberInternalId, failed);
+  }
+  const answered = results.flatMap(({ job, messages }) => (job.kind === 'walk' && afterFailure(job) ? messages.filter((m) => m.channel !== 'in_app' && m.outcome === undefined) : []));
+  for (const [subscriberInternalId, group] of groupBy(answered, (m) => m._subscriberId)) {
+    const unknown = (await tx.messages.getMany(env, subscriberInternalId, group.map((m) => m._id))).filter((m) => m.outcome === 'unknown').map((m) => m._id);
+    if (unknown.length > 0) await tx.messages.deleteMany(env, subscriberInternalId, unknown);
   }
 }

@@ -13,6 +13,7 @@ import { workflowStatus } from '../trigger/workflow-status.js';
 import type { EngineContext } from './context.js';
 import { deliverInline, firstWalkJob, type InlineWalk } from './inline-delivery.js';
 import { groupCommit } from './group-commit.js';
+import { watchWrite } from './write-health.js';
 import { digestFlushKey, newJob } from './jobs.js';
 import { triggerSpans } from './telemetry/trigger-spans.js';
 
@@ -178,7 +179,7 @@ export function triggerApi(ctx: EngineContext) {
    */
   async function record(calls: readonly Call[]): Promise<Written[]> {
     const caps = ctx.options.inlineInApp ? await capsInForce(ctx) : [];
-    return storage.transaction(async (tx) => {
+    return watchWrite(ctx, () => storage.transaction(async (tx) => {
       const now = ctx.now();
       const all = calls.flatMap((call, at) => call.prepared.map((p) => ({ p, at, plan: readRecipients(p.event.to) })));
       const bareIds = [...new Set(all.flatMap(({ plan }) => plan.direct.filter((d) => d.patch === null).map((d) => d.subscriberId)))];
@@ -249,7 +250,7 @@ export function triggerApi(ctx: EngineContext) {
       const owner = new Map(written.flatMap((call) => call.recorded.map((r) => [r.notification._id, call] as const)));
       for (const message of inline.messages) owner.get(message._notificationId)?.messages.push(message);
       return written;
-    });
+    }));
   }
 
   const committer = groupCommit(record, { weight: callEvents, maxWeight: MAX_BULK_EVENTS });

@@ -69,6 +69,14 @@ export const messageSchema = z.object({
   providerMessageId: z.string().optional(),
   /** The integration that sent it: only that integration's status callbacks change it (absent on messages sent before it was kept). */
   _integrationId: z.string().optional(),
+  /**
+   * `unknown`: the provider was asked to send it and gave no answer in time (`providerTimeoutMs`), and
+   * its service has no idempotency key to ask again safely, so it may have sent it. Such a message is
+   * `sent` (it was handed to the provider), never `error`; it is sent again at most once, after
+   * `UNKNOWN_OUTCOME_RETRY_MS`, and what the provider answers then takes its place. Absent when the
+   * provider answered.
+   */
+  outcome: z.literal('unknown').optional(),
   /** What the provider reported after accepting it: the furthest state reached, and every report in order. */
   delivery: z.object({ state: deliveryStateSchema, at: isoInstantSchema, history: z.array(deliveryEventSchema) }).optional(),
 });

@@ -1,6 +1,6 @@
 import { ProviderError, type Provider } from '@tidings/core';
 import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
-import { baseUrlOf, type ServiceProviderOptions } from '../service-options.js';
+import { baseUrlOf, requestOptions, type ServiceProviderOptions } from '../service-options.js';
 
 const SEND_MESSAGE_URL = 'https://api.telegram.org/bot{token}/sendMessage';
 /** Telegram refuses longer texts. */
@@ -19,7 +19,7 @@ export const telegramProvider = (options: ServiceProviderOptions = {}): Provider
   id: 'telegram',
   channel: 'chat',
   chatAddress: 'chatId',
-  async send(message, credentials) {
+  async send(message, credentials, context) {
     const botToken = credentials.apiToken;
     if (!botToken) throw new ProviderError('telegram: the integration has no apiToken credential (the bot token)', { retryable: false, code: 'missing_credentials' });
     const chatId = message.to.channel;
@@ -32,7 +32,7 @@ export const telegramProvider = (options: ServiceProviderOptions = {}): Provider
         headers: { 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify({ chat_id: chatId, text: message.content.slice(0, MAX_TEXT), ...message.overrides }),
       },
-      { ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }), ...(options.network && { network: options.network }) },
+      requestOptions(options, context?.signal),
     );
     const json = answerJson(answer) as Answer | undefined;
     const messageId = json?.result?.message_id;

@@ -1,6 +1,6 @@
 import { ProviderError, type Provider } from '@tidings/core';
 import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
-import { baseUrlOf, type ServiceProviderOptions } from '../service-options.js';
+import { baseUrlOf, requestOptions, type ServiceProviderOptions } from '../service-options.js';
 
 const MESSAGES_URL = 'https://graph.facebook.com/v18.0/{phoneNumberId}/messages';
 
@@ -25,7 +25,7 @@ export const whatsAppProvider = (options: ServiceProviderOptions = {}): Provider
   id: 'whatsapp-business',
   channel: 'chat',
   chatAddress: 'phone',
-  async send(message, credentials) {
+  async send(message, credentials, context) {
     const { apiToken, phoneNumberIdentification } = credentials;
     if (!apiToken || !phoneNumberIdentification) {
       const missing = [!apiToken && 'apiToken', !phoneNumberIdentification && 'phoneNumberIdentification'].filter(Boolean);
@@ -41,7 +41,7 @@ export const whatsAppProvider = (options: ServiceProviderOptions = {}): Provider
         headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${apiToken}` },
         body: JSON.stringify({ messaging_product: 'whatsapp', recipient_type: 'individual', to: phone, ...content, ...overrides }),
       },
-      { ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }), ...(options.network && { network: options.network }) },
+      requestOptions(options, context?.signal),
     );
     const json = answerJson(answer) as Answer | undefined;
     const id = json?.messages?.[0]?.id;

@@ -1,6 +1,6 @@
 import { ProviderError, type Credentials, type JsonObject, type Provider, type ProviderMessage } from '@tidings/core';
 import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
-import { baseUrlOf, type ServiceProviderOptions } from '../service-options.js';
+import { baseUrlOf, requestOptions, type ServiceProviderOptions } from '../service-options.js';
 import { checkMail, mailbox } from './mail-fields.js';
 import { readMailgunStatus } from './mailgun-status.js';
 
@@ -29,7 +29,7 @@ export function mailgunProvider(options: ServiceProviderOptions = {}): Provider 
   return {
     id: 'mailgun',
     channel: 'email',
-    async send(message, credentials) {
+    async send(message, credentials, context) {
       checkMail('Mailgun', message, credentials, ['apiKey', 'domain', 'from']);
       const form = new URLSearchParams({ from: mailbox(credentials.from!, credentials.senderName), to: message.to.email!, subject: message.subject ?? '' });
       if (message.content) form.set('text', message.content);
@@ -43,7 +43,7 @@ export function mailgunProvider(options: ServiceProviderOptions = {}): Provider 
           headers: { authorization: `Basic ${auth}`, 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'tidings' },
           body: form.toString(),
         },
-        options,
+        requestOptions(options, context?.signal),
       );
       if (answer.status < 200 || answer.status >= 300) throw answerError('Mailgun', answer);
       const json = answerJson(answer) as { id?: unknown } | undefined;

@@ -1,6 +1,6 @@
 import { ProviderError, type Credentials, type Provider, type ProviderMessage } from '@tidings/core';
 import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
-import { baseUrlOf, type ServiceProviderOptions } from '../service-options.js';
+import { baseUrlOf, requestOptions, type ServiceProviderOptions } from '../service-options.js';
 import { checkMail, mailbox } from './mail-fields.js';
 import { readPostmarkStatus } from './postmark-status.js';
 
@@ -19,7 +19,7 @@ export function postmarkProvider(options: ServiceProviderOptions = {}): Provider
   return {
     id: 'postmark',
     channel: 'email',
-    async send(message, credentials) {
+    async send(message, credentials, context) {
       checkMail('Postmark', message, credentials, ['apiKey', 'from']);
       const body = {
         From: mailbox(credentials.from!, credentials.senderName),
@@ -35,7 +35,7 @@ export function postmarkProvider(options: ServiceProviderOptions = {}): Provider
           headers: { 'x-postmark-server-token': credentials.apiKey!, accept: 'application/json', 'content-type': 'application/json', 'user-agent': 'tidings' },
           body: JSON.stringify(body),
         },
-        options,
+        requestOptions(options, context?.signal),
       );
       const json = answerJson(answer) as { MessageID?: unknown; ErrorCode?: unknown } | undefined;
       const errorCode = typeof json?.ErrorCode === 'number' && json.ErrorCode !== 0 ? String(json.ErrorCode) : undefined;

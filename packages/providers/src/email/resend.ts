@@ -1,6 +1,6 @@
 import { ProviderError, type Credentials, type Provider, type ProviderMessage } from '@tidings/core';
 import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
-import { baseUrlOf, type ServiceProviderOptions } from '../service-options.js';
+import { baseUrlOf, requestOptions, type ServiceProviderOptions } from '../service-options.js';
 import { checkMail, mailbox } from './mail-fields.js';
 import { readResendStatus } from './resend-status.js';
 
@@ -13,6 +13,9 @@ const USER_AGENT = 'tidings';
 /**
  * Email through Resend (`providerId: 'resend'`). Credentials: `apiKey`, `from`, `senderName`, `baseUrl`.
  * Resend's error `name` (e.g. `validation_error`, `invalid_api_key`) becomes the message's `errorId`.
+ * Every send carries the engine's idempotency key as Resend's `Idempotency-Key` header (Resend keeps a
+ * key 24 hours and answers a request with a key it has seen with the first answer, without sending
+ * again), so a send that timed out is safely tried again.
  * `readStatus` reads Resend's Svix-signed webhooks (`inboundWebhookSigningKey`: the endpoint's `whsec_`
  * signing secret; see `readResendStatus`).
  */
@@ -20,7 +23,8 @@ export function resendProvider(options: ServiceProviderOptions = {}): Provider {
   return {
     id: 'resend',
     channel: 'email',
-    async send(message, credentials) {
+    idempotent: true,
+    async send(message, credentials, context) {
       checkMail('Resend', message, credentials, ['apiKey', 'from']);
       const body = {
         from: mailbox(credentials.from!, credentials.senderName),
@@ -33,10 +37,15 @@ export function resendProvider(options: ServiceProviderOptions = {}): Provider {
       const answer = await serviceRequest(
         {
           url: atBase(SEND_URL, baseUrlOf(credentials, options)),
-          headers: { authorization: `Bearer ${credentials.apiKey}`, 'content-type': 'application/json', 'user-agent': USER_AGENT },
+          headers: {
+            authorization: `Bearer ${credentials.apiKey}`,
+            'content-type': 'application/json',
+            'user-agent': USER_AGENT,
+            ...(context?.idempotencyKey && { 'idempotency-key': context.idempotencyKey }),
+          },
           body: JSON.stringify(body),
         },
-        options,
+        requestOptions(options, context?.signal),
       );
       const json = answerJson(answer) as { id?: unknown; name?: unknown } | undefined;
       if (answer.status < 200 || answer.status >= 300) throw answerError('Resend', answer, typeof json?.name === 'string' ? json.name : undefined);

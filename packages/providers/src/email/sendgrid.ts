@@ -1,6 +1,6 @@
 import { ProviderError, type Credentials, type Provider, type ProviderMessage } from '@tidings/core';
 import { answerError, atBase, serviceRequest } from '../http.js';
-import { baseUrlOf, type ServiceProviderOptions } from '../service-options.js';
+import { baseUrlOf, requestOptions, type ServiceProviderOptions } from '../service-options.js';
 import { checkMail, mailbox } from './mail-fields.js';
 import { readSendgridStatus } from './sendgrid-status.js';
 
@@ -28,7 +28,7 @@ export function sendgridProvider(options: ServiceProviderOptions = {}): Provider
   return {
     id: 'sendgrid',
     channel: 'email',
-    async send(message, credentials) {
+    async send(message, credentials, context) {
       checkMail('SendGrid', message, credentials, ['apiKey', 'from']);
       const base = baseUrlOf(credentials, options) ?? (credentials.region === 'eu' ? EU_BASE : undefined);
       const body = {
@@ -41,7 +41,7 @@ export function sendgridProvider(options: ServiceProviderOptions = {}): Provider
       };
       const answer = await serviceRequest(
         { url: atBase(SEND_URL, base), headers: { authorization: `Bearer ${credentials.apiKey}`, 'content-type': 'application/json', 'user-agent': 'tidings' }, body: JSON.stringify(body) },
-        options,
+        requestOptions(options, context?.signal),
       );
       if (answer.status < 200 || answer.status >= 300) throw answerError('SendGrid', answer);
       const id = answer.headers['x-message-id'];

@@ -1,7 +1,7 @@
 import { ProviderError, type Credentials, type Provider, type ProviderMessage } from '@tidings/core';
 import { AwsV4Signer } from 'aws4fetch';
 import { answerError, answerJson, atBase, serviceRequest, type ServiceAnswer } from '../http.js';
-import { baseUrlOf, type ServiceProviderOptions } from '../service-options.js';
+import { baseUrlOf, requestOptions, type ServiceProviderOptions } from '../service-options.js';
 import { checkMail } from './mail-fields.js';
 import { readSesStatus, snsCertificates } from './ses-status.js';
 
@@ -44,7 +44,7 @@ export function sesProvider(options: ServiceProviderOptions = {}): Provider {
   return {
     id: 'ses',
     channel: 'email',
-    async send(message, credentials) {
+    async send(message, credentials, context) {
       check(message, credentials);
       const region = credentials.region!;
       const charset = 'UTF-8';
@@ -76,7 +76,7 @@ export function sesProvider(options: ServiceProviderOptions = {}): Provider {
       }).sign();
       const headers: Record<string, string> = { 'user-agent': 'tidings' };
       signed.headers.forEach((value, name) => (headers[name] = value));
-      const answer = await serviceRequest({ method: 'POST', url: signed.url.toString(), headers, body: payload }, options);
+      const answer = await serviceRequest({ method: 'POST', url: signed.url.toString(), headers, body: payload }, requestOptions(options, context?.signal));
       if (answer.status >= 200 && answer.status < 300) {
         const accepted = answerJson(answer) as { MessageId?: unknown } | undefined;
         return typeof accepted?.MessageId === 'string' ? { id: accepted.MessageId } : {};

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ProviderError, type Credentials, type JsonObject, type Provider, type ProviderMessage } from '@tidings/core';
 import { importPKCS8, SignJWT } from 'jose';
-import { answerError, answerJson, atBase, type ServiceAnswer } from '../http.js';
+import { abandoned, answerError, answerJson, atBase, type ServiceAnswer } from '../http.js';
 import { http2Session, type Http2Session } from '../http2.js';
 import { baseUrlOf, requestOptions as requestOptionsOf, type ServiceProviderOptions } from '../service-options.js';
 import { settleDevices, type DeviceOutcome, type PushResult } from './device-outcomes.js';
@@ -186,7 +186,8 @@ export const apnsProvider = (options: ServiceProviderOptions = {}): Provider => 
   return {
     id: 'apns',
     channel: 'push',
-    async send(message, credentials): Promise<PushResult> {
+    async send(message, credentials, context): Promise<PushResult> {
+      const signal = context?.signal;
       const { bundleId, ...signing } = credentialsOf(credentials);
       const deviceTokens = message.to.deviceTokens ?? [];
       if (deviceTokens.length === 0) throw new ProviderError('apns: the recipient has no device tokens', { retryable: false, code: 'missing_device_tokens' });
@@ -196,7 +197,8 @@ export const apnsProvider = (options: ServiceProviderOptions = {}): Provider => 
       const notification = notificationOf(message, bundleId);
 
       const auth = await providerToken(signing);
-      const session = http2Session(new URL(urlOf(deviceTokens[0]!)).origin, requestOptions);
+      // The send's signal cancels its requests under way and starts no more (see `http2Session`).
+      const session = http2Session(new URL(urlOf(deviceTokens[0]!)).origin, signal ? { ...requestOptions, signal } : requestOptions);
       try {
         const answers = await sendAll(session, urlOf, auth, deviceTokens, notification);
         // A kept token Apple calls expired (the clocks disagree): renew it once and resend those devices.
@@ -205,6 +207,7 @@ export const apnsProvider = (options: ServiceProviderOptions = {}): Provider => 
           const renewed = await sendAll(session, urlOf, await providerToken(signing, auth), expired.map((i) => deviceTokens[i]!), notification);
           expired.forEach((i, n) => (answers[i] = renewed[n]!));
         }
+        if (signal?.aborted) throw abandoned(signal);
         return settleDevices(deviceTokens.map((token, i) => outcomeOf(token, answers[i]!, notification)));
       } finally {
         session.close();

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ProviderError, type Credentials, type JsonObject, type Provider, type ProviderMessage } from '@tidings/core';
 import { importPKCS8, SignJWT } from 'jose';
-import { answerError, answerJson, atBase, serviceRequest, type ServiceAnswer } from '../http.js';
+import { abandoned, answerError, answerJson, atBase, serviceRequest, type ServiceAnswer } from '../http.js';
 import { baseUrlOf, requestOptions as requestOptionsOf, type ServiceProviderOptions } from '../service-options.js';
 import { settleDevices, type DeviceOutcome, type PushResult } from './device-outcomes.js';
 
@@ -147,11 +147,11 @@ export const fcmProvider = (options: ServiceProviderOptions = {}): Provider => {
     return fetching;
   }
 
-  async function sendTo(url: string, auth: AccessToken, token: string, message: ProviderMessage): Promise<ServiceAnswer | ProviderError> {
+  async function sendTo(url: string, auth: AccessToken, token: string, message: ProviderMessage, signal: AbortSignal | undefined): Promise<ServiceAnswer | ProviderError> {
     try {
       return await serviceRequest(
         { url, headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${auth.token}` }, body: JSON.stringify({ message: fcmMessage(token, message) }) },
-        requestOptions,
+        signal ? { ...requestOptions, signal } : requestOptions,
       );
     } catch (error) {
       if (error instanceof ProviderError) return error;
@@ -159,18 +159,22 @@ export const fcmProvider = (options: ServiceProviderOptions = {}): Provider => {
     }
   }
 
-  async function sendAll(url: string, auth: AccessToken, tokens: readonly string[], message: ProviderMessage) {
+  /** One request per token, a few at a time; once the send's signal aborts, no more start and the send fails. */
+  async function sendAll(url: string, auth: AccessToken, tokens: readonly string[], message: ProviderMessage, signal: AbortSignal | undefined) {
     const answers: (ServiceAnswer | ProviderError)[] = [];
     for (let start = 0; start < tokens.length; start += PARALLEL_SENDS) {
-      answers.push(...(await Promise.all(tokens.slice(start, start + PARALLEL_SENDS).map((token) => sendTo(url, auth, token, message)))));
+      if (signal?.aborted) throw abandoned(signal);
+      answers.push(...(await Promise.all(tokens.slice(start, start + PARALLEL_SENDS).map((token) => sendTo(url, auth, token, message, signal)))));
     }
+    if (signal?.aborted) throw abandoned(signal);
     return answers;
   }
 
   return {
     id: 'fcm',
     channel: 'push',
-    async send(message, credentials): Promise<PushResult> {
+    async send(message, credentials, context): Promise<PushResult> {
+      const signal = context?.signal;
       const account = serviceAccountOf(credentials);
       const tokens = message.to.deviceTokens ?? [];
       if (tokens.length === 0) throw new ProviderError('fcm: the recipient has no device tokens', { retryable: false, code: 'missing_device_tokens' });
@@ -179,11 +183,11 @@ export const fcmProvider = (options: ServiceProviderOptions = {}): Provider => {
       const url = atBase(SEND_URL.replace('{project}', encodeURIComponent(account.projectId)), base);
 
       const auth = await accessToken(account, tokenUrl);
-      const answers = await sendAll(url, auth, tokens, message);
+      const answers = await sendAll(url, auth, tokens, message, signal);
       // A kept token FCM no longer takes (revoked, or the clocks disagree): renew it once and resend those.
       const refused = answers.flatMap((answer, i) => (!(answer instanceof ProviderError) && answer.status === 401 ? [i] : []));
       if (refused.length > 0) {
-        const renewed = await sendAll(url, await accessToken(account, tokenUrl, auth), refused.map((i) => tokens[i]!), message);
+        const renewed = await sendAll(url, await accessToken(account, tokenUrl, auth), refused.map((i) => tokens[i]!), message, signal);
         refused.forEach((i, n) => (answers[i] = renewed[n]!));
       }
       return settleDevices(tokens.map((token, i) => outcomeOf(token, answers[i]!)));

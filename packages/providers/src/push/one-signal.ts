@@ -22,11 +22,15 @@ const invalidPlayerIds = (errors: unknown): string[] => {
  * `{ app_id, include_player_ids, headings, contents, data }` for all the subscriber's device tokens
  * (the trigger's `overrides['one-signal']` added). OneSignal answers 200 `{ id }`, naming the dead
  * ids in `errors.invalid_player_ids` (returned as `invalidTokens`); an empty `id` means nobody got it.
+ * Every send carries the engine's idempotency key (a UUID) as OneSignal's `idempotency_key`: OneSignal
+ * keeps it 30 days and sends no second notification for a key it has seen, so a send that timed out
+ * is safely tried again.
  */
 export const oneSignalProvider = (options: ServiceProviderOptions = {}): Provider => ({
   id: 'one-signal',
   channel: 'push',
-  async send(message, credentials: Credentials): Promise<PushResult> {
+  idempotent: true,
+  async send(message, credentials: Credentials, context): Promise<PushResult> {
     const { apiKey, applicationId } = credentials;
     const missing = [!applicationId && 'applicationId', !apiKey && 'apiKey'].filter(Boolean);
     if (!apiKey || !applicationId) throw new ProviderError(`one-signal: the integration has no ${missing.join(', ')} credential`, { retryable: false, code: 'missing_credentials' });
@@ -38,6 +42,7 @@ export const oneSignalProvider = (options: ServiceProviderOptions = {}): Provide
       ...(message.title !== undefined && { headings: { en: message.title } }),
       contents: { en: message.content },
       data: message.payload,
+      ...(context?.idempotencyKey && { idempotency_key: context.idempotencyKey }),
       ...message.overrides,
     };
     const answer = await serviceRequest(
@@ -46,7 +51,7 @@ export const oneSignalProvider = (options: ServiceProviderOptions = {}): Provide
         headers: { 'content-type': 'application/json', accept: 'application/json', authorization: authorization(apiKey) },
         body: JSON.stringify(notification),
       },
-      requestOptions(options),
+      requestOptions(options, context?.signal),
     );
     // OneSignal's errors are sentences, not codes: the status says enough.
     if (answer.status < 200 || answer.status >= 300) throw answerError('one-signal', answer);

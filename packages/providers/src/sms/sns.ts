@@ -22,7 +22,7 @@ const xmlElement = (xml: string, name: string) => new RegExp(`<${name}>\\s*([^<]
 export const snsProvider = (options: ServiceProviderOptions = {}): Provider => ({
   id: 'sns',
   channel: 'sms',
-  async send(message, credentials) {
+  async send(message, credentials, context) {
     const { apiKey, secretKey, region } = requireCredentials('sns', credentials, ['apiKey', 'secretKey', 'region']);
     if (!REGION.test(region)) throw new ProviderError(`sns: "${region}" is not an AWS region`, { retryable: false, code: 'invalid_region' });
     const phone = recipientPhone('sns', message);
@@ -46,7 +46,7 @@ export const snsProvider = (options: ServiceProviderOptions = {}): Provider => (
     }).sign();
     const headers: Record<string, string> = {};
     signed.headers.forEach((value, name) => (headers[name] = value));
-    const answer = await serviceRequest({ method: 'POST', url: signed.url.toString(), headers, body }, requestOptions(options));
+    const answer = await serviceRequest({ method: 'POST', url: signed.url.toString(), headers, body }, requestOptions(options, context?.signal));
     if (answer.status >= 200 && answer.status < 300) {
       const id = xmlElement(answer.body, 'MessageId');
       return id ? { id } : {};

@@ -20,7 +20,7 @@ const MESSAGING_SERVICE_SID = /^MG[0-9a-fA-F]{32}$/;
 export const twilioProvider = (options: ServiceProviderOptions = {}): Provider => ({
   id: 'twilio',
   channel: 'sms',
-  async send(message, credentials) {
+  async send(message, credentials, context) {
     const { accountSid, token } = requireCredentials('twilio', credentials, ['accountSid', 'token']);
     const to = recipientPhone('twilio', message);
     const overrides = overrideFields(message.overrides, pascalCase);
@@ -45,7 +45,7 @@ export const twilioProvider = (options: ServiceProviderOptions = {}): Provider =
         },
         body: formBody(own, overrides),
       },
-      requestOptions(options),
+      requestOptions(options, context?.signal),
     );
     const json = answerJson(answer) as { sid?: unknown; code?: unknown } | undefined;
     if (answer.status < 200 || answer.status >= 300) {

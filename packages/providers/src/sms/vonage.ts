@@ -49,7 +49,7 @@ interface SmsAnswer {
 export const vonageProvider = (options: ServiceProviderOptions = {}): Provider => ({
   id: 'nexmo',
   channel: 'sms',
-  async send(message, credentials) {
+  async send(message, credentials, context) {
     const { apiKey, secretKey, from } = requireCredentials('nexmo', credentials, ['apiKey', 'secretKey', 'from']);
     const to = vonageNumber(recipientPhone('nexmo', message));
     const own = { api_key: apiKey, api_secret: secretKey, from, to, text: message.content, ...(!isGsm7(message.content) && { type: 'unicode' }) };
@@ -60,7 +60,7 @@ export const vonageProvider = (options: ServiceProviderOptions = {}): Provider =
         headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
         body: formBody(own, overrideFields(message.overrides), ['api_key', 'api_secret']),
       },
-      requestOptions(options),
+      requestOptions(options, context?.signal),
     );
     if (answer.status < 200 || answer.status >= 300) throw answerError('nexmo', answer);
     const parts = (answerJson(answer) as SmsAnswer | undefined)?.messages;

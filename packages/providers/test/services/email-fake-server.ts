@@ -19,11 +19,14 @@ export interface ServiceReply {
 /**
  * A real HTTP server on 127.0.0.1 that plays one service: `handle` answers each request as the
  * service would. `outage(reply)` makes the next request get `reply` instead (a 5xx, a 429), as when
- * the service is down or throttling.
+ * the service is down or throttling. While answers are held (`holdAnswers`), each request is handled
+ * (the mail accepted) at once and its answer written only on release, as a service that answers late.
  */
 export async function fakeService(handle: (call: ServiceCall) => ServiceReply | Promise<ServiceReply>) {
   const calls: ServiceCall[] = [];
   const outages: ServiceReply[] = [];
+  let held: Promise<void> | null = null;
+  const waiting = new Set<object>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -31,6 +34,14 @@ export async function fakeService(handle: (call: ServiceCall) => ServiceReply | 
       const call = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
       calls.push(call);
       const reply = outages.shift() ?? (await handle(call));
+      if (held) {
+        waiting.add(res);
+        res.on('close', () => waiting.delete(res));
+        await held;
+        waiting.delete(res);
+      }
+      // A client that gave up has closed its socket: the late answer goes nowhere, as on the real service.
+      if (res.destroyed) return;
       const text = typeof reply.body === 'string';
       const headers = { ...(reply.body !== undefined && { 'content-type': text ? 'text/plain; charset=utf-8' : 'application/json' }), ...reply.headers };
       res.writeHead(reply.status, headers).end(reply.body === undefined ? '' : text ? reply.body : JSON.stringify(reply.body));
@@ -44,6 +55,17 @@ export async function fakeService(handle: (call: ServiceCall) => ServiceReply | 
     outage(reply: ServiceReply) {
       outages.push(reply);
     },
+    /** Holds every answer from now until the returned `release` is called (each request is handled at once). */
+    holdAnswers(): () => void {
+      let release!: () => void;
+      held = new Promise<void>((resolve) => (release = resolve));
+      return () => {
+        held = null;
+        release();
+      };
+    },
+    /** Requests whose answer is held and whose client is still connected. */
+    waiting: () => waiting.size,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -18,10 +18,13 @@ const error = (statusCode: number, name: string, message: string): ServiceReply 
  * Plays Resend's `POST /emails`: a User-Agent is required (else Cloudflare's 403 "error code: 1010"),
  * Bearer API key (401 `missing_api_key`, 403 `invalid_api_key`), a JSON body validated as Resend does,
  * the sender's domain verified (403 `validation_error`), `{ id }` on success and
- * `{ statusCode, name, message }` on errors.
+ * `{ statusCode, name, message }` on errors. A request with an `Idempotency-Key` Resend has sent a
+ * mail for already gets that first answer and sends nothing (Resend keeps keys 24 hours; the fake
+ * for its whole life).
  */
 export async function fakeResend(account: { apiKey: string; verifiedDomains: string[] }) {
   const accepted: ResendMail[] = [];
+  const sentFor = new Map<string, ServiceReply>();
   const service = await fakeService((call) => {
     if (!call.headers['user-agent']) return { status: 403, body: 'error code: 1010' };
     if (call.method !== 'POST' || call.path !== '/emails') return error(404, 'not_found', 'The requested endpoint does not exist.');
@@ -43,9 +46,14 @@ export async function fakeResend(account: { apiKey: string; verifiedDomains: str
     if (!mail.html && !mail.text) return error(422, 'validation_error', 'Missing `html` or `text` field.');
     const domain = from.split('@')[1]!;
     if (!account.verifiedDomains.includes(domain)) return error(403, 'validation_error', `The ${domain} domain is not verified.`);
+    const key = call.headers['idempotency-key'];
+    const before = typeof key === 'string' ? sentFor.get(key) : undefined;
+    if (before) return before;
     const id = randomUUID();
     accepted.push({ ...mail, id });
-    return { status: 200, body: { id } };
+    const reply = { status: 200, body: { id } };
+    if (typeof key === 'string') sentFor.set(key, reply);
+    return reply;
   });
   return { ...service, accepted };
 }

@@ -15,10 +15,12 @@ const errors = (status: number, ...messages: string[]): ServiceReply => ({ statu
  * Plays OneSignal's create-notification API (`POST /api/v1/notifications`): checks the API key
  * (`Basic` or `Key`), the app id and the content, answers `{ id, recipients }` with
  * `errors.invalid_player_ids` for the unknown ones, or `{ id: '', errors: ['All included players are
- * not subscribed'] }` when none is subscribed.
+ * not subscribed'] }` when none is subscribed. A notification whose `idempotency_key` OneSignal has
+ * seen already is not sent again: the first answer is given back (OneSignal keeps keys 30 days).
  */
 export async function oneSignalFake(options: OneSignalFakeOptions) {
   const notifications: string[] = [];
+  const byKey = new Map<string, ServiceReply>();
   const answer = (call: ServiceCall): ServiceReply => {
     if (call.method !== 'POST' || call.path !== '/api/v1/notifications') return errors(404, 'Not Found');
     const auth = call.headers.authorization;
@@ -33,9 +35,14 @@ export async function oneSignalFake(options: OneSignalFakeOptions) {
     const valid = ids.filter((id) => options.subscribed.includes(id));
     const invalid = ids.filter((id) => !options.subscribed.includes(id));
     if (valid.length === 0) return { status: 200, json: { id: '', recipients: 0, errors: ['All included players are not subscribed'] } };
+    const key: unknown = body.idempotency_key;
+    const before = typeof key === 'string' ? byKey.get(key) : undefined;
+    if (before) return before;
     const id = randomUUID();
     notifications.push(id);
-    return { status: 200, json: { id, recipients: valid.length, ...(invalid.length > 0 && { errors: { invalid_player_ids: invalid } }) } };
+    const reply = { status: 200, json: { id, recipients: valid.length, ...(invalid.length > 0 && { errors: { invalid_player_ids: invalid } }) } };
+    if (typeof key === 'string') byKey.set(key, reply);
+    return reply;
   };
   const server = await serviceServer(answer);
   return { ...server, notifications };

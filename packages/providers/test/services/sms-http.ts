@@ -20,21 +20,31 @@ export interface Reply {
 /**
  * A real HTTP server on 127.0.0.1 that a fake service plays on: `handle` answers each request, unless
  * a reply was queued with `replyNext` (a 429, a 5xx, a throttle), which is given first. Every request
- * is recorded in `received`.
+ * is recorded in `received`. While answers are held (`holdAnswers`), each request is handled (the
+ * message accepted) at once and its answer written only on release, as a service that answers late.
  */
 export async function fakeServiceServer(handle: (request: SeenRequest) => Reply) {
   const received: SeenRequest[] = [];
   const queued: Reply[] = [];
+  let held: Promise<void> | null = null;
+  const waiting = new Set<object>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
+    req.on('end', async () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const formEncoded = (req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
       const request: SeenRequest = { method: req.method ?? '', path: req.url ?? '/', headers: req.headers, body, form: new URLSearchParams(formEncoded ? body : '') };
       received.push(request);
       const reply = queued.shift() ?? handle(request);
-      res.writeHead(reply.status, reply.headers).end(reply.body ?? '');
+      if (held) {
+        waiting.add(res);
+        res.on('close', () => waiting.delete(res));
+        await held;
+        waiting.delete(res);
+      }
+      // A client that gave up has closed its socket: the late answer goes nowhere, as on the real service.
+      if (!res.destroyed) res.writeHead(reply.status, reply.headers).end(reply.body ?? '');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -46,6 +56,17 @@ export async function fakeServiceServer(handle: (request: SeenRequest) => Reply)
     replyNext(reply: Reply) {
       queued.push(reply);
     },
+    /** Holds every answer from now until the returned `release` is called (each request is handled at once). */
+    holdAnswers(): () => void {
+      let release!: () => void;
+      held = new Promise<void>((resolve) => (release = resolve));
+      return () => {
+        held = null;
+        release();
+      };
+    },
+    /** Requests whose answer is held and whose client is still connected. */
+    waiting: () => waiting.size,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

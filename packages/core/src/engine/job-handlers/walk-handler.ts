@@ -103,15 +103,17 @@ export const walkHandler: JobHandler<'walk'> = async (job, context) => {
   async function sendOrRetry(step: Delivery, message: Message, fallback: boolean): Promise<Extract<StepSent, { kind: 'message' }> | JobResult> {
     const earlier = await unknownBefore(message);
     const sent = await deliver(step, message, delivery);
-    // Only a sent message counts against the caps: one that did not go gives its place back to the batch's other sends.
-    if (sent.kind !== 'message' || sent.message.status !== 'sent') await caps.release(step.channel, message._id);
+    // Only a sent message counts against the caps: one that did not go gives its place back. One whose
+    // outcome is unknown may have gone: it keeps its place (its one more send counts under the same id).
+    if (sent.kind !== 'unknown' && (sent.kind !== 'message' || sent.message.status !== 'sent')) await caps.release(step.channel, message._id);
     deadTokens.push(...(sent.deadTokens ?? []));
     if (sent.kind === 'defer') {
       // Over a deferring cap: the step (its fallback, when that is what waits) runs again once there is room.
       notes.set(step.stepIndex, { decision: 'held', reason: sent.reason });
       const { fallbackStep: _done, ...data } = job.data;
       const next = { ...data, stepIndex: step.stepIndex, ...(fallback && { fallbackStep: step.stepIndex }) };
-      return done({ kind: 'later', runAt: sent.until, data: withState(next, stateBefore(walk.state, step.stepIndex)), retry: false, lastError: null }, step.stepIndex);
+      // A send again after an unknown outcome keeps its error: the run that sends it must know to replace the message.
+      return done({ kind: 'later', runAt: sent.until, data: withState(next, stateBefore(walk.state, step.stepIndex)), retry: false, lastError: earlier ? job.lastError : null }, step.stepIndex);
     }
     // Sent again after an unknown outcome: only the provider's answer replaces the message, not a reason it had nowhere to go.
     if (earlier && sent.kind === 'message' && sent.notSent !== undefined) return keptUnknown(earlier, `this time it was not sent: ${sent.notSent}`);

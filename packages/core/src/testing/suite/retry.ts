@@ -19,6 +19,30 @@ function flakyMail(failures: number) {
   return { provider, calls };
 }
 
+/**
+ * An SMS provider without an idempotency key whose first `silent` sends get no answer: each waits
+ * until the engine gives up on it (its signal aborts); later ones are taken.
+ */
+function silentSms(silent: number) {
+  const calls: { messageId: string; key: string | undefined; aborted: boolean }[] = [];
+  const provider: Provider = {
+    id: 'texter',
+    channel: 'sms',
+    async send(message, _credentials, context) {
+      const call = { messageId: message.messageId, key: context?.idempotencyKey, aborted: false };
+      calls.push(call);
+      if (calls.length > silent) return { id: `tx-${calls.length}` };
+      return new Promise((_, reject) => {
+        context?.signal?.addEventListener('abort', () => {
+          call.aborted = true;
+          reject(context.signal!.reason);
+        });
+      });
+    },
+  };
+  return { provider, calls };
+}
+
 const email = (content: string, extra: object = {}) => ({ template: { type: 'email' as const, subject: 'Hi', content }, ...extra });
 const inApp = (content: string) => ({ template: { type: 'in_app' as const, content } });
 
@@ -82,6 +106,41 @@ export function retrySuite({ get }: SuiteContext): void {
       await tidings.runDue();
       expect(await statuses()).toEqual(['email:sent', 'in_app:sent']);
       expect(calls).toHaveLength(3);
+    });
+
+    it('retry — a send never answered is cancelled and kept as sent with its outcome unknown, never error; it is sent once more after an hour, and that answer takes its place', async () => {
+      const clock = manualClock('2026-05-04T08:00:00.000Z');
+      const sms = silentSms(1);
+      const tidings = createTidings({ storage: get(), clock, environmentId: 'env-retry-unknown', providers: [sms.provider], providerTimeoutMs: 50 });
+      await tidings.integrations.upsert({ name: 'Texter', providerId: 'texter', channel: 'sms', active: true, primary: true });
+      await tidings.workflows.upsert({ name: 'Code', triggers: [{ identifier: 'code' }], steps: [{ template: { type: 'sms', content: 'Your code' } }, inApp('Sent you a code')] });
+      const sent: string[] = [];
+      tidings.events.on('message.sent', ({ message }) => sent.push(`${message.channel}:${message.providerMessageId ?? message.outcome ?? '-'}`));
+      const { transactionId } = await tidings.trigger({ name: 'code', to: { subscriberId: 'di', phone: '+14155550100' } });
+      await tidings.runDue();
+      expect(sms.calls).toMatchObject([{ aborted: true }]);
+      const [unknown] = await tidings.messages.byTransaction(transactionId!);
+      expect(unknown).toMatchObject({ channel: 'sms', status: 'sent', outcome: 'unknown', phone: '+14155550100', providerId: 'texter', deliveredAt: [] });
+      // The walk waits at the step: the in-app step after it is not made yet.
+      expect(await tidings.messages.byTransaction(transactionId!)).toHaveLength(1);
+      for (const minutes of [1, 10, 59]) {
+        clock.set(new Date(Date.parse('2026-05-04T08:00:00.000Z') + minutes * 60_000));
+        await tidings.runDue();
+      }
+      expect(sms.calls).toHaveLength(1);
+      await expect(tidings.retry(transactionId!, 'di')).rejects.toMatchObject({ code: 'conflict' });
+
+      clock.set('2026-05-04T09:00:00.000Z');
+      await tidings.runDue();
+      expect(sms.calls.map((c) => c.messageId)).toEqual([unknown!._id, unknown!._id]);
+      expect(sms.calls[1]!.key).toBe(sms.calls[0]!.key);
+      const after = await tidings.messages.byTransaction(transactionId!);
+      expect(after.map((m) => `${m.channel}:${m.status}`)).toEqual(['sms:sent', 'in_app:sent']);
+      expect(after[0]).toMatchObject({ _id: unknown!._id, providerMessageId: 'tx-2', deliveredAt: ['2026-05-04T09:00:00.000Z'] });
+      expect(after[0]).not.toHaveProperty('outcome');
+      expect(sent).toEqual(['sms:unknown', 'sms:tx-2', 'in_app:-']);
+      const records = await tidings.explain(transactionId!, 'di');
+      expect(records.map((r) => r.entries.map((e) => `${e.stepIndex}:${e.decision}`))).toEqual([['0:held'], ['0:delivered', '1:delivered']]);
     });
 
     it('retry — an email after a digest is sent again with the digest’s events', async () => {
