@@ -21,6 +21,17 @@ async function probe(tidings: Tidings): Promise<{ ok: true; latencyMs: number } 
   }
 }
 
+/** The engine's write health, tried again with one small write while it is failing (bounded like the read probe). */
+async function recheck(tidings: Tidings) {
+  let timer: NodeJS.Timeout | undefined;
+  const gaveUp = new Promise<ReturnType<Tidings['health']>['writes']>((resolve) => (timer = setTimeout(() => resolve(tidings.health().writes), PROBE_MS)));
+  try {
+    return await Promise.race([tidings.recheckWrites(), gaveUp]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * `GET /health/live`: the process answers (200). `GET /health/ready` and `GET /health`: each
  * environment's storage answers a read within 2 s, its job loop is not stuck and its last write
@@ -32,7 +43,7 @@ export function healthRoutes(app: Hono<AppEnv>, engines: readonly Tidings[]): vo
   const ready = async () => {
     const storages = await Promise.all(engines.map(async (t) => ({ environmentId: t.environmentId, ...(await probe(t)) })));
     const jobLoops = engines.map((t) => ({ environmentId: t.environmentId, ...t.health().jobLoop }));
-    const writes = engines.map((t) => ({ environmentId: t.environmentId, ...t.health().writes }));
+    const writes = await Promise.all(engines.map(async (t) => ({ environmentId: t.environmentId, ...(await recheck(t)) })));
     const ok = storages.every((s) => s.ok) && jobLoops.every((l) => !l.stuck) && writes.every((w) => w.ok);
     return { status: ok ? 200 : 503, body: { status: ok ? 'ok' : 'unavailable', storage: storages, jobLoop: jobLoops, writes } };
   };

@@ -29,7 +29,7 @@ import { isCodeWorkflow, type CodeWorkflow } from '../walk/code-workflow.js';
 import { routerWalker } from '../walk/router-walker.js';
 import { codeCatalog, codeCatalogStorage } from './code-catalog.js';
 import { withStepTimeLimit } from './step-time-limit.js';
-import { writeHealth, type WriteHealth } from './write-health.js';
+import { watchWrite, writeHealth, type WriteHealth } from './write-health.js';
 import { retentionPolicySchema, type RetentionPolicyInput } from '../schemas/expiry.js';
 import { ensureSweep } from './sweep.js';
 import { engineTelemetry } from './telemetry/telemetry.js';
@@ -279,6 +279,15 @@ export function createTidings(options: TidingsOptions) {
       const stalledForMs = Math.round(Math.max(runner.stalledForMs(), webhookRunner.stalledForMs()));
       const stuckAfterMs = 2 * (engineOptions.stepTimeoutMs + 2 * engineOptions.providerTimeoutMs);
       return { jobLoop: { running: loop.running, stalledForMs, stuck: stalledForMs > stuckAfterMs }, writes: writeHealth(ctx) };
+    },
+    /**
+     * While `health().writes` is not ok, tries one small write (a setting of its own), so an engine
+     * that writes nothing else learns when the database takes writes again. Does nothing when writes are ok.
+     */
+    async recheckWrites(): Promise<WriteHealth> {
+      if (writeHealth(ctx).ok) return writeHealth(ctx);
+      await watchWrite(ctx, () => storage.transaction((tx) => tx.settings.put(environmentId, 'tidings:write-probe', ctx.now()))).catch(() => undefined);
+      return writeHealth(ctx);
     },
     events: {
       on: events.on,
