@@ -3,7 +3,7 @@ import type { Provider } from '../delivery/provider.js';
 import type { WebhookTransport } from '../delivery/webhook-transport.js';
 import { normalAddress, type Integration, type Job, type JobKind, type Subscriber, type Suppression } from '../schemas/index.js';
 import type { Storage } from '../storage.js';
-import { RENDER_BUDGET_MS } from '../templates/render.js';
+import { BATCH_RENDER_MS } from '../templates/render.js';
 import { groupBy } from '../util/group-by.js';
 import { commitBatch, type Committed } from './commit-batch.js';
 import type { TracksStatus } from './provider-status.js';
@@ -11,7 +11,7 @@ import { forgetEndpoints } from './webhook-outbox.js';
 import type { EngineContext } from './context.js';
 import { stepDeliverer } from './deliver-step.js';
 import { liveWorkers } from './live-workers.js';
-import { loopYielder } from './loop-yield.js';
+import { cpuTurns, loopYielder, nextTurn } from './loop-yield.js';
 import { runJob, type BatchData } from './job-handlers/index.js';
 import { resultOf, waitUntil } from './job-handlers/job-result.js';
 import { readWalkSources } from './walk-io.js';
@@ -31,11 +31,6 @@ export interface JobRunner {
   stalledForMs(): number;
 }
 
-/**
- * Liquid time a batch's walks may spend before the jobs it has not started yet wait for a later batch
- * (each walk has its own RENDER_BUDGET_MS), so a batch of heavy templates commits in bounded time.
- */
-const BATCH_RENDER_MS = 2 * RENDER_BUDGET_MS;
 
 /** A job that ran out of render budget in a shared batch runs in a batch of its own, without the mark after that. */
 function runsAlone(job: Job): boolean {
@@ -63,7 +58,7 @@ async function loadBatch(ctx: EngineContext, jobs: readonly Job[], now: Date): P
   const preferences = groupBy(walks.length > 0 ? await storage.preferences.listMany(env, unique(walks.map((j) => j.subscriberId))) : [], (row) => row.subscriberId);
   const suppressed = await suppressedAddresses(ctx, walks.flatMap((j) => subscribers.get(j.subscriberId) ?? []), integrations);
   const caps = sourced.length > 0 ? await capsInForce(ctx) : [];
-  return { jobs, notifications, subscribers, workflows, tenants, integrations, preferences, suppressed, caps, renderMeter: { spentMs: 0 } };
+  return { jobs, notifications, subscribers, workflows, tenants, integrations, preferences, suppressed, caps, renderMeter: { spentMs: 0 }, cpuTurns: cpuTurns() };
 }
 
 /** The suppression entries of these subscribers' email addresses and phones, read only for channels with an integration. */
@@ -172,6 +167,8 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
   const progressed = () => (lastProgress = performance.now());
 
   async function runBatch(jobs: readonly Job[], now: Date): Promise<void> {
+    // A turn of the loop before each batch: batches of one heavy walk each never run back to back without one.
+    await nextTurn();
     if (inHand === 0) progressed();
     inHand++;
     try {
@@ -193,7 +190,8 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
       const breathe = loopYielder();
       const results = await mapLimited(jobs, options.deliveryConcurrency, async (job) => {
         await breathe();
-        if (batch.renderMeter.spentMs >= BATCH_RENDER_MS) return resultOf(job, waitUntil(job, now));
+        // Keeps its place in the queue (its own runAt): the next claim takes it first.
+        if (batch.renderMeter.spentMs >= BATCH_RENDER_MS) return resultOf(job, waitUntil(job, new Date(job.runAt)));
         const run = () => runJob(job, { ctx, deliver, batch, now, ...(webhookTransport && { webhookTransport }) });
         try {
           return await (spans ? spans.run(job, run) : run());

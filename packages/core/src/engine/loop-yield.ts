@@ -22,3 +22,21 @@ export function loopYielder(): () => Promise<void> {
     since = performance.now();
   };
 }
+
+/**
+ * Turns for synchronous work of concurrent lanes (a batch's walks render templates without awaiting):
+ * one at a time, each after a `loopYielder` pause decided once the one before has finished, so lanes
+ * that all started together never render back to back without the loop turning between them.
+ */
+export function cpuTurns(): <T>(work: () => Promise<T>) => Promise<T> {
+  const breathe = loopYielder();
+  let last: Promise<unknown> = Promise.resolve();
+  return (work) => {
+    const mine = last.then(async () => {
+      await breathe();
+      return work();
+    });
+    last = mine.catch(() => undefined);
+    return mine;
+  };
+}

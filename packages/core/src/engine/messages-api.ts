@@ -6,6 +6,7 @@ import { buttonTypeSchema, actionStatusSchema, channelSchema, filterDataSchema, 
 import { feedCursor, type FeedPage, type MessageFilter, type StorageRepositories } from '../storage.js';
 import { parseInput } from '../validation.js';
 import type { EngineContext } from './context.js';
+import { loopYielder } from './loop-yield.js';
 import { newJob } from './jobs.js';
 import { queueWebhookEvents, type WebhookEvent } from './webhook-outbox.js';
 import type { WebhookEventType } from '../schemas/webhook.js';
@@ -139,6 +140,9 @@ export function messagesApi(ctx: EngineContext) {
    * Applies `change` to every message of the subscriber matching `filter` and `only`, in one
    * transaction, and emits `event` for each; returns them as stored after it.
    */
+  /** Messages one page of a bulk change reads and writes. */
+  const CHANGE_PAGE = 1_000;
+
   async function changeMatching(
     subscriberId: string,
     filter: MessageFilterInput,
@@ -152,9 +156,19 @@ export function messagesApi(ctx: EngineContext) {
       const now = ctx.now();
       const ids = await tx.messages.idsMatching(env, subscriber._id, { ...storageFilter(parsed, now), ...only });
       if (ids.length === 0) return [];
-      const before = await tx.messages.getMany(env, subscriber._id, ids);
-      const next = before.map((m) => change(m, now));
-      await tx.messages.replaceMany(env, next);
+      // In pages, letting other work of the process run between them: one change of 20,000 messages
+      // never holds the event loop for its whole length (it stays one transaction).
+      const breathe = loopYielder();
+      const before: Message[] = [];
+      const next: Message[] = [];
+      for (let i = 0; i < ids.length; i += CHANGE_PAGE) {
+        await breathe();
+        const page = await tx.messages.getMany(env, subscriber._id, ids.slice(i, i + CHANGE_PAGE));
+        const changed = page.map((m) => change(m, now));
+        await tx.messages.replaceMany(env, changed);
+        for (const m of page) before.push(m);
+        for (const m of changed) next.push(m);
+      }
       await queueWebhookEvents(ctx, tx, changeEvents(before, next, event === 'message.archived' ? [] : [event]));
       return next;
     });

@@ -11,12 +11,13 @@ import { sweepWhenExpiring } from './sweep.js';
 export interface WalkOptions {
   readonly digestEvents?: readonly DigestedEvent[] | undefined;
   readonly renderBudget?: RenderBudget | undefined;
+  readonly hopeless?: ReadonlySet<number> | undefined;
   readonly state?: WalkState | undefined;
   readonly messages?: ReadonlyMap<string, Message> | undefined;
 }
 
 /** Walks the subject's steps from `startIndex` with the engine's walker and settings. */
-export function walkSubject(ctx: EngineContext, subject: WalkSubject, startIndex: number, now: Date, { digestEvents, renderBudget, state, messages }: WalkOptions = {}): Promise<WalkResult> {
+export function walkSubject(ctx: EngineContext, subject: WalkSubject, startIndex: number, now: Date, { digestEvents, renderBudget, hopeless, state, messages }: WalkOptions = {}): Promise<WalkResult> {
   // One object shape for every call (no spread), so the walker's hot code sees a single shape.
   return ctx.walker.walk({
     workflow: subject.workflow,
@@ -30,6 +31,7 @@ export function walkSubject(ctx: EngineContext, subject: WalkSubject, startIndex
     outsideSchedule: ctx.options.outsideSchedule,
     digestEvents,
     renderBudget,
+    hopeless,
     state,
     messages,
   });

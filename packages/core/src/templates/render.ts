@@ -18,6 +18,13 @@ export const RENDER_LIMIT_MS = 100;
  */
 export const RENDER_BUDGET_MS = 500;
 
+/**
+ * Liquid time a batch of jobs' walks may spend before the jobs whose walk has not started yet wait
+ * for a later batch (each walk has its own RENDER_BUDGET_MS), so a batch of heavy templates commits in
+ * bounded time.
+ */
+export const BATCH_RENDER_MS = 2 * RENDER_BUDGET_MS;
+
 /** What one walk has spent of its RENDER_BUDGET_MS. Made per walk with `renderBudget()`. */
 export interface RenderBudget {
   spentMs: number;

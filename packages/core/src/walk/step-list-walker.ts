@@ -29,6 +29,8 @@ export function walkSteps(input: WalkInput): WalkResult {
   const variables = walkVariables(input);
   const deliveries: Delivery[] = [];
   const trace: TraceEntry[] = [];
+  let failedOverBudget: number | undefined;
+  const over = () => (failedOverBudget === undefined ? {} : { failedOverBudget });
   for (let stepIndex = input.startIndex; stepIndex < workflow.steps.length; stepIndex++) {
     const base = workflow.steps[stepIndex]!;
     const entry = (decision: TraceEntry['decision'], reason: string, extra: Partial<TraceEntry> = {}) =>
@@ -62,13 +64,13 @@ export function walkSteps(input: WalkInput): WalkResult {
       }
       if (due.runAt.getTime() > now.getTime()) {
         entry('delayed', `delayed until ${due.runAt.toISOString()}`, chosen);
-        return { deliveries, resume: { stepIndex: stepIndex + 1, runAt: due.runAt }, trace };
+        return { deliveries, resume: { stepIndex: stepIndex + 1, runAt: due.runAt }, trace, ...over() };
       }
       entry('delayed', 'the delay had already passed', chosen);
       continue;
     }
-    if (type === 'digest') return { deliveries, resume: null, digest: { stepIndex, step }, trace };
-    if (type === 'throttle') return { deliveries, resume: null, throttle: { stepIndex, stepId: base._id ?? String(stepIndex), rule: throttleRuleOf(step.metadata as ThrottleMetadata, notification.payload) }, trace };
+    if (type === 'digest') return { deliveries, resume: null, digest: { stepIndex, step }, trace, ...over() };
+    if (type === 'throttle') return { deliveries, resume: null, throttle: { stepIndex, stepId: base._id ?? String(stepIndex), rule: throttleRuleOf(step.metadata as ThrottleMetadata, notification.payload) }, trace, ...over() };
     if (!isChannel(type)) continue;
     const gate = channelGate(input, workflow, type);
     if (gate.kind === 'skip') {
@@ -77,7 +79,12 @@ export function walkSteps(input: WalkInput): WalkResult {
     }
     if (gate.kind === 'hold') {
       entry('held', gate.reason, chosen);
-      return { deliveries, resume: { stepIndex, runAt: gate.runAt }, trace };
+      return { deliveries, resume: { stepIndex, runAt: gate.runAt }, trace, ...over() };
+    }
+    if (input.hopeless?.has(stepIndex)) {
+      entry('failed', 'template failed to render: its templates spent the whole render budget of a walk for several recipients of this trigger; not rendered again for the others', chosen);
+      if (step.shouldStopOnFail) break;
+      continue;
     }
     try {
       deliveries.push({ stepIndex, step, channel: type, rendered: renderStep(step.template, variables, input.renderBudget) });
@@ -86,13 +93,14 @@ export function walkSteps(input: WalkInput): WalkResult {
       // Spent by this step alone, in a walk that rendered nothing before it, the step fails; otherwise it runs later.
       if (error instanceof RenderBudgetSpent && (!input.renderBudget?.alone || deliveries.length > 0)) {
         entry('held', `${error.message}: the walk goes on from this step in a batch of its own`, chosen);
-        return { deliveries, resume: null, spent: { stepIndex }, trace };
+        return { deliveries, resume: null, spent: { stepIndex }, trace, ...over() };
       }
       entry('failed', `template failed to render: ${error instanceof Error ? error.message : String(error)}`, chosen);
+      if (error instanceof RenderBudgetSpent) failedOverBudget = stepIndex;
       if (step.shouldStopOnFail) break;
     }
   }
-  return { deliveries, resume: null, trace };
+  return { deliveries, resume: null, trace, ...over() };
 }
 
 /** The walker of workflows stored as data: the workflow's list of steps, walked in order. */

@@ -28,6 +28,8 @@ export interface BatchData {
   readonly caps: readonly Cap[];
   /** Liquid time the batch's walks spent so far (each walk has a budget of its own); past BATCH_RENDER_MS the jobs not started yet wait for a later batch. */
   readonly renderMeter: RenderMeter;
+  /** Runs the batch's walks of stored workflows one at a time, the loop turning between them (`cpuTurns`). */
+  readonly cpuTurns: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 /** Where a job goes after its run. */

@@ -11,7 +11,8 @@ import { UNKNOWN_OUTCOME_RETRY_MS, type StepSent } from '../deliver-step.js';
 import { nextAttemptAt } from '../jobs.js';
 import { messagesForWalk, walkSubject } from '../walk-io.js';
 import { retryScope } from '../retry-run.js';
-import { renderBudget } from '../../templates/render.js';
+import { BATCH_RENDER_MS, renderBudget } from '../../templates/render.js';
+import { hopelessSteps, renderSpentAlone } from '../render-memo.js';
 import { capGate } from '../caps.js';
 import { takeSendSlot } from '../send-rate.js';
 import type { WindowHit } from '../../storage.js';
@@ -65,7 +66,13 @@ export const walkHandler: JobHandler<'walk'> = async (job, context) => {
   const actor = notification.actorId ? batch.subscribers.get(notification.actorId) ?? null : null;
   const subject = { workflow, notification, subscriber, actor, tenant, preferences: batch.preferences.get(subscriber.subscriberId) ?? [] };
   const messagesRead = await messagesForWalk(ctx, subject, state);
-  const walk = retryScope(job.data, await walkSubject(ctx, subject, job.data.stepIndex, now, { digestEvents, renderBudget: renderBudget({ alone: batch.jobs.length === 1, meter: batch.renderMeter }), state, messages: messagesRead }));
+  const walkIt = () => walkSubject(ctx, subject, job.data.stepIndex, now, { digestEvents, renderBudget: renderBudget({ alone: batch.jobs.length === 1, meter: batch.renderMeter }), hopeless: hopelessSteps(ctx, notification._id, workflow.steps.length), state, messages: messagesRead });
+  // A stored workflow's walk is the batch's CPU (its templates): one at a time, letting the loop turn between them.
+  const walked = ctx.walker.runsUserCode(workflow) ? await walkIt() : await batch.cpuTurns(async () => (batch.renderMeter.spentMs >= BATCH_RENDER_MS ? null : walkIt()));
+  // The batch spent its render time before this walk's turn: it runs in a later batch.
+  if (!walked) return resultOf(job, waitUntil(job, new Date(job.runAt)));
+  const walk = retryScope(job.data, walked);
+  if (walk.failedOverBudget !== undefined) renderSpentAlone(ctx, notification._id, walk.failedOverBudget);
   const messages: Message[] = [];
   const failures: { message: Message; error: string }[] = [];
   const warnings: { message: Message; reason: string }[] = [];
@@ -184,8 +191,9 @@ export const walkHandler: JobHandler<'walk'> = async (job, context) => {
     }
     if (sent?.failure && step.step.shouldStopOnFail) return done({ kind: 'done' }, step.stepIndex);
   }
-  // Out of render budget: the steps before are delivered; the rest runs again now, in a batch of its own.
-  if (walk.spent) return done({ kind: 'later', runAt: now, data: { ...withState({ ...job.data, stepIndex: walk.spent.stepIndex }, walk.state), runAlone: true }, retry: false, lastError: null });
+  // Out of render budget: the steps before are delivered; the rest runs again at once (in its place in
+  // the queue, so before the jobs claimed after it), in a batch of its own.
+  if (walk.spent) return done({ kind: 'later', runAt: new Date(job.runAt), data: { ...withState({ ...job.data, stepIndex: walk.spent.stepIndex }, walk.state), runAlone: true }, retry: false, lastError: null });
   // A delay after a digest keeps the digest's events for the steps after it.
   if (walk.resume) return done(waitUntil({ ...job, data: withState({ ...job.data, stepIndex: walk.resume.stepIndex }, walk.state) }, walk.resume.runAt));
   if (walk.throttle) {

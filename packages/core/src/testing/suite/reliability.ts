@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { manualClock, systemClock, type Clock } from '../../clock.js';
+import { describe, expect, it, vi } from 'vitest';
+import { manualClock, type Clock } from '../../clock.js';
 import type { Provider } from '../../delivery/provider.js';
 import { createTidings } from '../../engine/create-tidings.js';
 import type { WorkflowInput } from '../../schemas/index.js';
@@ -14,10 +14,14 @@ const digestFlow = (amount = 5, unit: 'seconds' | 'minutes' = 'minutes', before:
   steps: [...(before ?? []), { template: { type: 'digest' }, metadata: { type: 'regular', amount, unit } }, { template: { type: 'in_app', content: '{{ step.total_count }} events' } }],
 });
 
-const engine = (storage: Storage, options: { clock?: Clock; leaseMs?: number; providers?: Provider[]; env?: string } = {}) =>
-  createTidings({ storage, clock: options.clock ?? manualClock(T0), environmentId: options.env ?? 'env-r', inlineInApp: false, leaseMs: options.leaseMs ?? 30_000, ...(options.providers && { providers: options.providers }), onError: () => undefined });
+const engine = (storage: Storage, options: { clock?: Clock; leaseMs?: number; providers?: Provider[]; env?: string; providerTimeoutMs?: number } = {}) =>
+  createTidings({ storage, clock: options.clock ?? manualClock(T0), environmentId: options.env ?? 'env-r', inlineInApp: false, leaseMs: options.leaseMs ?? 30_000, ...(options.providers && { providers: options.providers }), ...(options.providerTimeoutMs && { providerTimeoutMs: options.providerTimeoutMs }), onError: () => undefined });
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Waits for a condition the engine's own timers bring about: the bound only ends a hang (the engine
+ * never does it), it is no speed the machine must reach.
+ */
+const eventually = (check: () => Promise<void> | void) => vi.waitFor(check, { timeout: 30_000, interval: 10 });
 
 /** The defects the fault suite was built to find, each pinned by the probe that found it. */
 export function reliabilitySuite({ get }: SuiteContext): void {
@@ -128,19 +132,35 @@ export function reliabilitySuite({ get }: SuiteContext): void {
           return {};
         },
       };
-      const a = engine(storage, { clock: systemClock, leaseMs: 400, providers: [slow] });
+      // Lease time runs on the engine's clock, which only this test moves: a stalled event loop cannot
+      // make the lease run out, and a lease kept by wall-clock time alone cannot pass.
+      const clock = manualClock(T0);
+      // The provider's timeout is wall time: it must not end the call however long the machine takes.
+      const a = engine(storage, { clock, leaseMs: 400, providers: [slow], providerTimeoutMs: 600_000 });
       await a.integrations.upsert({ name: 'Slow', providerId: 'slow', channel: 'chat', primary: true, credentials: { webhookUrl: 'https://hooks.example/x' } });
       await a.workflows.upsert({ name: 'c', triggers: [{ identifier: 'c' }], steps: [{ template: { type: 'chat', content: 'hello' } }] });
       await a.trigger({ name: 'c', to: 'ada' });
       const running = a.runDue();
-      await pause(1_300); // more than three leases (renewed every ~133 ms; a renewal late by a whole lease would fail this)
-      const b = engine(storage, { clock: systemClock, leaseMs: 400, providers: [slow] });
+      // A's batch is in hand (its provider call waits on the gate).
+      await eventually(() => expect(calls).toHaveLength(1));
+      // Three leases pass while the provider call waits, in steps shorter than a lease. After each
+      // step A's renewal (every third of a lease) must move the lease on from the clock's new time: a
+      // lease not renewed, or renewed from the batch's start, ends 100 ms after the step at the latest.
+      for (let step = 0; step < 4; step++) {
+        const now = clock.advance(300).getTime();
+        await eventually(async () => {
+          const [job] = await storage.jobs.list('env-r');
+          expect(Date.parse(job!.lockedUntil!)).toBeGreaterThanOrEqual(now + 400);
+        });
+      }
+      const b = engine(storage, { clock, leaseMs: 400, providers: [slow] });
       // B would run it if A's lease had run out (on a single-process storage B also takes back only dead leases).
       expect(await b.runDue()).toBe(0);
       // Now the lease is taken from A by force; A's provider call returns and its commit must store nothing.
       const [job] = await storage.jobs.list('env-r');
       await storage.jobs.releaseLeases('env-r', []);
-      expect(await storage.jobs.claimDue({ env: 'env-r', workerId: 'thief', now: new Date(Date.now() + 1_000).toISOString(), limit: 1, leaseMs: 60_000 })).toHaveLength(1);
+      // Past A's lease on the clock as well, for a shared storage (where releasing leases is not its business).
+      expect(await storage.jobs.claimDue({ env: 'env-r', workerId: 'thief', now: new Date(clock.now().getTime() + 1_000).toISOString(), limit: 1, leaseMs: 60_000 })).toHaveLength(1);
       release();
       await running;
       expect(calls).toHaveLength(1);
