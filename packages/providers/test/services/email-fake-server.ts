@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { answerGate } from './answer-gate.js';
 
 /** One request as the fake service received it. */
 export interface ServiceCall {
@@ -25,8 +26,7 @@ export interface ServiceReply {
 export async function fakeService(handle: (call: ServiceCall) => ServiceReply | Promise<ServiceReply>) {
   const calls: ServiceCall[] = [];
   const outages: ServiceReply[] = [];
-  let held: Promise<void> | null = null;
-  const waiting = new Set<object>();
+  const gate = answerGate();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -34,12 +34,7 @@ export async function fakeService(handle: (call: ServiceCall) => ServiceReply | 
       const call = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
       calls.push(call);
       const reply = outages.shift() ?? (await handle(call));
-      if (held) {
-        waiting.add(res);
-        res.on('close', () => waiting.delete(res));
-        await held;
-        waiting.delete(res);
-      }
+      await gate.pass(res);
       // A client that gave up has closed its socket: the late answer goes nowhere, as on the real service.
       if (res.destroyed) return;
       const text = typeof reply.body === 'string';
@@ -55,17 +50,8 @@ export async function fakeService(handle: (call: ServiceCall) => ServiceReply | 
     outage(reply: ServiceReply) {
       outages.push(reply);
     },
-    /** Holds every answer from now until the returned `release` is called (each request is handled at once). */
-    holdAnswers(): () => void {
-      let release!: () => void;
-      held = new Promise<void>((resolve) => (release = resolve));
-      return () => {
-        held = null;
-        release();
-      };
-    },
-    /** Requests whose answer is held and whose client is still connected. */
-    waiting: () => waiting.size,
+    holdAnswers: gate.holdAnswers,
+    waiting: gate.waiting,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { answerGate } from './answer-gate.js';
 
 /** What a fake service saw of one request. */
 export interface SeenRequest {
@@ -26,8 +27,7 @@ export interface Reply {
 export async function fakeServiceServer(handle: (request: SeenRequest) => Reply) {
   const received: SeenRequest[] = [];
   const queued: Reply[] = [];
-  let held: Promise<void> | null = null;
-  const waiting = new Set<object>();
+  const gate = answerGate();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -37,12 +37,7 @@ export async function fakeServiceServer(handle: (request: SeenRequest) => Reply)
       const request: SeenRequest = { method: req.method ?? '', path: req.url ?? '/', headers: req.headers, body, form: new URLSearchParams(formEncoded ? body : '') };
       received.push(request);
       const reply = queued.shift() ?? handle(request);
-      if (held) {
-        waiting.add(res);
-        res.on('close', () => waiting.delete(res));
-        await held;
-        waiting.delete(res);
-      }
+      await gate.pass(res);
       // A client that gave up has closed its socket: the late answer goes nowhere, as on the real service.
       if (!res.destroyed) res.writeHead(reply.status, reply.headers).end(reply.body ?? '');
     });
@@ -56,17 +51,8 @@ export async function fakeServiceServer(handle: (request: SeenRequest) => Reply)
     replyNext(reply: Reply) {
       queued.push(reply);
     },
-    /** Holds every answer from now until the returned `release` is called (each request is handled at once). */
-    holdAnswers(): () => void {
-      let release!: () => void;
-      held = new Promise<void>((resolve) => (release = resolve));
-      return () => {
-        held = null;
-        release();
-      };
-    },
-    /** Requests whose answer is held and whose client is still connected. */
-    waiting: () => waiting.size,
+    holdAnswers: gate.holdAnswers,
+    waiting: gate.waiting,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -8,6 +8,7 @@ import { retentionPolicySchema } from '../../schemas/expiry.js';
 import type { Message, WebhookDelivery } from '../../schemas/index.js';
 import type { DigestEvent, Storage } from '../../storage.js';
 import { wrapRepositories } from '../../wrap-repositories.js';
+import { storageWith } from '../storage-with.js';
 import type { SuiteContext } from '../describe-storage.js';
 import { T0, jobRecord, messageRecord, notificationRecord, plus } from '../fixtures.js';
 
@@ -42,11 +43,7 @@ function sweepWatch(storage: Storage) {
   };
   setImmediate(tick);
   const deletes: { turn: number; rows: number }[] = [];
-  const watched: Storage = {
-    ...wrapRepositories(storage, (call) => call()),
-    capabilities: storage.capabilities,
-    close: () => storage.close(),
-    ...(storage.subscribeJobs && { subscribeJobs: storage.subscribeJobs.bind(storage) }),
+  const watched = storageWith(storage, {
     transaction: (fn) =>
       storage.transaction(async (tx) => {
         const turn = turns;
@@ -61,7 +58,7 @@ function sweepWatch(storage: Storage) {
         if (rows !== null) deletes.push({ turn, rows });
         return result;
       }),
-  };
+  });
   return {
     storage: watched,
     deletes,

@@ -3,7 +3,7 @@ import { manualClock } from '../../clock.js';
 import { createTidings } from '../../engine/create-tidings.js';
 import { isTidingsError } from '../../errors.js';
 import type { Storage } from '../../storage.js';
-import { wrapRepositories } from '../../wrap-repositories.js';
+import { storageWith } from '../storage-with.js';
 import type { SuiteContext } from '../describe-storage.js';
 import type { JsonObject } from '../../schemas/index.js';
 import { scriptedCodeWorkflow } from '../scripted-code-workflow.js';
@@ -15,11 +15,7 @@ import { scriptedCodeWorkflow } from '../scripted-code-workflow.js';
 function instrumented(storage: Storage) {
   let transactions = 0;
   let failGroup = false;
-  const counted: Storage = {
-    ...wrapRepositories(storage, (call) => call()),
-    capabilities: storage.capabilities,
-    close: () => storage.close(),
-    ...(storage.subscribeJobs && { subscribeJobs: storage.subscribeJobs.bind(storage) }),
+  const counted = storageWith(storage, {
     async transaction(fn) {
       transactions++;
       return storage.transaction(async (tx) => {
@@ -36,7 +32,7 @@ function instrumented(storage: Storage) {
         return result;
       });
     },
-  };
+  });
   return {
     storage: counted,
     transactions: () => transactions,

@@ -3,7 +3,7 @@ import { manualClock } from '../../clock.js';
 import type { Provider } from '../../delivery/provider.js';
 import { createTidings } from '../../engine/create-tidings.js';
 import type { Storage } from '../../storage.js';
-import { wrapRepositories } from '../../wrap-repositories.js';
+import { storageWith } from '../storage-with.js';
 import type { SuiteContext } from '../describe-storage.js';
 import { scriptedCodeWorkflow } from '../scripted-code-workflow.js';
 
@@ -28,22 +28,17 @@ function recordingMail(): Provider & { readonly sentTo: string[] } {
 /** The storage with a flag that is up while a transaction's function runs, to catch user code run inside one. */
 function watchedTransactions(storage: Storage) {
   let open = 0;
-  const watched: Storage = {
-    ...wrapRepositories(storage, (call) => call()),
-    capabilities: storage.capabilities,
-    close: () => storage.close(),
-    ...(storage.subscribeJobs && { subscribeJobs: storage.subscribeJobs.bind(storage) }),
-    async transaction(fn) {
-      return storage.transaction(async (tx) => {
+  const watched = storageWith(storage, {
+    transaction: (fn) =>
+      storage.transaction(async (tx) => {
         open++;
         try {
           return await fn(tx);
         } finally {
           open--;
         }
-      });
-    },
-  };
+      }),
+  });
   return { storage: watched, inTransaction: () => open > 0 };
 }
 
@@ -120,11 +115,7 @@ export function unitsOfWorkSuite({ get }: SuiteContext): void {
       let openGate: () => void = () => undefined;
       const gate = new Promise<void>((resolve) => (openGate = resolve));
       // Each engine's claim is its own batch: both batches have read what they read before either sends.
-      const storage: Storage = {
-        ...wrapRepositories(base, (call) => call()),
-        capabilities: base.capabilities,
-        close: () => base.close(),
-        transaction: (fn) => base.transaction(fn),
+      const storage = storageWith(base, {
         jobs: {
           ...base.jobs,
           claimDue: async (options) => {
@@ -133,7 +124,7 @@ export function unitsOfWorkSuite({ get }: SuiteContext): void {
             return jobs;
           },
         },
-      };
+      });
       const sentTo: string[] = [];
       const mail: Provider = {
         id: 'mailer',

@@ -6,7 +6,7 @@ import { createTidings } from '../../engine/create-tidings.js';
 import { OUTBOX_DELIVERIES_PER_RUN } from '../../engine/webhook-outbox.js';
 import { WEBHOOK_CIRCUIT, WEBHOOK_ENDPOINT_CONCURRENCY } from '../../engine/webhook-lane.js';
 import type { Storage } from '../../storage.js';
-import { wrapRepositories } from '../../wrap-repositories.js';
+import { storageWith } from '../storage-with.js';
 import type { SuiteContext } from '../describe-storage.js';
 
 const note = { name: 'Note', triggers: [{ identifier: 'note' }], steps: [{ template: { type: 'in_app' as const, content: 'Hi {{ payload.n }}' } }] };
@@ -31,14 +31,9 @@ function recordingTransport(answer: (url: string) => Promise<{ status: number }>
 /** The storage with the sizes of its `webhooks.insertDeliveries` calls recorded. */
 function countingDeliveries(storage: Storage) {
   const inserts: number[] = [];
-  const counted: Storage = {
-    ...wrapRepositories(storage, (call) => call()),
-    capabilities: storage.capabilities,
-    close: () => storage.close(),
-    async transaction(fn) {
-      return storage.transaction((tx) => fn({ ...tx, webhooks: { ...tx.webhooks, insertDeliveries: (env, list) => (inserts.push(list.length), tx.webhooks.insertDeliveries(env, list)) } }));
-    },
-  };
+  const counted = storageWith(storage, {
+    transaction: (fn) => storage.transaction((tx) => fn({ ...tx, webhooks: { ...tx.webhooks, insertDeliveries: (env, list) => (inserts.push(list.length), tx.webhooks.insertDeliveries(env, list)) } })),
+  });
   return { storage: counted, inserts };
 }
 
