@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { killSpawned, spawnTs, waitForOutput } from '../../../test-support/spawn-ts.js';
+import { eventually } from './eventually.js';
 import { orderDelivered, orderShipped } from './fixtures/code-workflows.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tidings-serve-workflows-'));
@@ -21,14 +22,19 @@ it('tidings serve --workflows: the module’s workflows run (of @tidings/framewo
   // The trigger as @novu/framework sends it: POST /v1/events/trigger with the secret key.
   const result = await orderShipped.trigger({ to: { subscriberId: 'ada', firstName: 'Ada' }, payload: { orderId: 'A-17' }, secretKey: 'wf-key', apiUrl: url });
   expect(result.data).toMatchObject({ data: { acknowledged: true, status: 'processed' } });
-  const feed = (await (await fetch(`${url}/v1/subscribers/ada/notifications/feed`, { headers })).json()) as { data: { content: string; subject?: string }[] };
+  // A code workflow's in-app step is walked by its job (the server's job loop), never inside the trigger's transaction.
+  const feedOf = async (subscriberId: string) => {
+    const feed = (await (await fetch(`${url}/v1/subscribers/${subscriberId}/notifications/feed`, { headers })).json()) as { data: { content: string; subject?: string; transactionId: string }[] };
+    return feed.data.length > 0 ? feed : undefined;
+  };
+  const feed = await eventually(() => feedOf('ada'), "ada's message");
   expect(feed.data).toMatchObject([{ content: 'Order A-17 shipped', subject: 'Hi Ada' }]);
 
   // @novu/framework's own trigger, unchanged: its workflow runs through novuWorkflows in the server.
   const delivered = await orderDelivered.trigger({ to: { subscriberId: 'bob', firstName: 'Bob' }, payload: { orderId: 'B-2' }, secretKey: 'wf-key', apiUrl: url });
   // Its result is Novu's response body as it is.
   expect(delivered.data).toMatchObject({ data: { acknowledged: true, status: 'processed' } });
-  const bobs = (await (await fetch(`${url}/v1/subscribers/bob/notifications/feed`, { headers })).json()) as { data: { content: string; subject?: string; transactionId: string }[] };
+  const bobs = await eventually(() => feedOf('bob'), "bob's message");
   expect(bobs.data).toMatchObject([{ content: 'Order B-2 delivered', subject: 'Hi Bob', transactionId: (delivered.data as unknown as { data: { transactionId: string } }).data.transactionId }]);
 
   // A payload the workflow's schema refuses is refused before it is sent, naming the field; the
