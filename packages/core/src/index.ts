@@ -16,7 +16,7 @@ export type { TidingsEvents, TidingsEmitter } from './events.js';
 export { MESSAGE_CHANGE_EVENTS } from './events.js';
 export { parseInput, formatPath, inputHazards } from './validation.js';
 export { MAX_LISTED_ISSUES, MAX_ISSUE_TEXT, cutText, listedIssues, issuesText } from './listed-issues.js';
-export { triggerEventIssues } from './trigger/validate-event.js';
+export { triggerEventIssues, broadcastEventIssues } from './trigger/validate-event.js';
 export { evaluateFilters, explainFilters, filterListItems, firstFailure, type FilterContext, type FilterTrace, type GroupTrace, type PartTrace } from './filters/index.js';
 export * from './schedule/index.js';
 export { addTime } from './timing/add-time.js';

@@ -139,6 +139,12 @@ export interface SubscriberRepository {
   putMany(env: string, subscribers: readonly Subscriber[]): Promise<void>;
   /** Subscribers with these subscriberIds (not internal ids); missing ones are left out. */
   getMany(env: string, subscriberIds: readonly string[]): Promise<Subscriber[]>;
+  /**
+   * One page of the environment's subscriberIds in the backend's order (as `topics.memberPage`): those
+   * after `after` (from the first when null) and, with `until`, not after it; at most `limit`; empty
+   * when none. Reading page after page from the last id visits every subscriber once, with flat memory.
+   */
+  idPage(env: string, page: { after: string | null; until?: string; limit: number }): Promise<string[]>;
   /** Removes the subscriber with its preferences and topic memberships; false when there was none. */
   delete(env: string, subscriberId: string): Promise<boolean>;
 }

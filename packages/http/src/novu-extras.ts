@@ -8,6 +8,7 @@
  */
 export const NOVU_EXTRAS: Readonly<Record<string, readonly string[]>> = {
   'POST /v1/events/trigger': ['bridgeUrl', 'agentId'],
+  'POST /v1/events/trigger/broadcast': ['bridgeUrl', 'agentId'],
   'POST /v1/events/trigger/bulk': ['events[].bridgeUrl', 'events[].agentId'],
 };
 

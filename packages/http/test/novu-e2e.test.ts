@@ -483,7 +483,12 @@ describe('@novu/node 2.6.6 (the older SDK: axios, v1 routes) against the same se
     expect(active.data.data).toMatchObject([{ providerId: 'sendgrid', credentials: {} }]);
   });
 
-  it('broadcast is not served (a topic reaches a chosen audience): 404, not a silent success', async () => {
-    await expect(legacy.broadcast('legacy', { payload: {} })).rejects.toMatchObject({ response: { status: 404 } });
+  it('broadcast: every subscriber of the environment gets the message once (more in broadcast.test.ts)', async () => {
+    await legacy.subscribers.identify('old-5', { firstName: 'Ada' });
+    await legacy.subscribers.identify('old-6', { firstName: 'Ada' });
+    const sent = await legacy.broadcast('legacy', { payload: {} });
+    expect(sent.status).toBe(201);
+    expect(sent.data.data).toMatchObject({ acknowledged: true, status: 'processed', transactionId: expect.any(String) });
+    expect((await server.tidings.messages.byTransaction(sent.data.data.transactionId)).map((m) => m.subscriberId).sort()).toEqual(['old-5', 'old-6']);
   });
 });

@@ -226,6 +226,7 @@ export function createTidings(options: TidingsOptions) {
     caps: capsApi(ctx),
     trigger: triggers.trigger,
     triggerBulk: triggers.triggerBulk,
+    broadcast: triggers.broadcast,
     cancel: triggers.cancel,
     pending: triggers.pending,
     /**

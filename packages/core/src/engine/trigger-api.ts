@@ -1,14 +1,16 @@
 import { TidingsError, notFound, type FieldIssue } from '../errors.js';
 import { capsInApp, capsInForce } from './caps.js';
 import { newId, newTransactionId } from '../ids.js';
-import { MAX_BULK_EVENTS, MAX_RECIPIENTS_PER_CALL, type Job, type Message, type Notification, type ParsedTriggerEvent, type Tenant, type TriggerEvent, type TriggerResult, type TriggerStatus, type Workflow } from '../schemas/index.js';
+import { MAX_BULK_EVENTS, MAX_RECIPIENTS_PER_CALL, type BroadcastEvent, type Job, type Message, type Notification, type ParsedBroadcastEvent, type ParsedTriggerEvent, type Tenant, type TriggerEvent, type TriggerResult, type TriggerStatus, type Workflow } from '../schemas/index.js';
 import type { StorageRepositories, SubscriberUpsert } from '../storage.js';
 import { withPayloadDefaults } from '../trigger/payload-defaults.js';
 import { scheduledDelayErrors } from '../trigger/scheduled-delays.js';
 import { upsertSubscribers } from '../subscribers/upsert-subscribers.js';
-import { readRecipients } from '../trigger/read-recipients.js';
-import { readTopicAudience, type AudiencePage, type TopicAudience } from './topic-audience.js';
-import { validateEvent } from '../trigger/validate-event.js';
+import { readRecipients, type RecipientPlan } from '../trigger/read-recipients.js';
+import type { PagedAudience } from './audience-pages.js';
+import { readEnvironmentAudience } from './environment-audience.js';
+import { readTopicAudience } from './topic-audience.js';
+import { validateBroadcast, validateEvent } from '../trigger/validate-event.js';
 import { workflowStatus } from '../trigger/workflow-status.js';
 import type { EngineContext } from './context.js';
 import { deliverInline, firstWalkJob, type InlineWalk } from './inline-delivery.js';
@@ -18,7 +20,6 @@ import { digestFlushKey, newJob } from './jobs.js';
 import { triggerSpans } from './telemetry/trigger-spans.js';
 
 type TenantRef = ParsedTriggerEvent['tenant'];
-type Paged = Extract<TopicAudience, { pages: AudiencePage[] }>;
 type FanoutData = Extract<Job, { kind: 'fanout' }>['data'];
 type TenantChange = Exclude<TenantRef, string | undefined>;
 
@@ -50,10 +51,20 @@ async function upsertTenant(ctx: EngineContext, tx: StorageRepositories, change:
   return tenant;
 }
 
+/**
+ * Who a call's events go to, decided once at its start: the recipients each event names in `to`, or,
+ * for a broadcast, every subscriber of the environment.
+ */
+type Addressing = 'named' | 'everyone';
+
+/** A broadcast's recipients: none named; its audience is the environment's subscribers. */
+const NO_RECIPIENTS: RecipientPlan = { direct: [], topics: [] };
+
 /** An event that passed every check made before storage: it is recorded unless its recipients or transactionId fail. */
 interface Prepared {
   readonly index: number;
-  readonly event: ParsedTriggerEvent;
+  /** A broadcast's event has no `to`. */
+  readonly event: ParsedTriggerEvent | ParsedBroadcastEvent;
   readonly workflow: Workflow;
   /** The tenant named by identifier; one given as an object is written and read in the transaction. */
   readonly tenant: Tenant | null;
@@ -128,8 +139,8 @@ export function triggerApi(ctx: EngineContext) {
     newJob({ env, kind: 'fanout', runAt: ctx.now(), transactionId: notification.transactionId, subscriberId, data }, ctx.clock.now());
 
   /** Validation, workflow status and tenant: everything decided before the storage transaction. */
-  async function prepare(raw: unknown, index: number, workflows: Map<string, Promise<Workflow | null>>, outside: <T>(work: () => Promise<T>) => Promise<T>): Promise<Prepared | TriggerResult> {
-    const validation = validateEvent(raw);
+  async function prepare(raw: unknown, index: number, addressing: Addressing, workflows: Map<string, Promise<Workflow | null>>, outside: <T>(work: () => Promise<T>) => Promise<T>): Promise<Prepared | TriggerResult> {
+    const validation = addressing === 'everyone' ? validateBroadcast(raw) : validateEvent(raw);
     const givenId = typeof (raw as { transactionId?: unknown } | null)?.transactionId === 'string' ? (raw as { transactionId: string }).transactionId : undefined;
     if (!validation.ok) return resultOf('error', validation.errors, givenId);
     const event = validation.event;
@@ -181,7 +192,7 @@ export function triggerApi(ctx: EngineContext) {
     const caps = ctx.options.inlineInApp ? await capsInForce(ctx) : [];
     return watchWrite(ctx, () => storage.transaction(async (tx) => {
       const now = ctx.now();
-      const all = calls.flatMap((call, at) => call.prepared.map((p) => ({ p, at, plan: readRecipients(p.event.to) })));
+      const all = calls.flatMap((call, at) => call.prepared.map((p) => ({ p, at, plan: 'to' in p.event ? readRecipients(p.event.to) : NO_RECIPIENTS })));
       const bareIds = [...new Set(all.flatMap(({ plan }) => plan.direct.filter((d) => d.patch === null).map((d) => d.subscriberId)))];
       // Subscribers read or written here, so in-app delivery below does not read them again.
       const known = new Map((await tx.subscribers.getMany(env, bareIds)).map((s) => [s.subscriberId, s] as const));
@@ -194,14 +205,20 @@ export function triggerApi(ctx: EngineContext) {
       // Each call's room for inline walks: a call is recorded as it would be alone.
       const inlineRoom = calls.map(() => (ctx.options.inlineInApp ? ctx.options.inlineLimit : -1));
       // Recipients first: an event without any is refused before anything of it is written.
-      const withRecipients: { p: Prepared; at: number; plan: (typeof all)[number]['plan']; subscriberIds: string[]; paged: Paged | null }[] = [];
+      const withRecipients: { p: Prepared; at: number; plan: (typeof all)[number]['plan']; subscriberIds: string[]; paged: PagedAudience | null }[] = [];
       const sizes = { room: ctx.options.inlineInApp ? ctx.options.inlineLimit : 0, chunk: ctx.options.fanoutChunk };
       for (const { p, at, plan } of all) {
         const recipients = new Set(plan.direct.map((d) => d.subscriberId));
-        const audience = plan.topics.length > 0 ? await readTopicAudience(tx, env, plan.topics, p.actorId, recipients, sizes) : { members: [] };
+        const everyone = !('to' in p.event);
+        const audience = everyone
+          ? await readEnvironmentAudience(tx, env, sizes)
+          : plan.topics.length > 0
+            ? await readTopicAudience(tx, env, plan.topics, p.actorId, recipients, sizes)
+            : { members: [] };
         const paged = 'pages' in audience && audience.count > 0 ? audience : null;
         if ('members' in audience) for (const id of audience.members) recipients.add(id);
-        if (recipients.size === 0 && !paged) calls[at]!.results[p.index] = resultOf('invalid_recipients', ['to holds no subscriber: no subscriberId, or only empty or unknown topics'], p.givenId);
+        // A broadcast to an environment without subscribers is recorded and reaches nobody, as Novu's does.
+        if (recipients.size === 0 && !paged && !everyone) calls[at]!.results[p.index] = resultOf('invalid_recipients', ['to holds no subscriber: no subscriberId, or only empty or unknown topics'], p.givenId);
         else withRecipients.push({ p, at, plan, subscriberIds: [...recipients], paged });
       }
       // Then the notifications, in one statement: a transactionId already used refuses its event.
@@ -238,8 +255,8 @@ export function triggerApi(ctx: EngineContext) {
             jobs.push(fanoutJob(p.notification, chunk[0]!, { notificationId: p.notification._id, subscriberIds: chunk }));
           }
         }
-        // A large topic audience: one fan-out job per page, each reading its own members when it runs.
-        if (paged) for (const { after, until } of paged.pages) jobs.push(fanoutJob(p.notification, until, { notificationId: p.notification._id, topicKeys: paged.topicKeys, after, until, exclude: paged.exclude }));
+        // A large audience (topics, or a broadcast's): one fan-out job per page, each reading its own members when it runs.
+        if (paged) for (const { after, until } of paged.pages) jobs.push(fanoutJob(p.notification, until, { notificationId: p.notification._id, ...paged.source, after, until }));
         results[p.index] = resultOf('processed', undefined, p.notification.transactionId);
         written[at]!.recorded.push({ notification: p.notification, subscriberIds, recipients: subscriberIds.length + (paged?.count ?? 0) });
       }
@@ -255,7 +272,7 @@ export function triggerApi(ctx: EngineContext) {
 
   const committer = groupCommit(record, { weight: callEvents, maxWeight: MAX_BULK_EVENTS });
 
-  async function triggerMany(events: readonly unknown[]): Promise<TriggerResult[]> {
+  async function triggerMany(events: readonly unknown[], addressing: Addressing = 'named'): Promise<TriggerResult[]> {
     const workflows = new Map<string, Promise<Workflow | null>>();
     const results: TriggerResult[] = new Array(events.length);
     const prepared: Prepared[] = [];
@@ -267,7 +284,7 @@ export function triggerApi(ctx: EngineContext) {
     try {
       for (const [index, raw] of events.entries()) {
         spans?.start(index);
-        const outcome = await prepare(raw, index, workflows, (work) => ticket.outside(work));
+        const outcome = await prepare(raw, index, addressing, workflows, (work) => ticket.outside(work));
         if ('acknowledged' in outcome) results[index] = outcome;
         else prepared.push(spans ? { ...outcome, notification: spans.carry(index, outcome.notification) } : outcome);
       }
@@ -299,6 +316,20 @@ export function triggerApi(ctx: EngineContext) {
     async trigger(event: TriggerEvent): Promise<TriggerResult> {
       const [result] = await triggerMany([event]);
       const refused = refusal(result!);
+      if (refused) throw refused;
+      return result!;
+    },
+    /**
+     * Triggers one event for every subscriber of the environment (Novu's broadcast): a trigger's event
+     * without `to`, recorded once with one transactionId, its audience read page by page through the
+     * fan-out jobs large topic audiences use, so memory stays flat however many subscribers there
+     * are. Answers as `trigger` does: rejects when the event is refused for what it says, resolves
+     * with the result otherwise. With `{ refused: 'answer' }` it resolves with the result whatever its
+     * status, as each event of `triggerBulk` does.
+     */
+    async broadcast(event: BroadcastEvent, options: { refused?: 'reject' | 'answer' } = {}): Promise<TriggerResult> {
+      const [result] = await triggerMany([event], 'everyone');
+      const refused = options.refused === 'answer' ? null : refusal(result!);
       if (refused) throw refused;
       return result!;
     },

@@ -39,3 +39,15 @@ export const TRIGGER_MEMBER_HINTS: MemberHints = {
   'to[].id': 'a subscriber is named by `subscriberId`',
   'to.id': 'a subscriber is named by `subscriberId`',
 };
+
+const everyone = 'a broadcast reaches every subscriber of the environment, so it names no recipients: `trigger` names them';
+
+/** What a broadcast member we do not know probably meant: a trigger's hints, and recipients, which a broadcast has none of. */
+export const BROADCAST_MEMBER_HINTS: MemberHints = {
+  ...TRIGGER_MEMBER_HINTS,
+  to: everyone,
+  subscriberId: everyone,
+  subscribers: everyone,
+  recipients: everyone,
+  topicKey: everyone,
+};

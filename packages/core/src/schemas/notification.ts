@@ -62,13 +62,14 @@ export const walkJobDataSchema = z.object({
 });
 /**
  * A `fanout` job: start the walks of a chunk of a large audience, in one commit. The chunk is either
- * its `subscriberIds`, or a page of a topic audience it reads itself: the members of `topicKeys` after
- * `after` and up to `until` in the storage's order, less `exclude` (the subscribers the event names
- * directly, and its actor).
+ * its `subscriberIds`, or a page it reads itself: the members of `topicKeys` after `after` and up to
+ * `until` in the storage's order, less `exclude` (the subscribers the event names directly, and its
+ * actor); or, for a broadcast (`everyone`), the environment's subscribers in that range.
  */
 export const fanoutJobDataSchema = z.union([
   z.object({ notificationId: z.string(), subscriberIds: z.array(z.string()) }),
   z.object({ notificationId: z.string(), topicKeys: z.array(z.string()), after: z.string().nullable(), until: z.string(), exclude: z.array(z.string()) }),
+  z.object({ notificationId: z.string(), everyone: z.literal(true), after: z.string().nullable(), until: z.string() }),
 ]);
 /** An `unsnooze` job: bring a snoozed message back when its snooze ends. */
 export const unsnoozeJobDataSchema = z.object({ messageId: z.string() });

@@ -43,6 +43,11 @@ export const triggerEventSchema = z.strictObject({
 export type TriggerEvent = z.input<typeof triggerEventSchema>;
 export type ParsedTriggerEvent = z.output<typeof triggerEventSchema>;
 
+/** A broadcast: one event to every subscriber of the environment, so it has no `to`; the rest is a trigger's. */
+export const broadcastEventSchema = triggerEventSchema.omit({ to: true });
+export type BroadcastEvent = z.input<typeof broadcastEventSchema>;
+export type ParsedBroadcastEvent = z.output<typeof broadcastEventSchema>;
+
 export const triggerResultSchema = z.object({
   acknowledged: z.boolean(),
   status: triggerStatusSchema,

@@ -1,16 +1,26 @@
+import type { z } from 'zod';
 import type { FieldIssue } from '../errors.js';
-import { TRIGGER_MEMBER_HINTS, triggerEventSchema, type ParsedTriggerEvent } from '../schemas/index.js';
-import { inputHazards, issuesOf } from '../validation.js';
+import { BROADCAST_MEMBER_HINTS, TRIGGER_MEMBER_HINTS, broadcastEventSchema, triggerEventSchema, type ParsedBroadcastEvent, type ParsedTriggerEvent } from '../schemas/index.js';
+import { inputHazards, issuesOf, type MemberHints } from '../validation.js';
 
-export type EventValidation = { ok: true; event: ParsedTriggerEvent } | { ok: false; errors: string[]; issues: FieldIssue[] };
+export type EventValidation<E = ParsedTriggerEvent> = { ok: true; event: E } | { ok: false; errors: string[]; issues: FieldIssue[] };
 
 /** Checks one event of a trigger call; errors name each bad member (`to[1].subscriberId: …`). */
 export function validateEvent(raw: unknown): EventValidation {
+  return validateWith(raw, triggerEventSchema, TRIGGER_MEMBER_HINTS);
+}
+
+/** Checks a broadcast event: a trigger's members but `to`. */
+export function validateBroadcast(raw: unknown): EventValidation<ParsedBroadcastEvent> {
+  return validateWith(raw, broadcastEventSchema, BROADCAST_MEMBER_HINTS);
+}
+
+function validateWith<S extends z.ZodType>(raw: unknown, schema: S, hints: MemberHints): EventValidation<z.output<S>> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return refused([{ path: '', message: 'event must be an object' }]);
   const hazards = inputHazards(raw);
   if (hazards.length > 0) return refused(hazards);
-  const parsed = triggerEventSchema.safeParse(raw);
-  return parsed.success ? { ok: true, event: parsed.data } : refused(issuesOf(parsed.error, '', TRIGGER_MEMBER_HINTS));
+  const parsed = schema.safeParse(raw);
+  return parsed.success ? { ok: true, event: parsed.data } : refused(issuesOf(parsed.error, '', hints));
 }
 
 /** What is wrong with a trigger event, member by member; empty when it is valid. */
@@ -19,7 +29,13 @@ export function triggerEventIssues(raw: unknown): FieldIssue[] {
   return validation.ok ? [] : validation.issues;
 }
 
-function refused(issues: FieldIssue[]): EventValidation {
+/** What is wrong with a broadcast event, member by member; empty when it is valid. */
+export function broadcastEventIssues(raw: unknown): FieldIssue[] {
+  const validation = validateBroadcast(raw);
+  return validation.ok ? [] : validation.issues;
+}
+
+function refused(issues: FieldIssue[]): { ok: false; errors: string[]; issues: FieldIssue[] } {
   const errors = [...new Set(issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)))];
   return { ok: false, errors, issues };
 }

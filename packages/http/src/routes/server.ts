@@ -70,16 +70,17 @@ function limitQuery(value: string | undefined): number | undefined {
  * workflow that does not exist, a required payload variable left out, a scheduled delay without its
  * date) is a 422 the SDK throws — `workflow_not_found` as Novu's e2e test trigger-event expects. A
  * reused transactionId (our deliberate difference) and every other outcome is the 201 result, its
- * status saying what happened.
+ * status saying what happened. `eventIssues` names the members of a refused event (the broadcast
+ * route's event has no `to`).
  */
-function singleTriggerAnswer(result: TriggerResult, body: unknown): TriggerResult {
+export function singleTriggerAnswer(result: TriggerResult, body: unknown, eventIssues: (body: unknown) => FieldIssue[] = triggerEventIssues): TriggerResult {
   const errors = result.error ?? [];
   if (result.status !== 'error' || errors.includes('duplicate_transaction_id')) return result;
   if (errors.includes('workflow_not_found')) {
     const name = (body as { name?: unknown }).name;
     throw new HttpError(422, 'workflow_not_found', { errors: { name: { messages: ['workflow_not_found'], value: name } } });
   }
-  const issues = triggerEventIssues(body);
+  const issues = eventIssues(body);
   throw new TidingsError('validation_failed', errors.join('; '), { issues: issues.length > 0 ? issues : errors.map(issueOf) });
 }
 

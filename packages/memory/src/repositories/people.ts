@@ -18,6 +18,16 @@ export function peopleRepositories(t: Tables): People {
         }
         return out;
       },
+      async idPage(env, { after, until, limit }) {
+        const prefix = k(env, '');
+        const ids: string[] = [];
+        for (const key of t.subscribers.keys()) {
+          if (!key.startsWith(prefix)) continue;
+          const id = key.slice(prefix.length);
+          if ((after === null || id > after) && (until === undefined || id <= until)) ids.push(id);
+        }
+        return ids.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).slice(0, Math.max(0, limit));
+      },
       async delete(env, subscriberId) {
         if (!t.del(t.subscribers, k(env, subscriberId))) return false;
         t.del(t.preferences, k(env, subscriberId));

@@ -29,6 +29,14 @@ export function peopleRepositories({ db, dialect, atomic }: RepoContext): People
           return s ? [s] : [];
         });
       },
+      async idPage(env, { after, until, limit }) {
+        if (limit <= 0) return [];
+        let query = db.selectFrom('tidings_subscribers').select('subscriber_id').where('env', '=', env);
+        if (after !== null) query = query.where('subscriber_id', '>', after);
+        if (until !== undefined) query = query.where('subscriber_id', '<=', until);
+        const rows = await query.orderBy('subscriber_id').limit(limit).execute();
+        return rows.map((r) => r.subscriber_id);
+      },
       delete: (env, subscriberId) =>
         atomic(async (tx) => {
           const result = await tx.deleteFrom('tidings_subscribers').where('env', '=', env).where('subscriber_id', '=', subscriberId).executeTakeFirst();

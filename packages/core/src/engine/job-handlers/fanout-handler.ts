@@ -6,18 +6,23 @@ import { resultOf, type JobHandler } from './job-result.js';
 import { capsInApp } from '../caps.js';
 
 type FanoutJob = Extract<Job, { kind: 'fanout' }>;
-type TopicPage = Extract<FanoutJob['data'], { topicKeys: string[] }>;
+type Page = Exclude<FanoutJob['data'], { subscriberIds: string[] }>;
 
 /** Members a page job reads at most; a page that grew past it since the trigger leaves the rest to a job of its own. */
 const pageLimit = (ctx: EngineContext) => ctx.options.fanoutChunk * 10;
 
-/** The members of a chunk: its list, or its page of the topics read now, with the rest of an overgrown page as a new job. */
+/**
+ * The members of a chunk: its list, or its page read now (of the topics, or of the environment's
+ * subscribers for a broadcast), with the rest of an overgrown page as a new job.
+ */
 async function chunkMembers(ctx: EngineContext, job: FanoutJob, now: Date): Promise<{ members: string[]; rest: Job[] }> {
   if ('subscriberIds' in job.data) return { members: job.data.subscriberIds, rest: [] };
-  const page: TopicPage = job.data;
+  const page: Page = job.data;
   const limit = pageLimit(ctx);
-  const read = await ctx.storage.topics.memberPage(ctx.env, page.topicKeys, { after: page.after, until: page.until, limit });
+  const range = { after: page.after, until: page.until, limit };
+  const read = 'everyone' in page ? await ctx.storage.subscribers.idPage(ctx.env, range) : await ctx.storage.topics.memberPage(ctx.env, page.topicKeys, range);
   const rest = read.length < limit ? [] : [newJob({ env: ctx.env, kind: 'fanout', runAt: now.toISOString(), transactionId: job.transactionId, subscriberId: job.subscriberId, data: { ...page, after: read.at(-1)! } }, now)];
+  if ('everyone' in page) return { members: read, rest };
   const excluded = new Set(page.exclude);
   return { members: read.filter((id) => !excluded.has(id)), rest };
 }

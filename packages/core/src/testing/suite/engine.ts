@@ -117,6 +117,62 @@ export function engineSuite({ get }: SuiteContext): void {
       expect((await tidings.pending()).jobs).toEqual([]);
     });
 
+    it('engine — a broadcast reaches every subscriber of the environment once through paged fan-out jobs (the actor too, as in Novu), and is one trigger', async () => {
+      const clock = manualClock('2026-05-04T08:00:00.000Z');
+      const tidings = createTidings({ storage: get(), clock, environmentId: 'env-all', inlineLimit: 3, fanoutChunk: 5 });
+      const elsewhere = createTidings({ storage: get(), clock, environmentId: 'env-other' });
+      await tidings.workflows.upsert(welcome);
+      const everyone = Array.from({ length: 42 }, (_, i) => `s${String(i).padStart(2, '0')}`);
+      for (const id of everyone) await tidings.subscribers.upsert({ subscriberId: id, firstName: id });
+      await elsewhere.subscribers.upsert({ subscriberId: 'outsider' });
+      const result = await tidings.broadcast({ name: 'welcome', payload: { greeting: 'news' }, actor: 's07', transactionId: 'tx-all' });
+      expect(result).toEqual({ acknowledged: true, status: 'processed', transactionId: 'tx-all' });
+      // More than the inline room and than one chunk: the trigger wrote one page job per 5 subscribers, no list of them.
+      const pages = await get().jobs.list('env-all', { transactionId: 'tx-all' });
+      expect(pages).toHaveLength(9);
+      for (const job of pages) expect(job.kind === 'fanout' && 'everyone' in job.data).toBe(true);
+      // A subscriber created inside a page's range before it runs is reached; a page past its limit goes on in a job of its own.
+      const joined = Array.from({ length: 60 }, (_, i) => `s00-${String(i).padStart(2, '0')}`);
+      for (const id of joined) await tidings.subscribers.upsert({ subscriberId: id });
+      while ((await tidings.runDue()) > 0);
+      const messages = await tidings.messages.byTransaction('tx-all');
+      const reached = messages.map((m) => m.subscriberId).sort();
+      expect(reached).toEqual([...everyone, ...joined].sort());
+      expect(new Set(reached).size).toBe(reached.length);
+      expect(messages.find((m) => m.subscriberId === 's03')).toMatchObject({ content: 'Hello s03, news!', status: 'sent', transactionId: 'tx-all' });
+      expect((await tidings.pending()).jobs).toEqual([]);
+      // One trigger: one notification, and every decision record is of it.
+      expect((await get().notifications.list('env-all', { limit: 10 })).items.map((n) => n.transactionId)).toEqual(['tx-all']);
+      const records = await tidings.explain('tx-all');
+      expect(new Set(records.map((r) => r.transactionId))).toEqual(new Set(['tx-all']));
+      expect(new Set(records.map((r) => r.subscriberId)).size).toBe(reached.length);
+      expect((await tidings.explain('tx-all', 's41'))[0]!.entries[0]).toMatchObject({ type: 'in_app', decision: 'delivered' });
+      expect(await elsewhere.messages.feed('outsider')).toMatchObject({ items: [] });
+      // The same transactionId again is refused, as a trigger's is.
+      await expect(tidings.broadcast({ name: 'welcome', transactionId: 'tx-all' })).rejects.toMatchObject({ code: 'conflict' });
+      expect(await tidings.broadcast({ name: 'welcome', transactionId: 'tx-all' }, { refused: 'answer' })).toEqual({ acknowledged: true, status: 'error', error: ['duplicate_transaction_id'], transactionId: 'tx-all' });
+    });
+
+    it('engine — a small broadcast is stored by the call itself; a refused one records nothing; an environment without subscribers is processed and reaches nobody', async () => {
+      const clock = manualClock('2026-05-04T08:00:00.000Z');
+      const tidings = createTidings({ storage: get(), clock, environmentId: 'env-few' });
+      await tidings.workflows.upsert(welcome);
+      await tidings.workflows.upsert({ ...welcome, name: 'Off', triggers: [{ identifier: 'off' }], active: false });
+      const empty = await tidings.broadcast({ name: 'welcome' });
+      expect(empty).toMatchObject({ acknowledged: true, status: 'processed', transactionId: expect.any(String) });
+      for (const id of ['a', 'b', 'c']) await tidings.subscribers.upsert({ subscriberId: id, firstName: id.toUpperCase() });
+      const few = await tidings.broadcast({ name: 'welcome', actor: { subscriberId: 'd', firstName: 'D' } });
+      // In-app walks within the inline room are stored before broadcast returns, without a job.
+      expect((await tidings.messages.byTransaction(few.transactionId!)).map((m) => m.subscriberId).sort()).toEqual(['a', 'b', 'c']);
+      expect((await tidings.pending()).jobs).toEqual([]);
+      expect(await tidings.subscribers.get('d')).toMatchObject({ firstName: 'D' });
+      expect(await tidings.broadcast({ name: 'off' })).toMatchObject({ acknowledged: true, status: 'trigger_not_active' });
+      await expect(tidings.broadcast({ name: 'missing' })).rejects.toMatchObject({ code: 'not_found', issues: [{ path: 'name', message: 'workflow_not_found' }] });
+      await expect(tidings.broadcast({ name: 'welcome', tenant: 'nobody' })).rejects.toMatchObject({ code: 'not_found' });
+      await expect(tidings.broadcast({ name: 'welcome', to: 'a' } as never)).rejects.toMatchObject({ code: 'validation_failed', issues: [{ path: 'to', message: expect.stringContaining('every subscriber') }] });
+      expect((await get().notifications.list('env-few', { limit: 10 })).items.map((n) => n.transactionId).sort()).toEqual([empty.transactionId, few.transactionId].sort());
+    });
+
     it('engine — a topic fans out to each member once, and a job run twice stores each message once', async () => {
       const { tidings, clock } = engine();
       await tidings.workflows.upsert(welcome);

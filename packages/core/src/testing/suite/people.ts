@@ -74,6 +74,30 @@ export function peopleSuite({ get }: SuiteContext): void {
       expect(await s.subscribers.getMany('env-a', ['u1'])).toEqual([]);
     });
 
+    it('subscribers.idPage — page after page from the last id visits every subscriber of the environment once, within `until`, in a stable order', async () => {
+      const s = get();
+      const ids = Array.from({ length: 23 }, (_, i) => `p${String(i).padStart(2, '0')}`);
+      await upsertSubscribers(s, 'env-a', ids.map((id) => ({ _id: `i-${id}`, patch: { subscriberId: id } })), T0, ORG);
+      await upsertSubscribers(s, 'env-b', [{ _id: 'i-other', patch: { subscriberId: 'p05b' } }, { _id: 'i-other2', patch: { subscriberId: 'zz' } }], T0, ORG);
+      const visited: string[] = [];
+      for (let page = await s.subscribers.idPage('env-a', { after: null, limit: 5 }); page.length > 0; page = await s.subscribers.idPage('env-a', { after: page.at(-1)!, limit: 5 })) {
+        expect(page.length).toBeLessThanOrEqual(5);
+        visited.push(...page);
+      }
+      expect([...visited].sort()).toEqual(ids);
+      expect(new Set(visited).size).toBe(visited.length);
+      // `until` bounds a page; the same bounds read the same subscribers again.
+      expect(await s.subscribers.idPage('env-a', { after: visited[2]!, until: visited[6]!, limit: 100 })).toEqual(visited.slice(3, 7));
+      expect(await s.subscribers.idPage('env-a', { after: visited[2]!, until: visited[6]!, limit: 2 })).toEqual(visited.slice(3, 5));
+      expect(await s.subscribers.idPage('env-a', { after: visited.at(-1)!, limit: 5 })).toEqual([]);
+      expect(await s.subscribers.idPage('env-a', { after: null, limit: 0 })).toEqual([]);
+      expect(await s.subscribers.idPage('env-c', { after: null, limit: 5 })).toEqual([]);
+      // A deleted subscriber is no longer read; one created inside a page's bounds is.
+      await s.subscribers.delete('env-a', visited[4]!);
+      await upsertSubscribers(s, 'env-a', [{ _id: 'i-new', patch: { subscriberId: `${visited[4]!}x` } }], T0, ORG);
+      expect(await s.subscribers.idPage('env-a', { after: visited[2]!, until: visited[6]!, limit: 100 })).toEqual([visited[3]!, `${visited[4]!}x`, visited[5]!, visited[6]!]);
+    });
+
     it('subscribers.delete — removes topic memberships and preferences too', async () => {
       const s = get();
       const [u] = await upsertSubscribers(s, 'env-a', [{ _id: 'i1', patch: { subscriberId: 'u1' } }], T0, ORG);
