@@ -41,7 +41,7 @@ describe('a payload cannot buy the server’s time', () => {
     const failed = (await served.tidings.explain('loop-1')).flatMap((record) => record.entries.filter((e) => e.decision === 'failed').map((e) => ({ subscriberId: record.subscriberId, reason: e.reason })));
     expect(new Set(failed.map((f) => f.subscriberId)).size).toBe(1_000);
     expect(failed).toHaveLength(1_000);
-    expect(failed.filter((f) => /render budget of this walk is spent/.test(f.reason)).length).toBeLessThanOrEqual(HOPELESS_AFTER);
+    expect(failed.filter((f) => /ran out of render time/.test(f.reason)).length).toBeLessThanOrEqual(HOPELESS_AFTER);
     expect(failed.filter((f) => /not rendered again for the others/.test(f.reason)).length).toBeGreaterThanOrEqual(1_000 - HOPELESS_AFTER);
     expect(await served.tidings.messages.byTransaction('loop-1')).toEqual([]);
   });

@@ -70,6 +70,6 @@ describe('limits that keep one caller from taking the process down', () => {
     expect((await tidings.messages.byTransaction(result.transactionId!)).map((m) => m.content)).toEqual(['still here']);
     const entries = (await tidings.explain(result.transactionId!)).flatMap((record) => record.entries);
     // Cut short in a shared batch it runs again alone, where it spends its whole budget and fails.
-    expect(entries.filter((e) => e.stepIndex === 0 && e.decision === 'failed')).toEqual([expect.objectContaining({ reason: expect.stringMatching(/template failed to render: the render budget of this walk is spent/) })]);
+    expect(entries.filter((e) => e.stepIndex === 0 && e.decision === 'failed')).toEqual([expect.objectContaining({ reason: expect.stringMatching(/template failed to render: ran out of render time: one render took longer than its limit/) })]);
   });
 });

@@ -1,10 +1,10 @@
 import type { EngineContext } from './context.js';
 
 /**
- * Recipients of one trigger whose walk spent its whole render budget alone on a step before that
- * step is given up for the trigger's other recipients: a template that slow for three of them is
- * slow for the rest (it loops over the payload), and rendering it for a thousand would hold the
- * process for ten minutes. The budget of one event.
+ * Recipients of one trigger whose walk ran out of render time alone on a step before that step is
+ * given up for the trigger's other recipients: a template that slow for three of them is slow for the
+ * rest (it loops over the payload), and rendering it for a thousand would hold the process for
+ * minutes. The budget of one event.
  */
 export const HOPELESS_AFTER = 3;
 const KEPT = 1_000;
@@ -17,7 +17,7 @@ const memoOf = (ctx: EngineContext) => {
 };
 const keyOf = (notificationId: string, stepIndex: number) => `${notificationId}\u0000${stepIndex}`;
 
-/** A walk of the notification spent its whole budget alone on this step. */
+/** A walk of the notification ran out of render time alone on this step. */
 export function renderSpentAlone(ctx: EngineContext, notificationId: string, stepIndex: number): void {
   const memo = memoOf(ctx);
   const key = keyOf(notificationId, stepIndex);

@@ -10,11 +10,11 @@ import { readPath } from '../util/path.js';
 export const RENDER_LIMIT_MS = 100;
 /**
  * The liquid time of one unit of work: one subscriber's walk. A template that loops over payload
- * values costs up to RENDER_LIMIT_MS per render, and a walk renders a few texts per step. Spending it
- * means "later": the walk stops before the step it could not render and runs again from there in a
- * batch of its own. Only a step that spends it alone, in a walk that rendered nothing before it,
- * fails (the reason goes to `explain`). Plain `{{ a.b }}` outputs are not liquid renders and never
- * count.
+ * values costs up to RENDER_LIMIT_MS per render, and a walk renders a few texts per step. Running
+ * out (of the walk's budget, or of one render's limit) means "later": the walk stops before the step
+ * it could not render and runs again from there in a batch of its own. Only a step that runs out
+ * alone, in a walk that rendered nothing before it, fails (the reason goes to `explain`). Plain
+ * `{{ a.b }}` outputs are not liquid renders and never count.
  */
 export const RENDER_BUDGET_MS = 500;
 
@@ -41,10 +41,14 @@ export interface RenderMeter {
 
 export const renderBudget = (options: { alone?: boolean; meter?: RenderMeter | undefined } = {}): RenderBudget => ({ spentMs: 0, alone: options.alone ?? false, meter: options.meter });
 
-/** A walk's render budget ran out before this render: the walk stops here and goes on later. */
+/** A walk ran out of render time (its budget, or one render's limit): the walk stops here and goes on later. */
 export class RenderBudgetSpent extends Error {
-  constructor() {
-    super(`the render budget of this walk is spent (${RENDER_BUDGET_MS} ms of liquid rendering for one subscriber's walk)`);
+  constructor(cause: 'walk' | 'render') {
+    super(
+      cause === 'walk'
+        ? `ran out of render time: the walk's budget is spent (${RENDER_BUDGET_MS} ms of liquid rendering for one subscriber's walk)`
+        : `ran out of render time: one render took longer than its limit (${RENDER_LIMIT_MS} ms)`,
+    );
     this.name = 'RenderBudgetSpent';
   }
 }
@@ -159,15 +163,15 @@ function liquidRender(text: string, variables: Record<string, unknown>, options:
   const { budget } = options;
   if (!budget) return engine.renderSync(templates, variables) as string;
   const left = RENDER_BUDGET_MS - budget.spentMs;
-  if (left <= 0) throw new RenderBudgetSpent();
-  // In a shared call one render may take RENDER_LIMIT_MS; a walk running alone may spend its whole budget on one.
-  const limit = budget.alone ? left : Math.min(RENDER_LIMIT_MS, left);
+  if (left <= 0) throw new RenderBudgetSpent('walk');
+  // One render never holds the event loop longer than RENDER_LIMIT_MS, alone or not.
+  const limit = Math.min(RENDER_LIMIT_MS, left);
   const started = performance.now();
   try {
     return engine.renderSync(templates, variables, { renderLimit: limit }) as string;
   } catch (error) {
     // Out of time: the walk decides whether that is "later" or, alone and at its first render, a failure.
-    if (error instanceof Error && /template render limit exceeded/.test(error.message)) throw new RenderBudgetSpent();
+    if (error instanceof Error && /template render limit exceeded/.test(error.message)) throw new RenderBudgetSpent(limit < RENDER_LIMIT_MS ? 'walk' : 'render');
     throw error;
   } finally {
     const spent = performance.now() - started;

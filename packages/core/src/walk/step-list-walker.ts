@@ -82,7 +82,7 @@ export function walkSteps(input: WalkInput): WalkResult {
       return { deliveries, resume: { stepIndex, runAt: gate.runAt }, trace, ...over() };
     }
     if (input.hopeless?.has(stepIndex)) {
-      entry('failed', 'template failed to render: its templates spent the whole render budget of a walk for several recipients of this trigger; not rendered again for the others', chosen);
+      entry('failed', 'template failed to render: its templates ran out of render time alone for several recipients of this trigger; not rendered again for the others', chosen);
       if (step.shouldStopOnFail) break;
       continue;
     }

@@ -45,7 +45,7 @@ export interface WalkInput extends WalkSubject {
   readonly messages?: ReadonlyMap<string, Message> | undefined;
   /** This walk's render budget (RENDER_BUDGET_MS); none renders without one. */
   readonly renderBudget?: RenderBudget | undefined;
-  /** Steps whose templates spent a whole walk's budget for several recipients of this trigger: they fail without rendering. */
+  /** Steps whose templates ran out of render time alone for several recipients of this trigger: they fail without rendering. */
   readonly hopeless?: ReadonlySet<number> | undefined;
 }
 
@@ -63,7 +63,7 @@ export interface WalkResult {
    * walk goes on from it later, in a batch of its own.
    */
   readonly spent?: { stepIndex: number };
-  /** The step that spent the walk's whole render budget alone, and failed for it. */
+  /** The step that ran out of render time alone, and failed for it. */
   readonly failedOverBudget?: number;
   /** The code steps that ran, to carry to the walk's next run (resume or digest); absent for data workflows. */
   readonly state?: WalkState;
