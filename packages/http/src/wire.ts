@@ -20,3 +20,15 @@ export function integrationToWire(integration: Integration, credentials: 'empty'
 
 /** A message on the wire: Novu's members; `template` is left out (the SDK wants the whole workflow). */
 export const messageToWire = (message: Message): Record<string, unknown> => ({ ...message });
+
+/**
+ * A message as an item of the v1 feed (`GET /v1/subscribers/{id}/notifications/feed`), which
+ * `@novu/api` checks as its `NotificationFeedItemDto`: `_jobId` is required there, and Tidings keeps no
+ * job on a message, so it is an empty string; neither `_templateId` nor `_messageTemplateId` may be
+ * null there, so a message without a workflow id answers `""` and one of a step without a template id
+ * leaves `_messageTemplateId` out.
+ */
+export function feedItemToWire(message: Message): Record<string, unknown> {
+  const { _messageTemplateId, _templateId, ...rest } = message;
+  return { ...rest, _templateId: _templateId ?? '', ...(_messageTemplateId !== null && { _messageTemplateId }), _jobId: '' };
+}

@@ -327,7 +327,7 @@ describe('apps/api/src/app/integrations/e2e/get-active-integration.e2e.ts and ap
     expect(updated.body.data).toMatchObject({ _id: id, active: true });
     expect(updated.body.data).not.toHaveProperty('credentials');
     const primary = await http('POST', `/v1/integrations/${id}/set-primary`, {});
-    expect(primary.status).toBe(201);
+    expect(primary.status).toBe(200);
     expect(primary.body.data).toMatchObject({ _id: id, primary: true });
     expect(primary.body.data).not.toHaveProperty('credentials');
     const stored = (await server.tidings.integrations.list()).find((i) => i._id === id)!;

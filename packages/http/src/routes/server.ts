@@ -25,7 +25,7 @@ import {
 } from '@tidings/core';
 import { z } from 'zod';
 import { HttpError } from '../errors.js';
-import { integrationToWire, messageToWire } from '../wire.js';
+import { feedItemToWire, integrationToWire, messageToWire } from '../wire.js';
 import { keyedTriggers } from '../keyed-triggers.js';
 import { route, type RouteDefinition } from './route.js';
 import { retryRoute } from './retry-route.js';
@@ -36,6 +36,12 @@ const capsBodySchema = z.strictObject({ caps: capsSchema });
 const subscribersBody = z.object({ subscribers: subscriberIdListSchema });
 const feedQuery = z.object({
   limit: z.string().optional(),
+  /** Novu's page number, from 0: the page starts `page × limit` messages in (after `cursor` when given). */
+  page: z.string().regex(/^\d{1,9}$/, 'must be a whole number from 0').optional(),
+  /** Novu's partial-payload filter (base64 JSON): refused by name, Tidings does not filter the feed by payload. */
+  payload: z.string().optional(),
+  /** Sent by `@novu/node`; Tidings has no feeds, so it is the one feed. */
+  feedIdentifier: z.string().optional(),
   cursor: z.string().optional(),
   read: z.enum(['true', 'false']).optional(),
   seen: z.enum(['true', 'false']).optional(),
@@ -278,15 +284,20 @@ export function serverRoutes(): RouteDefinition[] {
       query: feedQuery,
       async handle({ tidings, params, query }) {
         const limit = limitQuery(query['limit']) ?? 10;
+        if (query['payload'] !== undefined) {
+          throw new TidingsError('validation_failed', 'payload is not supported: the feed is not filtered by payload', { issues: [{ path: 'payload', message: 'is not supported: the feed is not filtered by payload' }] });
+        }
+        const pageNumber = query['page'] === undefined ? 0 : Number(query['page']);
         const page = await asNovuReads(tidings, params['subscriberId']!, () => tidings.messages.feed(params['subscriberId']!, {
           limit,
+          ...(pageNumber > 0 && { offset: pageNumber * limit }),
           ...(query['cursor'] !== undefined && { cursor: query['cursor'] }),
           ...(boolQuery(query['read']) !== undefined && { read: boolQuery(query['read'])! }),
           ...(boolQuery(query['seen']) !== undefined && { seen: boolQuery(query['seen'])! }),
           ...(boolQuery(query['archived']) !== undefined && { archived: boolQuery(query['archived'])! }),
           ...(query['tags'] !== undefined && { tags: query['tags'].split(',').map((t) => t.trim()).filter(Boolean) }),
         }));
-        return { data: page.items.map(messageToWire), hasMore: page.nextCursor !== null, pageSize: limit, nextCursor: page.nextCursor };
+        return { data: page.items.map(feedItemToWire), hasMore: page.nextCursor !== null, pageSize: limit, page: pageNumber, nextCursor: page.nextCursor };
       },
     }),
     route({
@@ -375,7 +386,7 @@ export function serverRoutes(): RouteDefinition[] {
       method: 'post',
       path: '/v1/integrations/:integrationId/set-primary',
       summary: "Make an integration its channel's primary",
-      status: 201,
+      status: 200,
       envelope: 'data',
       handle: async ({ tidings, params }) => integrationToWire(await tidings.integrations.setPrimary(params['integrationId']!), 'omitted'),
     }),
