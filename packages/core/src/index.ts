@@ -29,7 +29,7 @@ export { renderTemplate, templateSyntaxError } from './templates/render.js';
 export { readPath } from './util/path.js';
 export { selectIntegration, type IntegrationChoice } from './integrations/select-integration.js';
 export * from './preferences/index.js';
-export { CallbackRefused, ProviderError, type ProviderCallback, type ProviderStatusEvent, type StatusReading, type ChatAddress, type Provider, type ProviderMessage, type ProviderRecipient, type ProviderResult, type SendContext } from './delivery/provider.js';
+export { CallbackRefused, ProviderError, type ProviderCallback, type ProviderStatusEvent, type StatusReading, type ChatAddress, type Provider, type ProviderMessage, type ProviderRecipient, type ProviderResult, type SendContext, type EmailAddressing } from './delivery/provider.js';
 export { idempotencyKeyOf } from './delivery/idempotency-key.js';
 export { UNKNOWN_OUTCOME_RETRY_MS } from './engine/deliver-step.js';
 export { resolveRecipient } from './delivery/recipient.js';

@@ -22,6 +22,8 @@ export interface InAppOutput {
   secondaryAction?: Action;
   data?: Record<string, unknown>;
   redirect?: Redirect;
+  /** Any other member is kept in the message's `data`, beside `data`'s own members (which win a clash). Novu's validation removes it. */
+  [member: string]: unknown;
 }
 export interface EmailOutput {
   subject: string;
@@ -36,6 +38,12 @@ export interface ChatOutput {
 export interface PushOutput {
   subject: string;
   body: string;
+  /**
+   * Any other member (`badge`, `sound`, `data`, …) is kept, as returned, in the push step's content
+   * `data` (Novu's validation removes it). See "Extra members of step outputs" in docs/workflows-in-code.md
+   * for how far it reaches today.
+   */
+  [member: string]: unknown;
 }
 export type DelayOutput = { type?: 'regular'; amount: number; unit: TimeUnit } | { type: 'timed'; cron: string } | { type: 'dynamic'; dynamicKey: string };
 export type DigestOutput =

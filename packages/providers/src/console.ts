@@ -10,7 +10,7 @@ export function consoleProviders(options: { channels?: readonly Exclude<Channel,
     id: 'console',
     channel,
     async send(message) {
-      const to = message.to.email ?? message.to.phone ?? message.to.webhookUrl ?? message.to.deviceTokens?.join(',') ?? message.to.subscriberId;
+      const to = (message.email && message.email.to.length > 0 ? [...message.email.to, ...message.email.cc, ...message.email.bcc].join(', ') : undefined) ?? message.to.email ?? message.to.phone ?? message.to.webhookUrl ?? message.to.deviceTokens?.join(',') ?? message.to.subscriberId;
       log(`[tidings ${channel}] to ${to}${message.subject ? ` — ${message.subject}` : ''}${message.title ? ` — ${message.title}` : ''}: ${message.content}`);
       return { id: message.messageId };
     },

@@ -1,5 +1,6 @@
 import { ProviderError, type Credentials, type Provider } from '@tidings/core';
 import nodemailer from 'nodemailer';
+import { envelopeOf } from './email/mail-fields.js';
 
 const RETRYABLE_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'ECONNREFUSED', 'ECONNRESET', 'EDNS']);
 
@@ -10,7 +11,8 @@ export interface SmtpProviderOptions {
 
 /**
  * Email over SMTP with nodemailer (`providerId: 'nodemailer'`). Credentials: `host`, `port`, `secure`,
- * `user`, `password`, `from`, `senderName`, `requireTls`, `ignoreTls`. Connection failures and 4xx SMTP
+ * `user`, `password`, `from`, `senderName`, `requireTls`, `ignoreTls`. The trigger's `overrides.email`
+ * go to nodemailer's `to`, `cc`, `bcc`, `from` and `replyTo`. Connection failures and 4xx SMTP
  * replies are retried; 5xx replies are permanent.
  */
 export function smtpProvider(options: SmtpProviderOptions = {}): Provider {
@@ -32,10 +34,15 @@ export function smtpProvider(options: SmtpProviderOptions = {}): Provider {
         socketTimeout: timeout,
       });
       try {
-        const from = credentials.from ?? credentials.user ?? 'tidings@localhost';
+        const mail = envelopeOf(message, credentials);
+        const from = mail.from ?? credentials.user ?? 'tidings@localhost';
+        // nodemailer puts every to, cc and bcc address in the envelope, and leaves Bcc out of the headers.
         const info = await transport.sendMail({
-          from: credentials.senderName ? { name: credentials.senderName, address: from } : from,
-          to: message.to.email!,
+          from: mail.senderName ? { name: mail.senderName, address: from } : from,
+          to: [...mail.to],
+          ...(mail.cc.length > 0 && { cc: [...mail.cc] }),
+          ...(mail.bcc.length > 0 && { bcc: [...mail.bcc] }),
+          ...(mail.replyTo && { replyTo: mail.replyTo }),
           subject: message.subject ?? '',
           text: message.content,
           ...(message.html !== undefined && { html: message.html }),

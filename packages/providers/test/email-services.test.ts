@@ -18,6 +18,18 @@ import { started } from './started.js';
 /** The fake services listen on loopback, which providers refuse unless allowed. */
 const at = (url: string) => ({ baseUrl: url, network: { allow: ['127.0.0.1'] } });
 
+/** A trigger's `overrides.email` as Novu documents it: one email to a list, copied, from another sender. */
+const toAList = {
+  email: {
+    to: ['team@example.test', 'ops@example.test'],
+    cc: ['boss@example.test'],
+    bcc: ['audit@example.test'],
+    from: 'billing@tidings.test',
+    senderName: 'Billing',
+    replyTo: 'help@tidings.test',
+  },
+};
+
 /**
  * An engine with one email integration of `provider`, and a welcome workflow sent to Ada. Returns
  * the transaction, the stored message and the provider's message id (from the delivery trace).
@@ -64,6 +76,30 @@ describe('SendGrid', () => {
     expect(await trace(tx)).toContain(`as ${mail.id}`);
   });
 
+  it('overrides.email: to, cc and bcc in personalizations[0], from with senderName, reply_to; overrides.sendgrid’s addressing merged over it, not sent raw', async () => {
+    const sendgrid = await started(fakeSendgrid({ apiKey: 'SG.key', verifiedSenders: ['noreply@tidings.test', 'billing@tidings.test'] }));
+    const { send, message } = await engine(sendgridProvider(at(sendgrid.url)), credentials);
+    const tx = await send('ada@example.test', toAList);
+    expect(await message(tx)).toMatchObject({ status: 'sent', email: 'ada@example.test' });
+    expect(sendgrid.accepted[0]).toMatchObject({
+      personalizations: [
+        {
+          to: [{ email: 'ada@example.test' }, { email: 'team@example.test' }, { email: 'ops@example.test' }],
+          cc: [{ email: 'boss@example.test' }],
+          bcc: [{ email: 'audit@example.test' }],
+        },
+      ],
+      from: { email: 'billing@tidings.test', name: 'Billing' },
+      reply_to: { email: 'help@tidings.test' },
+    });
+    // An address named twice (SendGrid refuses that within a personalization) is sent to once.
+    await send('ada@example.test', { email: { to: ['Ada@example.test'], cc: ['boss@example.test'] }, sendgrid: { bcc: ['boss@example.test', 'audit@example.test'], ip_pool_name: 'alerts' } });
+    const merged = sendgrid.accepted[1]!;
+    expect(merged.personalizations).toEqual([{ to: [{ email: 'ada@example.test' }], cc: [{ email: 'boss@example.test' }], bcc: [{ email: 'audit@example.test' }] }]);
+    expect(merged).toMatchObject({ from: { email: 'noreply@tidings.test', name: 'Tidings' }, ip_pool_name: 'alerts' });
+    expect(merged).not.toHaveProperty('bcc');
+  });
+
   it('a sender that is not a verified identity (403) and a bad API key (401) are final errors', async () => {
     const sendgrid = await started(fakeSendgrid({ apiKey: 'SG.key', verifiedSenders: ['other@tidings.test'] }));
     const unverified = await engine(sendgridProvider(at(sendgrid.url)), credentials);
@@ -98,6 +134,21 @@ describe('Resend', () => {
     expect(mail).toMatchObject({ from: 'Tidings <noreply@tidings.test>', to: ['ada@example.test'], subject: 'Welcome Ada', html: 'Hello <b>Ada</b>', text: 'Hello Ada' });
     expect(await message(tx)).toMatchObject({ status: 'sent', providerId: 'resend' });
     expect(await trace(tx)).toContain(`as ${mail.id}`);
+  });
+
+  it('overrides.email: Resend’s to, cc, bcc, from and reply_to', async () => {
+    const resend = await started(fakeResend({ apiKey: 're_key', verifiedDomains: ['tidings.test'] }));
+    const { send, message } = await engine(resendProvider(at(resend.url)), credentials);
+    const tx = await send('ada@example.test', toAList);
+    expect(await message(tx)).toMatchObject({ status: 'sent' });
+    expect(resend.accepted[0]).toMatchObject({
+      from: 'Billing <billing@tidings.test>',
+      to: ['ada@example.test', 'team@example.test', 'ops@example.test'],
+      cc: ['boss@example.test'],
+      bcc: ['audit@example.test'],
+      reply_to: 'help@tidings.test',
+    });
+    expect(resend.accepted[0]).not.toHaveProperty('replyTo');
   });
 
   it('Resend’s error name is the errorId: invalid_api_key, validation_error for an unverified domain', async () => {
@@ -137,6 +188,19 @@ describe('Postmark', () => {
     expect(mailboxName(mail.From)).toBe('Acme, Inc.');
     expect(await message(tx)).toMatchObject({ status: 'sent', providerId: 'postmark' });
     expect(await trace(tx)).toContain(`as ${mail.MessageID}`);
+  });
+
+  it('overrides.email: To, Cc and Bcc as comma-separated lists, From, ReplyTo', async () => {
+    const postmark = await started(fakePostmark({ token: 'server-token', senderSignatures: ['billing@tidings.test'] }));
+    const { send, message } = await engine(postmarkProvider(at(postmark.url)), credentials);
+    expect(await message(await send('ada@example.test', toAList))).toMatchObject({ status: 'sent' });
+    expect(postmark.accepted[0]).toMatchObject({
+      From: 'Billing <billing@tidings.test>',
+      To: 'ada@example.test, team@example.test, ops@example.test',
+      Cc: 'boss@example.test',
+      Bcc: 'audit@example.test',
+      ReplyTo: 'help@tidings.test',
+    });
   });
 
   it('Postmark’s ErrorCode is the errorId: 406 for an inactive recipient, 10 for a bad token', async () => {
@@ -182,6 +246,19 @@ describe('Mailgun', () => {
     expect(await trace(tx)).toContain(`as ${mail.id}`);
   });
 
+  it('overrides.email: to, cc and bcc fields repeated, from, the h:Reply-To header', async () => {
+    const mailgun = await started(fakeMailgun({ apiKey: 'key-123', domains: ['mg.tidings.test'] }));
+    const { send, message } = await engine(mailgunProvider(at(mailgun.url)), credentials);
+    expect(await message(await send('ada@example.test', toAList))).toMatchObject({ status: 'sent' });
+    expect(mailgun.accepted[0]!.fields).toMatchObject({
+      from: ['Billing <billing@tidings.test>'],
+      to: ['ada@example.test', 'team@example.test', 'ops@example.test'],
+      cc: ['boss@example.test'],
+      bcc: ['audit@example.test'],
+      'h:Reply-To': ['help@tidings.test'],
+    });
+  });
+
   it('the integration’s baseUrl (the EU region) wins over the provider’s', async () => {
     const us = await started(fakeMailgun({ apiKey: 'key-123', domains: [] }));
     const eu = await started(fakeMailgun({ apiKey: 'key-123', domains: ['mg.tidings.test'] }));
@@ -220,6 +297,17 @@ describe('Amazon SES', () => {
     expect(mailboxName(mail.FromEmailAddress)).toBe('Zoë');
     expect(await message(tx)).toMatchObject({ status: 'sent', providerId: 'ses' });
     expect(await trace(tx)).toContain(`as ${mail.MessageId}`);
+  });
+
+  it('overrides.email: Destination’s ToAddresses, CcAddresses and BccAddresses, FromEmailAddress, ReplyToAddresses', async () => {
+    const ses = await started(fakeSes(account));
+    const { send, message } = await engine(sesProvider(at(ses.url)), credentials);
+    expect(await message(await send('ada@example.test', toAList))).toMatchObject({ status: 'sent' });
+    expect(ses.accepted[0]).toMatchObject({
+      FromEmailAddress: 'Billing <billing@tidings.test>',
+      Destination: { ToAddresses: ['ada@example.test', 'team@example.test', 'ops@example.test'], CcAddresses: ['boss@example.test'], BccAddresses: ['audit@example.test'] },
+      ReplyToAddresses: ['help@tidings.test'],
+    });
   });
 
   it('the AWS error type is the errorId: SignatureDoesNotMatch for a wrong secret, MessageRejected for an unverified sender', async () => {

@@ -208,6 +208,34 @@ describe('SMTP against a real local server', () => {
     expect((await tidings.messages.byTransaction(result.transactionId!))[0]).toMatchObject({ status: 'sent', providerId: 'nodemailer', email: 'ada@example.test' });
   });
 
+  it('overrides.email: to, cc and bcc all reach the server (Bcc not in the headers), from, senderName and Reply-To as given', async () => {
+    const smtp = await smtpServer();
+    closers.push(smtp.close);
+    const { tidings } = await engine();
+    await tidings.integrations.upsert({ name: 'smtp', providerId: 'nodemailer', channel: 'email', credentials: { host: '127.0.0.1', port: String(smtp.port), from: 'noreply@tidings.test', senderName: 'Tidings', ignoreTls: true } });
+    await tidings.workflows.upsert(oneStep('invoice', { type: 'email', subject: 'Invoice', content: 'Attached' }));
+    const result = await tidings.trigger({
+      name: 'invoice',
+      to: { subscriberId: 'ada', email: 'ada@example.test' },
+      overrides: {
+        email: { to: ['team@example.test', 'ops@example.test'], cc: ['boss@example.test'], bcc: ['audit@example.test'], from: 'billing@tidings.test', senderName: 'Billing', replyTo: 'help@tidings.test' },
+      },
+    });
+    await tidings.runDue();
+    expect(smtp.mails).toHaveLength(1);
+    const mail = smtp.mails[0]!;
+    expect(mail.from).toBe('billing@tidings.test');
+    expect(mail.to).toEqual(['ada@example.test', 'team@example.test', 'ops@example.test', 'boss@example.test', 'audit@example.test']);
+    const headers = mail.raw.split(/\r?\n\r?\n/)[0]!;
+    expect(headers).toMatch(/^From: Billing <billing@tidings\.test>$/m);
+    expect(headers).toMatch(/^To: ada@example\.test, team@example\.test, ops@example\.test$/m);
+    expect(headers).toMatch(/^Cc: boss@example\.test$/m);
+    expect(headers).toMatch(/^Reply-To: help@tidings\.test$/m);
+    expect(headers).not.toMatch(/^Bcc:/im);
+    expect(mail.raw).not.toContain('audit@example.test');
+    expect((await tidings.messages.byTransaction(result.transactionId!))[0]).toMatchObject({ status: 'sent', email: 'ada@example.test' });
+  });
+
   it('a 5xx SMTP reply is a permanent error; a 4xx reply is retried', async () => {
     const smtp = await smtpServer((n) => (n === 1 ? { code: 451, message: 'try later' } : n === 2 ? { code: 550, message: 'no such user' } : null));
     closers.push(smtp.close);

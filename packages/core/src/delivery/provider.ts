@@ -13,6 +13,26 @@ export interface ProviderRecipient {
 /** What a chat provider sends to (see `Provider.chatAddress`). */
 export type ChatAddress = 'webhookUrl' | 'phone' | 'chatId';
 
+/**
+ * Who an email goes to and comes from, as the trigger's `overrides.email` (merged with
+ * `overrides[providerId]`'s `to`, `cc`, `bcc`, `from` and `senderName`, as Novu merges them) asks.
+ * Addresses are checked and appear once across `to`, `cc` and `bcc` (case aside), first place kept.
+ */
+export interface EmailAddressing {
+  /** Every recipient: the subscriber's address first, then `overrides.email.to`. */
+  readonly to: readonly string[];
+  /** `overrides.email.cc`; empty when none. */
+  readonly cc: readonly string[];
+  /** `overrides.email.bcc`; empty when none. */
+  readonly bcc: readonly string[];
+  /** `overrides.email.from`: replaces the integration's `from` when set. */
+  readonly from?: string;
+  /** `overrides.email.senderName`: replaces the integration's `senderName` when set. */
+  readonly senderName?: string;
+  /** `overrides.email.replyTo`: the message's Reply-To (Novu reads it from `overrides.email` only). */
+  readonly replyTo?: string;
+}
+
 /** A rendered message as a provider sends it. */
 export interface ProviderMessage {
   readonly messageId: string;
@@ -26,8 +46,19 @@ export interface ProviderMessage {
   /** Email only: the HTML part. */
   readonly html?: string;
   readonly payload: JsonObject;
-  /** `overrides[providerId]` of the trigger, if any. */
+  /**
+   * `overrides[providerId]` of the trigger, if any. For email, without the members folded into
+   * `email` (`to`, `cc`, `bcc`, `from`, `senderName`), so a provider that adds its overrides to the
+   * service's request does not send them twice.
+   */
   readonly overrides: JsonObject;
+  /**
+   * Email only (the engine always sets it for email): recipients and sender as the trigger's
+   * overrides ask. A provider sends to `email.to`, `email.cc` and `email.bcc`, from `email.from` and
+   * `email.senderName` before its integration's own, with `email.replyTo` as Reply-To. Absent, the
+   * message goes to `to.email` alone.
+   */
+  readonly email?: EmailAddressing;
 }
 
 export interface ProviderResult {

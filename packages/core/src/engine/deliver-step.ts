@@ -1,5 +1,6 @@
 import { idempotencyKeyOf } from '../delivery/idempotency-key.js';
-import { ProviderError, type Provider, type ProviderRecipient } from '../delivery/provider.js';
+import { emailAddressing } from '../delivery/email-addressing.js';
+import { ProviderError, type EmailAddressing, type Provider, type ProviderRecipient } from '../delivery/provider.js';
 import { resolveRecipient } from '../delivery/recipient.js';
 import { CLOSED, circuitAfter, circuitAllows, type CircuitState } from '../integrations/circuit.js';
 import { selectIntegration } from '../integrations/select-integration.js';
@@ -170,9 +171,21 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
         else passedOver ??= { reason: skip ?? '', integration };
         continue;
       }
+      const own = context.notification.overrides[integration.providerId];
+      let overrides: JsonObject = typeof own === 'object' && own !== null && !Array.isArray(own) ? (own as JsonObject) : {};
+      let email: EmailAddressing | undefined;
+      if (delivery.channel === 'email') {
+        const addressing = emailAddressing(context.notification.overrides, integration.providerId, recipient.to.email ?? '');
+        if (!addressing.ok) {
+          // The caller's mistake, the same on every try and through any integration: the step fails.
+          const text = `the trigger's email overrides are not valid: ${addressing.reason}`;
+          attempts.push({ integration: integration.identifier, outcome: 'failed', reason: text });
+          return failed(base, integration, new ProviderError(text, { retryable: false, code: 'invalid_overrides' }), reasonWith(`failed: ${text}`), attempts);
+        }
+        ({ email, overrides } = addressing);
+      }
       const slot = (await context.rate?.(integration, `${base._id}:${attempts.length}:${now()}`)) ?? { ok: true };
       if (!slot.ok) return { kind: 'defer', until: slot.until, reason: slot.reason };
-      const overrides = context.notification.overrides[integration.providerId];
       const input = {
         messageId: base._id,
         transactionId: base.transactionId,
@@ -182,7 +195,8 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
         ...(base.subject !== undefined && { subject: base.subject }),
         ...(base.title !== undefined && { title: base.title }),
         payload: base.payload,
-        overrides: typeof overrides === 'object' && overrides !== null ? (overrides as JsonObject) : {},
+        overrides,
+        ...(email && { email }),
       };
       const probe = sendProbe(telemetry, integration, delivery.channel);
       try {

@@ -10,6 +10,7 @@ export * from './message.js';
 export * from './integration.js';
 export * from './topic.js';
 export * from './trigger.js';
+export * from './email-overrides.js';
 export * from './preferences.js';
 export * from './notification.js';
 export * from './limits.js';

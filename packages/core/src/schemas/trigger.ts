@@ -4,6 +4,7 @@ import { subscriberInputSchema } from './subscriber.js';
 import { topicKeySchema } from './topic.js';
 import { MAX_ID_LENGTH, MAX_RECIPIENTS_PER_EVENT, idSchema } from './limits.js';
 import { expiresAtSchema } from './expiry.js';
+import { triggerOverridesSchema } from './email-overrides.js';
 
 export const MAX_BULK_EVENTS = 100;
 
@@ -29,7 +30,8 @@ export type Recipient = z.input<typeof recipientSchema>;
 export const triggerEventSchema = z.strictObject({
   name: z.string({ error: 'is required: the workflow trigger identifier' }).trim().min(1, 'must not be empty').max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`),
   payload: jsonObjectSchema.default({}),
-  overrides: jsonObjectSchema.default({}),
+  /** Provider and channel overrides; `overrides.email`'s addresses are checked here (see `emailOverridesSchema`). */
+  overrides: triggerOverridesSchema.default({}),
   to: z
     .union([recipientSchema, z.array(recipientSchema)], { error: 'is required: a subscriberId, a subscriber, a topic or an array of them' })
     .refine((to) => !Array.isArray(to) || to.length <= MAX_RECIPIENTS_PER_EVENT, `must hold at most ${MAX_RECIPIENTS_PER_EVENT} recipients (reach larger audiences through a topic)`),

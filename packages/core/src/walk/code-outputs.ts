@@ -33,20 +33,37 @@ function inAppCta(outputs: JsonObject): MessageCta {
   };
 }
 
+/** The members of Novu's in-app and push outputs that the message has fields for; any other member goes to its `data`. */
+const IN_APP_MEMBERS: ReadonlySet<string> = new Set(['subject', 'body', 'avatar', 'primaryAction', 'secondaryAction', 'redirect', 'data']);
+const PUSH_MEMBERS: ReadonlySet<string> = new Set(['subject', 'body']);
+
+/** The outputs' members outside `known`, undefined when there are none. */
+function extraMembers(outputs: JsonObject, known: ReadonlySet<string>): JsonObject | undefined {
+  const extra = Object.entries(outputs).filter(([key, value]) => !known.has(key) && value !== undefined);
+  return extra.length > 0 ? Object.fromEntries(extra) : undefined;
+}
+
 /**
  * A channel step's outputs (Novu's shapes) as message content: in-app `subject`, `body`, `avatar`,
  * actions, `redirect` and `data`; email `subject` and `body` (HTML); push `subject` as the title;
- * sms and chat `body`.
+ * sms and chat `body`. Members Novu's output schemas do not name (which its validation removes
+ * without a word) are kept in `data` rather than dropped: an in-app step's beside its own `data`
+ * (whose members win a clash); a push step's (`badge`, `sound`, `data`, …) as they were returned.
  */
 export function contentOfOutputs(channel: Channel, outputs: JsonObject): RenderedContent {
   const body = text(outputs['body']) ?? '';
   const subject = text(outputs['subject']);
   if (channel === 'in_app') {
     const avatar = text(outputs['avatar']);
-    const data = object(outputs['data']);
+    const given = object(outputs['data']);
+    const extra = extraMembers(outputs, IN_APP_MEMBERS);
+    const data = extra === undefined ? given : { ...extra, ...given };
     return { content: body, cta: inAppCta(outputs), ...(subject !== undefined && { subject }), ...(avatar !== undefined && { avatar }), ...(data !== undefined && { data }) };
   }
-  if (channel === 'push') return { content: body, cta: {}, ...(subject !== undefined && { title: subject }) };
+  if (channel === 'push') {
+    const data = extraMembers(outputs, PUSH_MEMBERS);
+    return { content: body, cta: {}, ...(subject !== undefined && { title: subject }), ...(data !== undefined && { data }) };
+  }
   if (channel === 'email') return { content: body, cta: {}, ...(subject !== undefined && { subject }) };
   return { content: body, cta: {} };
 }
@@ -83,7 +100,9 @@ export function delayOfOutputs(outputs: JsonObject): CodeDelay {
 /**
  * A digest step's outputs as digest metadata: `{ amount, unit, digestKey?, lookBackWindow? }` (the
  * look-back window makes it a backoff digest: an event with none before it in the window goes out at
- * once) or `{ cron, digestKey? }`. `digestKey` is a path in the payload, as in Novu: events with the same value there share a digest.
+ * once) or `{ cron, digestKey? }`. `digestKey` is read as a path in the payload (a string naming no
+ * member groups by itself, so Novu's form, the value as the key, `digestKey: payload.postId`, groups
+ * as in Novu; a path groups by the member's value, where Novu takes the path's own text as the key).
  * With the step's `cadence` option the subscriber chooses the window: the outputs then give only
  * `digestKey` (and `type: 'preference'`).
  */

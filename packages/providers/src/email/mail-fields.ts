@@ -1,14 +1,45 @@
 import { ProviderError, type Credentials, type ProviderMessage } from '@tidings/core';
 
+/** Who one email goes to and comes from: the message's addressing over the integration's sender. */
+export interface MailEnvelope {
+  /** The subscriber's address first, then the trigger's `overrides.email.to`. */
+  readonly to: readonly string[];
+  readonly cc: readonly string[];
+  readonly bcc: readonly string[];
+  /** `overrides.email.from`, else the integration's `from` (may be absent for SMTP only). */
+  readonly from: string | undefined;
+  readonly senderName: string | undefined;
+  readonly replyTo: string | undefined;
+}
+
+/**
+ * The envelope of a message: its `email` addressing (the trigger's overrides, see `EmailAddressing`)
+ * with the integration's `from` and `senderName` where the overrides give none; a message without
+ * `email` goes to `to.email` alone.
+ */
+export function envelopeOf(message: ProviderMessage, credentials: Credentials): MailEnvelope {
+  const email = message.email;
+  return {
+    to: email?.to.length ? email.to : message.to.email ? [message.to.email] : [],
+    cc: email?.cc ?? [],
+    bcc: email?.bcc ?? [],
+    from: email?.from ?? credentials.from,
+    senderName: email?.senderName ?? credentials.senderName,
+    replyTo: email?.replyTo,
+  };
+}
+
 /**
  * Checks what every email service needs before a request: the named credentials (a final error names
- * each one missing), and the recipient's address, which it returns.
+ * each one missing; `from` is not needed when the trigger's overrides give it), and the recipient's
+ * address. Returns the envelope (see `envelopeOf`), whose `from` is then set.
  */
-export function checkMail(service: string, message: ProviderMessage, credentials: Credentials, names: readonly (keyof Credentials)[]): string {
-  const missing = names.filter((name) => !credentials[name]);
+export function checkMail(service: string, message: ProviderMessage, credentials: Credentials, names: readonly (keyof Credentials)[]): MailEnvelope & { from: string } {
+  const missing = names.filter((name) => !credentials[name] && !(name === 'from' && message.email?.from));
   if (missing.length > 0) throw new ProviderError(`the ${service} integration has no ${missing.join(', ')}`, { retryable: false, code: 'missing_credentials' });
   if (!message.to.email) throw new ProviderError('the subscriber has no email address', { retryable: false, code: 'missing_email' });
-  return message.to.email;
+  const envelope = envelopeOf(message, credentials);
+  return { ...envelope, from: envelope.from ?? '' };
 }
 
 /** `Name <address>`, the name quoted when it holds characters that mean something in an address. */

@@ -20,7 +20,9 @@ function addOverrides(form: URLSearchParams, overrides: JsonObject): void {
 /**
  * Email through Mailgun's Messages API (`providerId: 'mailgun'`), form-encoded with HTTP Basic auth.
  * Credentials: `apiKey`, `domain`, `user` (the Basic-auth user name, `api` when unset), `from`,
- * `senderName`, `baseUrl` (`https://api.eu.mailgun.net` for domains in the EU region). Mailgun's
+ * `senderName`, `baseUrl` (`https://api.eu.mailgun.net` for domains in the EU region). The trigger's
+ * `overrides.email` go to `to`, `cc`, `bcc`, `from` and the `h:Reply-To` header; the other fields of
+ * `overrides.mailgun` (`o:tag`, `h:…`, `v:…`) are added, each replacing a field of the same name. Mailgun's
  * error answers carry a message but no code, so `errorId` is `http_<status>`. The message id is Mailgun's
  * `<…@domain>`, angle brackets included. `readStatus` reads Mailgun's signed webhooks
  * (`inboundWebhookSigningKey`: the HTTP webhook signing key; see `readMailgunStatus`).
@@ -30,8 +32,14 @@ export function mailgunProvider(options: ServiceProviderOptions = {}): Provider 
     id: 'mailgun',
     channel: 'email',
     async send(message, credentials, context) {
-      checkMail('Mailgun', message, credentials, ['apiKey', 'domain', 'from']);
-      const form = new URLSearchParams({ from: mailbox(credentials.from!, credentials.senderName), to: message.to.email!, subject: message.subject ?? '' });
+      const mail = checkMail('Mailgun', message, credentials, ['apiKey', 'domain', 'from']);
+      const form = new URLSearchParams({ from: mailbox(mail.from, mail.senderName) });
+      // A list is the field repeated, as Mailgun documents for `to`, `cc` and `bcc`.
+      for (const address of mail.to) form.append('to', address);
+      for (const address of mail.cc) form.append('cc', address);
+      for (const address of mail.bcc) form.append('bcc', address);
+      if (mail.replyTo) form.set('h:Reply-To', mail.replyTo);
+      form.set('subject', message.subject ?? '');
       if (message.content) form.set('text', message.content);
       if (message.html) form.set('html', message.html);
       addOverrides(form, message.overrides);

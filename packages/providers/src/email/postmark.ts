@@ -10,7 +10,8 @@ const SEND_URL = 'https://api.postmarkapp.com/email';
 
 /**
  * Email through Postmark (`providerId: 'postmark'`), authenticated with the server token.
- * Credentials: `apiKey` (the server token), `from`, `senderName`, `baseUrl`. Postmark's `ErrorCode`
+ * Credentials: `apiKey` (the server token), `from`, `senderName`, `baseUrl`. The trigger's `overrides.email` go to `To`, `Cc`, `Bcc`, `From` and
+ * `ReplyTo`. Postmark's `ErrorCode`
  * (e.g. 300 invalid email request, 406 inactive recipient, 10 bad token) becomes the message's
  * `errorId`. `readStatus` reads Postmark's webhooks, protected by Basic auth in the webhook URL
  * (`inboundWebhookSigningKey`: `user:password`; see `readPostmarkStatus`).
@@ -20,10 +21,14 @@ export function postmarkProvider(options: ServiceProviderOptions = {}): Provider
     id: 'postmark',
     channel: 'email',
     async send(message, credentials, context) {
-      checkMail('Postmark', message, credentials, ['apiKey', 'from']);
+      const mail = checkMail('Postmark', message, credentials, ['apiKey', 'from']);
+      // Postmark takes each recipient field as one comma-separated string (at most 50 addresses in all).
       const body = {
-        From: mailbox(credentials.from!, credentials.senderName),
-        To: message.to.email,
+        From: mailbox(mail.from, mail.senderName),
+        To: mail.to.join(', '),
+        ...(mail.cc.length > 0 && { Cc: mail.cc.join(', ') }),
+        ...(mail.bcc.length > 0 && { Bcc: mail.bcc.join(', ') }),
+        ...(mail.replyTo && { ReplyTo: mail.replyTo }),
         Subject: message.subject ?? '',
         ...(message.html && { HtmlBody: message.html }),
         ...(message.content && { TextBody: message.content }),

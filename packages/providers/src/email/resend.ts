@@ -12,6 +12,7 @@ const USER_AGENT = 'tidings';
 
 /**
  * Email through Resend (`providerId: 'resend'`). Credentials: `apiKey`, `from`, `senderName`, `baseUrl`.
+ * The trigger's `overrides.email` go to Resend's `to`, `cc`, `bcc`, `from` and `reply_to`.
  * Resend's error `name` (e.g. `validation_error`, `invalid_api_key`) becomes the message's `errorId`.
  * Every send carries the engine's idempotency key as Resend's `Idempotency-Key` header (Resend keeps a
  * key 24 hours and answers a request with a key it has seen with the first answer, without sending
@@ -25,10 +26,13 @@ export function resendProvider(options: ServiceProviderOptions = {}): Provider {
     channel: 'email',
     idempotent: true,
     async send(message, credentials, context) {
-      checkMail('Resend', message, credentials, ['apiKey', 'from']);
+      const mail = checkMail('Resend', message, credentials, ['apiKey', 'from']);
       const body = {
-        from: mailbox(credentials.from!, credentials.senderName),
-        to: [message.to.email],
+        from: mailbox(mail.from, mail.senderName),
+        to: mail.to,
+        ...(mail.cc.length > 0 && { cc: mail.cc }),
+        ...(mail.bcc.length > 0 && { bcc: mail.bcc }),
+        ...(mail.replyTo && { reply_to: mail.replyTo }),
         subject: message.subject ?? '',
         ...(message.html && { html: message.html }),
         ...(message.content && { text: message.content }),

@@ -19,7 +19,8 @@ function contentParts(message: ProviderMessage): { type: string; value: string }
 
 /**
  * Email through SendGrid's v3 Mail Send API (`providerId: 'sendgrid'`). Credentials: `apiKey`, `from`,
- * `senderName`, `ipPoolName`, `region` ('eu' sends through the EU host), `baseUrl`. The message id is
+ * `senderName`, `ipPoolName`, `region` ('eu' sends through the EU host), `baseUrl`. The trigger's
+ * `overrides.email` go to `personalizations[0].to`/`cc`/`bcc`, `from` and `reply_to`. The message id is
  * the `X-Message-Id` header of the 202 answer. SendGrid's error answers carry messages but no codes,
  * so `errorId` is `http_<status>`. `readStatus` reads the Signed Event Webhook (`inboundWebhookSigningKey`:
  * the verification key SendGrid shows; see `readSendgridStatus`).
@@ -29,11 +30,14 @@ export function sendgridProvider(options: ServiceProviderOptions = {}): Provider
     id: 'sendgrid',
     channel: 'email',
     async send(message, credentials, context) {
-      checkMail('SendGrid', message, credentials, ['apiKey', 'from']);
+      const mail = checkMail('SendGrid', message, credentials, ['apiKey', 'from']);
       const base = baseUrlOf(credentials, options) ?? (credentials.region === 'eu' ? EU_BASE : undefined);
+      const emails = (addresses: readonly string[]) => addresses.map((email) => ({ email }));
+      // SendGrid refuses an address twice across to, cc and bcc of a personalization: the engine sends each once.
       const body = {
-        personalizations: [{ to: [{ email: message.to.email }] }],
-        from: { email: credentials.from, ...(credentials.senderName && { name: credentials.senderName }) },
+        personalizations: [{ to: emails(mail.to), ...(mail.cc.length > 0 && { cc: emails(mail.cc) }), ...(mail.bcc.length > 0 && { bcc: emails(mail.bcc) }) }],
+        from: { email: mail.from, ...(mail.senderName && { name: mail.senderName }) },
+        ...(mail.replyTo && { reply_to: { email: mail.replyTo } }),
         subject: message.subject ?? '',
         content: contentParts(message),
         ...(credentials.ipPoolName && { ip_pool_name: credentials.ipPoolName }),

@@ -8,10 +8,11 @@ import { readSesStatus, snsCertificates } from './ses-status.js';
 /** Throttling answers AWS may give with status 400 rather than 429: still worth another try. */
 const THROTTLING = new Set(['TooManyRequestsException', 'ThrottlingException', 'Throttling']);
 
-function check(message: ProviderMessage, credentials: Credentials): void {
-  checkMail('SES', message, credentials, ['apiKey', 'secretKey', 'region', 'from']);
+function check(message: ProviderMessage, credentials: Credentials) {
+  const mail = checkMail('SES', message, credentials, ['apiKey', 'secretKey', 'region', 'from']);
   // The region becomes part of the host name.
   if (!/^[a-z0-9-]+$/.test(credentials.region!)) throw new ProviderError('the SES integration’s region is not an AWS region name', { retryable: false, code: 'invalid_region' });
+  return mail;
 }
 
 /** `Name <address>`; SES wants a non-ASCII display name as a MIME encoded-word. */
@@ -32,7 +33,8 @@ function errorType(answer: ServiceAnswer): string | undefined {
 /**
  * Email through Amazon SES v2 `SendEmail` (`providerId: 'ses'`), signed with SigV4.
  * Credentials: `apiKey` (access key id), `secretKey` (secret access key), `region`, `from`,
- * `senderName`, `baseUrl`. The AWS error type (e.g. `MessageRejected`,
+ * `senderName`, `baseUrl`. The trigger's `overrides.email` go to `Destination`'s `ToAddresses`,
+ * `CcAddresses` and `BccAddresses`, `FromEmailAddress` and `ReplyToAddresses`. The AWS error type (e.g. `MessageRejected`,
  * `MailFromDomainNotVerifiedException`) becomes the message's `errorId`; throttling is retried.
  * `readStatus` reads SES events published to an SNS topic with an HTTP(S) subscription
  * (`inboundWebhookSigningKey`: the topic ARN(s) accepted; see `readSesStatus`); SNS signing
@@ -45,12 +47,17 @@ export function sesProvider(options: ServiceProviderOptions = {}): Provider {
     id: 'ses',
     channel: 'email',
     async send(message, credentials, context) {
-      check(message, credentials);
+      const mail = check(message, credentials);
       const region = credentials.region!;
       const charset = 'UTF-8';
       const body = {
-        FromEmailAddress: mailbox(credentials.from!, credentials.senderName),
-        Destination: { ToAddresses: [message.to.email!] },
+        FromEmailAddress: mailbox(mail.from, mail.senderName),
+        Destination: {
+          ToAddresses: mail.to,
+          ...(mail.cc.length > 0 && { CcAddresses: mail.cc }),
+          ...(mail.bcc.length > 0 && { BccAddresses: mail.bcc }),
+        },
+        ...(mail.replyTo && { ReplyToAddresses: [mail.replyTo] }),
         Content: {
           Simple: {
             Subject: { Data: message.subject ?? '', Charset: charset },

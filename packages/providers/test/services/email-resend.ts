@@ -9,6 +9,9 @@ export interface ResendMail {
   readonly subject: string;
   readonly html?: string;
   readonly text?: string;
+  readonly cc?: string | string[];
+  readonly bcc?: string | string[];
+  readonly reply_to?: string | string[];
   readonly [field: string]: unknown;
 }
 
@@ -16,7 +19,7 @@ const error = (statusCode: number, name: string, message: string): ServiceReply 
 
 /**
  * Plays Resend's `POST /emails`: a User-Agent is required (else Cloudflare's 403 "error code: 1010"),
- * Bearer API key (401 `missing_api_key`, 403 `invalid_api_key`), a JSON body validated as Resend does,
+ * Bearer API key (401 `missing_api_key`, 403 `invalid_api_key`), a JSON body validated as Resend does (`to` up to 50; `cc`, `bcc` and `reply_to` each an address or a list),
  * the sender's domain verified (403 `validation_error`), `{ id }` on success and
  * `{ statusCode, name, message }` on errors. A request with an `Idempotency-Key` Resend has sent a
  * mail for already gets that first answer and sends nothing (Resend keeps keys 24 hours; the fake
@@ -42,6 +45,14 @@ export async function fakeResend(account: { apiKey: string; verifiedDomains: str
     if (!from) return error(422, 'validation_error', 'Invalid `from` field. The email address needs to follow the `email@example.com` or `Name <email@example.com>` format.');
     const to = Array.isArray(mail.to) ? mail.to : [mail.to];
     if (to.length === 0 || to.some((address) => !mailboxAddress(address))) return error(422, 'validation_error', 'Invalid `to` field.');
+    if (to.length > 50) return error(422, 'validation_error', 'Invalid `to` field. You can only send to up to 50 recipients.');
+    // cc, bcc and reply_to: one address or a list of them, as Resend documents.
+    for (const field of ['cc', 'bcc', 'reply_to'] as const) {
+      const value = mail[field];
+      if (value === undefined) continue;
+      const list = Array.isArray(value) ? value : [value];
+      if (list.some((address) => typeof address !== 'string' || !mailboxAddress(address))) return error(422, 'validation_error', `Invalid \`${field}\` field.`);
+    }
     if (typeof mail.subject !== 'string' || mail.subject === '') return error(422, 'missing_required_field', 'Missing `subject` field.');
     if (!mail.html && !mail.text) return error(422, 'validation_error', 'Missing `html` or `text` field.');
     const domain = from.split('@')[1]!;

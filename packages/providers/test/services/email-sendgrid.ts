@@ -4,8 +4,9 @@ import { fakeService, isEmail, type ServiceReply } from './email-fake-server.js'
 /** A mail SendGrid accepted, as its v3 Mail Send body described it. */
 export interface SendgridMail {
   readonly id: string;
-  readonly personalizations: { to: { email: string; name?: string }[] }[];
+  readonly personalizations: { to: { email: string; name?: string }[]; cc?: { email: string; name?: string }[]; bcc?: { email: string; name?: string }[] }[];
   readonly from: { email: string; name?: string };
+  readonly reply_to?: { email: string; name?: string };
   readonly subject: string;
   readonly content: { type: string; value: string }[];
   readonly [field: string]: unknown;
@@ -15,7 +16,7 @@ const error = (status: number, message: string, field: string | null = null): Se
 
 /**
  * Plays SendGrid's `POST /v3/mail/send`: Bearer API key, a JSON body validated as SendGrid does
- * (recipients, a verified sender identity, subject, content with text/plain first), 202 with the
+ * (recipients in to, cc and bcc, each address once per personalization, a valid reply_to, a verified sender identity, subject, content with text/plain first), 202 with the
  * message id in `X-Message-Id`, errors as `{ errors: [{ message, field, help }] }`.
  */
 export async function fakeSendgrid(account: { apiKey: string; verifiedSenders: string[] }) {
@@ -31,11 +32,25 @@ export async function fakeSendgrid(account: { apiKey: string; verifiedSenders: s
       return error(400, 'Bad Request');
     }
     if (!Array.isArray(mail.personalizations) || mail.personalizations.length === 0) return error(400, 'The personalizations field is required and must have at least one personalization.', 'personalizations');
+    let recipients = 0;
     for (const [p, personalization] of mail.personalizations.entries()) {
-      for (const [t, to] of (personalization.to ?? []).entries()) {
-        if (!isEmail(to.email)) return error(400, 'Does not contain a valid address.', `personalizations.${p}.to.${t}.email`);
+      if (!Array.isArray(personalization.to) || personalization.to.length === 0) return error(400, 'The to array is required for all personalization objects, and must have at least one email object with a valid email address.', `personalizations.${p}.to`);
+      const seen = new Set<string>();
+      for (const kind of ['to', 'cc', 'bcc'] as const) {
+        const list = personalization[kind];
+        if (list === undefined) continue;
+        if (!Array.isArray(list) || list.length === 0) return error(400, `The ${kind} array, when present, must have at least one email object.`, `personalizations.${p}.${kind}`);
+        for (const [i, address] of list.entries()) {
+          if (!isEmail(address.email)) return error(400, 'Does not contain a valid address.', `personalizations.${p}.${kind}.${i}.email`);
+          const key = address.email.toLowerCase();
+          if (seen.has(key)) return error(400, `Each email address in the personalization block should be unique between to, cc, and bcc. We found the first duplicate instance of [${address.email}] in the personalizations.${p}.${kind} field.`, `personalizations.${p}.${kind}`);
+          seen.add(key);
+          recipients++;
+        }
       }
     }
+    if (recipients > 1000) return error(400, 'There is a limit of 1000 total recipients (to + cc + bcc) per request.', 'personalizations');
+    if (mail.reply_to !== undefined && !isEmail(mail.reply_to?.email)) return error(400, 'The reply_to email does not contain a valid address.', 'reply_to.email');
     if (!isEmail(mail.from?.email)) return error(400, 'The from object must be provided for every email send.', 'from');
     if (!account.verifiedSenders.includes(mail.from.email)) return error(403, 'The from address does not match a verified Sender Identity.', 'from');
     if (typeof mail.subject !== 'string' || mail.subject === '') return error(400, 'The subject is required.', 'subject');
