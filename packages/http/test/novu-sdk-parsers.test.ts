@@ -8,29 +8,14 @@
  * failure names them all at once. `@novu/node` 2.6.6's reads that parse nothing are checked for
  * their members. What is not served is listed in docs/novu-compatibility.md with the reason.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Novu } from '@novu/api';
 import { ResponseValidationError, SDKError, SDKValidationError, ValidationErrorDto } from '@novu/api/models/errors';
-import { Novu as NovuNode } from '@novu/node';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { serve } from '../src/serve.js';
+import { describe, expect, it } from 'vitest';
+import { sdkServer } from './sdk-server.js';
 
 const KEY = 'tid_sdk_parsers_key';
-const dir = mkdtempSync(join(tmpdir(), 'tidings-sdk-parsers-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-let count = 0;
-let server: Awaited<ReturnType<typeof serve>>;
-let novu: Novu;
-let legacy: NovuNode;
-beforeEach(async () => {
-  server = await serve({ port: 0, db: join(dir, `parsers-${++count}.db`), apiKey: KEY, graceMs: 500 });
-  novu = new Novu({ secretKey: KEY, serverURL: server.url, retryConfig: { strategy: 'none' }, timeoutMs: 10_000 });
-  legacy = new NovuNode(KEY, { backendUrl: server.url });
-});
-afterEach(() => server.close());
+const sdk = sdkServer('sdk-parsers', KEY);
+const { http } = sdk;
 
 /** Each SDK method called, and how its answer fared in the SDK's parser. */
 class Calls {
@@ -64,7 +49,7 @@ class Calls {
 
 /** A workflow with an in-app step with both actions, so every message method has something to act on. */
 async function seed() {
-  await server.tidings.workflows.upsert({
+  await sdk.server.tidings.workflows.upsert({
     name: 'Comment',
     triggers: [{ identifier: 'comment' }],
     tags: ['social'],
@@ -87,35 +72,35 @@ describe("@novu/api 3.19.1: every served method's answer passes the SDK's own pa
     const calls = new Calls();
 
     // subscribers
-    await calls.call('subscribers.create', () => novu.subscribers.create({ subscriberId: 'ada', firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com', data: { plan: 'pro' } }));
-    await calls.call('subscribers.createBulk', () => novu.subscribers.createBulk({ subscribers: [{ subscriberId: 'bob', firstName: 'Bob' }, { subscriberId: 'cy' }] }));
-    await calls.call('subscribers.retrieve', () => novu.subscribers.retrieve('ada'));
-    await calls.call('subscribers.patch', () => novu.subscribers.patch({ lastName: 'King' }, 'ada'));
-    await calls.call('subscribers.search', () => novu.subscribers.search({ limit: 2 }));
+    await calls.call('subscribers.create', () => sdk.novu.subscribers.create({ subscriberId: 'ada', firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com', data: { plan: 'pro' } }));
+    await calls.call('subscribers.createBulk', () => sdk.novu.subscribers.createBulk({ subscribers: [{ subscriberId: 'bob', firstName: 'Bob' }, { subscriberId: 'cy' }] }));
+    await calls.call('subscribers.retrieve', () => sdk.novu.subscribers.retrieve('ada'));
+    await calls.call('subscribers.patch', () => sdk.novu.subscribers.patch({ lastName: 'King' }, 'ada'));
+    await calls.call('subscribers.search', () => sdk.novu.subscribers.search({ limit: 2 }));
 
     // subscribers.credentials
-    await calls.call('subscribers.credentials.update', () => novu.subscribers.credentials.update({ providerId: 'fcm', credentials: { deviceTokens: ['device-1'] } }, 'ada'));
-    await calls.call('subscribers.credentials.append', () => novu.subscribers.credentials.append({ providerId: 'expo', credentials: { deviceTokens: ['ExponentPushToken[a]'] } }, 'ada'));
-    await calls.call('subscribers.credentials.delete', () => novu.subscribers.credentials.delete('ada', 'expo'));
+    await calls.call('subscribers.credentials.update', () => sdk.novu.subscribers.credentials.update({ providerId: 'fcm', credentials: { deviceTokens: ['device-1'] } }, 'ada'));
+    await calls.call('subscribers.credentials.append', () => sdk.novu.subscribers.credentials.append({ providerId: 'expo', credentials: { deviceTokens: ['ExponentPushToken[a]'] } }, 'ada'));
+    await calls.call('subscribers.credentials.delete', () => sdk.novu.subscribers.credentials.delete('ada', 'expo'));
 
     // events
-    const triggered = await calls.call('trigger', () => novu.trigger({ workflowId: 'comment', to: ['ada', 'bob'], payload: { text: 'first' } }));
+    const triggered = await calls.call('trigger', () => sdk.novu.trigger({ workflowId: 'comment', to: ['ada', 'bob'], payload: { text: 'first' } }));
     if (triggered) expect(triggered.result.status).toBe('processed');
-    await calls.call('triggerBulk', () => novu.triggerBulk({ events: [{ workflowId: 'comment', to: 'ada', payload: { text: 'second' } }, { workflowId: 'comment', to: 'bob', payload: { text: 'second' } }] }));
-    const broadcast = await calls.call('triggerBroadcast', () => novu.triggerBroadcast({ name: 'comment', payload: { text: 'everyone' } }));
-    await calls.call('cancel', () => novu.cancel(broadcast!.result.transactionId!));
+    await calls.call('triggerBulk', () => sdk.novu.triggerBulk({ events: [{ workflowId: 'comment', to: 'ada', payload: { text: 'second' } }, { workflowId: 'comment', to: 'bob', payload: { text: 'second' } }] }));
+    const broadcast = await calls.call('triggerBroadcast', () => sdk.novu.triggerBroadcast({ name: 'comment', payload: { text: 'everyone' } }));
+    await calls.call('cancel', () => sdk.novu.cancel(broadcast!.result.transactionId!));
 
     // subscribers.preferences
-    await calls.call('subscribers.preferences.list', () => novu.subscribers.preferences.list({ subscriberId: 'ada' }));
-    await calls.call('subscribers.preferences.update', () => novu.subscribers.preferences.update({ workflowId: 'comment', channels: { inApp: true } }, 'ada'));
-    await calls.call('subscribers.preferences.update (global)', () => novu.subscribers.preferences.update({ channels: { email: false } }, 'ada'));
+    await calls.call('subscribers.preferences.list', () => sdk.novu.subscribers.preferences.list({ subscriberId: 'ada' }));
+    await calls.call('subscribers.preferences.update', () => sdk.novu.subscribers.preferences.update({ workflowId: 'comment', channels: { inApp: true } }, 'ada'));
+    await calls.call('subscribers.preferences.update (global)', () => sdk.novu.subscribers.preferences.update({ channels: { email: false } }, 'ada'));
 
     // subscribers.notifications (the v1 feed and unseen count)
-    const feed = await calls.call('subscribers.notifications.feed', () => novu.subscribers.notifications.feed({ subscriberId: 'ada', limit: 10 }));
+    const feed = await calls.call('subscribers.notifications.feed', () => sdk.novu.subscribers.notifications.feed({ subscriberId: 'ada', limit: 10 }));
     if (feed) expect(feed.result.data.map((m) => m.content).sort()).toEqual(['Hi Ada: everyone', 'Hi Ada: first', 'Hi Ada: second']);
     // `page` counts from 0, `limit` messages a page, newest first.
     const pages = [];
-    for (let page = 0; page < 4; page++) pages.push(await calls.call(`subscribers.notifications.feed (page ${page})`, () => novu.subscribers.notifications.feed({ subscriberId: 'ada', limit: 1, page, read: false })));
+    for (let page = 0; page < 4; page++) pages.push(await calls.call(`subscribers.notifications.feed (page ${page})`, () => sdk.novu.subscribers.notifications.feed({ subscriberId: 'ada', limit: 1, page, read: false })));
     if (feed && pages.every(Boolean)) {
       expect(pages.map((p) => [p!.result.page, p!.result.pageSize, p!.result.hasMore, p!.result.data.map((m) => m.id)])).toEqual([
         [0, 1, true, [feed.result.data[0]!.id]],
@@ -125,34 +110,34 @@ describe("@novu/api 3.19.1: every served method's answer passes the SDK's own pa
       ]);
     }
     // Novu's partial-payload filter is refused by name rather than ignored.
-    await expect(novu.subscribers.notifications.feed({ subscriberId: 'ada', payload: Buffer.from(JSON.stringify({ text: 'first' })).toString('base64') })).rejects.toSatisfy(
+    await expect(sdk.novu.subscribers.notifications.feed({ subscriberId: 'ada', payload: Buffer.from(JSON.stringify({ text: 'first' })).toString('base64') })).rejects.toSatisfy(
       (e) => e instanceof ValidationErrorDto && Object.keys(e.errors).join() === 'payload',
     );
-    const unseen = await calls.call('subscribers.notifications.unseenCount', () => novu.subscribers.notifications.unseenCount({ subscriberId: 'ada' }));
+    const unseen = await calls.call('subscribers.notifications.unseenCount', () => sdk.novu.subscribers.notifications.unseenCount({ subscriberId: 'ada' }));
     if (unseen) expect(unseen.result.count).toBe(3);
 
     // subscribers.messages
-    const messageId = (await server.tidings.messages.feed('ada')).items[0]!._id;
-    await calls.call('subscribers.messages.markAllAs', () => novu.subscribers.messages.markAllAs({ messageId, markAs: 'seen' }, 'ada'));
-    await calls.call('subscribers.messages.updateAsSeen', () => novu.subscribers.messages.updateAsSeen({ subscriberId: 'ada', messageId, type: 'primary', markMessageActionAsSeenDto: { status: 'done' } }));
-    const acted = await calls.call('subscribers.notifications.feed (seen, an action done)', () => novu.subscribers.notifications.feed({ subscriberId: 'ada', seen: true }));
+    const messageId = (await sdk.server.tidings.messages.feed('ada')).items[0]!._id;
+    await calls.call('subscribers.messages.markAllAs', () => sdk.novu.subscribers.messages.markAllAs({ messageId, markAs: 'seen' }, 'ada'));
+    await calls.call('subscribers.messages.updateAsSeen', () => sdk.novu.subscribers.messages.updateAsSeen({ subscriberId: 'ada', messageId, type: 'primary', markMessageActionAsSeenDto: { status: 'done' } }));
+    const acted = await calls.call('subscribers.notifications.feed (seen, an action done)', () => sdk.novu.subscribers.notifications.feed({ subscriberId: 'ada', seen: true }));
     if (acted) expect(acted.result.data).toMatchObject([{ id: messageId, seen: true, cta: { action: { status: 'done' } } }]);
 
     // topics, topics.subscriptions, topics.subscribers, subscribers.topics
-    await calls.call('topics.create', () => novu.topics.create({ key: 'news', name: 'News' }));
-    await calls.call('topics.get', () => novu.topics.get('news'));
-    await calls.call('topics.update', () => novu.topics.update({ name: 'All the news' }, 'news'));
-    await calls.call('topics.list', () => novu.topics.list({ key: 'news' }));
-    await calls.call('topics.subscriptions.create', () => novu.topics.subscriptions.create({ subscriberIds: ['ada', 'bob'] }, 'news'));
-    await calls.call('topics.subscriptions.list', () => novu.topics.subscriptions.list({ topicKey: 'news' }));
-    await calls.call('topics.subscriptions.getSubscription', () => novu.topics.subscriptions.getSubscription('news', 'tk_news:si_ada'));
-    await calls.call('topics.subscriptions.update', () => novu.topics.subscriptions.update({ topicKey: 'news', identifier: 'tk_news:si_ada', updateTopicSubscriptionRequestDto: {} }));
-    await calls.call('topics.subscribers.retrieve', () => novu.topics.subscribers.retrieve('ada', 'news'));
-    await calls.call('subscribers.topics.list', () => novu.subscribers.topics.list({ subscriberId: 'ada', key: 'news' }));
-    await calls.call('topics.subscriptions.delete', () => novu.topics.subscriptions.delete({ subscriptions: [{ subscriberId: 'bob' }] }, 'news'));
-    await calls.call('topics.delete', () => novu.topics.delete('news'));
+    await calls.call('topics.create', () => sdk.novu.topics.create({ key: 'news', name: 'News' }));
+    await calls.call('topics.get', () => sdk.novu.topics.get('news'));
+    await calls.call('topics.update', () => sdk.novu.topics.update({ name: 'All the news' }, 'news'));
+    await calls.call('topics.list', () => sdk.novu.topics.list({ key: 'news' }));
+    await calls.call('topics.subscriptions.create', () => sdk.novu.topics.subscriptions.create({ subscriberIds: ['ada', 'bob'] }, 'news'));
+    await calls.call('topics.subscriptions.list', () => sdk.novu.topics.subscriptions.list({ topicKey: 'news' }));
+    await calls.call('topics.subscriptions.getSubscription', () => sdk.novu.topics.subscriptions.getSubscription('news', 'tk_news:si_ada'));
+    await calls.call('topics.subscriptions.update', () => sdk.novu.topics.subscriptions.update({ topicKey: 'news', identifier: 'tk_news:si_ada', updateTopicSubscriptionRequestDto: {} }));
+    await calls.call('topics.subscribers.retrieve', () => sdk.novu.topics.subscribers.retrieve('ada', 'news'));
+    await calls.call('subscribers.topics.list', () => sdk.novu.subscribers.topics.list({ subscriberId: 'ada', key: 'news' }));
+    await calls.call('topics.subscriptions.delete', () => sdk.novu.topics.subscriptions.delete({ subscriptions: [{ subscriberId: 'bob' }] }, 'news'));
+    await calls.call('topics.delete', () => sdk.novu.topics.delete('news'));
 
-    await calls.call('subscribers.delete', () => novu.subscribers.delete('cy'));
+    await calls.call('subscribers.delete', () => sdk.novu.subscribers.delete('cy'));
 
     expect(calls.failed).toEqual([]);
     expect(calls.methods()).toEqual([
@@ -167,27 +152,27 @@ describe("@novu/api 3.19.1: every served method's answer passes the SDK's own pa
   it('notifications, workflows and integrations', async () => {
     await seed();
     const calls = new Calls();
-    await server.tidings.subscribers.upsert({ subscriberId: 'ada', firstName: 'Ada' });
-    await novu.trigger({ workflowId: 'comment', to: 'ada', payload: { text: 'hello' } });
+    await sdk.server.tidings.subscribers.upsert({ subscriberId: 'ada', firstName: 'Ada' });
+    await sdk.novu.trigger({ workflowId: 'comment', to: 'ada', payload: { text: 'hello' } });
 
-    await calls.call('notifications.list', () => novu.notifications.list({ limit: 10 }));
+    await calls.call('notifications.list', () => sdk.novu.notifications.list({ limit: 10 }));
 
     await calls.call('workflows.create', () =>
-      novu.workflows.create({ name: 'Digest', workflowId: 'digest', active: true, tags: ['social'], steps: [{ name: 'In app', type: 'in_app', controlValues: { body: 'Hi {{ payload.text }}' } }, { name: 'Wait', type: 'delay', controlValues: { type: 'regular', amount: 5, unit: 'minutes' } }] }),
+      sdk.novu.workflows.create({ name: 'Digest', workflowId: 'digest', active: true, tags: ['social'], steps: [{ name: 'In app', type: 'in_app', controlValues: { body: 'Hi {{ payload.text }}' } }, { name: 'Wait', type: 'delay', controlValues: { type: 'regular', amount: 5, unit: 'minutes' } }] }),
     );
-    await calls.call('workflows.list', () => novu.workflows.list({}));
-    await calls.call('workflows.get', () => novu.workflows.get('digest'));
-    const got = (await novu.workflows.get('digest')).result;
-    await calls.call('workflows.update', () => novu.workflows.update({ name: 'Digest 2', steps: got.steps.map((s) => ({ id: s.id, stepId: s.stepId, name: s.name, type: s.type, controlValues: s.controls.values })) as never, preferences: {} }, 'digest'));
-    await calls.call('workflows.patch', () => novu.workflows.patch({ active: false }, 'digest'));
-    await calls.call('workflows.steps.retrieve', () => novu.workflows.steps.retrieve('digest', got.steps[0]!.stepId));
-    await calls.call('workflows.delete', () => novu.workflows.delete('digest'));
+    await calls.call('workflows.list', () => sdk.novu.workflows.list({}));
+    await calls.call('workflows.get', () => sdk.novu.workflows.get('digest'));
+    const got = (await sdk.novu.workflows.get('digest')).result;
+    await calls.call('workflows.update', () => sdk.novu.workflows.update({ name: 'Digest 2', steps: got.steps.map((s) => ({ id: s.id, stepId: s.stepId, name: s.name, type: s.type, controlValues: s.controls.values })) as never, preferences: {} }, 'digest'));
+    await calls.call('workflows.patch', () => sdk.novu.workflows.patch({ active: false }, 'digest'));
+    await calls.call('workflows.steps.retrieve', () => sdk.novu.workflows.steps.retrieve('digest', got.steps[0]!.stepId));
+    await calls.call('workflows.delete', () => sdk.novu.workflows.delete('digest'));
 
-    const created = await calls.call('integrations.create', () => novu.integrations.create({ providerId: 'sendgrid', channel: 'email', name: 'SendGrid', identifier: 'sendgrid-main', active: true, check: false, credentials: { apiKey: 'SG.x', from: 'alerts@example.com', senderName: 'Alerts' } }));
-    await calls.call('integrations.list', () => novu.integrations.list());
-    await calls.call('integrations.listActive', () => novu.integrations.listActive());
-    await calls.call('integrations.update', () => novu.integrations.update({ name: 'SendGrid 2' }, created!.result.id!));
-    await calls.call('integrations.setAsPrimary', () => novu.integrations.setAsPrimary(created!.result.id!));
+    const created = await calls.call('integrations.create', () => sdk.novu.integrations.create({ providerId: 'sendgrid', channel: 'email', name: 'SendGrid', identifier: 'sendgrid-main', active: true, check: false, credentials: { apiKey: 'SG.x', from: 'alerts@example.com', senderName: 'Alerts' } }));
+    await calls.call('integrations.list', () => sdk.novu.integrations.list());
+    await calls.call('integrations.listActive', () => sdk.novu.integrations.listActive());
+    await calls.call('integrations.update', () => sdk.novu.integrations.update({ name: 'SendGrid 2' }, created!.result.id!));
+    await calls.call('integrations.setAsPrimary', () => sdk.novu.integrations.setAsPrimary(created!.result.id!));
 
     expect(calls.failed).toEqual([]);
     expect(calls.methods()).toEqual([
@@ -200,15 +185,15 @@ describe("@novu/api 3.19.1: every served method's answer passes the SDK's own pa
 describe('@novu/node 2.6.6: the feed and the unseen count carry what its callers read', () => {
   it('subscribers.getNotificationsFeed and getUnseenCount', async () => {
     await seed();
-    await server.tidings.subscribers.upsert({ subscriberId: 'ada', firstName: 'Ada' });
-    await novu.trigger({ workflowId: 'comment', to: 'ada', payload: { text: 'hello' } });
-    await novu.trigger({ workflowId: 'comment', to: 'ada', payload: { text: 'again' } });
-    const feed = await legacy.subscribers.getNotificationsFeed('ada', { page: 0, limit: 10, feedIdentifier: 'main' });
+    await sdk.server.tidings.subscribers.upsert({ subscriberId: 'ada', firstName: 'Ada' });
+    await sdk.novu.trigger({ workflowId: 'comment', to: 'ada', payload: { text: 'hello' } });
+    await sdk.novu.trigger({ workflowId: 'comment', to: 'ada', payload: { text: 'again' } });
+    const feed = await sdk.legacy.subscribers.getNotificationsFeed('ada', { page: 0, limit: 10, feedIdentifier: 'main' });
     expect(feed.status).toBe(200);
     expect(feed.data).toMatchObject({ page: 0, pageSize: 10, hasMore: false, data: [{ content: 'Hi Ada: again' }, { content: 'Hi Ada: hello', _subscriberId: expect.any(String), transactionId: expect.any(String) }] });
-    const second = await legacy.subscribers.getNotificationsFeed('ada', { page: 1, limit: 1 });
+    const second = await sdk.legacy.subscribers.getNotificationsFeed('ada', { page: 1, limit: 1 });
     expect(second.data).toMatchObject({ page: 1, pageSize: 1, hasMore: false, data: [{ content: 'Hi Ada: hello' }] });
-    const unseen = await legacy.subscribers.getUnseenCount('ada', false);
+    const unseen = await sdk.legacy.subscribers.getUnseenCount('ada', false);
     expect(unseen.data.data).toEqual({ count: 2 });
   });
 });

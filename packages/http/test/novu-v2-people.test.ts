@@ -7,41 +7,15 @@
  * (apps/api/src/app/subscribers-v2/e2e, topics-v2/e2e, subscribers/e2e/bulk-create-subscribers.e2e.ts,
  * topics/e2e/delete-topic.e2e.ts) are the reference for the flows.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Novu } from '@novu/api';
 import { ErrorDto, SubscriberResponseDto, TopicResponseDto, ValidationErrorDto } from '@novu/api/models/errors';
-import { Novu as NovuNode } from '@novu/node';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { serve } from '../src/serve.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { rejection, sdkServer } from './sdk-server.js';
 
 const KEY = 'tid_v2_people_key';
-const dir = mkdtempSync(join(tmpdir(), 'tidings-v2-people-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-let count = 0;
-let server: Awaited<ReturnType<typeof serve>>;
-let novu: Novu;
-let legacy: NovuNode;
-beforeEach(async () => {
-  server = await serve({ port: 0, db: join(dir, `people-${++count}.db`), apiKey: KEY, graceMs: 500 });
-  novu = new Novu({ secretKey: KEY, serverURL: server.url, retryConfig: { strategy: 'none' }, timeoutMs: 10_000 });
-  legacy = new NovuNode(KEY, { backendUrl: server.url });
-});
-afterEach(() => server.close());
-
-async function http(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { authorization: `ApiKey ${KEY}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (text === '' ? undefined : JSON.parse(text)) as any };
-}
-
-const rejection = (promise: Promise<unknown>) => promise.then(() => { throw new Error('expected the call to fail'); }, (error: unknown) => error);
+const sdk = sdkServer('v2-people', KEY);
+const { http } = sdk;
 
 /** The 422 the SDK throws, with the fields its `errors` names. */
 async function refusedFields(promise: Promise<unknown>): Promise<string[]> {
@@ -60,51 +34,51 @@ async function notFound(promise: Promise<unknown>) {
 describe('subscribers (create-subscriber, get-subscriber, patch-subscriber, delete-subscriber e2e)', () => {
   it('subscribers.create creates, then upserts the same subscriberId; failIfExists refuses with a 409 the SDK throws as SubscriberResponseDto', async () => {
     const payload = { subscriberId: 'sub-1', firstName: 'First Name', lastName: 'Last Name', locale: 'en_US', timezone: 'America/New_York', data: { test1: 'test value1' } };
-    const { result: created } = await novu.subscribers.create(payload);
+    const { result: created } = await sdk.novu.subscribers.create(payload);
     expect(created).toMatchObject({ ...payload, id: expect.any(String), organizationId: expect.any(String), environmentId: expect.any(String), deleted: false, createdAt: expect.any(String), updatedAt: expect.any(String) });
 
-    const { result: updated } = await novu.subscribers.create({ subscriberId: 'sub-1', firstName: 'First Name 2', data: { foo: 42 } });
+    const { result: updated } = await sdk.novu.subscribers.create({ subscriberId: 'sub-1', firstName: 'First Name 2', data: { foo: 42 } });
     expect(updated).toMatchObject({ id: created.id, firstName: 'First Name 2', lastName: 'Last Name', data: { foo: 42 } });
 
-    const conflict = await rejection(novu.subscribers.create({ subscriberId: 'sub-1', firstName: 'Never' }, true));
+    const conflict = await rejection(sdk.novu.subscribers.create({ subscriberId: 'sub-1', firstName: 'Never' }, true));
     expect(conflict).toBeInstanceOf(SubscriberResponseDto);
     expect(conflict).toMatchObject({ statusCode: 409, subscriberId: 'sub-1', firstName: 'First Name 2' });
-    expect((await server.tidings.subscribers.get('sub-1'))!.firstName).toBe('First Name 2');
-    const { result: fresh } = await novu.subscribers.create({ subscriberId: 'sub-2' }, true);
+    expect((await sdk.server.tidings.subscribers.get('sub-1'))!.firstName).toBe('First Name 2');
+    const { result: fresh } = await sdk.novu.subscribers.create({ subscriberId: 'sub-2' }, true);
     expect(fresh).toMatchObject({ subscriberId: 'sub-2', firstName: null, lastName: null });
   });
 
   it('a bad member is a 422 naming it (ValidationErrorDto); a member Novu does not have is refused by name', async () => {
-    expect(await refusedFields(novu.subscribers.create({ subscriberId: 'sub-1', timezone: 'Mars/Olympus' }))).toEqual(['timezone']);
-    expect(await refusedFields(novu.subscribers.create({ subscriberId: ' ' }))).toEqual(['subscriberId']);
+    expect(await refusedFields(sdk.novu.subscribers.create({ subscriberId: 'sub-1', timezone: 'Mars/Olympus' }))).toEqual(['timezone']);
+    expect(await refusedFields(sdk.novu.subscribers.create({ subscriberId: ' ' }))).toEqual(['subscriberId']);
     const plain = await http('POST', '/v2/subscribers', { subscriberId: 'sub-1', channels: [] });
     expect(plain).toMatchObject({ status: 422, body: { errors: { channels: { messages: ['is not a known member'] } } } });
     expect((await http('PATCH', '/v2/subscribers/sub-1', { email: 42 })).body).toMatchObject({ statusCode: 422, errors: { email: { messages: [expect.any(String)] } } });
   });
 
   it('subscribers.retrieve answers the subscriber; an unknown one is a 404 ErrorDto', async () => {
-    await novu.subscribers.create({ subscriberId: 'sub-1', email: 'ada@example.com' });
-    const { result } = await novu.subscribers.retrieve('sub-1');
+    await sdk.novu.subscribers.create({ subscriberId: 'sub-1', email: 'ada@example.com' });
+    const { result } = await sdk.novu.subscribers.retrieve('sub-1');
     expect(result).toMatchObject({ subscriberId: 'sub-1', email: 'ada@example.com' });
-    await notFound(novu.subscribers.retrieve('nobody'));
+    await notFound(sdk.novu.subscribers.retrieve('nobody'));
   });
 
   it('subscribers.patch changes only the members given (null clears one); an unknown subscriber is a 404, not a create', async () => {
-    await novu.subscribers.create({ subscriberId: 'sub-1', firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com', data: { a: 1 } });
-    const { result } = await novu.subscribers.patch({ firstName: 'Augusta', email: null }, 'sub-1');
+    await sdk.novu.subscribers.create({ subscriberId: 'sub-1', firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com', data: { a: 1 } });
+    const { result } = await sdk.novu.subscribers.patch({ firstName: 'Augusta', email: null }, 'sub-1');
     expect(result).toMatchObject({ subscriberId: 'sub-1', firstName: 'Augusta', lastName: 'Lovelace', email: null, data: { a: 1 } });
-    await notFound(novu.subscribers.patch({ firstName: 'X' }, 'nobody'));
-    expect(await server.tidings.subscribers.get('nobody')).toBeNull();
+    await notFound(sdk.novu.subscribers.patch({ firstName: 'X' }, 'nobody'));
+    expect(await sdk.server.tidings.subscribers.get('nobody')).toBeNull();
   });
 
   it('subscribers.delete answers { acknowledged, status } and takes the topic subscriptions with it; a second delete is a 404', async () => {
-    await novu.subscribers.create({ subscriberId: 'sub-1' });
-    await novu.topics.subscriptions.create({ subscriberIds: ['sub-1'] }, 'news');
-    const { result } = await novu.subscribers.delete('sub-1');
+    await sdk.novu.subscribers.create({ subscriberId: 'sub-1' });
+    await sdk.novu.topics.subscriptions.create({ subscriberIds: ['sub-1'] }, 'news');
+    const { result } = await sdk.novu.subscribers.delete('sub-1');
     expect(result).toEqual({ acknowledged: true, status: 'deleted' });
-    await notFound(novu.subscribers.retrieve('sub-1'));
-    expect(await server.tidings.topics.getSubscription('news', 'sub-1')).toBeNull();
-    await notFound(novu.subscribers.delete('sub-1'));
+    await notFound(sdk.novu.subscribers.retrieve('sub-1'));
+    expect(await sdk.server.tidings.topics.getSubscription('news', 'sub-1')).toBeNull();
+    await notFound(sdk.novu.subscribers.delete('sub-1'));
   });
 });
 
@@ -118,11 +92,11 @@ describe('subscribers.search', () => {
   ];
 
   it('pages forward in subscriberId order through next, with the count, until next is null', async () => {
-    await novu.subscribers.createBulk({ subscribers: [...people].reverse() });
+    await sdk.novu.subscribers.createBulk({ subscribers: [...people].reverse() });
     const seen: string[] = [];
     let after: string | undefined;
     for (let pages = 0; pages < 5; pages++) {
-      const { result } = await novu.subscribers.search({ limit: 2, ...(after !== undefined && { after }) });
+      const { result } = await sdk.novu.subscribers.search({ limit: 2, ...(after !== undefined && { after }) });
       expect(result).toMatchObject({ previous: null, totalCount: 5, totalCountCapped: false });
       seen.push(...result.data.map((s) => s.subscriberId));
       if (result.next === null) break;
@@ -130,14 +104,14 @@ describe('subscribers.search', () => {
     }
     expect(seen).toEqual(['u-01', 'u-02', 'u-03', 'u-04', 'u-05']);
     // includeCursor: the page starts at the subscriber the cursor stands on.
-    const { result: first } = await novu.subscribers.search({ limit: 2 });
-    const { result: again } = await novu.subscribers.search({ limit: 2, after: first.next!, includeCursor: true });
+    const { result: first } = await sdk.novu.subscribers.search({ limit: 2 });
+    const { result: again } = await sdk.novu.subscribers.search({ limit: 2, after: first.next!, includeCursor: true });
     expect(again.data.map((s) => s.subscriberId)).toEqual(['u-02', 'u-03']);
   });
 
   it('filters: each one given narrows to values containing it, in any case; name is first and last name', async () => {
-    await novu.subscribers.createBulk({ subscribers: people });
-    const ids = async (query: Parameters<Novu['subscribers']['search']>[0]) => (await novu.subscribers.search(query)).result;
+    await sdk.novu.subscribers.createBulk({ subscribers: people });
+    const ids = async (query: Parameters<Novu['subscribers']['search']>[0]) => (await sdk.novu.subscribers.search(query)).result;
     expect((await ids({ email: '.EDU' })).data.map((s) => s.subscriberId)).toEqual(['u-04', 'u-05']);
     expect(await ids({ phone: '+44' })).toMatchObject({ totalCount: 2, data: [{ subscriberId: 'u-01' }, { subscriberId: 'u-03' }] });
     expect((await ids({ name: 'grace hop' })).data.map((s) => s.subscriberId)).toEqual(['u-02']);
@@ -148,36 +122,36 @@ describe('subscribers.search', () => {
 
   it('a filter that matches few keeps each request within its scan budget: a short page with next, the match on a later one', async () => {
     const many = Array.from({ length: 2_600 }, (_, i) => ({ subscriberId: `m-${String(i).padStart(5, '0')}`, email: i === 2_550 ? 'needle@example.com' : `hay${i}@example.com` }));
-    for (let i = 0; i < many.length; i += 500) await novu.subscribers.createBulk({ subscribers: many.slice(i, i + 500) });
-    const { result: first } = await novu.subscribers.search({ email: 'needle' });
+    for (let i = 0; i < many.length; i += 500) await sdk.novu.subscribers.createBulk({ subscribers: many.slice(i, i + 500) });
+    const { result: first } = await sdk.novu.subscribers.search({ email: 'needle' });
     expect(first.data).toEqual([]);
     expect(first.next).not.toBeNull();
     // The count reads as far as its budget: a lower bound, flagged as Novu flags a count it stopped.
     expect(first).toMatchObject({ totalCount: 0, totalCountCapped: true });
-    const { result: second } = await novu.subscribers.search({ email: 'needle', after: first.next! });
+    const { result: second } = await sdk.novu.subscribers.search({ email: 'needle', after: first.next! });
     expect(second.data.map((s) => s.subscriberId)).toEqual(['m-02550']);
     expect(second.next).toBeNull();
-    const { result: all } = await novu.subscribers.search({ limit: 1 });
+    const { result: all } = await sdk.novu.subscribers.search({ limit: 1 });
     expect(all).toMatchObject({ totalCount: 2_600, totalCountCapped: false });
   });
 
   it('what a forward scan cannot serve is a 422 naming the field: DESC, before, another orderBy; so are a bad limit and a cursor it did not give', async () => {
-    expect(await refusedFields(novu.subscribers.search({ orderDirection: 'DESC' }))).toEqual(['orderDirection']);
-    expect(await refusedFields(novu.subscribers.search({ before: 'x' }))).toEqual(['before']);
-    expect(await refusedFields(novu.subscribers.search({ orderBy: 'updatedAt' }))).toEqual(['orderBy']);
-    expect(await refusedFields(novu.subscribers.search({ limit: 0 }))).toEqual(['limit']);
-    expect(await refusedFields(novu.subscribers.search({ limit: 101 }))).toEqual(['limit']);
-    expect(await refusedFields(novu.subscribers.search({ after: 'not-a-cursor' }))).toEqual(['after']);
+    expect(await refusedFields(sdk.novu.subscribers.search({ orderDirection: 'DESC' }))).toEqual(['orderDirection']);
+    expect(await refusedFields(sdk.novu.subscribers.search({ before: 'x' }))).toEqual(['before']);
+    expect(await refusedFields(sdk.novu.subscribers.search({ orderBy: 'updatedAt' }))).toEqual(['orderBy']);
+    expect(await refusedFields(sdk.novu.subscribers.search({ limit: 0 }))).toEqual(['limit']);
+    expect(await refusedFields(sdk.novu.subscribers.search({ limit: 101 }))).toEqual(['limit']);
+    expect(await refusedFields(sdk.novu.subscribers.search({ after: 'not-a-cursor' }))).toEqual(['after']);
     expect((await http('GET', '/v2/subscribers?emial=x')).body.errors).toEqual({ emial: { messages: ['is not a known member'] } });
-    const { result } = await novu.subscribers.search({ orderDirection: 'ASC', orderBy: 'subscriberId' });
+    const { result } = await sdk.novu.subscribers.search({ orderDirection: 'ASC', orderBy: 'subscriberId' });
     expect(result.data).toEqual([]);
   });
 });
 
 describe('POST /v1/subscribers/bulk (bulk-create-subscribers.e2e.ts)', () => {
   it('createBulk answers { created, updated, failed } in the order given; the same subscriberId twice is created, then updated', async () => {
-    await novu.subscribers.create({ subscriberId: 'existing', firstName: 'Old' });
-    const { result } = await novu.subscribers.createBulk({
+    await sdk.novu.subscribers.create({ subscriberId: 'existing', firstName: 'Old' });
+    const { result } = await sdk.novu.subscribers.createBulk({
       subscribers: [
         { subscriberId: 'test1', firstName: 'sub1', email: 'sub1@test.co' },
         { subscriberId: 'test2', firstName: 'sub2', email: 'sub2@test.co' },
@@ -190,22 +164,22 @@ describe('POST /v1/subscribers/bulk (bulk-create-subscribers.e2e.ts)', () => {
       updated: [{ subscriberId: 'existing' }, { subscriberId: 'test2' }],
       failed: [],
     });
-    expect(await server.tidings.subscribers.get('test2')).toMatchObject({ firstName: 'update name', email: 'sub2@test.co' });
-    expect((await server.tidings.subscribers.get('existing'))!.firstName).toBe('update name');
+    expect(await sdk.server.tidings.subscribers.get('test2')).toMatchObject({ firstName: 'update name', email: 'sub2@test.co' });
+    expect((await sdk.server.tidings.subscribers.get('existing'))!.firstName).toBe('update name');
   });
 
   it('more than 500 is a 422 naming subscribers, as is an invalid item (nothing stored); a subscriber the engine refuses is listed in failed', async () => {
     const tooMany = Array.from({ length: 501 }, (_, i) => ({ subscriberId: `s${i}` }));
-    const error = await rejection(novu.subscribers.createBulk({ subscribers: tooMany }));
+    const error = await rejection(sdk.novu.subscribers.createBulk({ subscribers: tooMany }));
     expect(error).toBeInstanceOf(ValidationErrorDto);
     expect((error as ValidationErrorDto).errors['subscribers']!.messages).toEqual(['must contain no more than 500 elements']);
-    expect(await refusedFields(novu.subscribers.createBulk({ subscribers: [{ subscriberId: 'ok' }, { subscriberId: 'bad', timezone: 'Nowhere/Never' }] }))).toEqual(['subscribers[1].timezone']);
-    expect(await server.tidings.subscribers.get('ok')).toBeNull();
+    expect(await refusedFields(sdk.novu.subscribers.createBulk({ subscribers: [{ subscriberId: 'ok' }, { subscriberId: 'bad', timezone: 'Nowhere/Never' }] }))).toEqual(['subscribers[1].timezone']);
+    expect(await sdk.server.tidings.subscribers.get('ok')).toBeNull();
 
     // 100 device tokens per provider (over its integrations) at most: a second hundred would pass the cap, refused for that subscriber alone.
     const tokens = (prefix: string) => Array.from({ length: 100 }, (_, i) => `${prefix}-${i}`);
     await http('POST', '/v1/subscribers', { subscriberId: 'phone', channels: [{ providerId: 'fcm', credentials: { deviceTokens: tokens('a') } }] });
-    const { result } = await novu.subscribers.createBulk({ subscribers: [{ subscriberId: 'fine' }] });
+    const { result } = await sdk.novu.subscribers.createBulk({ subscribers: [{ subscriberId: 'fine' }] });
     expect(result.created).toEqual([{ subscriberId: 'fine' }]);
     const plain = await http('POST', '/v1/subscribers/bulk', { subscribers: [{ subscriberId: 'phone', channels: [{ providerId: 'fcm', integrationIdentifier: 'second-app', credentials: { deviceTokens: tokens('b') } }] }, { subscriberId: 'other' }] });
     expect(plain.status).toBe(201);
@@ -213,7 +187,7 @@ describe('POST /v1/subscribers/bulk (bulk-create-subscribers.e2e.ts)', () => {
   });
 
   it("@novu/node's bulkCreate reaches the same route", async () => {
-    const response = await legacy.subscribers.bulkCreate([{ subscriberId: 'n1', email: 'n1@example.com' }, { subscriberId: 'n2' }]);
+    const response = await sdk.legacy.subscribers.bulkCreate([{ subscriberId: 'n1', email: 'n1@example.com' }, { subscriberId: 'n2' }]);
     expect(response.status).toBe(201);
     expect(response.data.data).toEqual({ created: [{ subscriberId: 'n1' }, { subscriberId: 'n2' }], updated: [], failed: [] });
   });
@@ -221,138 +195,138 @@ describe('POST /v1/subscribers/bulk (bulk-create-subscribers.e2e.ts)', () => {
 
 describe('topics (upsert-topic, get-topic, update-topic, delete-topic, list-topics e2e)', () => {
   it('topics.create creates (and renames on a second call); failIfExists is a 409 the SDK throws as TopicResponseDto; get, update, and 404s', async () => {
-    const { result: created } = await novu.topics.create({ key: 'news', name: 'News' });
+    const { result: created } = await sdk.novu.topics.create({ key: 'news', name: 'News' });
     expect(created).toMatchObject({ id: expect.any(String), key: 'news', name: 'News', createdAt: expect.any(String), updatedAt: expect.any(String) });
-    const { result: renamed } = await novu.topics.create({ key: 'news', name: 'Daily news' });
+    const { result: renamed } = await sdk.novu.topics.create({ key: 'news', name: 'Daily news' });
     expect(renamed).toMatchObject({ id: created.id, name: 'Daily news' });
-    const conflict = await rejection(novu.topics.create({ key: 'news', name: 'Never' }, true));
+    const conflict = await rejection(sdk.novu.topics.create({ key: 'news', name: 'Never' }, true));
     expect(conflict).toBeInstanceOf(TopicResponseDto);
     expect(conflict).toMatchObject({ statusCode: 409, key: 'news', id: created.id });
     expect((conflict as TopicResponseDto).data$.name).toBe('Daily news');
 
-    expect((await novu.topics.get('news')).result).toMatchObject({ id: created.id, key: 'news', name: 'Daily news' });
-    const { result: updated } = await novu.topics.update({ name: 'Updated Name' }, 'news');
+    expect((await sdk.novu.topics.get('news')).result).toMatchObject({ id: created.id, key: 'news', name: 'Daily news' });
+    const { result: updated } = await sdk.novu.topics.update({ name: 'Updated Name' }, 'news');
     expect(updated).toMatchObject({ id: created.id, key: 'news', name: 'Updated Name' });
-    expect((await novu.topics.get('news')).result.name).toBe('Updated Name');
-    await notFound(novu.topics.get('missing'));
-    await notFound(novu.topics.update({ name: 'X' }, 'missing'));
-    expect(await server.tidings.topics.get('missing')).toBeNull();
+    expect((await sdk.novu.topics.get('news')).result.name).toBe('Updated Name');
+    await notFound(sdk.novu.topics.get('missing'));
+    await notFound(sdk.novu.topics.update({ name: 'X' }, 'missing'));
+    expect(await sdk.server.tidings.topics.get('missing')).toBeNull();
   });
 
   it('topic data is refused by name (Tidings topics hold a key and a name)', async () => {
-    expect(await refusedFields(novu.topics.create({ key: 'news', name: 'News', data: { tier: 'gold' } }))).toEqual(['data']);
-    expect(await refusedFields(novu.topics.update({ data: { tier: 'gold' } }, 'news'))).toEqual(['data']);
+    expect(await refusedFields(sdk.novu.topics.create({ key: 'news', name: 'News', data: { tier: 'gold' } }))).toEqual(['data']);
+    expect(await refusedFields(sdk.novu.topics.update({ data: { tier: 'gold' } }, 'news'))).toEqual(['data']);
   });
 
   it('topics.list finds the topic with key (name narrows it); without a key it is a 422 naming key', async () => {
-    await novu.topics.create({ key: 'news', name: 'Daily News' });
-    const { result } = await novu.topics.list({ key: 'news' });
+    await sdk.novu.topics.create({ key: 'news', name: 'Daily News' });
+    const { result } = await sdk.novu.topics.list({ key: 'news' });
     expect(result).toMatchObject({ data: [{ key: 'news', name: 'Daily News' }], next: null, previous: null, totalCount: 1, totalCountCapped: false });
-    expect((await novu.topics.list({ key: 'news', name: 'daily' })).result.data).toHaveLength(1);
-    expect((await novu.topics.list({ key: 'news', name: 'weekly' })).result.data).toEqual([]);
-    expect((await novu.topics.list({ key: 'other' })).result).toMatchObject({ data: [], totalCount: 0 });
-    const error = await rejection(novu.topics.list({}));
+    expect((await sdk.novu.topics.list({ key: 'news', name: 'daily' })).result.data).toHaveLength(1);
+    expect((await sdk.novu.topics.list({ key: 'news', name: 'weekly' })).result.data).toEqual([]);
+    expect((await sdk.novu.topics.list({ key: 'other' })).result).toMatchObject({ data: [], totalCount: 0 });
+    const error = await rejection(sdk.novu.topics.list({}));
     expect(error).toBeInstanceOf(ValidationErrorDto);
     expect((error as ValidationErrorDto).errors['key']!.messages[0]).toMatch(/cannot list topics/);
   });
 
   it('topics.delete removes every subscription (a trigger to it reaches nobody); an unknown topic is a 404', async () => {
-    await novu.subscribers.createBulk({ subscribers: [{ subscriberId: 'a' }, { subscriberId: 'b' }] });
-    await novu.topics.subscriptions.create({ subscriberIds: ['a', 'b'] }, 'news');
-    const { result } = await novu.topics.delete('news');
+    await sdk.novu.subscribers.createBulk({ subscribers: [{ subscriberId: 'a' }, { subscriberId: 'b' }] });
+    await sdk.novu.topics.subscriptions.create({ subscriberIds: ['a', 'b'] }, 'news');
+    const { result } = await sdk.novu.topics.delete('news');
     expect(result).toEqual({ acknowledged: true });
-    expect((await novu.topics.subscriptions.list({ topicKey: 'news' })).result).toMatchObject({ data: [], totalCount: 0 });
-    await server.tidings.workflows.upsert({ name: 'Hi', triggers: [{ identifier: 'hi' }], steps: [{ template: { type: 'in_app', content: 'hi' } }] });
-    await novu.trigger({ workflowId: 'hi', to: { type: 'Topic', topicKey: 'news' } });
-    await server.tidings.runDue();
-    expect((await server.tidings.messages.feed('a', { limit: 10 })).items).toEqual([]);
-    await notFound(novu.topics.delete('missing'));
+    expect((await sdk.novu.topics.subscriptions.list({ topicKey: 'news' })).result).toMatchObject({ data: [], totalCount: 0 });
+    await sdk.server.tidings.workflows.upsert({ name: 'Hi', triggers: [{ identifier: 'hi' }], steps: [{ template: { type: 'in_app', content: 'hi' } }] });
+    await sdk.novu.trigger({ workflowId: 'hi', to: { type: 'Topic', topicKey: 'news' } });
+    await sdk.server.tidings.runDue();
+    expect((await sdk.server.tidings.messages.feed('a', { limit: 10 })).items).toEqual([]);
+    await notFound(sdk.novu.topics.delete('missing'));
   });
 
   it("@novu/node's topics.delete (DELETE /v1/topics/:key): 204 for a topic without subscribers, 409 while it has some, 404 when unknown", async () => {
-    await novu.subscribers.create({ subscriberId: 'a' });
-    await legacy.topics.create({ key: 'busy', name: 'Busy' });
-    await legacy.topics.addSubscribers('busy', { subscribers: ['a'] });
-    const busy = await rejection(legacy.topics.delete('busy'));
+    await sdk.novu.subscribers.create({ subscriberId: 'a' });
+    await sdk.legacy.topics.create({ key: 'busy', name: 'Busy' });
+    await sdk.legacy.topics.addSubscribers('busy', { subscribers: ['a'] });
+    const busy = await rejection(sdk.legacy.topics.delete('busy'));
     expect((busy as any).response.status).toBe(409);
-    expect((busy as any).response.data.message).toBe(`Topic with key busy in the environment ${server.tidings.environmentId} can't be deleted as it still has subscribers assigned`);
-    await legacy.topics.create({ key: 'empty', name: 'Empty' });
-    expect((await legacy.topics.delete('empty')).status).toBe(204);
-    expect(((await rejection(legacy.topics.delete('missing'))) as any).response.status).toBe(404);
+    expect((busy as any).response.data.message).toBe(`Topic with key busy in the environment ${sdk.server.tidings.environmentId} can't be deleted as it still has subscribers assigned`);
+    await sdk.legacy.topics.create({ key: 'empty', name: 'Empty' });
+    expect((await sdk.legacy.topics.delete('empty')).status).toBe(204);
+    expect(((await rejection(sdk.legacy.topics.delete('missing'))) as any).response.status).toBe(404);
   });
 });
 
 describe('topics.subscriptions and subscribers.topics (create-topic-subscriptions, list-topic-subscriptions, delete-topic-subscriptions e2e)', () => {
   beforeEach(async () => {
-    await novu.subscribers.createBulk({ subscribers: [{ subscriberId: 'a', firstName: 'Ada', email: 'ada@example.com' }, { subscriberId: 'b' }, { subscriberId: 'c' }] });
+    await sdk.novu.subscribers.createBulk({ subscribers: [{ subscriberId: 'a', firstName: 'Ada', email: 'ada@example.com' }, { subscriberId: 'b' }, { subscriberId: 'c' }] });
   });
 
   it('create subscribes known subscribers (topic created when missing), lists unknown ones in errors; when none is known it is a 400', async () => {
-    const { result } = await novu.topics.subscriptions.create({ subscriberIds: ['a', 'ghost'], subscriptions: ['b', { identifier: 'tk_news:si_c', subscriberId: 'c' }] }, 'news');
+    const { result } = await sdk.novu.topics.subscriptions.create({ subscriberIds: ['a', 'ghost'], subscriptions: ['b', { identifier: 'tk_news:si_c', subscriberId: 'c' }] }, 'news');
     expect(result.meta).toEqual({ totalCount: 4, successful: 3, failed: 1 });
     expect(result.errors).toEqual([{ subscriberId: 'ghost', code: 'SUBSCRIBER_NOT_FOUND', message: "Subscriber with ID 'ghost' could not be found." }]);
     expect(result.data.map((s) => s.subscriber?.subscriberId).sort()).toEqual(['a', 'b', 'c']);
     expect(result.data.find((s) => s.subscriber?.subscriberId === 'a')).toMatchObject({ identifier: 'tk_news:si_a', topic: { key: 'news', name: 'news' }, subscriber: { firstName: 'Ada', email: 'ada@example.com' } });
-    expect((await novu.topics.get('news')).result.key).toBe('news');
+    expect((await sdk.novu.topics.get('news')).result.key).toBe('news');
 
-    const none = await rejection(novu.topics.subscriptions.create({ subscriberIds: ['ghost'] }, 'news'));
+    const none = await rejection(sdk.novu.topics.subscriptions.create({ subscriberIds: ['ghost'] }, 'news'));
     expect(none).toBeInstanceOf(ErrorDto);
     expect((none as ErrorDto).statusCode).toBe(400);
   });
 
   it('what Tidings cannot keep on a subscription is refused by name: another identifier, a name, preferences, a context', async () => {
-    expect(await refusedFields(novu.topics.subscriptions.create({ subscriptions: [{ identifier: 'mine', subscriberId: 'a' }] }, 'news'))).toEqual(['subscriptions[0].identifier']);
-    expect(await refusedFields(novu.topics.subscriptions.create({ subscriberIds: ['a'], name: 'Mine' }, 'news'))).toEqual(['name']);
-    expect(await refusedFields(novu.topics.subscriptions.create({ subscriberIds: ['a'], preferences: ['wf'] }, 'news'))).toEqual(['preferences']);
-    expect(await refusedFields(novu.topics.subscriptions.create({ subscriberIds: ['a'], context: { tenant: 'acme' } }, 'news'))).toEqual(['context']);
-    expect(await refusedFields(novu.topics.subscriptions.create({ subscriberIds: Array.from({ length: 101 }, (_, i) => `s${i}`) }, 'news'))).toEqual(['subscriberIds']);
-    expect(await refusedFields(novu.topics.subscriptions.create({}, 'news'))).toEqual(['subscriptions']);
-    expect(await server.tidings.topics.get('news')).toBeNull();
+    expect(await refusedFields(sdk.novu.topics.subscriptions.create({ subscriptions: [{ identifier: 'mine', subscriberId: 'a' }] }, 'news'))).toEqual(['subscriptions[0].identifier']);
+    expect(await refusedFields(sdk.novu.topics.subscriptions.create({ subscriberIds: ['a'], name: 'Mine' }, 'news'))).toEqual(['name']);
+    expect(await refusedFields(sdk.novu.topics.subscriptions.create({ subscriberIds: ['a'], preferences: ['wf'] }, 'news'))).toEqual(['preferences']);
+    expect(await refusedFields(sdk.novu.topics.subscriptions.create({ subscriberIds: ['a'], context: { tenant: 'acme' } }, 'news'))).toEqual(['context']);
+    expect(await refusedFields(sdk.novu.topics.subscriptions.create({ subscriberIds: Array.from({ length: 101 }, (_, i) => `s${i}`) }, 'news'))).toEqual(['subscriberIds']);
+    expect(await refusedFields(sdk.novu.topics.subscriptions.create({}, 'news'))).toEqual(['subscriptions']);
+    expect(await sdk.server.tidings.topics.get('news')).toBeNull();
   });
 
   it('list pages forward in subscriberId order with the count; subscriberId picks one; getSubscription and update by identifier', async () => {
-    await novu.topics.subscriptions.create({ subscriberIds: ['c', 'a', 'b'] }, 'news');
-    const { result: first } = await novu.topics.subscriptions.list({ topicKey: 'news', limit: 2 });
+    await sdk.novu.topics.subscriptions.create({ subscriberIds: ['c', 'a', 'b'] }, 'news');
+    const { result: first } = await sdk.novu.topics.subscriptions.list({ topicKey: 'news', limit: 2 });
     expect(first).toMatchObject({ totalCount: 3, totalCountCapped: false, previous: null });
     expect(first.data.map((s) => s.subscriber.subscriberId)).toEqual(['a', 'b']);
     expect(first.data[0]).toMatchObject({ identifier: 'tk_news:si_a', topic: { key: 'news', name: 'news', createdAt: expect.any(String) } });
-    const { result: second } = await novu.topics.subscriptions.list({ topicKey: 'news', limit: 2, after: first.next! });
+    const { result: second } = await sdk.novu.topics.subscriptions.list({ topicKey: 'news', limit: 2, after: first.next! });
     expect(second.data.map((s) => s.subscriber.subscriberId)).toEqual(['c']);
     expect(second.next).toBeNull();
-    expect((await novu.topics.subscriptions.list({ topicKey: 'news', subscriberId: 'b' })).result.data.map((s) => s.identifier)).toEqual(['tk_news:si_b']);
-    expect((await novu.topics.subscriptions.list({ topicKey: 'news', subscriberId: 'ghost' })).result).toMatchObject({ data: [], totalCount: 0 });
-    await notFound(novu.topics.subscriptions.list({ topicKey: 'missing' }));
+    expect((await sdk.novu.topics.subscriptions.list({ topicKey: 'news', subscriberId: 'b' })).result.data.map((s) => s.identifier)).toEqual(['tk_news:si_b']);
+    expect((await sdk.novu.topics.subscriptions.list({ topicKey: 'news', subscriberId: 'ghost' })).result).toMatchObject({ data: [], totalCount: 0 });
+    await notFound(sdk.novu.topics.subscriptions.list({ topicKey: 'missing' }));
 
-    const { result: one } = await novu.topics.subscriptions.getSubscription('news', 'tk_news:si_a');
+    const { result: one } = await sdk.novu.topics.subscriptions.getSubscription('news', 'tk_news:si_a');
     expect(one).toEqual({ id: first.data[0]!.id, identifier: 'tk_news:si_a' });
-    await notFound(novu.topics.subscriptions.getSubscription('news', 'tk_news:si_ghost'));
-    await notFound(novu.topics.subscriptions.getSubscription('news', 'something-else'));
+    await notFound(sdk.novu.topics.subscriptions.getSubscription('news', 'tk_news:si_ghost'));
+    await notFound(sdk.novu.topics.subscriptions.getSubscription('news', 'something-else'));
 
-    const { result: same } = await novu.topics.subscriptions.update({ topicKey: 'news', identifier: 'tk_news:si_a', updateTopicSubscriptionRequestDto: {} });
+    const { result: same } = await sdk.novu.topics.subscriptions.update({ topicKey: 'news', identifier: 'tk_news:si_a', updateTopicSubscriptionRequestDto: {} });
     expect(same).toMatchObject({ identifier: 'tk_news:si_a', subscriber: { subscriberId: 'a' }, topic: { key: 'news' } });
-    expect(await refusedFields(novu.topics.subscriptions.update({ topicKey: 'news', identifier: 'tk_news:si_a', updateTopicSubscriptionRequestDto: { name: 'Mine' } }))).toEqual(['name']);
+    expect(await refusedFields(sdk.novu.topics.subscriptions.update({ topicKey: 'news', identifier: 'tk_news:si_a', updateTopicSubscriptionRequestDto: { name: 'Mine' } }))).toEqual(['name']);
   });
 
   it('delete unsubscribes by subscriberId or identifier; unknown subscribers and missing subscriptions are listed in errors', async () => {
-    await novu.topics.subscriptions.create({ subscriberIds: ['a', 'b'] }, 'news');
-    const { result } = await novu.topics.subscriptions.delete({ subscriberIds: ['a', 'ghost'], subscriptions: [{ identifier: 'tk_news:si_b' }, 'c'] }, 'news');
+    await sdk.novu.topics.subscriptions.create({ subscriberIds: ['a', 'b'] }, 'news');
+    const { result } = await sdk.novu.topics.subscriptions.delete({ subscriberIds: ['a', 'ghost'], subscriptions: [{ identifier: 'tk_news:si_b' }, 'c'] }, 'news');
     expect(result.data.map((s) => s.subscriber?.subscriberId)).toEqual(['a', 'b']);
     expect(result.meta).toEqual({ totalCount: 4, successful: 2, failed: 2 });
     expect(result.errors).toEqual([
       { subscriberId: 'ghost', code: 'SUBSCRIBER_NOT_FOUND', message: "Subscriber with ID 'ghost' could not be found." },
       { subscriberId: 'c', code: 'SUBSCRIPTION_NOT_FOUND', message: "Subscription for subscriber 'c' not found." },
     ]);
-    expect(await server.tidings.topics.getSubscription('news', 'a')).toBeNull();
-    const none = await rejection(novu.topics.subscriptions.delete({ subscriberIds: ['a'] }, 'news'));
+    expect(await sdk.server.tidings.topics.getSubscription('news', 'a')).toBeNull();
+    const none = await rejection(sdk.novu.topics.subscriptions.delete({ subscriberIds: ['a'] }, 'news'));
     expect((none as ErrorDto).statusCode).toBe(400);
   });
 
   it("subscribers.topics.list answers the subscriber's subscription to the topic key; without key it is a 422 naming key", async () => {
-    await novu.topics.subscriptions.create({ subscriberIds: ['a'] }, 'news');
-    const { result } = await novu.subscribers.topics.list({ subscriberId: 'a', key: 'news' });
+    await sdk.novu.topics.subscriptions.create({ subscriberIds: ['a'] }, 'news');
+    const { result } = await sdk.novu.subscribers.topics.list({ subscriberId: 'a', key: 'news' });
     expect(result).toMatchObject({ data: [{ identifier: 'tk_news:si_a', topic: { key: 'news' }, subscriber: { subscriberId: 'a' } }], totalCount: 1 });
-    expect((await novu.subscribers.topics.list({ subscriberId: 'b', key: 'news' })).result.data).toEqual([]);
-    expect(await refusedFields(novu.subscribers.topics.list({ subscriberId: 'a' }))).toEqual(['key']);
-    await notFound(novu.subscribers.topics.list({ subscriberId: 'ghost', key: 'news' }));
+    expect((await sdk.novu.subscribers.topics.list({ subscriberId: 'b', key: 'news' })).result.data).toEqual([]);
+    expect(await refusedFields(sdk.novu.subscribers.topics.list({ subscriberId: 'a' }))).toEqual(['key']);
+    await notFound(sdk.novu.subscribers.topics.list({ subscriberId: 'ghost', key: 'news' }));
   });
 });
