@@ -14,26 +14,26 @@ export interface ClientOptions {
    * Novu: the API the bridge registers with. Kept on `client.apiUrl`; nothing is sent to it.
    * @default process.env.NOVU_API_URL, else "https://api.novu.co"
    */
-  apiUrl?: string;
+  apiUrl?: string | undefined;
   /**
    * Novu: the key that signs bridge requests (HMAC). Kept on `client.secretKey`; there are no bridge
    * requests to check in process.
    * @default process.env.NOVU_SECRET_KEY, else process.env.NOVU_API_KEY, else ""
    */
-  secretKey?: string;
+  secretKey?: string | undefined;
   /**
    * Novu: whether bridge requests must carry a valid HMAC signature. Kept on the client; nothing is
    * served, so nothing is checked.
    * @default process.env.NOVU_STRICT_AUTHENTICATION_ENABLED === "true" when set, else false when NODE_ENV is unset, "development" or "dev", else true
    */
-  strictAuthentication?: boolean;
+  strictAuthentication?: boolean | undefined;
   /**
    * Novu: log discovery and executions. Kept on the client; it logs nothing (see the engine's own logs).
    * @default true when NODE_ENV is unset, "development" or "dev"
    */
-  verbose?: boolean;
+  verbose?: boolean | undefined;
   /** Novu: where its logs go. Kept on the client. @default console */
-  logger?: ClientLogger;
+  logger?: ClientLogger | undefined;
 }
 
 /** A workflow's id and steps, as `client.discover()` lists them (Novu's `DiscoverOutput`, its ids and step types only). */
