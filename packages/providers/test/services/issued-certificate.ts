@@ -1,33 +1,5 @@
-import { generateKeyPairSync, randomBytes, sign, X509Certificate, type KeyObject } from 'node:crypto';
-
-/** One DER element: tag, length (short or long form), content. */
-function der(tag: number, ...content: Buffer[]): Buffer {
-  const body = Buffer.concat(content);
-  const length: number[] = [];
-  for (let n = body.length; n > 0; n >>= 8) length.unshift(n & 0xff);
-  const header = body.length < 0x80 ? [tag, body.length] : [tag, 0x80 | length.length, ...length];
-  return Buffer.concat([Buffer.from(header), body]);
-}
-
-const sequence = (...content: Buffer[]) => der(0x30, ...content);
-const set = (...content: Buffer[]) => der(0x31, ...content);
-const utf8 = (value: string) => der(0x0c, Buffer.from(value, 'utf8'));
-
-function oid(dotted: string): Buffer {
-  const [first, second, ...rest] = dotted.split('.').map(Number);
-  const bytes = [first! * 40 + second!];
-  for (const arc of rest) {
-    const groups: number[] = [];
-    for (let n = arc; ; n = Math.floor(n / 128)) {
-      groups.unshift((n % 128) | (groups.length > 0 ? 0x80 : 0));
-      if (n < 128) break;
-    }
-    bytes.push(...groups);
-  }
-  return der(0x06, Buffer.from(bytes));
-}
-
-const time = (at: Date) => der(0x17, Buffer.from(`${at.toISOString().slice(2, 19).replace(/[-T:]/g, '')}Z`));
+import { generateKeyPairSync, sign, X509Certificate, type KeyObject } from 'node:crypto';
+import { der, sequence, set, utf8, oid, time, serialNumber } from './der.js';
 
 /** A certificate and the key it certifies, to issue others with. */
 export interface Issued {
@@ -45,12 +17,10 @@ export function issuedCertificate(commonName: string, options: { issuer?: Issued
   const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const algorithm = sequence(oid('1.2.840.113549.1.1.11'), Buffer.from([0x05, 0x00]));
   const name = (cn: string) => sequence(set(sequence(oid('2.5.4.3'), utf8(cn))));
-  const serial = randomBytes(8);
-  serial[0]! &= 0x7f;
   const extensions = options.ca ? [der(0xa3, sequence(sequence(oid('2.5.29.19'), der(0x01, Buffer.from([0xff])), der(0x04, sequence(der(0x01, Buffer.from([0xff])))))))] : [];
   const tbs = sequence(
     der(0xa0, der(0x02, Buffer.from([2]))),
-    der(0x02, serial),
+    serialNumber(),
     algorithm,
     name(options.issuer?.commonName ?? commonName),
     sequence(time(options.from ?? new Date(Date.now() - 3_600_000)), time(options.to ?? new Date(Date.now() + 86_400_000))),

@@ -1,35 +1,5 @@
-import { generateKeyPairSync, randomBytes, sign, X509Certificate, type KeyObject } from 'node:crypto';
-
-/** One DER element: tag, length (short or long form), content. */
-function der(tag: number, ...content: Buffer[]): Buffer {
-  const body = Buffer.concat(content);
-  const length: number[] = [];
-  for (let n = body.length; n > 0; n >>= 8) length.unshift(n & 0xff);
-  const header = body.length < 0x80 ? [tag, body.length] : [tag, 0x80 | length.length, ...length];
-  return Buffer.concat([Buffer.from(header), body]);
-}
-
-const sequence = (...content: Buffer[]) => der(0x30, ...content);
-const set = (...content: Buffer[]) => der(0x31, ...content);
-const utf8 = (value: string) => der(0x0c, Buffer.from(value, 'utf8'));
-const NULL = Buffer.from([0x05, 0x00]);
-
-function oid(dotted: string): Buffer {
-  const [first, second, ...rest] = dotted.split('.').map(Number);
-  const bytes = [first! * 40 + second!];
-  for (const arc of rest) {
-    const groups: number[] = [];
-    for (let n = arc; ; n = Math.floor(n / 128)) {
-      groups.unshift((n % 128) | (groups.length > 0 ? 0x80 : 0));
-      if (n < 128) break;
-    }
-    bytes.push(...groups);
-  }
-  return der(0x06, Buffer.from(bytes));
-}
-
-/** UTCTime (years before 2050, as every validity here is). */
-const time = (at: Date) => der(0x17, Buffer.from(`${at.toISOString().slice(2, 19).replace(/[-T:]/g, '')}Z`));
+import { generateKeyPairSync, sign, X509Certificate, type KeyObject } from 'node:crypto';
+import { der, sequence, set, utf8, NULL, oid, time, serialNumber } from './der.js';
 
 /**
  * A self-signed X.509 v3 certificate (RSA 2048, SHA256withRSA) for `commonName`, made in memory
@@ -40,13 +10,11 @@ export function selfSignedCertificate(commonName: string, validity: { from?: Dat
   const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const algorithm = sequence(oid('1.2.840.113549.1.1.11'), NULL);
   const name = sequence(set(sequence(oid('2.5.4.3'), utf8(commonName))));
-  const serial = randomBytes(8);
-  serial[0]! &= 0x7f;
   const from = validity.from ?? new Date(Date.now() - 3_600_000);
   const to = validity.to ?? new Date(Date.now() + 86_400_000);
   const tbs = sequence(
     der(0xa0, der(0x02, Buffer.from([2]))),
-    der(0x02, serial),
+    serialNumber(),
     algorithm,
     name,
     sequence(time(from), time(to)),
