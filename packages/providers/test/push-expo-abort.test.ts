@@ -1,21 +1,11 @@
-import { ProviderError, type ProviderMessage } from '@tidings/core';
+import { ProviderError } from '@tidings/core';
 import { describe, expect, it } from 'vitest';
 import { expoProvider } from '../src/push/expo.js';
 import { expoFake } from './services/push-expo.js';
 import { local, started } from './started.js';
+import { pushMessage } from './push-message.js';
 
 const tokens = (count: number) => Array.from({ length: count }, (_, i) => `ExponentPushToken[${i}]`);
-
-const pushMessage = (deviceTokens: string[]): ProviderMessage => ({
-  messageId: 'msg-1',
-  transactionId: 'tx-1',
-  channel: 'push',
-  to: { subscriberId: 'ada', deviceTokens },
-  title: 'Hi',
-  content: 'Hello',
-  payload: {},
-  overrides: {},
-});
 
 /** The reason the engine aborts a send with when it stops waiting for it. */
 const timedOut = () => new ProviderError('the provider did not answer within 10000 ms', { retryable: true, code: 'timeout' });

@@ -1,5 +1,5 @@
 import { createHash, generateKeyPairSync, randomUUID } from 'node:crypto';
-import { createTidings, type Credentials, type Provider, type ProviderMessage } from '@tidings/core';
+import { createTidings, type Credentials, type Provider } from '@tidings/core';
 import { manualClock } from '@tidings/core/testing';
 import { memoryStorage } from '@tidings/memory';
 import { describe, expect, it, vi } from 'vitest';
@@ -12,6 +12,7 @@ import { expoFake } from './services/push-expo.js';
 import { fcmFake, GOOGLE_TOKEN_URI } from './services/push-fcm.js';
 import { oneSignalFake } from './services/push-one-signal.js';
 import { local, started } from './started.js';
+import { pushMessage } from './push-message.js';
 
 /** An engine with one push integration served by `provider`, and a push workflow. */
 async function engine(provider: Provider, credentials: Credentials) {
@@ -35,18 +36,6 @@ async function engine(provider: Provider, credentials: Credentials) {
   const tokens = async () => (await tidings.subscribers.get('ada'))?.channels.find((c) => c.providerId === provider.id)?.credentials.deviceTokens;
   return { tidings, clock, push, message, trace, tokens };
 }
-
-/** A message as the engine hands it to a push provider. */
-const pushMessage = (deviceTokens: string[]): ProviderMessage => ({
-  messageId: 'msg-1',
-  transactionId: 'tx-1',
-  channel: 'push',
-  to: { subscriberId: 'ada', deviceTokens },
-  title: 'Hi',
-  content: 'Hello',
-  payload: { n: 1 },
-  overrides: {},
-});
 
 describe('expo', () => {
   it('posts one message per device token with the access token; the message is sent under the ticket id', async () => {
