@@ -15,7 +15,6 @@ import { sdkServer } from './sdk-server.js';
 const KEY = 'tid_sdk_parsers_key';
 
 const sdk = sdkServer('sdk-parsers', KEY);
-const { http } = sdk;
 
 /** Each SDK method called, and how its answer fared in the SDK's parser. */
 class Calls {

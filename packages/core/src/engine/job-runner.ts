@@ -3,7 +3,6 @@ import type { Provider } from '../delivery/provider.js';
 import type { WebhookTransport } from '../delivery/webhook-transport.js';
 import { normalAddress, type Integration, type Job, type JobKind, type Subscriber, type Suppression } from '../schemas/index.js';
 import type { Storage } from '../storage.js';
-import { BATCH_RENDER_MS } from '../templates/render.js';
 import { groupBy } from '../util/group-by.js';
 import { commitBatch, type Committed } from './commit-batch.js';
 import type { TracksStatus } from './provider-status.js';
@@ -13,7 +12,6 @@ import { stepDeliverer } from './deliver-step.js';
 import { liveWorkers } from './live-workers.js';
 import { cpuTurns, loopYielder, nextTurn } from './loop-yield.js';
 import { runJob, type BatchData } from './job-handlers/index.js';
-import { resultOf, waitUntil } from './job-handlers/job-result.js';
 import { readWalkSources } from './walk-io.js';
 import { capsInForce } from './caps.js';
 import { watchWrite } from './write-health.js';
@@ -190,8 +188,6 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
       const breathe = loopYielder();
       const results = await mapLimited(jobs, options.deliveryConcurrency, async (job) => {
         await breathe();
-        // Keeps its place in the queue (its own runAt): the next claim takes it first.
-        if (batch.renderMeter.spentMs >= BATCH_RENDER_MS) return resultOf(job, waitUntil(job, new Date(job.runAt)));
         const run = () => runJob(job, { ctx, deliver, batch, now, ...(webhookTransport && { webhookTransport }) });
         try {
           return await (spans ? spans.run(job, run) : run());

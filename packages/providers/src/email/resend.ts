@@ -1,4 +1,4 @@
-import { ProviderError, type Credentials, type Provider, type ProviderMessage } from '@tidings/core';
+import { type Provider } from '@tidings/core';
 import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
 import { baseUrlOf, requestOptions, type ServiceProviderOptions } from '../service-options.js';
 import { checkMail, mailbox } from './mail-fields.js';

@@ -1,7 +1,7 @@
-import { ProviderError, type Credentials, type Provider, type ProviderMessage } from '@tidings/core';
+import { type Provider, type ProviderMessage } from '@tidings/core';
 import { answerError, atBase, serviceRequest } from '../http.js';
 import { baseUrlOf, requestOptions, type ServiceProviderOptions } from '../service-options.js';
-import { checkMail, mailbox } from './mail-fields.js';
+import { checkMail } from './mail-fields.js';
 import { readSendgridStatus } from './sendgrid-status.js';
 
 const SEND_URL = 'https://api.sendgrid.com/v3/mail/send';

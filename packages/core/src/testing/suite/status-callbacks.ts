@@ -106,7 +106,7 @@ export function statusCallbacksSuite({ get }: SuiteContext): void {
 
     it(`status callbacks — a report over ${MAX_REPORT_BYTES} bytes, or one more held report than an integration may hold (${MAX_HELD_PER_INTEGRATION}), refuses the callback and changes nothing (issue 40)`, async () => {
       const env = 'env-status-held';
-      const { clock, a, b, viaA, viaB, send } = await twoIntegrations(env);
+      const { clock, a, viaA, viaB, send } = await twoIntegrations(env);
       const ada = await send('ada@example.com');
       const huge = 'x'.repeat(400 * 1024);
       await expect(viaA([{ id: 'pm-unknown', state: 'delivered', eventId: 'e-huge', address: `${huge}@example.com` }], 'token-huge')).rejects.toMatchObject({ code: 'validation_failed', message: expect.stringContaining(`more than the ${MAX_REPORT_BYTES}`) });
