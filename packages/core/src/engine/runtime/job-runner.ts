@@ -1,0 +1,242 @@
+import { randomUUID } from 'node:crypto';
+import type { Provider } from '../../delivery/provider';
+import type { WebhookTransport } from '../../delivery/webhook-transport';
+import { normalAddress, type Integration, type Job, type JobKind, type Subscriber, type Suppression } from '../../schemas/index';
+import type { Storage } from '../../storage';
+import { groupBy } from '../../util/group-by';
+import { commitBatch, type Committed } from './commit-batch';
+import type { TracksStatus } from '../delivery/provider-status';
+import { forgetEndpoints } from '../webhooks/webhook-outbox';
+import type { EngineContext } from '../context';
+import { stepDeliverer } from '../delivery/deliver-step';
+import { liveWorkers } from './live-workers';
+import { cpuTurns, loopYielder, nextTurn } from './loop-yield';
+import { runJob, type BatchData } from './run-job';
+import { readWalkSources } from '../walk/walk-io';
+import { capsInForce } from '../frequency/caps';
+import { watchWrite } from './write-health';
+import { startJobSpans, type JobSpans } from '../telemetry/job-spans';
+
+export interface JobRunner {
+  /**
+   * Claims and runs every job due now, including those enqueued while it runs; returns how many ran.
+   * `keepClaiming` is asked before each claim after the first: false ends the run once the batch in
+   * hand has committed (a stopping loop claims nothing more).
+   */
+  runDue(keepClaiming?: () => boolean): Promise<number>;
+  readonly workerId: string;
+  /** How long the jobs in hand have gone without one of them finishing (0 when none is in hand). */
+  stalledForMs(): number;
+}
+
+
+/** A job that ran out of render budget in a shared batch runs in a batch of its own, without the mark after that. */
+function runsAlone(job: Job): boolean {
+  return job.kind === 'walk' && job.data.runAlone === true;
+}
+
+function withoutAloneMark(job: Job): Job {
+  if (job.kind !== 'walk') return job;
+  const { runAlone: _mark, ...data } = job.data;
+  return { ...job, data };
+}
+
+const byKey = <T, K>(items: readonly T[], key: (item: T) => K) => new Map(items.map((item) => [key(item), item]));
+const unique = <T>(items: readonly T[]) => [...new Set(items)];
+
+/** Reads what a batch's jobs need, once for the whole batch. */
+async function loadBatch(ctx: EngineContext, jobs: readonly Job[], now: Date): Promise<BatchData> {
+  const { storage, env } = ctx;
+  const walks = jobs.filter((j) => j.kind === 'walk');
+  const sourced = jobs.flatMap((j) => (j.kind === 'walk' || j.kind === 'fanout' ? [j.data.notificationId] : []));
+  const { notifications, workflows, tenants } = await readWalkSources(storage, env, sourced);
+  const people = unique([...walks.map((j) => j.subscriberId), ...[...notifications.values()].flatMap((n) => (n.actorId ? [n.actorId] : []))]);
+  const subscribers = byKey(people.length > 0 ? await storage.subscribers.getMany(env, people) : [], (s) => s.subscriberId);
+  const integrations = walks.length > 0 ? await storage.integrations.list(env, { active: true }) : [];
+  const preferences = groupBy(walks.length > 0 ? await storage.preferences.listMany(env, unique(walks.map((j) => j.subscriberId))) : [], (row) => row.subscriberId);
+  const suppressed = await suppressedAddresses(ctx, walks.flatMap((j) => subscribers.get(j.subscriberId) ?? []), integrations);
+  const caps = sourced.length > 0 ? await capsInForce(ctx) : [];
+  return { jobs, notifications, subscribers, workflows, tenants, integrations, preferences, suppressed, caps, renderMeter: { spentMs: 0 }, cpuTurns: cpuTurns() };
+}
+
+/** The suppression entries of these subscribers' email addresses and phones, read only for channels with an integration. */
+async function suppressedAddresses(ctx: EngineContext, people: readonly Subscriber[], integrations: readonly Integration[]): Promise<Map<string, Suppression>> {
+  const found = new Map<string, Suppression>();
+  for (const channel of ['email', 'sms'] as const) {
+    if (!integrations.some((i) => i.channel === channel)) continue;
+    const addresses = unique(people.flatMap((s) => (channel === 'email' ? s.email : s.phone) ?? []).map((a) => normalAddress(channel, a)));
+    if (addresses.length === 0) continue;
+    for (const entry of await ctx.storage.suppressions.find(ctx.env, channel, addresses)) found.set(`${channel}\u0000${entry.address}`, entry);
+  }
+  return found;
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight, keeping results in order. */
+async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  });
+  await Promise.all(lanes);
+  return results;
+}
+
+/** Renews the batch's leases every third of a lease while it runs, so slow providers never lose them. */
+function keepLeases(ctx: EngineContext, workerId: string, ids: readonly string[]): () => void {
+  const every = Math.max(50, Math.floor(ctx.options.leaseMs / 3));
+  const timer = setInterval(() => {
+    const until = new Date(ctx.clock.now().getTime() + ctx.options.leaseMs).toISOString();
+    // A failed renewal is harmless: the commit renews again and drops the jobs it no longer holds.
+    ctx.storage.jobs.renew(ctx.env, ids, workerId, until).catch(() => undefined);
+  }, every);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+function emitCommitted(ctx: EngineContext, committed: Committed): void {
+  const failed = new Map(committed.failures.map((f) => [f.message._id, f.error]));
+  const notSent = new Map(committed.warnings.map((w) => [w.message._id, w.reason]));
+  for (const { digest, subscriberId } of committed.flushed) {
+    ctx.events.emit('digest.flushed', { transactionIds: digest.events.map((e) => e.transactionId), subscriberId, count: digest.events.length });
+  }
+  for (const message of committed.stored) {
+    ctx.events.emit('message.created', { message });
+    if (message.status === 'sent') ctx.events.emit('message.sent', { message });
+    const error = failed.get(message._id);
+    if (error !== undefined) ctx.events.emit('message.failed', { message, error });
+    const reason = notSent.get(message._id);
+    if (reason !== undefined) ctx.events.emit('message.warning', { message, reason });
+  }
+  // Message updates come from unsnooze jobs.
+  for (const message of committed.updated) ctx.events.emit('message.unsnoozed', { message });
+  for (const { job, error } of committed.gaveUp) ctx.events.emit('job.failed', { job, error });
+  if (committed.disabledEndpoints.length > 0) forgetEndpoints(ctx);
+  for (const endpoint of committed.disabledEndpoints) ctx.events.emit('webhook.endpoint.disabled', { endpoint });
+}
+
+/**
+ * The job runner: claim due jobs, then per batch load → walk and deliver → commit, the commit holding
+ * every effect of the batch. `registry` is the storage the user passed in, by which workers of one
+ * process know each other.
+ */
+/** Which jobs a runner claims, and how many at a time: the walk lane, or the webhook lane. */
+export interface RunnerLane {
+  readonly kinds?: readonly JobKind[];
+  readonly exceptKinds?: readonly JobKind[];
+  readonly batchSize: number;
+  /** Frees the leases of workers that died with their process (once per engine, shared by its lanes). */
+  readonly takeBackDeadLeases: () => Promise<void>;
+}
+
+/**
+ * On a single-process storage, leases of workers not running in this process died with theirs: they
+ * are freed once, when the engine first runs jobs (by either lane), so a lane started later never
+ * takes back a lease a worker of this engine took since.
+ */
+export function deadLeaseTakeBack(ctx: EngineContext, registry: Storage): () => Promise<void> {
+  let done: Promise<void> | null = null;
+  return () => {
+    if (ctx.storage.capabilities.multiProcess) return Promise.resolve();
+    done ??= ctx.storage.jobs.releaseLeases(ctx.env, liveWorkers.of(registry)).then(
+      () => undefined,
+      (error: unknown) => {
+        done = null;
+        throw error;
+      },
+    );
+    return done;
+  };
+}
+
+/** Webhook deliveries and the outbox pages that make them: a lane of their own, so a slow receiver never holds a walk's commit. */
+export const WEBHOOK_KINDS: readonly JobKind[] = ['webhook', 'outbox'];
+
+export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<string, Provider>, registry: Storage, lane: RunnerLane, webhookTransport?: WebhookTransport): JobRunner {
+  const { storage, env, options } = ctx;
+  const workerId = `worker-${randomUUID()}`;
+  const deliver = stepDeliverer(providers, options, () => ctx.clock.now().getTime(), ctx.telemetry);
+  const tracksStatus: TracksStatus = (channel, providerId) => providers.get(`${channel}:${providerId}`)?.readStatus !== undefined;
+  let inHand = 0;
+  let lastProgress = performance.now();
+  const progressed = () => (lastProgress = performance.now());
+
+  async function runBatch(jobs: readonly Job[], now: Date): Promise<void> {
+    // A turn of the loop before each batch: batches of one heavy walk each never run back to back without one.
+    await nextTurn();
+    if (inHand === 0) progressed();
+    inHand++;
+    try {
+      await runBatchInHand(jobs, now);
+    } finally {
+      inHand--;
+      progressed();
+    }
+  }
+
+  async function runBatchInHand(jobs: readonly Job[], now: Date): Promise<void> {
+    const stopKeeping = keepLeases(ctx, workerId, jobs.map((j) => j.id));
+    let committed: Committed;
+    const tracer = ctx.telemetry.tracer();
+    let spans: JobSpans | null = null;
+    try {
+      const batch = await loadBatch(ctx, jobs, now);
+      spans = tracer && startJobSpans(tracer, jobs, batch.notifications);
+      const breathe = loopYielder();
+      const results = await mapLimited(jobs, options.deliveryConcurrency, async (job) => {
+        await breathe();
+        const run = () => runJob(job, { ctx, deliver, batch, now, ...(webhookTransport && { webhookTransport }) });
+        try {
+          return await (spans ? spans.run(job, run) : run());
+        } finally {
+          progressed();
+        }
+      });
+      stopKeeping();
+      committed = await watchWrite(ctx, () => commitBatch(ctx, workerId, now, results, tracksStatus));
+      spans?.committed(results, new Set(committed.gaveUp.map((g) => g.job.id)));
+    } catch (error) {
+      spans?.failed(error);
+      // Hand the jobs back at once (best effort) instead of leaving them leased until the lease ends.
+      await storage.jobs.renew(env, jobs.map((j) => j.id), workerId, now.toISOString()).catch(() => undefined);
+      throw error;
+    } finally {
+      stopKeeping();
+    }
+    emitCommitted(ctx, committed);
+  }
+
+  return {
+    workerId,
+    stalledForMs: () => (inHand > 0 ? performance.now() - lastProgress : 0),
+    async runDue(keepClaiming = () => true) {
+      liveWorkers.enter(registry, workerId);
+      try {
+        await lane.takeBackDeadLeases();
+        let ran = 0;
+        for (;;) {
+          if (ran > 0 && !keepClaiming()) return ran;
+          const now = ctx.clock.now();
+          const jobs = await storage.jobs.claimDue({ env, workerId, now: now.toISOString(), limit: lane.batchSize, leaseMs: options.leaseMs, ...(lane.kinds && { kinds: lane.kinds }), ...(lane.exceptKinds && { exceptKinds: lane.exceptKinds }) });
+          if (jobs.length === 0) return ran;
+          ctx.telemetry.metrics?.claimed(jobs, now);
+          const alone = jobs.filter(runsAlone);
+          // The rest of the claim keeps its leases while the lone jobs run first.
+          const stopKeeping = alone.length > 0 ? keepLeases(ctx, workerId, jobs.map((j) => j.id)) : () => undefined;
+          try {
+            for (const job of alone) await runBatch([withoutAloneMark(job)], now);
+          } finally {
+            stopKeeping();
+          }
+          if (alone.length < jobs.length) await runBatch(alone.length === 0 ? jobs : jobs.filter((job) => !runsAlone(job)), now);
+          ran += jobs.length;
+        }
+      } finally {
+        liveWorkers.leave(registry, workerId);
+      }
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import type { Job } from '../../schemas/index';
+import type { Storage, StorageRepositories } from '../../storage';
+import { REPOSITORY_NAMES } from '../../wrap-repositories';
+
+
+function withEnqueueHook(repositories: StorageRepositories, enqueued: (jobs: readonly Job[]) => void): StorageRepositories {
+  const out = Object.fromEntries(REPOSITORY_NAMES.map((name) => [name, repositories[name]])) as unknown as Record<string, unknown>;
+  const jobs = repositories.jobs;
+  out['jobs'] = {
+    ...jobs,
+    async enqueue(env: string, added: readonly Job[]) {
+      await jobs.enqueue(env, added);
+      enqueued(added);
+    },
+  };
+  return out as unknown as StorageRepositories;
+}
+
+/**
+ * The engine's view of the storage: enqueuing jobs tells `onEnqueued` once they are committed (at
+ * once outside a transaction, after the commit inside one), so no caller has to remember to wake the
+ * job loop, and jobs of a transaction that rolled back wake nobody.
+ */
+export function wakingStorage(storage: Storage, onEnqueued: (jobs: readonly Job[]) => void): Storage {
+  return {
+    ...withEnqueueHook(storage, onEnqueued),
+    capabilities: storage.capabilities,
+    close: () => storage.close(),
+    ...(storage.subscribeJobs && { subscribeJobs: storage.subscribeJobs.bind(storage) }),
+    async transaction(fn) {
+      let pending: Job[] = [];
+      const result = await storage.transaction((tx) => {
+        // A transaction the storage runs again (a Postgres serialization retry) starts over.
+        pending = [];
+        return fn(withEnqueueHook(tx, (jobs) => {
+          for (const job of jobs) pending.push(job);
+        }));
+      });
+      if (pending.length > 0) onEnqueued(pending);
+      return result;
+    },
+  };
+}

@@ -1,0 +1,83 @@
+import { newId } from '../../ids';
+import { buildMessage } from '../../messages/build-message';
+import type { Job, Message, Notification, Subscriber, Tenant, Workflow } from '../../schemas/index';
+import type { StorageRepositories } from '../../storage';
+import { RENDER_BUDGET_MS, renderBudget, type RenderMeter } from '../../templates/render';
+import { groupBy } from '../../util/group-by';
+import { decisionRecord, type DecisionRecord } from '../../walk/trace';
+import type { EngineContext } from '../context';
+import { newJob } from '../runtime/jobs';
+import { loopYielder } from '../runtime/loop-yield';
+import { storeWalkResults, walkSubject } from '../walk/walk-io';
+
+/** One subscriber's walk of a notification whose workflow walks inline (`walker.walksInline`). */
+export interface InlineWalk {
+  readonly subscriberId: string;
+  readonly workflow: Workflow;
+  readonly notification: Notification;
+  readonly tenant: Tenant | null;
+}
+
+/** The job that walks `subscriberId` through the notification's workflow from its first step. */
+export const firstWalkJob = (env: string, notification: Notification, subscriberId: string, now: Date): Job =>
+  newJob({ env, kind: 'walk', runAt: now.toISOString(), transactionId: notification.transactionId, subscriberId, data: { notificationId: notification._id, stepIndex: 0 } }, now);
+
+/** What inline walks made: their in-app messages and decision records, and jobs for subscribers not found. */
+export interface InlineWalked {
+  readonly jobs: Job[];
+  readonly messages: Message[];
+  readonly records: DecisionRecord[];
+}
+
+/**
+ * Walks that only make in-app messages, run without a job of their own. `repos` is where they read
+ * (the trigger's transaction, or the storage for a fan-out); `known` holds subscribers the caller
+ * already read or wrote (their latest state). Each walk has its own render budget; a walk that spends
+ * it, and every walk after the call's walks together spent RENDER_BUDGET_MS (they may run inside the
+ * trigger's transaction), goes to a job instead: later, not failed. The walks let other work run
+ * between them. A subscriber who is not there keeps a job, which records why nothing was sent.
+ */
+export async function walkInline(ctx: EngineContext, repos: Pick<StorageRepositories, 'subscribers' | 'preferences'>, walks: readonly InlineWalk[], known: ReadonlyMap<string, Subscriber>): Promise<InlineWalked> {
+  if (walks.length === 0) return { jobs: [], messages: [], records: [] };
+  const tx = repos;
+  const { env } = ctx;
+  const ids = new Set<string>();
+  for (const w of walks) {
+    ids.add(w.subscriberId);
+    if (w.notification.actorId) ids.add(w.notification.actorId);
+  }
+  const subscribers = new Map(known);
+  const missing = [...ids].filter((id) => !known.has(id));
+  if (missing.length > 0) for (const s of await tx.subscribers.getMany(env, missing)) subscribers.set(s.subscriberId, s);
+  const preferences = groupBy(await tx.preferences.listMany(env, walks.map((w) => w.subscriberId)), (row) => row.subscriberId);
+  const now = ctx.clock.now();
+  const at = now.toISOString();
+  const jobs: Job[] = [];
+  const messages: Message[] = [];
+  const records: DecisionRecord[] = [];
+  const meter: RenderMeter = { spentMs: 0 };
+  const breathe = loopYielder();
+  for (const { subscriberId, workflow, notification, tenant } of walks) {
+    await breathe();
+    const subscriber = subscribers.get(subscriberId);
+    if (!subscriber || meter.spentMs >= RENDER_BUDGET_MS) {
+      jobs.push(firstWalkJob(env, notification, subscriberId, now));
+      continue;
+    }
+    const actor = notification.actorId ? subscribers.get(notification.actorId) ?? null : null;
+    const walk = await walkSubject(ctx, { workflow, notification, subscriber, actor, tenant, preferences: preferences.get(subscriberId) ?? [] }, 0, now, { renderBudget: renderBudget({ meter }) });
+    if (walk.spent) {
+      jobs.push(firstWalkJob(env, notification, subscriberId, now));
+      continue;
+    }
+    for (const delivery of walk.deliveries) messages.push(buildMessage(delivery, { workflow, notification, subscriber, now: at, status: 'sent' }));
+    records.push(decisionRecord(env, { id: newId(now), transactionId: notification.transactionId, subscriberId }, at, walk.trace));
+  }
+  return { jobs, messages, records };
+}
+
+/** Inline walks stored inside the trigger's transaction: their messages commit with the notification. */
+export async function deliverInline(ctx: EngineContext, tx: StorageRepositories, walks: readonly InlineWalk[], known: ReadonlyMap<string, Subscriber>): Promise<{ jobs: Job[]; messages: Message[] }> {
+  const walked = await walkInline(ctx, tx, walks, known);
+  return { jobs: walked.jobs, messages: await storeWalkResults(ctx, tx, walked.messages, walked.records) };
+}

@@ -1,0 +1,396 @@
+import { TidingsError, notFound, type FieldIssue } from '../../errors';
+import { capsInApp, capsInForce } from '../frequency/caps';
+import { newId, newTransactionId } from '../../ids';
+import { MAX_BULK_EVENTS, MAX_RECIPIENTS_PER_CALL, type BroadcastEvent, type Job, type Message, type Notification, type ParsedBroadcastEvent, type ParsedTriggerEvent, type Tenant, type TriggerEvent, type TriggerResult, type TriggerStatus, type Workflow } from '../../schemas/index';
+import type { StorageRepositories, SubscriberUpsert } from '../../storage';
+import { withPayloadDefaults } from '../../trigger/payload-defaults';
+import { scheduledDelayErrors } from '../../trigger/scheduled-delays';
+import { upsertSubscribers } from '../../subscribers/upsert-subscribers';
+import { readRecipients, type RecipientPlan } from '../../trigger/read-recipients';
+import type { PagedAudience } from './audience-pages';
+import { readEnvironmentAudience } from './environment-audience';
+import { readTopicAudience } from './topic-audience';
+import { validateBroadcast, validateEvent } from '../../trigger/validate-event';
+import { workflowStatus } from '../../trigger/workflow-status';
+import type { EngineContext } from '../context';
+import { deliverInline, firstWalkJob, type InlineWalk } from './inline-delivery';
+import { groupCommit } from './group-commit';
+import { watchWrite } from '../runtime/write-health';
+import { digestFlushKey, newJob } from '../runtime/jobs';
+import { triggerSpans } from '../telemetry/trigger-spans';
+
+type TenantRef = ParsedTriggerEvent['tenant'];
+type FanoutData = Extract<Job, { kind: 'fanout' }>['data'];
+type TenantChange = Exclude<TenantRef, string | undefined>;
+
+/** The tenant an event names by identifier, checked before its transaction: null, or 'missing'. */
+async function namedTenant(ctx: EngineContext, tenant: TenantRef): Promise<Tenant | null | 'missing'> {
+  if (typeof tenant !== 'string') return null;
+  return (await ctx.storage.tenants.get(ctx.env, tenant)) ?? 'missing';
+}
+
+/**
+ * Creates or updates the tenant an event carries as an object, inside the event's transaction, so an
+ * event refused there (no recipients, a used transactionId) changes no tenant. `seen` holds the
+ * tenants this call already wrote, so later events of a bulk build on earlier ones.
+ */
+async function upsertTenant(ctx: EngineContext, tx: StorageRepositories, change: TenantChange, seen: Map<string, Tenant>): Promise<Tenant> {
+  const existing = seen.get(change.identifier) ?? (await tx.tenants.get(ctx.env, change.identifier));
+  if (existing && change.name === undefined && change.data === undefined) return existing;
+  const now = ctx.now();
+  const tenant = await tx.tenants.upsert(ctx.env, {
+    _id: existing?._id ?? newId(ctx.clock.now()),
+    identifier: change.identifier,
+    name: change.name ?? existing?.name ?? change.identifier,
+    data: change.data ?? existing?.data ?? {},
+    _environmentId: ctx.env,
+    createdAt: existing?.createdAt ?? now,
+    updatedAt: now,
+  });
+  seen.set(tenant.identifier, tenant);
+  return tenant;
+}
+
+/**
+ * Who a call's events go to, decided once at its start: the recipients each event names in `to`, or,
+ * for a broadcast, every subscriber of the environment.
+ */
+type Addressing = 'named' | 'everyone';
+
+/** A broadcast's recipients: none named; its audience is the environment's subscribers. */
+const NO_RECIPIENTS: RecipientPlan = { direct: [], topics: [] };
+
+/** An event that passed every check made before storage: it is recorded unless its recipients or transactionId fail. */
+interface Prepared {
+  readonly index: number;
+  /** A broadcast's event has no `to`. */
+  readonly event: ParsedTriggerEvent | ParsedBroadcastEvent;
+  readonly workflow: Workflow;
+  /** The tenant named by identifier; one given as an object is written and read in the transaction. */
+  readonly tenant: Tenant | null;
+  readonly notification: Notification;
+  readonly actorId: string | null;
+  readonly givenId: string | undefined;
+}
+
+/** One trigger call's events that passed their checks, and the results array they answer in. */
+interface Call {
+  readonly prepared: readonly Prepared[];
+  readonly results: TriggerResult[];
+}
+
+/** What recording one call wrote: its notifications with their audiences, and its inline messages. */
+interface Written {
+  /** Each notification with the subscribers it names and reached through topics read whole, and how many it reaches in all. */
+  readonly recorded: { notification: Notification; subscriberIds: string[]; recipients: number }[];
+  readonly messages: Message[];
+}
+
+/**
+ * A commit group holds at most as many events as one bulk call may (at least one call): concurrent
+ * single triggers share commits, while no transaction grows past what one call could already make.
+ * Larger groups measured worse on Postgres: a transaction that reads that much takes coarse
+ * predicate locks, and two processes' groups then fail each other's commits over and over.
+ */
+const callEvents = (call: Call): number => call.prepared.length;
+
+/** How many subscribers an event names directly in `to` (topics not counted). */
+const directRecipients = (event: unknown): number => {
+  const to = typeof event === 'object' && event !== null ? (event as { to?: unknown }).to : undefined;
+  if (Array.isArray(to)) return to.filter((r) => !(typeof r === 'object' && r !== null && (r as { type?: unknown }).type === 'Topic')).length;
+  return to === undefined || (typeof to === 'object' && to !== null && (to as { type?: unknown }).type === 'Topic') ? 0 : 1;
+};
+
+/** `payload.a: is required` as a field issue; a message without a path names none. */
+function issueOf(error: string): FieldIssue {
+  const at = error.indexOf(': ');
+  return at < 0 ? { path: '', message: error } : { path: error.slice(0, at), message: error.slice(at + 2) };
+}
+
+/**
+ * The error a single trigger rejects with when its event is refused for what it says (invalid, an
+ * unknown workflow or tenant, no recipient, a used transactionId), so an unchecked call never drops
+ * a notification silently. Statuses the workflow decides (inactive, no active steps) are answers.
+ */
+function refusal(result: TriggerResult): TidingsError | null {
+  const errors = result.error ?? [];
+  const described = errors.join('; ');
+  if (result.status === 'invalid_recipients') return new TidingsError('validation_failed', described, { issues: [{ path: 'to', message: described }] });
+  if (result.status === 'no_tenant_found') return new TidingsError('not_found', described, { issues: [{ path: 'tenant', message: described }] });
+  if (result.status !== 'error') return null;
+  if (errors.includes('workflow_not_found')) return new TidingsError('not_found', 'workflow_not_found: no workflow has this name', { issues: [{ path: 'name', message: 'workflow_not_found' }] });
+  if (errors.includes('duplicate_transaction_id')) {
+    return new TidingsError('conflict', `duplicate_transaction_id: transactionId "${result.transactionId}" was already used`, { issues: [{ path: 'transactionId', message: 'was already used' }] });
+  }
+  return new TidingsError('validation_failed', described, { issues: errors.map(issueOf) });
+}
+
+const resultOf = (status: TriggerStatus, error: string[] | undefined, transactionId: string | undefined): TriggerResult => ({
+  acknowledged: true,
+  status,
+  ...(error && { error }),
+  ...(transactionId !== undefined && { transactionId }),
+});
+
+export function triggerApi(ctx: EngineContext) {
+  const { storage, env } = ctx;
+
+  const fanoutJob = (notification: Notification, subscriberId: string, data: FanoutData) =>
+    newJob({ env, kind: 'fanout', runAt: ctx.now(), transactionId: notification.transactionId, subscriberId, data }, ctx.clock.now());
+
+  /** Validation, workflow status and tenant: everything decided before the storage transaction. */
+  async function prepare(raw: unknown, index: number, addressing: Addressing, workflows: Map<string, Promise<Workflow | null>>, outside: <T>(work: () => Promise<T>) => Promise<T>): Promise<Prepared | TriggerResult> {
+    const validation = addressing === 'everyone' ? validateBroadcast(raw) : validateEvent(raw);
+    const givenId = typeof (raw as { transactionId?: unknown } | null)?.transactionId === 'string' ? (raw as { transactionId: string }).transactionId : undefined;
+    if (!validation.ok) return resultOf('error', validation.errors, givenId);
+    const event = validation.event;
+    let lookup = workflows.get(event.name);
+    if (!lookup) workflows.set(event.name, (lookup = storage.workflows.find(env, event.name)));
+    const workflow = await lookup;
+    if (!workflow) return resultOf('error', ['workflow_not_found'], givenId);
+    const blocked = workflowStatus(workflow);
+    if (blocked) return resultOf(blocked, undefined, givenId);
+    const { payload: withDefaults, missing } = withPayloadDefaults(workflow, event.payload);
+    if (missing.length > 0) return resultOf('error', missing.map((name) => `payload.${name}: is required by the workflow`), givenId);
+    const { walker } = ctx;
+    const checked = walker.preparePayload ? await outside(() => walker.preparePayload!(workflow, withDefaults)) : { ok: true as const, payload: withDefaults };
+    if (!checked.ok) return resultOf('error', [...checked.errors], givenId);
+    const payload = checked.payload;
+    const delayErrors = scheduledDelayErrors(workflow, payload, ctx.clock.now());
+    if (delayErrors.length > 0) return resultOf('error', delayErrors, givenId);
+    if (event.expiresAt !== undefined && event.expiresAt <= ctx.now()) return resultOf('error', ['expiresAt: must be in the future'], givenId);
+    const tenant = await namedTenant(ctx, event.tenant);
+    if (tenant === 'missing') return resultOf('no_tenant_found', [`tenant "${String(event.tenant)}" was not found`], givenId);
+    const actorId = event.actor === undefined ? null : typeof event.actor === 'string' ? event.actor : event.actor.subscriberId;
+    const now = ctx.now();
+    const notification: Notification = {
+      _id: newId(ctx.clock.now()),
+      _environmentId: env,
+      _organizationId: ctx.organizationId,
+      _templateId: workflow._id,
+      templateIdentifier: workflow.identifier,
+      transactionId: event.transactionId ?? newTransactionId(ctx.clock.now()),
+      payload,
+      overrides: event.overrides,
+      actorId,
+      tenantId: typeof event.tenant === 'object' ? event.tenant.identifier : tenant?.identifier ?? null,
+      context: event.context ?? {},
+      createdAt: now,
+      ...(event.expiresAt !== undefined && { expiresAt: event.expiresAt }),
+    };
+    return { index, event, workflow, tenant, notification, actorId, givenId };
+  }
+
+  /**
+   * Records the prepared events of one or more calls (a commit group) in one storage transaction:
+   * each event's notification, inline subscribers and jobs are written only once its own checks pass,
+   * so an event is whole or absent and one bad event never touches the others. Writes are batched:
+   * one upsert and one enqueue for the group. Each call keeps its own results and its own room for
+   * inline walks, so a call is recorded as it would be alone.
+   */
+  async function record(calls: readonly Call[]): Promise<Written[]> {
+    const caps = ctx.options.inlineInApp ? await capsInForce(ctx) : [];
+    return watchWrite(ctx, () => storage.transaction(async (tx) => {
+      const now = ctx.now();
+      const all = calls.flatMap((call, at) => call.prepared.map((p) => ({ p, at, plan: 'to' in p.event ? readRecipients(p.event.to) : NO_RECIPIENTS })));
+      const bareIds = [...new Set(all.flatMap(({ plan }) => plan.direct.filter((d) => d.patch === null).map((d) => d.subscriberId)))];
+      // Subscribers read or written here, so in-app delivery below does not read them again.
+      const known = new Map((await tx.subscribers.getMany(env, bareIds)).map((s) => [s.subscriberId, s] as const));
+      const existing = new Set(known.keys());
+      const upserts: SubscriberUpsert[] = [];
+      const jobs: Job[] = [];
+      const walks: InlineWalk[] = [];
+      const tenants = new Map<string, Tenant>();
+      const written = calls.map((): Written => ({ recorded: [], messages: [] }));
+      // Each call's room for inline walks: a call is recorded as it would be alone.
+      const inlineRoom = calls.map(() => (ctx.options.inlineInApp ? ctx.options.inlineLimit : -1));
+      // Recipients first: an event without any is refused before anything of it is written.
+      const withRecipients: { p: Prepared; at: number; plan: (typeof all)[number]['plan']; subscriberIds: string[]; paged: PagedAudience | null }[] = [];
+      const sizes = { room: ctx.options.inlineInApp ? ctx.options.inlineLimit : 0, chunk: ctx.options.fanoutChunk };
+      for (const { p, at, plan } of all) {
+        const recipients = new Set(plan.direct.map((d) => d.subscriberId));
+        const everyone = !('to' in p.event);
+        const audience = everyone
+          ? await readEnvironmentAudience(tx, env, sizes)
+          : plan.topics.length > 0
+            ? await readTopicAudience(tx, env, plan.topics, p.actorId, recipients, sizes)
+            : { members: [] };
+        const paged = 'pages' in audience && audience.count > 0 ? audience : null;
+        if ('members' in audience) for (const id of audience.members) recipients.add(id);
+        // A broadcast to an environment without subscribers is recorded and reaches nobody, as Novu's does.
+        if (recipients.size === 0 && !paged && !everyone) calls[at]!.results[p.index] = resultOf('invalid_recipients', ['to holds no subscriber: no subscriberId, or only empty or unknown topics'], p.givenId);
+        else withRecipients.push({ p, at, plan, subscriberIds: [...recipients], paged });
+      }
+      // Then the notifications, in one statement: a transactionId already used refuses its event.
+      const stored = new Set(await tx.notifications.insertMany(env, withRecipients.map((w) => w.p.notification)));
+      for (const { p, at, plan, subscriberIds, paged } of withRecipients) {
+        const { results } = calls[at]!;
+        if (!stored.has(p.notification._id)) {
+          results[p.index] = resultOf('error', ['duplicate_transaction_id'], p.givenId);
+          continue;
+        }
+        for (const d of plan.direct) {
+          if (d.patch !== null) upserts.push({ patch: d.patch, _id: newId(ctx.clock.now()) });
+          else if (!existing.has(d.subscriberId)) {
+            upserts.push({ patch: { subscriberId: d.subscriberId }, _id: newId(ctx.clock.now()) });
+            existing.add(d.subscriberId);
+          }
+        }
+        if (typeof p.event.actor === 'object') upserts.push({ patch: p.event.actor, _id: newId(ctx.clock.now()) });
+        const tenant = typeof p.event.tenant === 'object' ? await upsertTenant(ctx, tx, p.event.tenant, tenants) : p.tenant;
+        // Walks that end at once with in-app messages are stored here while they fit the call's limit;
+        // from the first event that does not fit, every event of the call goes through jobs, a large
+        // audience as fan-out jobs of `fanoutChunk` members. Other walks go straight to jobs: each is
+        // walked once, by its job.
+        // The user's code (a code workflow's resolvers) never runs inside this transaction: such walks go to jobs.
+        const inApp = ctx.walker.walksInline(p.workflow) && !ctx.walker.runsUserCode(p.workflow) && !capsInApp(caps, p.workflow);
+        if (inApp && subscriberIds.length <= inlineRoom[at]!) {
+          inlineRoom[at]! -= subscriberIds.length;
+          for (const subscriberId of subscriberIds) walks.push({ subscriberId, workflow: p.workflow, notification: p.notification, tenant });
+        } else {
+          if (inApp) inlineRoom[at] = -1;
+          if (subscriberIds.length <= ctx.options.fanoutChunk) jobs.push(...subscriberIds.map((id) => firstWalkJob(env, p.notification, id, ctx.clock.now())));
+          else for (let i = 0; i < subscriberIds.length; i += ctx.options.fanoutChunk) {
+            const chunk = subscriberIds.slice(i, i + ctx.options.fanoutChunk);
+            jobs.push(fanoutJob(p.notification, chunk[0]!, { notificationId: p.notification._id, subscriberIds: chunk }));
+          }
+        }
+        // A large audience (topics, or a broadcast's): one fan-out job per page, each reading its own members when it runs.
+        if (paged) for (const { after, until } of paged.pages) jobs.push(fanoutJob(p.notification, until, { notificationId: p.notification._id, ...paged.source, after, until }));
+        results[p.index] = resultOf('processed', undefined, p.notification.transactionId);
+        written[at]!.recorded.push({ notification: p.notification, subscriberIds, recipients: subscriberIds.length + (paged?.count ?? 0) });
+      }
+      for (const s of await upsertSubscribers(tx, env, upserts, now, ctx.organizationId, known)) known.set(s.subscriberId, s);
+      const inline = await deliverInline(ctx, tx, walks, known);
+      const queue = [...jobs, ...inline.jobs];
+      if (queue.length > 0) await tx.jobs.enqueue(env, queue);
+      const owner = new Map(written.flatMap((call) => call.recorded.map((r) => [r.notification._id, call] as const)));
+      for (const message of inline.messages) owner.get(message._notificationId)?.messages.push(message);
+      return written;
+    }));
+  }
+
+  const committer = groupCommit(record, { weight: callEvents, maxWeight: MAX_BULK_EVENTS });
+
+  async function triggerMany(events: readonly unknown[], addressing: Addressing = 'named'): Promise<TriggerResult[]> {
+    const workflows = new Map<string, Promise<Workflow | null>>();
+    const results: TriggerResult[] = new Array(events.length);
+    const prepared: Prepared[] = [];
+    const tracer = ctx.telemetry.tracer();
+    const spans = tracer && triggerSpans(tracer, events.length);
+    let written: Written;
+    // The call takes its place in the commit group now, so calls begun together commit together.
+    const ticket = committer.begin();
+    try {
+      for (const [index, raw] of events.entries()) {
+        spans?.start(index);
+        const outcome = await prepare(raw, index, addressing, workflows, (work) => ticket.outside(work));
+        if ('acknowledged' in outcome) results[index] = outcome;
+        else prepared.push(spans ? { ...outcome, notification: spans.carry(index, outcome.notification) } : outcome);
+      }
+      written = prepared.length === 0 ? { recorded: [], messages: [] } : await ticket.commit({ prepared, results });
+    } catch (error) {
+      spans?.failed(error);
+      throw error;
+    } finally {
+      ticket.abandon();
+    }
+    const { recorded, messages } = written;
+    spans?.end(events, results, recorded);
+    const counted = ctx.telemetry.metrics;
+    if (counted) for (const result of results) counted.triggered(result.status);
+    for (const { notification, subscriberIds, recipients } of recorded) ctx.events.emit('notification.triggered', { notification, subscriberIds, recipients });
+    for (const message of messages) {
+      ctx.events.emit('message.created', { message });
+      ctx.events.emit('message.sent', { message });
+    }
+    return results;
+  }
+
+  return {
+    /**
+     * Triggers one event. Rejects with a TidingsError (`validation_failed`, `not_found` for an unknown
+     * workflow or tenant, `conflict` for a used transactionId) when the event is refused, naming the
+     * field; resolves with the result otherwise (`processed`, or a status the workflow decides).
+     */
+    async trigger(event: TriggerEvent): Promise<TriggerResult> {
+      const [result] = await triggerMany([event]);
+      const refused = refusal(result!);
+      if (refused) throw refused;
+      return result!;
+    },
+    /**
+     * Triggers one event for every subscriber of the environment (Novu's broadcast): a trigger's event
+     * without `to`, recorded once with one transactionId, its audience read page by page through the
+     * fan-out jobs large topic audiences use, so memory stays flat however many subscribers there
+     * are. Answers as `trigger` does: rejects when the event is refused for what it says, resolves
+     * with the result otherwise. With `{ refused: 'answer' }` it resolves with the result whatever its
+     * status, as each event of `triggerBulk` does.
+     */
+    async broadcast(event: BroadcastEvent, options: { refused?: 'reject' | 'answer' } = {}): Promise<TriggerResult> {
+      const [result] = await triggerMany([event], 'everyone');
+      const refused = options.refused === 'answer' ? null : refusal(result!);
+      if (refused) throw refused;
+      return result!;
+    },
+    /**
+     * Triggers up to 100 events, each on its own and in order: one bad event never fails the others.
+     * An empty list or more than 100 events refuses the whole call and processes nothing.
+     */
+    async triggerBulk(events: readonly TriggerEvent[]): Promise<TriggerResult[]> {
+      if (!Array.isArray(events)) {
+        throw new TidingsError('validation_failed', 'events must be an array', { issues: [{ path: 'events', message: 'must be an array' }] });
+      }
+      if (events.length === 0) {
+        throw new TidingsError('validation_failed', 'events must contain at least 1 element', { issues: [{ path: 'events', message: 'must contain at least 1 element' }] });
+      }
+      if (events.length > MAX_BULK_EVENTS) {
+        throw new TidingsError('too_many_events', `events must contain no more than ${MAX_BULK_EVENTS} elements`, {
+          issues: [{ path: 'events', message: `must contain no more than ${MAX_BULK_EVENTS} elements` }],
+        });
+      }
+      const recipients = events.reduce((sum, event) => sum + directRecipients(event), 0);
+      if (recipients > MAX_RECIPIENTS_PER_CALL) {
+        const message = `must name at most ${MAX_RECIPIENTS_PER_CALL} recipients in all (it names ${recipients}); reach larger audiences through topics`;
+        throw new TidingsError('validation_failed', `events ${message}`, { issues: [{ path: 'events', message }] });
+      }
+      return triggerMany(events);
+    },
+    /**
+     * Cancels the trigger's pending jobs (delays, held and retried steps) and takes its events out of
+     * open digests; a digest keeps its due time and flushes with the events left (none: nothing is
+     * sent). Returns how many jobs were cancelled; not_found when the transaction is unknown.
+     */
+    async cancel(transactionId: string): Promise<{ cancelled: number }> {
+      const notification = await storage.notifications.getByTransactionId(env, transactionId);
+      if (!notification) throw notFound('Transaction', transactionId);
+      return storage.transaction(async (tx) => {
+        const cancelled = await tx.jobs.cancelByTransaction(env, transactionId);
+        const { deleted } = await tx.digests.removeTransaction(env, transactionId);
+        // A digest left without events has nothing to flush.
+        for (const digestId of deleted) await tx.jobs.cancelByTransaction(env, digestFlushKey(digestId));
+        return { cancelled };
+      });
+    },
+    /** What is still to happen: pending jobs (delays, held steps, digest flushes) and open digests. */
+    async pending(filter: { subscriberId?: string; transactionId?: string } = {}) {
+      const digests = await storage.digests.listOpen(env, filter);
+      // A digest's flush job belongs to the digest: it is pending for every event the digest holds.
+      const flushes = filter.transactionId === undefined ? [] : await Promise.all(digests.map((d) => storage.jobs.list(env, { transactionId: digestFlushKey(d.id) })));
+      const jobs = [...(await storage.jobs.list(env, filter)), ...flushes.flat()];
+      return {
+        jobs: jobs.map((j) => ({
+          kind: j.kind,
+          transactionId: j.transactionId,
+          subscriberId: j.subscriberId,
+          runAt: j.runAt,
+          stepIndex: j.kind === 'walk' ? j.data.stepIndex : null,
+          attempts: j.attempts,
+          digestId: j.kind === 'digest' ? j.data.digestId : j.kind === 'walk' ? j.data.digestId ?? null : null,
+          lastError: j.lastError,
+        })),
+        digests: digests.map((d) => ({ id: d.id, workflowId: d.workflowId, subscriberId: d.subscriberId, digestKey: d.digestKey, openedAt: d.openedAt, dueAt: d.dueAt, count: d.events.length, transactionIds: d.events.map((e) => e.transactionId) })),
+      };
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import type { Message, Tenant, WalkState } from '../../schemas/index';
+import type { StorageRepositories } from '../../storage';
+import type { DecisionRecord } from '../../walk/trace';
+import type { DigestedEvent, WalkResult, WalkSubject } from '../../walk/walker';
+import type { RenderBudget } from '../../templates/render';
+import type { EngineContext } from '../context';
+import { messageEvents, queueWebhookEvents } from '../webhooks/webhook-outbox';
+import { sweepWhenExpiring } from '../retention/sweep';
+
+/** What a walk continues from, and its render budget. */
+export interface WalkOptions {
+  readonly digestEvents?: readonly DigestedEvent[] | undefined;
+  readonly renderBudget?: RenderBudget | undefined;
+  readonly hopeless?: ReadonlySet<number> | undefined;
+  readonly state?: WalkState | undefined;
+  readonly messages?: ReadonlyMap<string, Message> | undefined;
+}
+
+/** Walks the subject's steps from `startIndex` with the engine's walker and settings. */
+export function walkSubject(ctx: EngineContext, subject: WalkSubject, startIndex: number, now: Date, { digestEvents, renderBudget, hopeless, state, messages }: WalkOptions = {}): Promise<WalkResult> {
+  // One object shape for every call (no spread), so the walker's hot code sees a single shape.
+  return ctx.walker.walk({
+    workflow: subject.workflow,
+    notification: subject.notification,
+    subscriber: subject.subscriber,
+    actor: subject.actor,
+    tenant: subject.tenant,
+    preferences: subject.preferences,
+    startIndex,
+    now,
+    outsideSchedule: ctx.options.outsideSchedule,
+    digestEvents,
+    renderBudget,
+    hopeless,
+    state,
+    messages,
+  });
+}
+
+/** The stored messages a walk of this state reads (a code workflow's in-app flags), by id; undefined when it reads none. */
+export async function messagesForWalk(ctx: EngineContext, subject: WalkSubject, state: WalkState | undefined): Promise<Map<string, Message> | undefined> {
+  const ids = ctx.walker.messagesToRead?.(subject.workflow, state, subject.notification._id, subject.subscriber._id) ?? [];
+  if (ids.length === 0) return undefined;
+  return new Map((await ctx.storage.messages.getMany(ctx.env, subject.subscriber._id, ids)).map((m) => [m._id, m] as const));
+}
+
+/**
+ * The notifications of `notificationIds`, their workflows and their tenants, read once for a batch of
+ * walks (by the job runner before its walks).
+ */
+export async function readWalkSources(repos: Pick<StorageRepositories, 'notifications' | 'workflows' | 'tenants'>, env: string, notificationIds: readonly string[]) {
+  const notifications = new Map((await repos.notifications.getMany(env, [...new Set(notificationIds)])).map((n) => [n._id, n] as const));
+  const stored = [...notifications.values()];
+  const workflows = new Map((await repos.workflows.getMany(env, [...new Set(stored.map((n) => n._templateId))])).map((w) => [w._id, w] as const));
+  const tenants = new Map<string, Tenant | null>();
+  for (const id of new Set(stored.flatMap((n) => (n.tenantId ? [n.tenantId] : [])))) tenants.set(id, await repos.tenants.get(env, id));
+  return { notifications, workflows, tenants };
+}
+
+/**
+ * The one way walks are stored, by inline delivery at trigger time and by the job runner's commit:
+ * messages (a message already stored under its id is left as it is) and decision records, in the
+ * caller's transaction. Returns the messages actually inserted.
+ */
+export async function storeWalkResults(ctx: EngineContext, tx: StorageRepositories, messages: readonly Message[], records: readonly DecisionRecord[]): Promise<Message[]> {
+  const stored = messages.length > 0 ? await tx.messages.insertMany(ctx.env, messages) : [];
+  await sweepWhenExpiring(ctx, tx, stored);
+  if (records.length > 0) await tx.traces.append(records);
+  await queueWebhookEvents(ctx, tx, stored.flatMap(messageEvents));
+  return stored;
+}

@@ -1,0 +1,15 @@
+import { deliveryJob, outboxDeliveries } from './webhook-outbox';
+import { newJob } from '../runtime/jobs';
+import { resultOf, type JobHandler } from '../runtime/job-result';
+
+/**
+ * Turns a page of a change's webhook events into deliveries, one per event and endpoint subscribed
+ * now, each with the job that sends it, stored by the commit a bounded number at a time: endpoints
+ * left over go on in another outbox job.
+ */
+export const outboxHandler: JobHandler<'outbox'> = async (job, { ctx, now }) => {
+  const endpoints = await ctx.storage.webhooks.listEndpoints(ctx.env);
+  const { deliveries, next } = outboxDeliveries(job.data.events, endpoints, job.data.endpointAfter, now);
+  const rest = next === null ? [] : [newJob({ env: ctx.env, kind: 'outbox', runAt: now.toISOString(), transactionId: job.transactionId, subscriberId: '', data: { events: job.data.events, endpointAfter: next } }, now)];
+  return resultOf(job, { kind: 'done' }, { newDeliveries: deliveries, enqueue: [...deliveries.map((d) => deliveryJob(ctx.env, d, now)), ...rest] });
+};

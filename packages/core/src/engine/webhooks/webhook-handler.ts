@@ -1,0 +1,75 @@
+import { ProviderError } from '../../delivery/provider';
+import type { JobOf, WebhookDelivery, WebhookEndpoint } from '../../schemas/index';
+import { within } from '../runtime/step-time-limit';
+import { endpointTurn } from './webhook-lane';
+import { resultOf, waitUntil, type JobHandler } from '../runtime/job-result';
+
+/**
+ * When each attempt after the first is made, from the one before: 5 s, 5 min, 30 min, 2 h, 5 h,
+ * 10 h, 10 h, so a receiver that is down gets its events for about a day after they happened.
+ */
+export const WEBHOOK_RETRY_DELAYS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] as const;
+/** Deliveries that fail for good in a row (each after a day of attempts) before the endpoint is disabled. */
+export const WEBHOOK_DISABLE_AFTER = 3;
+
+/**
+ * The endpoint after one of its deliveries was delivered (its failures start again from 0) or failed
+ * for good (one more; at `WEBHOOK_DISABLE_AFTER` it is disabled, saying why); null when unchanged.
+ */
+export function endpointAfter(endpoint: WebhookEndpoint, outcome: 'delivered' | 'failed', at: string, lastError: string | undefined): WebhookEndpoint | null {
+  if (outcome === 'delivered') return endpoint.failures === 0 ? null : { ...endpoint, failures: 0, updatedAt: at };
+  const failures = endpoint.failures + 1;
+  if (failures < WEBHOOK_DISABLE_AFTER || !endpoint.active) return { ...endpoint, failures, updatedAt: at };
+  return { ...endpoint, failures, updatedAt: at, active: false, disabledAt: at, disabledReason: `${failures} deliveries in a row failed for good; the last: ${lastError ?? 'no answer'}` };
+}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 500);
+
+/**
+ * Sends one delivery to its endpoint (outside any transaction, in the webhook lane) and says what to
+ * store: delivered on a 2xx; else another attempt later, or failed for good after the last one (at
+ * once for an address the transport refuses), which may disable the endpoint. A delivery already
+ * settled, or of an endpoint removed or disabled, is not sent; one whose endpoint has too many in
+ * flight, or an open circuit, waits without using an attempt. The receiver has `webhookTimeoutMs`.
+ */
+export const webhookHandler: JobHandler<'webhook'> = async (job: JobOf<'webhook'>, { ctx, webhookTransport, now }) => {
+  const delivery = await ctx.storage.webhooks.getDelivery(ctx.env, job.data.deliveryId);
+  if (!delivery || delivery.status !== 'pending') return resultOf(job, { kind: 'done' });
+  const endpoint = await ctx.storage.webhooks.getEndpoint(ctx.env, delivery.endpointId);
+  const at = now.toISOString();
+  /** The delivery failed for good: no attempt is next. */
+  const failed = (d: Partial<WebhookDelivery>, counts: boolean) => {
+    const { nextAttemptAt: _next, ...rest } = delivery;
+    return resultOf(job, { kind: 'done' }, { webhook: { delivery: { ...rest, ...d, status: 'failed', updatedAt: at }, ...(counts && { endpointOutcome: 'failed' as const }) } });
+  };
+  if (!endpoint || !endpoint.active) return failed({ lastError: endpoint ? 'the endpoint is disabled' : 'the endpoint was removed' }, false);
+  if (!webhookTransport) return failed({ lastError: 'the engine has no webhookTransport' }, false);
+
+  const turn = endpointTurn(ctx, endpoint._id, ctx.clock.now().getTime());
+  if (!turn.go) return resultOf(job, waitUntil(job, new Date(turn.until)));
+  let status = 0;
+  let error: string | undefined;
+  let refused = false;
+  const timeoutMs = ctx.options.webhookTimeoutMs;
+  try {
+    ({ status } = await within(timeoutMs, `the endpoint did not answer within ${timeoutMs} ms`, () => webhookTransport({ url: endpoint.url, secret: endpoint.secret, id: delivery._id, body: JSON.stringify(delivery.payload) })));
+  } catch (thrown) {
+    error = errorText(thrown);
+    // An address the transport refuses (not public, not http) is refused again tomorrow: no more attempts.
+    refused = thrown instanceof ProviderError && !thrown.retryable;
+  } finally {
+    turn.done(status >= 200 && status < 300 ? 'success' : 'failure');
+  }
+  const attempts = delivery.attempts + 1;
+  const outcome = { attempts, lastStatus: status, ...(error !== undefined ? { lastError: error } : status >= 200 && status < 300 ? {} : { lastError: `the endpoint answered ${status}` }) };
+  if (status >= 200 && status < 300) {
+    const { lastError: _none, nextAttemptAt: _next, ...rest } = { ...delivery, ...outcome };
+    return resultOf(job, { kind: 'done' }, { webhook: { delivery: { ...rest, status: 'delivered', deliveredAt: at, updatedAt: at }, endpointOutcome: 'delivered' } });
+  }
+  const delay = refused ? undefined : WEBHOOK_RETRY_DELAYS_MS[attempts - 1];
+  if (delay !== undefined) {
+    const runAt = new Date(now.getTime() + delay);
+    return resultOf(job, { kind: 'later', runAt, data: job.data, retry: false, lastError: outcome.lastError ?? null }, { webhook: { delivery: { ...delivery, ...outcome, nextAttemptAt: runAt.toISOString(), updatedAt: at } } });
+  }
+  return failed(outcome, true);
+};
