@@ -7,4 +7,4 @@ export { upsertSubscribers } from './subscribers/upsert-subscribers.js';
 export { stepListWalker, walkSteps } from './walk/step-list-walker.js';
 export type { Walker, WalkInput, WalkResult, WalkSubject, Delivery } from './walk/walker.js';
 export { joinDigest, touchDigestKey } from './digests/digest-rules.js';
-export { HOPELESS_AFTER } from './engine/walk/render-memo';
+export { HOPELESS_AFTER } from './engine/walk/render-memo.js';

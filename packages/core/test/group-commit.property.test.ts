@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { groupCommit } from '../src/engine/trigger/group-commit';
+import { groupCommit } from '../src/engine/trigger/group-commit.js';
 
 /**
  * The model: calls arrive in waves (each wave while the previous commit is in flight); every call is

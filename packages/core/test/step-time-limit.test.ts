@@ -3,7 +3,7 @@ import { memoryStorage } from '@tidings/memory';
 import { createTidings, manualClock, type Storage } from '../src/index.js';
 import type { CodeWorkflow } from '../src/walk/code-workflow.js';
 import { scriptedCodeWorkflow } from '../src/testing/scripted-code-workflow.js';
-import { retryDelayMs } from '../src/engine/runtime/jobs';
+import { retryDelayMs } from '../src/engine/runtime/jobs.js';
 
 const never = new Promise<never>(() => undefined);
 

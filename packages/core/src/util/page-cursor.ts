@@ -1,5 +1,5 @@
-import { TidingsError } from '../errors';
-import { inputHazards } from '../validation';
+import { TidingsError } from '../errors.js';
+import { inputHazards } from '../validation.js';
 
 /** A position in a list ordered newest first: the instant and the id of the last item of a page. */
 export interface PagePosition {

@@ -1,6 +1,6 @@
-import { TidingsError, notFound } from '../../errors';
-import { newId } from '../../ids';
-import type { StorageRepositories } from '../../storage';
+import { TidingsError, notFound } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { StorageRepositories } from '../../storage.js';
 import {
   integrationInputSchema,
   integrationPatchSchema,
@@ -14,10 +14,10 @@ import {
   type TenantInput,
   type Workflow,
   type WorkflowInput,
-} from '../../schemas/index';
-import { slugify } from '../../util/slugify';
-import { parseInput } from '../../validation';
-import type { EngineContext } from '../context';
+} from '../../schemas/index.js';
+import { slugify } from '../../util/slugify.js';
+import { parseInput } from '../../validation.js';
+import type { EngineContext } from '../context.js';
 
 export function workflowsApi(ctx: EngineContext) {
   const { storage, env } = ctx;

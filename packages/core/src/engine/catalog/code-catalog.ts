@@ -1,9 +1,9 @@
-import { TidingsError } from '../../errors';
-import type { Workflow } from '../../schemas/index';
-import type { Storage, StorageRepositories } from '../../storage';
-import type { CodeStepDeclaration, CodeWorkflow } from '../../walk/code-workflow';
-import { codeWorkflowView } from '../../walk/code-workflow-view';
-import { REPOSITORY_NAMES } from '../../wrap-repositories';
+import { TidingsError } from '../../errors.js';
+import type { Workflow } from '../../schemas/index.js';
+import type { Storage, StorageRepositories } from '../../storage.js';
+import type { CodeStepDeclaration, CodeWorkflow } from '../../walk/code-workflow.js';
+import { codeWorkflowView } from '../../walk/code-workflow-view.js';
+import { REPOSITORY_NAMES } from '../../wrap-repositories.js';
 
 /** An engine's code workflows, discovered once: their catalog views and declared steps. */
 export interface CodeCatalog {

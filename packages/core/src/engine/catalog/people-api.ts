@@ -1,5 +1,5 @@
-import { notFound } from '../../errors';
-import { newId } from '../../ids';
+import { notFound } from '../../errors.js';
+import { newId } from '../../ids.js';
 import {
   channelSettingsInputSchema,
   subscriberIdListSchema,
@@ -12,12 +12,12 @@ import {
   type Topic,
   type TopicInput,
   type TopicSubscription,
-} from '../../schemas/index';
-import type { StorageRepositories } from '../../storage';
-import { parseInput } from '../../validation';
-import type { EngineContext } from '../context';
-import { upsertSubscribers } from '../../subscribers/upsert-subscribers';
-import { appendedSetting, withoutChannelSettings } from '../../subscribers/channel-credentials';
+} from '../../schemas/index.js';
+import type { StorageRepositories } from '../../storage.js';
+import { parseInput } from '../../validation.js';
+import type { EngineContext } from '../context.js';
+import { upsertSubscribers } from '../../subscribers/upsert-subscribers.js';
+import { appendedSetting, withoutChannelSettings } from '../../subscribers/channel-credentials.js';
 
 export function subscribersApi(ctx: EngineContext) {
   const { storage, env } = ctx;

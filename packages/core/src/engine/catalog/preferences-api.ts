@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { TidingsError, notFound } from '../../errors';
-import { cadenceChoiceProblem } from '../../digests/cadence-choice';
-import { applyPreferencesPatch } from '../../preferences/merge-patch';
-import { resolveGlobalPreference, resolvePreferences } from '../../preferences/resolve-preferences';
-import { MAX_PREFERENCE_UPDATES, preferencesPatchSchema, type PreferenceRow, type Preferences, type PreferencesPatch, type Workflow } from '../../schemas/index';
-import type { StorageRepositories } from '../../storage';
-import { parseInput } from '../../validation';
-import type { EngineContext } from '../context';
+import { TidingsError, notFound } from '../../errors.js';
+import { cadenceChoiceProblem } from '../../digests/cadence-choice.js';
+import { applyPreferencesPatch } from '../../preferences/merge-patch.js';
+import { resolveGlobalPreference, resolvePreferences } from '../../preferences/resolve-preferences.js';
+import { MAX_PREFERENCE_UPDATES, preferencesPatchSchema, type PreferenceRow, type Preferences, type PreferencesPatch, type Workflow } from '../../schemas/index.js';
+import type { StorageRepositories } from '../../storage.js';
+import { parseInput } from '../../validation.js';
+import type { EngineContext } from '../context.js';
 
 /** The patches of `updateMany`, under `preferences` so an issue names its item (`preferences[2].workflowId`). */
 const patchListSchema = z.strictObject({

@@ -1,20 +1,20 @@
-import { idempotencyKeyOf } from '../../delivery/idempotency-key';
-import { emailAddressing } from '../../delivery/email-addressing';
-import { ProviderError, type EmailAddressing, type Provider, type ProviderRecipient } from '../../delivery/provider';
-import { resolveRecipient } from '../../delivery/recipient';
-import { CLOSED, circuitAfter, circuitAllows, type CircuitState } from '../../integrations/circuit';
-import { selectIntegration } from '../../integrations/select-integration';
-import type { DeadDeviceTokens } from '../../subscribers/drop-device-tokens';
-import { normalAddress, type Integration, type JsonObject, type Message, type Notification, type Subscriber, type Suppression, type Tenant } from '../../schemas/index';
-import { renderEmailBody } from '../../templates/email-html';
-import type { TraceEntry } from '../../walk/trace';
-import type { Delivery } from '../../walk/walker';
-import type { EngineOptions } from '../context';
-import type { CapCheck } from '../frequency/caps';
-import type { RateSlot } from '../frequency/send-rate';
-import type { WindowHit } from '../../storage';
-import { NO_TELEMETRY, type Telemetry } from '../telemetry/telemetry';
-import { sendProbe } from '../telemetry/send-probe';
+import { idempotencyKeyOf } from '../../delivery/idempotency-key.js';
+import { emailAddressing } from '../../delivery/email-addressing.js';
+import { ProviderError, type EmailAddressing, type Provider, type ProviderRecipient } from '../../delivery/provider.js';
+import { resolveRecipient } from '../../delivery/recipient.js';
+import { CLOSED, circuitAfter, circuitAllows, type CircuitState } from '../../integrations/circuit.js';
+import { selectIntegration } from '../../integrations/select-integration.js';
+import type { DeadDeviceTokens } from '../../subscribers/drop-device-tokens.js';
+import { normalAddress, type Integration, type JsonObject, type Message, type Notification, type Subscriber, type Suppression, type Tenant } from '../../schemas/index.js';
+import { renderEmailBody } from '../../templates/email-html.js';
+import type { TraceEntry } from '../../walk/trace.js';
+import type { Delivery } from '../../walk/walker.js';
+import type { EngineOptions } from '../context.js';
+import type { CapCheck } from '../frequency/caps.js';
+import type { RateSlot } from '../frequency/send-rate.js';
+import type { WindowHit } from '../../storage.js';
+import { NO_TELEMETRY, type Telemetry } from '../telemetry/telemetry.js';
+import { sendProbe } from '../telemetry/send-probe.js';
 
 /**
  * How long after a send whose outcome is unknown (see `Provider.idempotent`) its message is sent

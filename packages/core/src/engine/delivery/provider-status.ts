@@ -1,13 +1,13 @@
-import { MAX_HELD_PER_INTEGRATION, MAX_REPORT_BYTES, onceKey, oversizedReport, sentThrough, statusReading } from '../../delivery/callback-rules';
-import { CallbackRefused, type Provider, type ProviderCallback, type StatusReading } from '../../delivery/provider';
-import { notFound, TidingsError } from '../../errors';
-import { suppressionsFromReports } from '../../delivery/suppression-rules';
-import { withDeliveryReports } from '../../messages/delivery-state';
-import type { Message } from '../../schemas/index';
-import type { HeldStatus, StorageRepositories } from '../../storage';
-import { groupBy } from '../../util/group-by';
-import type { EngineContext } from '../context';
-import { deliveryEvents, queueWebhookEvents } from '../webhooks/webhook-outbox';
+import { MAX_HELD_PER_INTEGRATION, MAX_REPORT_BYTES, onceKey, oversizedReport, sentThrough, statusReading } from '../../delivery/callback-rules.js';
+import { CallbackRefused, type Provider, type ProviderCallback, type StatusReading } from '../../delivery/provider.js';
+import { notFound, TidingsError } from '../../errors.js';
+import { suppressionsFromReports } from '../../delivery/suppression-rules.js';
+import { withDeliveryReports } from '../../messages/delivery-state.js';
+import type { Message } from '../../schemas/index.js';
+import type { HeldStatus, StorageRepositories } from '../../storage.js';
+import { groupBy } from '../../util/group-by.js';
+import type { EngineContext } from '../context.js';
+import { deliveryEvents, queueWebhookEvents } from '../webhooks/webhook-outbox.js';
 
 /** How long a callback for a message not stored yet is kept for it. */
 export const HOLD_STATUS_MS = 24 * 3_600_000;

@@ -1,7 +1,7 @@
-import { normalAddress, suppressionChannelSchema, suppressionInputSchema, type Suppression, type SuppressionInput } from '../../schemas/index';
-import { parseInput } from '../../validation';
-import type { EngineContext } from '../context';
-import { pageLimit, pageOf, positionOf } from '../../util/page-cursor';
+import { normalAddress, suppressionChannelSchema, suppressionInputSchema, type Suppression, type SuppressionInput } from '../../schemas/index.js';
+import { parseInput } from '../../validation.js';
+import type { EngineContext } from '../context.js';
+import { pageLimit, pageOf, positionOf } from '../../util/page-cursor.js';
 
 /** A page of the suppression list, and the cursor of the next one (null after the last). */
 export interface SuppressionPage {

@@ -1,5 +1,5 @@
-import { newJob } from '../runtime/jobs';
-import { resultOf, waitUntil, type JobHandler } from '../runtime/job-result';
+import { newJob } from '../runtime/jobs.js';
+import { resultOf, waitUntil, type JobHandler } from '../runtime/job-result.js';
 
 /** How long a due flush waits for an event of its window that another worker is still walking. */
 const FLUSH_RECHECK_MS = 250;

@@ -1,15 +1,15 @@
-import { cadenceNote, chooseCadence } from '../../digests/cadence-choice';
-import { joinDigest, touchDigestKey } from '../../digests/digest-rules';
-import { newId } from '../../ids';
-import type { DigestMetadata, Notification, Subscriber, WalkState, Workflow } from '../../schemas/index';
-import type { StorageRepositories } from '../../storage';
-import { backoffLetsThrough, digestDueAt, usesBackoff } from '../../timing/digest-due-at';
-import { delayOverride } from '../../timing/delay-override';
-import type { Delivery } from '../../walk/walker';
-import type { TraceEntry } from '../../walk/trace';
-import type { Job } from '../../schemas/index';
-import { digestFlushKey, newJob } from '../runtime/jobs';
-import { readPath } from '../../util/path';
+import { cadenceNote, chooseCadence } from '../../digests/cadence-choice.js';
+import { joinDigest, touchDigestKey } from '../../digests/digest-rules.js';
+import { newId } from '../../ids.js';
+import type { DigestMetadata, Notification, Subscriber, WalkState, Workflow } from '../../schemas/index.js';
+import type { StorageRepositories } from '../../storage.js';
+import { backoffLetsThrough, digestDueAt, usesBackoff } from '../../timing/digest-due-at.js';
+import { delayOverride } from '../../timing/delay-override.js';
+import type { Delivery } from '../../walk/walker.js';
+import type { TraceEntry } from '../../walk/trace.js';
+import type { Job } from '../../schemas/index.js';
+import { digestFlushKey, newJob } from '../runtime/jobs.js';
+import { readPath } from '../../util/path.js';
 
 /** A walk that reached a digest step: what joining needs, decided inside the batch's commit. */
 export interface DigestArrival {

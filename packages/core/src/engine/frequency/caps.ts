@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { capCounterKey, capsDecision, capsFor, type CappedWorkflow } from '../../frequency/caps';
-import { windowMs } from '../../frequency/sliding-window';
-import { TidingsError } from '../../errors';
-import { capId, capsSchema, type Cap, type CapInput, type Channel } from '../../schemas/index';
-import type { WindowHit } from '../../storage';
-import { parseInput } from '../../validation';
-import type { EngineContext } from '../context';
+import { capCounterKey, capsDecision, capsFor, type CappedWorkflow } from '../../frequency/caps.js';
+import { windowMs } from '../../frequency/sliding-window.js';
+import { TidingsError } from '../../errors.js';
+import { capId, capsSchema, type Cap, type CapInput, type Channel } from '../../schemas/index.js';
+import type { WindowHit } from '../../storage.js';
+import { parseInput } from '../../validation.js';
+import type { EngineContext } from '../context.js';
 
 /** How long a process trusts the stored caps it read; a change made in this process is seen at once. */
 const CAPS_TTL_MS = 1_000;

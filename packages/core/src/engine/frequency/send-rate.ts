@@ -1,7 +1,7 @@
-import { takeWindowSlot } from './window-slot';
-import type { Integration } from '../../schemas/index';
-import type { EngineContext } from '../context';
-import { scheduleSweep } from '../retention/sweep';
+import { takeWindowSlot } from './window-slot.js';
+import type { Integration } from '../../schemas/index.js';
+import type { EngineContext } from '../context.js';
+import { scheduleSweep } from '../retention/sweep.js';
 
 /** A send through a rate-limited integration: it may go now, or the step waits until the window has room. */
 export type RateSlot = { readonly ok: true } | { readonly ok: false; readonly until: Date; readonly reason: string };

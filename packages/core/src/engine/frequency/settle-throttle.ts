@@ -1,9 +1,9 @@
-import { throttleCounterKey, throttleReason, throttleResult, windowMs, type ThrottleRule } from '../../frequency/throttle';
-import { takeWindowSlot } from './window-slot';
-import type { Job, WalkJobData } from '../../schemas/index';
-import type { StorageRepositories } from '../../storage';
-import type { TraceEntry } from '../../walk/trace';
-import { newJob } from '../runtime/jobs';
+import { throttleCounterKey, throttleReason, throttleResult, windowMs, type ThrottleRule } from '../../frequency/throttle.js';
+import { takeWindowSlot } from './window-slot.js';
+import type { Job, WalkJobData } from '../../schemas/index.js';
+import type { StorageRepositories } from '../../storage.js';
+import type { TraceEntry } from '../../walk/trace.js';
+import { newJob } from '../runtime/jobs.js';
 
 /** A walk that reached a throttle step: counted inside the batch's commit, so concurrent runs are counted exactly. */
 export interface ThrottleArrival {

@@ -1,5 +1,5 @@
-import { windowDecision, type WindowDecision } from '../../frequency/sliding-window';
-import type { StorageRepositories } from '../../storage';
+import { windowDecision, type WindowDecision } from '../../frequency/sliding-window.js';
+import type { StorageRepositories } from '../../storage.js';
 
 /**
  * One more hit of a sliding-window key, inside the caller's transaction: the key's expired hits are

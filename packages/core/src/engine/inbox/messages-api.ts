@@ -1,15 +1,15 @@
 import { z } from 'zod';
-import { notFound, TidingsError } from '../../errors';
-import { applyAction, applyArchive, applyMarkAs, applySnooze, applyUnsnooze, applyMarkFlags } from '../../messages/transitions';
-import { isExpired } from '../../messages/expiry';
-import { buttonTypeSchema, actionStatusSchema, channelSchema, filterDataSchema, filterSeveritySchema, filterTagsSchema, jsonObjectSchema, markValueSchema, type MarkValue, type Message, type Subscriber } from '../../schemas/index';
-import { feedCursor, type FeedPage, type MessageFilter, type StorageRepositories } from '../../storage';
-import { parseInput } from '../../validation';
-import type { EngineContext } from '../context';
-import { loopYielder } from '../runtime/loop-yield';
-import { newJob } from '../runtime/jobs';
-import { queueWebhookEvents, type WebhookEvent } from '../webhooks/webhook-outbox';
-import type { WebhookEventType } from '../../schemas/webhook';
+import { notFound, TidingsError } from '../../errors.js';
+import { applyAction, applyArchive, applyMarkAs, applySnooze, applyUnsnooze, applyMarkFlags } from '../../messages/transitions.js';
+import { isExpired } from '../../messages/expiry.js';
+import { buttonTypeSchema, actionStatusSchema, channelSchema, filterDataSchema, filterSeveritySchema, filterTagsSchema, jsonObjectSchema, markValueSchema, type MarkValue, type Message, type Subscriber } from '../../schemas/index.js';
+import { feedCursor, type FeedPage, type MessageFilter, type StorageRepositories } from '../../storage.js';
+import { parseInput } from '../../validation.js';
+import type { EngineContext } from '../context.js';
+import { loopYielder } from '../runtime/loop-yield.js';
+import { newJob } from '../runtime/jobs.js';
+import { queueWebhookEvents, type WebhookEvent } from '../webhooks/webhook-outbox.js';
+import type { WebhookEventType } from '../../schemas/webhook.js';
 
 /** Whether a change made the event happen: a message read or seen for the first time, an action that changed. */
 const happened = (type: WebhookEventType, before: Message | undefined, after: Message) =>

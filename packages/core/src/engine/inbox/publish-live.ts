@@ -1,6 +1,6 @@
-import { MESSAGE_CHANGE_EVENTS, type TidingsEmitter } from '../../events';
-import type { Message } from '../../schemas/index';
-import type { LiveNotice, LiveRelay } from '../../storage';
+import { MESSAGE_CHANGE_EVENTS, type TidingsEmitter } from '../../events.js';
+import type { Message } from '../../schemas/index.js';
+import type { LiveNotice, LiveRelay } from '../../storage.js';
 
 
 /** Publishes every change to an in-app message on the storage's cross-process relay. */

@@ -1,5 +1,5 @@
-import { applyUnsnooze } from '../../messages/transitions';
-import { resultOf, type JobHandler } from '../runtime/job-result';
+import { applyUnsnooze } from '../../messages/transitions.js';
+import { resultOf, type JobHandler } from '../runtime/job-result.js';
 
 /** Brings back a snoozed message when its snooze ends, unless it was moved or lifted meanwhile. */
 export const unsnoozeHandler: JobHandler<'unsnooze'> = async (job, { now }) => {

@@ -1,11 +1,11 @@
-import type { JobOf, Message } from '../../schemas/index';
-import type { DecisionRecord } from '../../walk/trace';
-import type { StorageRepositories } from '../../storage';
-import type { EngineContext } from '../context';
-import { retryDelayMs } from '../runtime/jobs';
-import { nextTurn } from '../runtime/loop-yield';
-import { SWEEP_EVERY_MS, deletionRecords } from './sweep';
-import { resultOf, waitUntil, type JobHandler } from '../runtime/job-result';
+import type { JobOf, Message } from '../../schemas/index.js';
+import type { DecisionRecord } from '../../walk/trace.js';
+import type { StorageRepositories } from '../../storage.js';
+import type { EngineContext } from '../context.js';
+import { retryDelayMs } from '../runtime/jobs.js';
+import { nextTurn } from '../runtime/loop-yield.js';
+import { SWEEP_EVERY_MS, deletionRecords } from './sweep.js';
+import { resultOf, waitUntil, type JobHandler } from '../runtime/job-result.js';
 
 const DAY_MS = 86_400_000;
 

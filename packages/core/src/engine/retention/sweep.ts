@@ -1,11 +1,11 @@
-import { earliestExpiry } from '../../messages/expiry';
-import { stepIndexOf } from '../../messages/build-message';
-import type { Message } from '../../schemas/index';
-import type { StorageRepositories } from '../../storage';
-import { groupBy } from '../../util/group-by';
-import type { DecisionRecord } from '../../walk/trace';
-import type { EngineContext } from '../context';
-import { newJob } from '../runtime/jobs';
+import { earliestExpiry } from '../../messages/expiry.js';
+import { stepIndexOf } from '../../messages/build-message.js';
+import type { Message } from '../../schemas/index.js';
+import type { StorageRepositories } from '../../storage.js';
+import { groupBy } from '../../util/group-by.js';
+import type { DecisionRecord } from '../../walk/trace.js';
+import type { EngineContext } from '../context.js';
+import { newJob } from '../runtime/jobs.js';
 
 /** The sweep job's key and transactionId: one sweep per environment, whichever process enqueues it. */
 export const SWEEP_KEY = 'tidings:sweep';

@@ -1,19 +1,19 @@
-import type { Job, Message, Subscriber, WebhookDelivery, WebhookEndpoint } from '../../schemas/index';
-import type { Digest, StorageRepositories, WindowHit } from '../../storage';
-import { withoutDeviceTokens, type DeadDeviceTokens } from '../../subscribers/drop-device-tokens';
-import { groupBy } from '../../util/group-by';
-import { decisionRecord, type DecisionRecord, type TraceEntry } from '../../walk/trace';
-import type { EngineContext } from '../context';
-import type { JobResult, MessageUpdate } from './run-job';
-import { nextAttemptAt } from './jobs';
-import { linkSentMessages, type TracksStatus } from '../delivery/provider-status';
-import { queueWebhookEvents, type WebhookEvent } from '../webhooks/webhook-outbox';
-import { endpointAfter } from '../webhooks/webhook-handler';
-import { settleArrival } from '../digests/settle-digest';
-import { settleThrottle } from '../frequency/settle-throttle';
-import { scheduleSweep } from '../retention/sweep';
-import { storeWalkResults } from '../walk/walk-io';
-import { clearRetriedErrors } from '../walk/retry-run';
+import type { Job, Message, Subscriber, WebhookDelivery, WebhookEndpoint } from '../../schemas/index.js';
+import type { Digest, StorageRepositories, WindowHit } from '../../storage.js';
+import { withoutDeviceTokens, type DeadDeviceTokens } from '../../subscribers/drop-device-tokens.js';
+import { groupBy } from '../../util/group-by.js';
+import { decisionRecord, type DecisionRecord, type TraceEntry } from '../../walk/trace.js';
+import type { EngineContext } from '../context.js';
+import type { JobResult, MessageUpdate } from './run-job.js';
+import { nextAttemptAt } from './jobs.js';
+import { linkSentMessages, type TracksStatus } from '../delivery/provider-status.js';
+import { queueWebhookEvents, type WebhookEvent } from '../webhooks/webhook-outbox.js';
+import { endpointAfter } from '../webhooks/webhook-handler.js';
+import { settleArrival } from '../digests/settle-digest.js';
+import { settleThrottle } from '../frequency/settle-throttle.js';
+import { scheduleSweep } from '../retention/sweep.js';
+import { storeWalkResults } from '../walk/walk-io.js';
+import { clearRetriedErrors } from '../walk/retry-run.js';
 
 /** What a committed batch did, for the events emitted after the commit. */
 export interface Committed {

@@ -1,5 +1,5 @@
-import type { EngineContext } from '../context';
-import type { JobRunner } from './job-runner';
+import type { EngineContext } from '../context.js';
+import type { JobRunner } from './job-runner.js';
 
 export interface JobLoop {
   start(): void;

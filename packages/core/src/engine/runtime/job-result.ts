@@ -1,16 +1,16 @@
-import type { WebhookTransport } from '../../delivery/webhook-transport';
-import type { Suppression } from '../../schemas/suppression';
-import type { WebhookDelivery } from '../../schemas/webhook';
-import type { Integration, Job, JobData, JobKind, JobOf, Message, Notification, PreferenceRow, Subscriber, Tenant, Workflow } from '../../schemas/index';
-import type { DeadDeviceTokens } from '../../subscribers/drop-device-tokens';
-import type { RenderMeter } from '../../templates/render';
-import type { DecisionRecord, TraceEntry } from '../../walk/trace';
-import type { EngineContext } from '../context';
-import type { stepDeliverer } from '../delivery/deliver-step';
-import type { DigestArrival } from '../digests/settle-digest';
-import type { ThrottleArrival } from '../frequency/settle-throttle';
-import type { Cap } from '../../schemas/index';
-import type { WindowHit } from '../../storage';
+import type { WebhookTransport } from '../../delivery/webhook-transport.js';
+import type { Suppression } from '../../schemas/suppression.js';
+import type { WebhookDelivery } from '../../schemas/webhook.js';
+import type { Integration, Job, JobData, JobKind, JobOf, Message, Notification, PreferenceRow, Subscriber, Tenant, Workflow } from '../../schemas/index.js';
+import type { DeadDeviceTokens } from '../../subscribers/drop-device-tokens.js';
+import type { RenderMeter } from '../../templates/render.js';
+import type { DecisionRecord, TraceEntry } from '../../walk/trace.js';
+import type { EngineContext } from '../context.js';
+import type { stepDeliverer } from '../delivery/deliver-step.js';
+import type { DigestArrival } from '../digests/settle-digest.js';
+import type { ThrottleArrival } from '../frequency/settle-throttle.js';
+import type { Cap } from '../../schemas/index.js';
+import type { WindowHit } from '../../storage.js';
 
 /** What a batch's jobs read, loaded once for the whole batch. */
 export interface BatchData {

@@ -1,21 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import type { Provider } from '../../delivery/provider';
-import type { WebhookTransport } from '../../delivery/webhook-transport';
-import { normalAddress, type Integration, type Job, type JobKind, type Subscriber, type Suppression } from '../../schemas/index';
-import type { Storage } from '../../storage';
-import { groupBy } from '../../util/group-by';
-import { commitBatch, type Committed } from './commit-batch';
-import type { TracksStatus } from '../delivery/provider-status';
-import { forgetEndpoints } from '../webhooks/webhook-outbox';
-import type { EngineContext } from '../context';
-import { stepDeliverer } from '../delivery/deliver-step';
-import { liveWorkers } from './live-workers';
-import { cpuTurns, loopYielder, nextTurn } from './loop-yield';
-import { runJob, type BatchData } from './run-job';
-import { readWalkSources } from '../walk/walk-io';
-import { capsInForce } from '../frequency/caps';
-import { watchWrite } from './write-health';
-import { startJobSpans, type JobSpans } from '../telemetry/job-spans';
+import type { Provider } from '../../delivery/provider.js';
+import type { WebhookTransport } from '../../delivery/webhook-transport.js';
+import { normalAddress, type Integration, type Job, type JobKind, type Subscriber, type Suppression } from '../../schemas/index.js';
+import type { Storage } from '../../storage.js';
+import { groupBy } from '../../util/group-by.js';
+import { commitBatch, type Committed } from './commit-batch.js';
+import type { TracksStatus } from '../delivery/provider-status.js';
+import { forgetEndpoints } from '../webhooks/webhook-outbox.js';
+import type { EngineContext } from '../context.js';
+import { stepDeliverer } from '../delivery/deliver-step.js';
+import { liveWorkers } from './live-workers.js';
+import { cpuTurns, loopYielder, nextTurn } from './loop-yield.js';
+import { runJob, type BatchData } from './run-job.js';
+import { readWalkSources } from '../walk/walk-io.js';
+import { capsInForce } from '../frequency/caps.js';
+import { watchWrite } from './write-health.js';
+import { startJobSpans, type JobSpans } from '../telemetry/job-spans.js';
 
 export interface JobRunner {
   /**

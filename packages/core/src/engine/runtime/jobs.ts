@@ -1,5 +1,5 @@
-import { newId } from '../../ids';
-import type { Job, JobPayload } from '../../schemas/index';
+import { newId } from '../../ids.js';
+import type { Job, JobPayload } from '../../schemas/index.js';
 
 type NewJob = { env: string; runAt: string; transactionId: string; subscriberId: string; key?: string } & JobPayload;
 

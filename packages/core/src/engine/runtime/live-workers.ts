@@ -1,4 +1,4 @@
-import type { Storage } from '../../storage';
+import type { Storage } from '../../storage.js';
 
 /**
  * Workers of this process currently running jobs, per storage. On a storage without `multiProcess`

@@ -1,16 +1,16 @@
-import type { Job, JobKind } from '../../schemas/index';
-import { digestHandler } from '../digests/digest-handler';
-import { fanoutHandler } from '../trigger/fanout-handler';
-import type { HandlerContext, JobHandler, JobResult } from './job-result';
-import { unsnoozeHandler } from '../inbox/unsnooze-handler';
-import { walkHandler } from '../walk/walk-handler';
-import { webhookHandler } from '../webhooks/webhook-handler';
-import { outboxHandler } from '../webhooks/outbox-handler';
-import { sweepHandler } from '../retention/sweep-handler';
-import { StepTimedOut } from './step-time-limit';
-import type { TraceEntry } from '../../walk/trace';
+import type { Job, JobKind } from '../../schemas/index.js';
+import { digestHandler } from '../digests/digest-handler.js';
+import { fanoutHandler } from '../trigger/fanout-handler.js';
+import type { HandlerContext, JobHandler, JobResult } from './job-result.js';
+import { unsnoozeHandler } from '../inbox/unsnooze-handler.js';
+import { walkHandler } from '../walk/walk-handler.js';
+import { webhookHandler } from '../webhooks/webhook-handler.js';
+import { outboxHandler } from '../webhooks/outbox-handler.js';
+import { sweepHandler } from '../retention/sweep-handler.js';
+import { StepTimedOut } from './step-time-limit.js';
+import type { TraceEntry } from '../../walk/trace.js';
 
-export type { BatchData, JobResult, MessageUpdate, NextStep } from './job-result';
+export type { BatchData, JobResult, MessageUpdate, NextStep } from './job-result.js';
 
 /** One handler per job kind, as graphile-worker has one task per identifier. */
 const handlers: { readonly [K in JobKind]: JobHandler<K> } = {

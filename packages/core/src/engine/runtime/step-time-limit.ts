@@ -1,4 +1,4 @@
-import type { CodeWorkflow } from '../../walk/code-workflow';
+import type { CodeWorkflow } from '../../walk/code-workflow.js';
 
 /** The user's code did not settle within the engine's `stepTimeoutMs`. */
 export class StepTimedOut extends Error {

@@ -1,6 +1,6 @@
-import type { Job } from '../../schemas/index';
-import type { Storage, StorageRepositories } from '../../storage';
-import { REPOSITORY_NAMES } from '../../wrap-repositories';
+import type { Job } from '../../schemas/index.js';
+import type { Storage, StorageRepositories } from '../../storage.js';
+import { REPOSITORY_NAMES } from '../../wrap-repositories.js';
 
 
 function withEnqueueHook(repositories: StorageRepositories, enqueued: (jobs: readonly Job[]) => void): StorageRepositories {

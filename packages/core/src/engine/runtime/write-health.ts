@@ -1,4 +1,4 @@
-import type { EngineContext } from '../context';
+import type { EngineContext } from '../context.js';
 
 /** Whether the engine's last write transaction (a trigger's commit, a batch's commit) failed, and since when. */
 export interface WriteHealth {

@@ -1,6 +1,6 @@
 import { SpanKind, SpanStatusCode, context, trace, type Span, type Tracer } from '@opentelemetry/api';
 import type { Job, Notification } from '../../schemas/index.js';
-import type { JobResult } from '../runtime/run-job';
+import type { JobResult } from '../runtime/run-job.js';
 import { contextOf } from './tracing.js';
 
 /** The `tidings.job` spans of one batch: one per job, from its run until the batch's commit. */

@@ -1,5 +1,5 @@
-import type { StorageRepositories } from '../../storage';
-import { markPages, type Audience } from './audience-pages';
+import type { StorageRepositories } from '../../storage.js';
+import { markPages, type Audience } from './audience-pages.js';
 
 /**
  * Every subscriber of the environment, for a broadcast: read whole when small and otherwise paged over

@@ -1,9 +1,9 @@
-import type { Job } from '../../schemas/index';
-import type { EngineContext } from '../context';
-import { firstWalkJob, walkInline, type InlineWalk } from './inline-delivery';
-import { newJob } from '../runtime/jobs';
-import { resultOf, type JobHandler } from '../runtime/job-result';
-import { capsInApp } from '../frequency/caps';
+import type { Job } from '../../schemas/index.js';
+import type { EngineContext } from '../context.js';
+import { firstWalkJob, walkInline, type InlineWalk } from './inline-delivery.js';
+import { newJob } from '../runtime/jobs.js';
+import { resultOf, type JobHandler } from '../runtime/job-result.js';
+import { capsInApp } from '../frequency/caps.js';
 
 type FanoutJob = Extract<Job, { kind: 'fanout' }>;
 type Page = Exclude<FanoutJob['data'], { subscriberIds: string[] }>;

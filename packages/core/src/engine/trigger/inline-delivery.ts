@@ -1,14 +1,14 @@
-import { newId } from '../../ids';
-import { buildMessage } from '../../messages/build-message';
-import type { Job, Message, Notification, Subscriber, Tenant, Workflow } from '../../schemas/index';
-import type { StorageRepositories } from '../../storage';
-import { RENDER_BUDGET_MS, renderBudget, type RenderMeter } from '../../templates/render';
-import { groupBy } from '../../util/group-by';
-import { decisionRecord, type DecisionRecord } from '../../walk/trace';
-import type { EngineContext } from '../context';
-import { newJob } from '../runtime/jobs';
-import { loopYielder } from '../runtime/loop-yield';
-import { storeWalkResults, walkSubject } from '../walk/walk-io';
+import { newId } from '../../ids.js';
+import { buildMessage } from '../../messages/build-message.js';
+import type { Job, Message, Notification, Subscriber, Tenant, Workflow } from '../../schemas/index.js';
+import type { StorageRepositories } from '../../storage.js';
+import { RENDER_BUDGET_MS, renderBudget, type RenderMeter } from '../../templates/render.js';
+import { groupBy } from '../../util/group-by.js';
+import { decisionRecord, type DecisionRecord } from '../../walk/trace.js';
+import type { EngineContext } from '../context.js';
+import { newJob } from '../runtime/jobs.js';
+import { loopYielder } from '../runtime/loop-yield.js';
+import { storeWalkResults, walkSubject } from '../walk/walk-io.js';
 
 /** One subscriber's walk of a notification whose workflow walks inline (`walker.walksInline`). */
 export interface InlineWalk {

@@ -1,6 +1,6 @@
-import type { StorageRepositories } from '../../storage';
-import { topicAudience, type RecipientPlan } from '../../trigger/read-recipients';
-import { markPages, type Audience } from './audience-pages';
+import type { StorageRepositories } from '../../storage.js';
+import { topicAudience, type RecipientPlan } from '../../trigger/read-recipients.js';
+import { markPages, type Audience } from './audience-pages.js';
 
 /**
  * A topic audience as the trigger records it: `members`, read whole, when it is small (it fits the

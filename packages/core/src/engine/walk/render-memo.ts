@@ -1,4 +1,4 @@
-import type { EngineContext } from '../context';
+import type { EngineContext } from '../context.js';
 
 /**
  * Recipients of one trigger whose walk ran out of render time alone on a step before that step is

@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { notFound, TidingsError } from '../../errors';
-import { stepIndexOf } from '../../messages/build-message';
-import { idSchema, type DigestMetadata, type Message, type Notification, type Subscriber, type WalkJobData, type Workflow } from '../../schemas/index';
-import { groupBy } from '../../util/group-by';
-import { parseInput } from '../../validation';
-import type { EngineContext } from '../context';
-import { newJob } from '../runtime/jobs';
-import { neverAccepted } from './retry-run';
-import { digestKeyOf } from '../digests/settle-digest';
+import { notFound, TidingsError } from '../../errors.js';
+import { stepIndexOf } from '../../messages/build-message.js';
+import { idSchema, type DigestMetadata, type Message, type Notification, type Subscriber, type WalkJobData, type Workflow } from '../../schemas/index.js';
+import { groupBy } from '../../util/group-by.js';
+import { parseInput } from '../../validation.js';
+import type { EngineContext } from '../context.js';
+import { newJob } from '../runtime/jobs.js';
+import { neverAccepted } from './retry-run.js';
+import { digestKeyOf } from '../digests/settle-digest.js';
 
 const retryInputSchema = z.object({ transactionId: idSchema, subscriberId: idSchema });
 

@@ -1,9 +1,9 @@
-import { stepIndexOf } from '../../messages/build-message';
-import type { Message, WalkJobData } from '../../schemas/index';
-import type { StorageRepositories } from '../../storage';
-import { groupBy } from '../../util/group-by';
-import type { WalkResult } from '../../walk/walker';
-import type { JobResult } from '../runtime/run-job';
+import { stepIndexOf } from '../../messages/build-message.js';
+import type { Message, WalkJobData } from '../../schemas/index.js';
+import type { StorageRepositories } from '../../storage.js';
+import { groupBy } from '../../util/group-by.js';
+import type { WalkResult } from '../../walk/walker.js';
+import type { JobResult } from '../runtime/run-job.js';
 
 /**
  * A message that failed for good and no provider took: `error` without a provider's id. One a provider

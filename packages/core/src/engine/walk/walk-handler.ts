@@ -1,22 +1,22 @@
-import { buildMessage } from '../../messages/build-message';
-import type { Integration, JobOf, Message, WalkJobData, WalkState } from '../../schemas/index';
-import type { DeadDeviceTokens } from '../../subscribers/drop-device-tokens';
-import type { TraceEntry } from '../../walk/trace';
-import type { Delivery, DigestedEvent } from '../../walk/walker';
-import { fallbackMessage } from '../../messages/fallback-message';
-import { isExpired, withExpiry } from '../../messages/expiry';
-import { channelGate } from '../../walk/channel-gate';
-import { workflowRow } from '../../preferences/resolve-preferences';
-import { UNKNOWN_OUTCOME_RETRY_MS, type StepSent } from '../delivery/deliver-step';
-import { nextAttemptAt } from '../runtime/jobs';
-import { messagesForWalk, walkSubject } from './walk-io';
-import { retryScope } from './retry-run';
-import { BATCH_RENDER_MS, renderBudget } from '../../templates/render';
-import { hopelessSteps, renderSpentAlone } from './render-memo';
-import { capGate } from '../frequency/caps';
-import { takeSendSlot } from '../frequency/send-rate';
-import type { WindowHit } from '../../storage';
-import { resultOf, waitUntil, type JobHandler, type JobResult, type NextStep } from '../runtime/job-result';
+import { buildMessage } from '../../messages/build-message.js';
+import type { Integration, JobOf, Message, WalkJobData, WalkState } from '../../schemas/index.js';
+import type { DeadDeviceTokens } from '../../subscribers/drop-device-tokens.js';
+import type { TraceEntry } from '../../walk/trace.js';
+import type { Delivery, DigestedEvent } from '../../walk/walker.js';
+import { fallbackMessage } from '../../messages/fallback-message.js';
+import { isExpired, withExpiry } from '../../messages/expiry.js';
+import { channelGate } from '../../walk/channel-gate.js';
+import { workflowRow } from '../../preferences/resolve-preferences.js';
+import { UNKNOWN_OUTCOME_RETRY_MS, type StepSent } from '../delivery/deliver-step.js';
+import { nextAttemptAt } from '../runtime/jobs.js';
+import { messagesForWalk, walkSubject } from './walk-io.js';
+import { retryScope } from './retry-run.js';
+import { BATCH_RENDER_MS, renderBudget } from '../../templates/render.js';
+import { hopelessSteps, renderSpentAlone } from './render-memo.js';
+import { capGate } from '../frequency/caps.js';
+import { takeSendSlot } from '../frequency/send-rate.js';
+import type { WindowHit } from '../../storage.js';
+import { resultOf, waitUntil, type JobHandler, type JobResult, type NextStep } from '../runtime/job-result.js';
 
 /** The walk's trace up to step `last`, with what delivery added to each step's entry. */
 function notedTrace(trace: readonly TraceEntry[], notes: ReadonlyMap<number, Partial<TraceEntry>>, last: number): TraceEntry[] {

@@ -1,11 +1,11 @@
-import type { Message, Tenant, WalkState } from '../../schemas/index';
-import type { StorageRepositories } from '../../storage';
-import type { DecisionRecord } from '../../walk/trace';
-import type { DigestedEvent, WalkResult, WalkSubject } from '../../walk/walker';
-import type { RenderBudget } from '../../templates/render';
-import type { EngineContext } from '../context';
-import { messageEvents, queueWebhookEvents } from '../webhooks/webhook-outbox';
-import { sweepWhenExpiring } from '../retention/sweep';
+import type { Message, Tenant, WalkState } from '../../schemas/index.js';
+import type { StorageRepositories } from '../../storage.js';
+import type { DecisionRecord } from '../../walk/trace.js';
+import type { DigestedEvent, WalkResult, WalkSubject } from '../../walk/walker.js';
+import type { RenderBudget } from '../../templates/render.js';
+import type { EngineContext } from '../context.js';
+import { messageEvents, queueWebhookEvents } from '../webhooks/webhook-outbox.js';
+import { sweepWhenExpiring } from '../retention/sweep.js';
 
 /** What a walk continues from, and its render budget. */
 export interface WalkOptions {

@@ -1,6 +1,6 @@
-import { deliveryJob, outboxDeliveries } from './webhook-outbox';
-import { newJob } from '../runtime/jobs';
-import { resultOf, type JobHandler } from '../runtime/job-result';
+import { deliveryJob, outboxDeliveries } from './webhook-outbox.js';
+import { newJob } from '../runtime/jobs.js';
+import { resultOf, type JobHandler } from '../runtime/job-result.js';
 
 /**
  * Turns a page of a change's webhook events into deliveries, one per event and endpoint subscribed

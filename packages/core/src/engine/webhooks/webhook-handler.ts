@@ -1,8 +1,8 @@
-import { ProviderError } from '../../delivery/provider';
-import type { JobOf, WebhookDelivery, WebhookEndpoint } from '../../schemas/index';
-import { within } from '../runtime/step-time-limit';
-import { endpointTurn } from './webhook-lane';
-import { resultOf, waitUntil, type JobHandler } from '../runtime/job-result';
+import { ProviderError } from '../../delivery/provider.js';
+import type { JobOf, WebhookDelivery, WebhookEndpoint } from '../../schemas/index.js';
+import { within } from '../runtime/step-time-limit.js';
+import { endpointTurn } from './webhook-lane.js';
+import { resultOf, waitUntil, type JobHandler } from '../runtime/job-result.js';
 
 /**
  * When each attempt after the first is made, from the one before: 5 s, 5 min, 30 min, 2 h, 5 h,

@@ -1,5 +1,5 @@
-import { circuitAfter, circuitAllows, CLOSED, type CircuitPolicy, type CircuitState } from '../../integrations/circuit';
-import type { EngineContext } from '../context';
+import { circuitAfter, circuitAllows, CLOSED, type CircuitPolicy, type CircuitState } from '../../integrations/circuit.js';
+import type { EngineContext } from '../context.js';
 
 /** Deliveries one process sends to one endpoint at once; more wait a second for their turn. */
 export const WEBHOOK_ENDPOINT_CONCURRENCY = 4;

@@ -1,8 +1,8 @@
-import { newId } from '../../ids';
-import type { Job, JsonObject, Message, WebhookDelivery, WebhookEndpoint, WebhookEventType } from '../../schemas/index';
-import type { StorageRepositories } from '../../storage';
-import type { EngineContext } from '../context';
-import { newJob } from '../runtime/jobs';
+import { newId } from '../../ids.js';
+import type { Job, JsonObject, Message, WebhookDelivery, WebhookEndpoint, WebhookEventType } from '../../schemas/index.js';
+import type { StorageRepositories } from '../../storage.js';
+import type { EngineContext } from '../context.js';
+import { newJob } from '../runtime/jobs.js';
 
 /** One event for the environment's webhook endpoints. */
 export interface WebhookEvent {

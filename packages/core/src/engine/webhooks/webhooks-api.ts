@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { notFound, TidingsError } from '../../errors';
-import { newId } from '../../ids';
-import { webhookEndpointInputSchema, webhookEndpointPatchSchema, type WebhookDelivery, type WebhookEndpoint, type WebhookEndpointInput, type WebhookEndpointPatch } from '../../schemas/index';
-import { parseInput } from '../../validation';
-import type { EngineContext } from '../context';
-import { pageLimit, pageOf, positionOf } from '../../util/page-cursor';
-import { forgetEndpoints } from './webhook-outbox';
+import { notFound, TidingsError } from '../../errors.js';
+import { newId } from '../../ids.js';
+import { webhookEndpointInputSchema, webhookEndpointPatchSchema, type WebhookDelivery, type WebhookEndpoint, type WebhookEndpointInput, type WebhookEndpointPatch } from '../../schemas/index.js';
+import { parseInput } from '../../validation.js';
+import type { EngineContext } from '../context.js';
+import { pageLimit, pageOf, positionOf } from '../../util/page-cursor.js';
+import { forgetEndpoints } from './webhook-outbox.js';
 
 /** An endpoint as it is shown: everything but its secret. */
 export type WebhookEndpointView = Omit<WebhookEndpoint, 'secret'>;

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { manualClock } from '../../clock.js';
 import { createTidings } from '../../engine/create-tidings.js';
-import { SWEEP_KEY } from '../../engine/retention/sweep';
+import { SWEEP_KEY } from '../../engine/retention/sweep.js';
 import { isExpired } from '../../messages/expiry.js';
 import { retentionPolicySchema } from '../../schemas/expiry.js';
 import type { Message, WebhookDelivery } from '../../schemas/index.js';
