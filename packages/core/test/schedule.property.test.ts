@@ -103,6 +103,16 @@ describe('schedules — examples', () => {
     expect(isWithinSchedule(workdays, new Date('2026-06-01T21:01:00Z'), 'America/New_York')).toBe(false);
   });
 
+  it('clocks falling back into a range reopen it at the change, where no range starts', () => {
+    // Saturday 1:01 AM until Sunday 1:00 AM (inclusive) in London; at 01:59:59 BST on Sunday it is over,
+    // and at 02:00 BST the clocks go back to 01:00 GMT, inside it again.
+    const overnight = { isEnabled: true, weeklySchedule: { saturday: { isEnabled: true, hours: [{ start: '1:01 AM', end: '1:00 AM' }] } } };
+    const justOver = new Date('2026-10-25T00:59:59.999Z');
+    expect(isWithinSchedule(overnight, justOver, 'Europe/London')).toBe(false);
+    expect(nextScheduleOpening(overnight, justOver, 'Europe/London')?.toISOString()).toBe('2026-10-25T01:00:00.000Z');
+    expect(isWithinSchedule(overnight, new Date('2026-10-25T01:00:00.000Z'), 'Europe/London')).toBe(true);
+  });
+
   it('overnight ranges run into the next day', () => {
     const nights: Schedule = { isEnabled: true, weeklySchedule: { friday: { isEnabled: true, hours: [{ start: '10:00 PM', end: '2:00 AM' }] } } };
     expect(isWithinSchedule(nights, new Date('2026-06-06T01:30:00Z'), 'UTC')).toBe(true);

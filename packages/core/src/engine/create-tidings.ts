@@ -16,6 +16,7 @@ import { integrationsApi, tenantsApi, workflowsApi } from './catalog/catalog-api
 import type { EngineContext, EngineOptions } from './context.js';
 import { createJobLoop } from './runtime/job-loop.js';
 import { createJobRunner, deadLeaseTakeBack, WEBHOOK_KINDS } from './runtime/job-runner.js';
+import { engineJobs } from './job-table.js';
 import { wakingStorage } from './runtime/waking-storage.js';
 import { publishLive } from './inbox/publish-live.js';
 import { messagesApi } from './inbox/messages-api.js';
@@ -197,8 +198,9 @@ export function createTidings(options: TidingsOptions) {
   }
   // Workers know each other by the storage the user passed: each engine's code-catalog view is an object of its own.
   const takeBackDeadLeases = deadLeaseTakeBack(ctx, options.storage);
-  const runner = createJobRunner(ctx, providers, options.storage, { exceptKinds: WEBHOOK_KINDS, batchSize: engineOptions.batchSize, takeBackDeadLeases }, options.webhookTransport);
-  const webhookRunner = createJobRunner(ctx, providers, options.storage, { kinds: WEBHOOK_KINDS, batchSize: engineOptions.deliveryConcurrency, takeBackDeadLeases }, options.webhookTransport);
+  const jobs = engineJobs(ctx, providers, options.webhookTransport);
+  const runner = createJobRunner(ctx, jobs, options.storage, { exceptKinds: WEBHOOK_KINDS, batchSize: engineOptions.batchSize, takeBackDeadLeases });
+  const webhookRunner = createJobRunner(ctx, jobs, options.storage, { kinds: WEBHOOK_KINDS, batchSize: engineOptions.deliveryConcurrency, takeBackDeadLeases });
   // A retention policy's sweep is made sure of once per engine, when jobs first run.
   let sweepReady: Promise<void> | null = null;
   const sweepEnsured = () => (sweepReady ??= ensureSweep(ctx).catch((error: unknown) => {

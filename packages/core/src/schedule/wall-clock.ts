@@ -74,4 +74,28 @@ export function instantsAtWall(wallMs: number, timeZone: string): number[] {
 /** `instantsAtWall` for a minute of a local day. */
 export const instantsAtWallTime = (dayMs: number, minute: number, timeZone: string) => instantsAtWall(dayMs + minute * MINUTE, timeZone);
 
+/**
+ * The instants in `(fromMs, toMs]` at which the zone's clocks fall back (its offset drops), to the
+ * millisecond: from each, wall times already read go by again.
+ */
+export function fallBacks(fromMs: number, toMs: number, timeZone: string): number[] {
+  if (timeZone === 'UTC') return [];
+  const found: number[] = [];
+  // No zone changes its offset twice within half a day.
+  for (let start = fromMs; start < toMs; start += DAY / 2) {
+    const end = Math.min(start + DAY / 2, toMs);
+    const before = offsetOf(start, timeZone);
+    if (offsetOf(end, timeZone) >= before) continue;
+    let lo = start;
+    let hi = end;
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (offsetOf(mid, timeZone) === before) lo = mid;
+      else hi = mid;
+    }
+    found.push(hi);
+  }
+  return found;
+}
+
 export { DAY };

@@ -1,6 +1,6 @@
 import { WEEKDAYS, type Schedule } from '../schemas/index.js';
 import { parseClockTime } from './clock-time.js';
-import { DAY, instantsAtWallTime, wallTime } from './wall-clock.js';
+import { DAY, fallBacks, instantsAtWallTime, wallTime } from './wall-clock.js';
 
 /** A day's opening hours in minutes of the day; `end < start` runs past midnight. */
 interface Range {
@@ -50,7 +50,8 @@ export function isWithinSchedule(schedule: Schedule | null | undefined, instant:
 /**
  * The first instant at or after `instant` within the schedule: `instant` itself when it is within,
  * else the next range opening (a range starting in a skipped DST hour opens at the first valid instant
- * after it). Null when the schedule never opens (no enabled day with hours).
+ * after it, and where clocks fall back into a range, the schedule opens at that instant). Null when
+ * the schedule never opens (no enabled day with hours).
  */
 export function nextScheduleOpening(schedule: Schedule | null | undefined, instant: Date, timeZone?: string | null): Date | null {
   if (!scheduleApplies(schedule)) return instant;
@@ -68,6 +69,10 @@ export function nextScheduleOpening(schedule: Schedule | null | undefined, insta
         if (candidate > t && (best === null || candidate < best) && withinRanges(days, candidate, zone)) best = candidate;
       }
     }
+  }
+  // Where clocks fall back, a wall time left behind comes again: the schedule may reopen at that instant, with no range starting there.
+  for (const candidate of fallBacks(t, t + 9 * DAY, zone)) {
+    if (candidate > t && (best === null || candidate < best) && withinRanges(days, candidate, zone)) best = candidate;
   }
   return best === null ? null : new Date(best);
 }

@@ -43,11 +43,17 @@ export const renderBudget = (options: { alone?: boolean; meter?: RenderMeter | u
 
 /** A walk ran out of render time (its budget, or one render's limit): the walk stops here and goes on later. */
 export class RenderBudgetSpent extends Error {
-  constructor(cause: 'walk' | 'render') {
+  /**
+   * `busy`: the render ran out of time while the process got less than half of it on the CPU (the
+   * machine was busy, not the template): never the template's failure, the walk goes on later.
+   */
+  constructor(readonly spentBy: 'walk' | 'render' | 'busy') {
     super(
-      cause === 'walk'
+      spentBy === 'walk'
         ? `ran out of render time: the walk's budget is spent (${RENDER_BUDGET_MS} ms of liquid rendering for one subscriber's walk)`
-        : `ran out of render time: one render took longer than its limit (${RENDER_LIMIT_MS} ms)`,
+        : spentBy === 'busy'
+          ? `ran out of render time while the machine was busy (the process had the CPU for less than half of the render's ${RENDER_LIMIT_MS} ms)`
+          : `ran out of render time: one render took longer than its limit (${RENDER_LIMIT_MS} ms)`,
     );
     this.name = 'RenderBudgetSpent';
   }
@@ -157,6 +163,12 @@ export function renderTemplate(text: string, variables: Record<string, unknown>,
   return liquidRender(text, variables, options);
 }
 
+/** Whether the process had the CPU for less than half of `wallMs` since `before`: the render waited for the machine. */
+function starved(before: NodeJS.CpuUsage, wallMs: number): boolean {
+  const { user, system } = process.cpuUsage(before);
+  return (user + system) / 1_000 < wallMs / 2;
+}
+
 function liquidRender(text: string, variables: Record<string, unknown>, options: RenderOptions): string {
   const engine = options.html ? htmlLiquid : liquid;
   const templates = parse(text, options.html);
@@ -167,11 +179,12 @@ function liquidRender(text: string, variables: Record<string, unknown>, options:
   // One render never holds the event loop longer than RENDER_LIMIT_MS, alone or not.
   const limit = Math.min(RENDER_LIMIT_MS, left);
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   try {
     return engine.renderSync(templates, variables, { renderLimit: limit }) as string;
   } catch (error) {
     // Out of time: the walk decides whether that is "later" or, alone and at its first render, a failure.
-    if (error instanceof Error && /template render limit exceeded/.test(error.message)) throw new RenderBudgetSpent(limit < RENDER_LIMIT_MS ? 'walk' : 'render');
+    if (error instanceof Error && /template render limit exceeded/.test(error.message)) throw new RenderBudgetSpent(limit < RENDER_LIMIT_MS ? 'walk' : starved(cpuBefore, performance.now() - started) ? 'busy' : 'render');
     throw error;
   } finally {
     const spent = performance.now() - started;

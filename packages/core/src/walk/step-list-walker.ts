@@ -91,7 +91,7 @@ export function walkSteps(input: WalkInput): WalkResult {
       entry('delivered', `rendered for ${type}`, chosen);
     } catch (error) {
       // Spent by this step alone, in a walk that rendered nothing before it, the step fails; otherwise it runs later.
-      if (error instanceof RenderBudgetSpent && (!input.renderBudget?.alone || deliveries.length > 0)) {
+      if (error instanceof RenderBudgetSpent && (!input.renderBudget?.alone || deliveries.length > 0 || error.spentBy === 'busy')) {
         entry('held', `${error.message}: the walk goes on from this step in a batch of its own`, chosen);
         return { deliveries, resume: null, spent: { stepIndex }, trace, ...over() };
       }

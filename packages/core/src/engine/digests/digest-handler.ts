@@ -1,5 +1,7 @@
 import { newJob } from '../runtime/jobs.js';
-import { resultOf, waitUntil, type JobHandler } from '../runtime/job-result.js';
+import { enqueue, resultOf, waitUntil } from '../runtime/job-result.js';
+import type { EngineJobHandler } from '../walk/batch-data.js';
+import { closeDigest } from './digest-effects.js';
 
 /** How long a due flush waits for an event of its window that another worker is still walking. */
 const FLUSH_RECHECK_MS = 250;
@@ -10,7 +12,7 @@ const FLUSH_RECHECK_MS = 250;
  * Events triggered inside the window whose walks have not reached the digest yet belong to it: the
  * flush waits for them instead of splitting the window (at once when they run in this batch).
  */
-export const digestHandler: JobHandler<'digest'> = async (job, { ctx, batch, now }) => {
+export const digestHandler: EngineJobHandler<'digest'> = async (job, { ctx, batch, now }) => {
   const { storage, env } = ctx;
   const digest = await storage.digests.get(env, job.data.digestId);
   // Every event was cancelled: the digest is gone and there is nothing to send.
@@ -28,5 +30,5 @@ export const digestHandler: JobHandler<'digest'> = async (job, { ctx, batch, now
     { env, kind: 'walk', runAt: now.toISOString(), transactionId: owner.transactionId, subscriberId: digest.subscriberId, data: { notificationId: owner.notificationId, stepIndex: digest.stepIndex + 1, digestId: digest.id } },
     now,
   );
-  return resultOf(job, { kind: 'done' }, { closeDigest: digest.id, enqueue: [walk] });
+  return resultOf(job, { kind: 'done' }, [closeDigest(digest.id), enqueue([walk])]);
 };

@@ -65,13 +65,14 @@ export type CapCheck = { readonly kind: 'send'; readonly hits: WindowHit[] } | {
  * them are recorded when every cap has room, none otherwise. A slot is keyed by the message, so the
  * same send taken again counts once.
  */
-async function takeCapSlots(ctx: EngineContext, counted: readonly Cap[], subscriberId: string, messageId: string, now: Date): Promise<CapCheck> {
+async function takeCapSlots(ctx: EngineContext, counted: readonly Cap[], subscriberId: string, messageId: string, now: Date, givenBack: readonly SlotRef[]): Promise<CapCheck> {
   const keys = counted.map((cap) => capCounterKey(cap, subscriberId));
   const longest = Math.max(...counted.map((cap) => windowMs(cap.per)));
   return ctx.storage.transaction(async (tx) => {
     const at = now.toISOString();
-    // A send taken again (its run was retried after the slot was taken) does not count against itself.
-    await tx.frequency.forget(ctx.env, keys.map((key) => ({ key, id: messageId })));
+    // A send taken again (its run was retried after the slot was taken) does not count against itself,
+    // nor do the walk's sends that did not go.
+    await tx.frequency.forget(ctx.env, [...givenBack, ...keys.map((key) => ({ key, id: messageId }))]);
     await tx.frequency.prune(ctx.env, keys, at);
     const recent = await tx.frequency.recent(ctx.env, keys, new Date(now.getTime() - longest).toISOString());
     const decision = capsDecision(counted, (cap) => recent.get(capCounterKey(cap, subscriberId)) ?? [], now);
@@ -82,28 +83,47 @@ async function takeCapSlots(ctx: EngineContext, counted: readonly Cap[], subscri
   });
 }
 
+/** A counted send's slot of one cap. */
+export interface SlotRef {
+  readonly key: string;
+  readonly id: string;
+}
+
 /**
  * The caps over one walk's sends: a send that may go takes its slots in the storage first
- * (`takeCapSlots`), so two sends of one batch, or of two processes, never both take the last one;
+ * (`takeCapSlots`), so two sends of one batch, or of two processes, never both take the last one.
  * `release` gives back the slots of a send that did not go after all (a failure, no address, a wait
- * for the send rate), as only sent messages count.
+ * for the send rate), as only sent messages count: the batch's next reservation or its commit
+ * (`givenBack`, the walk's own; deleting a slot twice changes nothing) deletes them, so nothing is
+ * written outside those two.
  */
-export function capGate(ctx: EngineContext, caps: readonly Cap[], workflow: CappedWorkflow, subscriberId: string, now: Date) {
+export function capGate(ctx: EngineContext, caps: readonly Cap[], workflow: CappedWorkflow, subscriberId: string, now: Date, batchGivenBack: SlotRef[]) {
   /** The counter keys each send under way took, by channel and message id. */
   const reserved = new Map<string, string[]>();
+  const givenBack: SlotRef[] = [];
   const check = async (channel: Channel, messageId: string): Promise<CapCheck> => {
     const counted = capsFor(caps, channel, workflow);
     if (counted.length === 0) return { kind: 'send', hits: [] };
-    const taken = await takeCapSlots(ctx, counted, subscriberId, messageId, now);
+    // Slots any walk of the batch gave back are deleted by the next reservation, so later sends of the batch have their room.
+    const pending = batchGivenBack.splice(0);
+    let taken: CapCheck;
+    try {
+      taken = await takeCapSlots(ctx, counted, subscriberId, messageId, now, pending);
+    } catch (error) {
+      batchGivenBack.push(...pending);
+      throw error;
+    }
     if (taken.kind === 'send') reserved.set(`${channel}\u0000${messageId}`, taken.hits.map((hit) => hit.key));
     return taken;
   };
-  /** The send of `messageId` on `channel` did not go: its slots are given back. */
-  const release = async (channel: Channel, messageId: string): Promise<void> => {
+  /** The send of `messageId` on `channel` did not go: its slots are to be given back. */
+  const release = (channel: Channel, messageId: string): void => {
     const keys = reserved.get(`${channel}\u0000${messageId}`);
     if (!keys) return;
     reserved.delete(`${channel}\u0000${messageId}`);
-    await ctx.storage.frequency.forget(ctx.env, keys.map((key) => ({ key, id: messageId })));
+    const slots = keys.map((key) => ({ key, id: messageId }));
+    givenBack.push(...slots);
+    batchGivenBack.push(...slots);
   };
-  return Object.assign(check, { release });
+  return Object.assign(check, { release, givenBack: (): readonly SlotRef[] => givenBack });
 }

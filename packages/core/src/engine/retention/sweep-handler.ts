@@ -5,7 +5,8 @@ import type { EngineContext } from '../context.js';
 import { retryDelayMs } from '../runtime/jobs.js';
 import { nextTurn } from '../runtime/loop-yield.js';
 import { SWEEP_EVERY_MS, deletionRecords } from './sweep.js';
-import { resultOf, waitUntil, type JobHandler } from '../runtime/job-result.js';
+import { resultOf, waitUntil } from '../runtime/job-result.js';
+import type { EngineJobHandler } from '../walk/batch-data.js';
 
 const DAY_MS = 86_400_000;
 
@@ -39,7 +40,7 @@ async function deleteBatch(ctx: EngineContext, job: JobOf<'sweep'>, at: string, 
  * Otherwise it waits for the next expiry, at most SWEEP_EVERY_MS. A failed run tries again with
  * backoff and never gives up: the sweep is the only one there is.
  */
-export const sweepHandler: JobHandler<'sweep'> = async (job, { ctx, now }) => {
+export const sweepHandler: EngineJobHandler<'sweep'> = async (job, { ctx, now }) => {
   const { env } = ctx;
   const { batchSize: limit, messages: keepMessages, notifications: keepNotifications } = ctx.options.retention;
   const at = now.toISOString();

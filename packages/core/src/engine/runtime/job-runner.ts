@@ -1,21 +1,34 @@
 import { randomUUID } from 'node:crypto';
-import type { Provider } from '../../delivery/provider.js';
-import type { WebhookTransport } from '../../delivery/webhook-transport.js';
-import { normalAddress, type Integration, type Job, type JobKind, type Subscriber, type Suppression } from '../../schemas/index.js';
+import type { Job, JobKind } from '../../schemas/index.js';
 import type { Storage } from '../../storage.js';
-import { groupBy } from '../../util/group-by.js';
-import { commitBatch, type Committed } from './commit-batch.js';
-import type { TracksStatus } from '../delivery/provider-status.js';
-import { forgetEndpoints } from '../webhooks/webhook-outbox.js';
 import type { EngineContext } from '../context.js';
-import { stepDeliverer } from '../delivery/deliver-step.js';
+import { commitBatch, type Committed } from './commit-batch.js';
 import { liveWorkers } from './live-workers.js';
-import { cpuTurns, loopYielder, nextTurn } from './loop-yield.js';
-import { runJob, type BatchData } from './run-job.js';
-import { readWalkSources } from '../walk/walk-io.js';
-import { capsInForce } from '../frequency/caps.js';
+import { loopYielder, nextTurn } from './loop-yield.js';
+import { runJob, type JobHandlers } from './run-job.js';
+import type { EffectApplier, JobResult } from './job-result.js';
 import { watchWrite } from './write-health.js';
-import { startJobSpans, type JobSpans } from '../telemetry/job-spans.js';
+
+/** The spans of one batch's jobs, when the app traces (see `telemetry/job-spans.ts`). */
+export interface BatchSpans {
+  run<T>(job: Job, work: () => Promise<T>): Promise<T>;
+  committed(results: readonly JobResult[], gaveUp: ReadonlySet<string>): void;
+  failed(error: unknown): void;
+}
+
+/**
+ * What the runtime runs, handed to it by the composition: the runtime knows jobs, leases, batches and
+ * commits, and nothing of the features whose handlers and appliers these are.
+ */
+export interface JobKinds<B> {
+  readonly handlers: JobHandlers<B>;
+  /** Reads what a batch's jobs need, once for the whole batch. */
+  loadBatch(jobs: readonly Job[], now: Date): Promise<B>;
+  /** Applied in this order by each batch's commit. */
+  readonly appliers: readonly EffectApplier[];
+  /** Starts the batch's spans; null when nothing traces. */
+  startSpans(jobs: readonly Job[], batch: B): BatchSpans | null;
+}
 
 export interface JobRunner {
   /**
@@ -39,36 +52,6 @@ function withoutAloneMark(job: Job): Job {
   if (job.kind !== 'walk') return job;
   const { runAlone: _mark, ...data } = job.data;
   return { ...job, data };
-}
-
-const byKey = <T, K>(items: readonly T[], key: (item: T) => K) => new Map(items.map((item) => [key(item), item]));
-const unique = <T>(items: readonly T[]) => [...new Set(items)];
-
-/** Reads what a batch's jobs need, once for the whole batch. */
-async function loadBatch(ctx: EngineContext, jobs: readonly Job[], now: Date): Promise<BatchData> {
-  const { storage, env } = ctx;
-  const walks = jobs.filter((j) => j.kind === 'walk');
-  const sourced = jobs.flatMap((j) => (j.kind === 'walk' || j.kind === 'fanout' ? [j.data.notificationId] : []));
-  const { notifications, workflows, tenants } = await readWalkSources(storage, env, sourced);
-  const people = unique([...walks.map((j) => j.subscriberId), ...[...notifications.values()].flatMap((n) => (n.actorId ? [n.actorId] : []))]);
-  const subscribers = byKey(people.length > 0 ? await storage.subscribers.getMany(env, people) : [], (s) => s.subscriberId);
-  const integrations = walks.length > 0 ? await storage.integrations.list(env, { active: true }) : [];
-  const preferences = groupBy(walks.length > 0 ? await storage.preferences.listMany(env, unique(walks.map((j) => j.subscriberId))) : [], (row) => row.subscriberId);
-  const suppressed = await suppressedAddresses(ctx, walks.flatMap((j) => subscribers.get(j.subscriberId) ?? []), integrations);
-  const caps = sourced.length > 0 ? await capsInForce(ctx) : [];
-  return { jobs, notifications, subscribers, workflows, tenants, integrations, preferences, suppressed, caps, renderMeter: { spentMs: 0 }, cpuTurns: cpuTurns() };
-}
-
-/** The suppression entries of these subscribers' email addresses and phones, read only for channels with an integration. */
-async function suppressedAddresses(ctx: EngineContext, people: readonly Subscriber[], integrations: readonly Integration[]): Promise<Map<string, Suppression>> {
-  const found = new Map<string, Suppression>();
-  for (const channel of ['email', 'sms'] as const) {
-    if (!integrations.some((i) => i.channel === channel)) continue;
-    const addresses = unique(people.flatMap((s) => (channel === 'email' ? s.email : s.phone) ?? []).map((a) => normalAddress(channel, a)));
-    if (addresses.length === 0) continue;
-    for (const entry of await ctx.storage.suppressions.find(ctx.env, channel, addresses)) found.set(`${channel}\u0000${entry.address}`, entry);
-  }
-  return found;
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight, keeping results in order. */
@@ -95,27 +78,6 @@ function keepLeases(ctx: EngineContext, workerId: string, ids: readonly string[]
   }, every);
   timer.unref();
   return () => clearInterval(timer);
-}
-
-function emitCommitted(ctx: EngineContext, committed: Committed): void {
-  const failed = new Map(committed.failures.map((f) => [f.message._id, f.error]));
-  const notSent = new Map(committed.warnings.map((w) => [w.message._id, w.reason]));
-  for (const { digest, subscriberId } of committed.flushed) {
-    ctx.events.emit('digest.flushed', { transactionIds: digest.events.map((e) => e.transactionId), subscriberId, count: digest.events.length });
-  }
-  for (const message of committed.stored) {
-    ctx.events.emit('message.created', { message });
-    if (message.status === 'sent') ctx.events.emit('message.sent', { message });
-    const error = failed.get(message._id);
-    if (error !== undefined) ctx.events.emit('message.failed', { message, error });
-    const reason = notSent.get(message._id);
-    if (reason !== undefined) ctx.events.emit('message.warning', { message, reason });
-  }
-  // Message updates come from unsnooze jobs.
-  for (const message of committed.updated) ctx.events.emit('message.unsnoozed', { message });
-  for (const { job, error } of committed.gaveUp) ctx.events.emit('job.failed', { job, error });
-  if (committed.disabledEndpoints.length > 0) forgetEndpoints(ctx);
-  for (const endpoint of committed.disabledEndpoints) ctx.events.emit('webhook.endpoint.disabled', { endpoint });
 }
 
 /**
@@ -155,11 +117,9 @@ export function deadLeaseTakeBack(ctx: EngineContext, registry: Storage): () => 
 /** Webhook deliveries and the outbox pages that make them: a lane of their own, so a slow receiver never holds a walk's commit. */
 export const WEBHOOK_KINDS: readonly JobKind[] = ['webhook', 'outbox'];
 
-export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<string, Provider>, registry: Storage, lane: RunnerLane, webhookTransport?: WebhookTransport): JobRunner {
+export function createJobRunner<B>(ctx: EngineContext, kinds: JobKinds<B>, registry: Storage, lane: RunnerLane): JobRunner {
   const { storage, env, options } = ctx;
   const workerId = `worker-${randomUUID()}`;
-  const deliver = stepDeliverer(providers, options, () => ctx.clock.now().getTime(), ctx.telemetry);
-  const tracksStatus: TracksStatus = (channel, providerId) => providers.get(`${channel}:${providerId}`)?.readStatus !== undefined;
   let inHand = 0;
   let lastProgress = performance.now();
   const progressed = () => (lastProgress = performance.now());
@@ -180,15 +140,14 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
   async function runBatchInHand(jobs: readonly Job[], now: Date): Promise<void> {
     const stopKeeping = keepLeases(ctx, workerId, jobs.map((j) => j.id));
     let committed: Committed;
-    const tracer = ctx.telemetry.tracer();
-    let spans: JobSpans | null = null;
+    let spans: BatchSpans | null = null;
     try {
-      const batch = await loadBatch(ctx, jobs, now);
-      spans = tracer && startJobSpans(tracer, jobs, batch.notifications);
+      const batch = await kinds.loadBatch(jobs, now);
+      spans = kinds.startSpans(jobs, batch);
       const breathe = loopYielder();
       const results = await mapLimited(jobs, options.deliveryConcurrency, async (job) => {
         await breathe();
-        const run = () => runJob(job, { ctx, deliver, batch, now, ...(webhookTransport && { webhookTransport }) });
+        const run = () => runJob(kinds.handlers, job, { ctx, batch, now });
         try {
           return await (spans ? spans.run(job, run) : run());
         } finally {
@@ -196,7 +155,7 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
         }
       });
       stopKeeping();
-      committed = await watchWrite(ctx, () => commitBatch(ctx, workerId, now, results, tracksStatus));
+      committed = await watchWrite(ctx, () => commitBatch(ctx, workerId, now, results, kinds.appliers));
       spans?.committed(results, new Set(committed.gaveUp.map((g) => g.job.id)));
     } catch (error) {
       spans?.failed(error);
@@ -206,7 +165,8 @@ export function createJobRunner(ctx: EngineContext, providers: ReadonlyMap<strin
     } finally {
       stopKeeping();
     }
-    emitCommitted(ctx, committed);
+    for (const announce of committed.announcements) announce();
+    for (const { job, error } of committed.gaveUp) ctx.events.emit('job.failed', { job, error });
   }
 
   return {

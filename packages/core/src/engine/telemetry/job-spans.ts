@@ -1,10 +1,12 @@
 import { SpanKind, SpanStatusCode, context, trace, type Span, type Tracer } from '@opentelemetry/api';
 import type { Job, Notification } from '../../schemas/index.js';
-import type { JobResult } from '../runtime/run-job.js';
+import type { JobResult } from '../runtime/job-result.js';
+import type { BatchSpans } from '../runtime/job-runner.js';
+import type { TraceEffect } from '../walk/walk-effects.js';
 import { contextOf } from './tracing.js';
 
 /** The `tidings.job` spans of one batch: one per job, from its run until the batch's commit. */
-export interface JobSpans {
+export interface JobSpans extends BatchSpans {
   /** Runs the job's work with its span active, so provider calls nest under it. */
   run<T>(job: Job, work: () => Promise<T>): Promise<T>;
   /** The batch committed: each span gets the run's steps as events and its outcome, and ends. */
@@ -44,7 +46,7 @@ export function startJobSpans(tracer: Tracer, jobs: readonly Job[], notification
         const held = spans.get(result.job.id);
         if (!held) continue;
         const { span } = held;
-        for (const entry of result.trace ?? []) {
+        for (const entry of result.effects.flatMap((e) => (e.kind === 'trace' ? (e as TraceEffect).entries : []))) {
           span.addEvent('tidings.step', {
             'tidings.step.index': entry.stepIndex,
             'tidings.step.id': entry.stepId,

@@ -2,7 +2,9 @@ import type { Job } from '../../schemas/index.js';
 import type { EngineContext } from '../context.js';
 import { firstWalkJob, walkInline, type InlineWalk } from './inline-delivery.js';
 import { newJob } from '../runtime/jobs.js';
-import { resultOf, type JobHandler } from '../runtime/job-result.js';
+import { enqueue, resultOf } from '../runtime/job-result.js';
+import type { EngineJobHandler } from '../walk/batch-data.js';
+import { decided, madeMessages } from '../walk/walk-effects.js';
 import { capsInApp } from '../frequency/caps.js';
 
 type FanoutJob = Extract<Job, { kind: 'fanout' }>;
@@ -32,16 +34,16 @@ async function chunkMembers(ctx: EngineContext, job: FanoutJob, now: Date): Prom
  * (unless `inlineInApp` is off) and are stored by the commit; every other walk is queued as a job of
  * its own, to be walked once, there.
  */
-export const fanoutHandler: JobHandler<'fanout'> = async (job, { ctx, batch, now }) => {
+export const fanoutHandler: EngineJobHandler<'fanout'> = async (job, { ctx, batch, now }) => {
   const notification = batch.notifications.get(job.data.notificationId);
   const workflow = notification && batch.workflows.get(notification._templateId);
   if (!notification || !workflow) return resultOf(job, { kind: 'done' });
   const { members, rest } = await chunkMembers(ctx, job, now);
   if (!ctx.options.inlineInApp || !ctx.walker.walksInline(workflow) || capsInApp(batch.caps, workflow)) {
-    return resultOf(job, { kind: 'done' }, { enqueue: [...members.map((id) => firstWalkJob(ctx.env, notification, id, now)), ...rest] });
+    return resultOf(job, { kind: 'done' }, [enqueue([...members.map((id) => firstWalkJob(ctx.env, notification, id, now)), ...rest])]);
   }
   const tenant = notification.tenantId ? batch.tenants.get(notification.tenantId) ?? null : null;
   const walks: InlineWalk[] = members.map((subscriberId) => ({ subscriberId, workflow, notification, tenant }));
   const walked = await walkInline(ctx, ctx.storage, walks, new Map());
-  return resultOf(job, { kind: 'done' }, { messages: walked.messages, records: walked.records, enqueue: [...walked.jobs, ...rest] });
+  return resultOf(job, { kind: 'done' }, [madeMessages(walked.messages), decided(walked.records), enqueue([...walked.jobs, ...rest])]);
 };

@@ -1,9 +1,8 @@
 import { stepIndexOf } from '../../messages/build-message.js';
-import type { Message, WalkJobData } from '../../schemas/index.js';
+import type { Job, Message, WalkJobData } from '../../schemas/index.js';
 import type { StorageRepositories } from '../../storage.js';
 import { groupBy } from '../../util/group-by.js';
 import type { WalkResult } from '../../walk/walker.js';
-import type { JobResult } from '../runtime/run-job.js';
 
 /**
  * A message that failed for good and no provider took: `error` without a provider's id. One a provider
@@ -31,7 +30,7 @@ export function retryScope(data: WalkJobData, walk: WalkResult): WalkResult {
  * Whether a walk run may send again a message stored before: a run after a failed one (a first run
  * has neither an attempt before it nor an error).
  */
-const afterFailure = (job: JobResult['job']) => job.attempts > 1 || job.lastError !== null;
+const afterFailure = (job: Job) => job.attempts > 1 || job.lastError !== null;
 
 /**
  * Inside a batch's commit, before its messages are stored: deletes the stored messages that the
@@ -41,7 +40,7 @@ const afterFailure = (job: JobResult['job']) => job.attempts > 1 || job.lastErro
  * for. A message no longer `error` (a racing retry sent it), or one made again with its outcome
  * still unknown, is kept, and the new one with its id is then ignored as a duplicate.
  */
-export async function clearRetriedErrors(tx: StorageRepositories, env: string, results: readonly JobResult[]): Promise<void> {
+export async function clearRetriedErrors(tx: StorageRepositories, env: string, results: readonly { job: Job; messages: readonly Message[] }[]): Promise<void> {
   const remade = results.flatMap(({ job, messages }) => {
     const retry = job.kind === 'walk' ? job.data.retry : undefined;
     return retry ? messages.filter((m) => stepIndexOf(m) === retry.stepIndex) : [];

@@ -1,6 +1,14 @@
 import { buildMessage } from '../../messages/build-message.js';
 import type { Integration, JobOf, Message, WalkJobData, WalkState } from '../../schemas/index.js';
 import type { DeadDeviceTokens } from '../../subscribers/drop-device-tokens.js';
+import { StepTimedOut } from '../runtime/step-time-limit.js';
+import type { stepDeliverer } from '../delivery/deliver-step.js';
+import { deadTokens as deadTokensOf } from '../delivery/delivery-effects.js';
+import { digestArrival } from '../digests/digest-effects.js';
+import { slotsGivenBack, throttleArrival, windowHits as windowHitsOf } from '../frequency/frequency-effects.js';
+import { runCompleted } from '../webhooks/webhook-effects.js';
+import type { BatchData, EngineJobHandler } from './batch-data.js';
+import { madeMessages, traced } from './walk-effects.js';
 import type { TraceEntry } from '../../walk/trace.js';
 import type { Delivery, DigestedEvent } from '../../walk/walker.js';
 import { fallbackMessage } from '../../messages/fallback-message.js';
@@ -16,7 +24,7 @@ import { hopelessSteps, renderSpentAlone } from './render-memo.js';
 import { capGate } from '../frequency/caps.js';
 import { takeSendSlot } from '../frequency/send-rate.js';
 import type { WindowHit } from '../../storage.js';
-import { resultOf, waitUntil, type JobHandler, type JobResult, type NextStep } from '../runtime/job-result.js';
+import { resultOf, waitUntil, type Effect, type HandlerContext, type JobResult, type NextStep } from '../runtime/job-result.js';
 
 /** The walk's trace up to step `last`, with what delivery added to each step's entry. */
 function notedTrace(trace: readonly TraceEntry[], notes: ReadonlyMap<number, Partial<TraceEntry>>, last: number): TraceEntry[] {
@@ -33,7 +41,7 @@ const withState = (data: WalkJobData, state: WalkState | undefined): WalkJobData
 const skipped = (job: JobOf<'walk'>, type: TraceEntry['type'], reason: string): TraceEntry[] => [{ stepIndex: job.data.stepIndex, stepId: '', type, decision: 'skipped', reason }];
 
 /** The events `step.events` holds after a flushed digest and its owner's walk so far, or 'gone' when it no longer exists. */
-async function flushedDigest({ ctx }: Parameters<JobHandler<'walk'>>[1], digestId: string): Promise<{ events: DigestedEvent[]; ownerState: WalkState | undefined } | 'gone'> {
+async function flushedDigest({ ctx }: HandlerContext<BatchData>, digestId: string): Promise<{ events: DigestedEvent[]; ownerState: WalkState | undefined } | 'gone'> {
   const digest = await ctx.storage.digests.get(ctx.env, digestId);
   if (!digest || digest.events.length === 0) return 'gone';
   return { events: digest.events.map((e) => ({ id: e.transactionId, time: e.at, payload: e.payload })), ownerState: digest.events[0]!.walkState };
@@ -42,23 +50,19 @@ async function flushedDigest({ ctx }: Parameters<JobHandler<'walk'>>[1], digestI
 /** The walk's state without the steps from `stepIndex` on: a retried step and what follows it run again. */
 const stateBefore = (state: WalkState | undefined, stepIndex: number): WalkState | undefined => state && { steps: state.steps.filter((s) => s.stepIndex < stepIndex) };
 
-/**
- * Walks the steps of one notification for one subscriber from the job's step, and delivers its
- * channel steps (provider calls happen here, outside any transaction). Stops where the walk must
- * wait (delay, schedule hold, provider retry) or reaches a digest, which the commit joins.
- */
-export const walkHandler: JobHandler<'walk'> = async (job, context) => {
-  const { ctx, batch, deliver, now } = context;
+/** The walk of one job: its steps from the job's, and the deliveries among them. */
+async function walkJob(job: JobOf<'walk'>, context: HandlerContext<BatchData>, deliver: Deliver): Promise<JobResult> {
+  const { ctx, batch, now } = context;
   const notification = batch.notifications.get(job.data.notificationId);
   const subscriber = batch.subscribers.get(job.subscriberId);
   const workflow = notification && batch.workflows.get(notification._templateId);
   if (!notification || !subscriber || !workflow) {
     const missing = !notification ? 'notification' : !subscriber ? 'subscriber' : 'workflow';
-    return resultOf(job, { kind: 'done' }, { trace: skipped(job, 'in_app', `the ${missing} no longer exists`) });
+    return resultOf(job, { kind: 'done' }, [traced(skipped(job, 'in_app', `the ${missing} no longer exists`))]);
   }
   // After a digest, `step.events` holds its events; an event a backoff digest let through is alone in it.
   const flushed = job.data.digestId !== undefined ? await flushedDigest(context, job.data.digestId) : undefined;
-  if (flushed === 'gone') return resultOf(job, { kind: 'done' }, { trace: skipped(job, 'digest', 'the digest no longer exists') });
+  if (flushed === 'gone') return resultOf(job, { kind: 'done' }, [traced(skipped(job, 'digest', 'the digest no longer exists'))]);
   const digestEvents = flushed?.events ?? (job.data.passedDigest ? [{ id: notification.transactionId, time: notification.createdAt, payload: notification.payload }] : undefined);
   const state = job.data.state ?? flushed?.ownerState;
 
@@ -79,9 +83,9 @@ export const walkHandler: JobHandler<'walk'> = async (job, context) => {
   const notes = new Map<number, Partial<TraceEntry>>();
   const deadTokens: DeadDeviceTokens[] = [];
   const windowHits: WindowHit[] = [];
-  const done = (next: NextStep, last = Number.MAX_SAFE_INTEGER, extra: Partial<JobResult> = {}): JobResult =>
-    resultOf(job, next, { messages, failures, warnings, trace: notedTrace(walk.trace, notes, last), ...(deadTokens.length > 0 && { deadTokens }), ...(windowHits.length > 0 && { windowHits }), ...extra });
-  const caps = capGate(ctx, batch.caps, workflow, subscriber.subscriberId, now);
+  const done = (next: NextStep, last = Number.MAX_SAFE_INTEGER, arrival: Effect | null = null): JobResult =>
+    resultOf(job, next, [madeMessages(messages, failures, warnings), traced(notedTrace(walk.trace, notes, last)), deadTokensOf(job.subscriberId, deadTokens), windowHitsOf(windowHits), slotsGivenBack(caps.givenBack()), arrival]);
+  const caps = capGate(ctx, batch.caps, workflow, subscriber.subscriberId, now, batch.slotsGivenBack);
   const rate = (integration: Integration, sendId: string) => takeSendSlot(ctx, integration, sendId, ctx.clock.now());
   const delivery = { subscriber, tenant, integrations: batch.integrations, notification, suppressed: batch.suppressed, caps, rate, ...(job.data.retry && { sendRound: job.id }) };
 
@@ -112,7 +116,7 @@ export const walkHandler: JobHandler<'walk'> = async (job, context) => {
     const sent = await deliver(step, message, delivery);
     // Only a sent message counts against the caps: one that did not go gives its place back. One whose
     // outcome is unknown may have gone: it keeps its place (its one more send counts under the same id).
-    if (sent.kind !== 'unknown' && (sent.kind !== 'message' || sent.message.status !== 'sent')) await caps.release(step.channel, message._id);
+    if (sent.kind !== 'unknown' && (sent.kind !== 'message' || sent.message.status !== 'sent')) caps.release(step.channel, message._id);
     deadTokens.push(...(sent.deadTokens ?? []));
     if (sent.kind === 'defer') {
       // Over a deferring cap: the step (its fallback, when that is what waits) runs again once there is room.
@@ -200,8 +204,36 @@ export const walkHandler: JobHandler<'walk'> = async (job, context) => {
     const { stepIndex, stepId, rule } = walk.throttle;
     const next = withState({ ...job.data, stepIndex: stepIndex + 1 }, walk.state);
     const runId = `${notification._id}:${subscriber._id}:${stepIndex}`;
-    return done({ kind: 'done' }, undefined, { throttleArrival: { workflowId: workflow._id, subscriberId: subscriber.subscriberId, transactionId: notification.transactionId, stepIndex, stepId, rule, next, runId } });
+    return done({ kind: 'done' }, undefined, throttleArrival({ workflowId: workflow._id, subscriberId: subscriber.subscriberId, transactionId: notification.transactionId, stepIndex, stepId, rule, next, runId }));
   }
-  if (walk.digest) return done({ kind: 'done' }, undefined, { digestArrival: { workflow, notification, subscriber, stepIndex: walk.digest.stepIndex, step: walk.digest.step, ...(walk.state && { state: walk.state }), cadenceChoice: workflowRow(subject.preferences, workflow._id)?.digest } });
+  if (walk.digest) return done({ kind: 'done' }, undefined, digestArrival({ workflow, notification, subscriber, stepIndex: walk.digest.stepIndex, step: walk.digest.step, ...(walk.state && { state: walk.state }), cadenceChoice: workflowRow(subject.preferences, workflow._id)?.digest }));
   return done({ kind: 'done' });
-};
+}
+
+type Deliver = ReturnType<typeof stepDeliverer>;
+
+/** What `explain` says of a walk whose user code ran out of time: the job is retried, or given up after its last attempt. */
+function timedOut(job: JobOf<'walk'>, error: StepTimedOut, maxAttempts: number): JobResult {
+  const then = job.attempts >= maxAttempts ? 'the job gives up' : `the job runs again later (attempt ${job.attempts} of ${maxAttempts})`;
+  return resultOf(job, { kind: 'threw', error: error.message }, [traced([{ stepIndex: job.data.stepIndex, stepId: '', type: 'custom', decision: 'failed', reason: `${error.message}; ${then}` }])]);
+}
+
+/**
+ * Walks the steps of one notification for one subscriber from the job's step, and delivers its
+ * channel steps (provider calls happen here, outside any transaction). Stops where the walk must
+ * wait (delay, schedule hold, provider retry) or reaches a digest or a throttle, which the commit
+ * settles; a walk that ends here completes the subscriber's run.
+ */
+export const walkHandler =
+  (deliver: Deliver): EngineJobHandler<'walk'> =>
+  async (job, context) => {
+    let result: JobResult;
+    try {
+      result = await walkJob(job, context, deliver);
+    } catch (error) {
+      if (error instanceof StepTimedOut) return timedOut(job, error, context.ctx.options.maxAttempts);
+      throw error;
+    }
+    const goesOn = result.effects.some((e) => e.kind === 'digest.arrival' || e.kind === 'throttle.arrival');
+    return result.next.kind === 'done' && !goesOn ? { ...result, effects: [...result.effects, runCompleted(job)] } : result;
+  };

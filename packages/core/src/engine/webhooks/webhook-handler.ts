@@ -2,7 +2,10 @@ import { ProviderError } from '../../delivery/provider.js';
 import type { JobOf, WebhookDelivery, WebhookEndpoint } from '../../schemas/index.js';
 import { within } from '../runtime/step-time-limit.js';
 import { endpointTurn } from './webhook-lane.js';
-import { resultOf, waitUntil, type JobHandler } from '../runtime/job-result.js';
+import { resultOf, waitUntil } from '../runtime/job-result.js';
+import type { EngineJobHandler } from '../walk/batch-data.js';
+import type { WebhookTransport } from '../../delivery/webhook-transport.js';
+import { webhookAttempt } from './webhook-effects.js';
 
 /**
  * When each attempt after the first is made, from the one before: 5 s, 5 min, 30 min, 2 h, 5 h,
@@ -32,7 +35,7 @@ const errorText = (error: unknown) => (error instanceof Error ? error.message : 
  * settled, or of an endpoint removed or disabled, is not sent; one whose endpoint has too many in
  * flight, or an open circuit, waits without using an attempt. The receiver has `webhookTimeoutMs`.
  */
-export const webhookHandler: JobHandler<'webhook'> = async (job: JobOf<'webhook'>, { ctx, webhookTransport, now }) => {
+export const webhookHandler = (webhookTransport: WebhookTransport | undefined): EngineJobHandler<'webhook'> => async (job: JobOf<'webhook'>, { ctx, now }) => {
   const delivery = await ctx.storage.webhooks.getDelivery(ctx.env, job.data.deliveryId);
   if (!delivery || delivery.status !== 'pending') return resultOf(job, { kind: 'done' });
   const endpoint = await ctx.storage.webhooks.getEndpoint(ctx.env, delivery.endpointId);
@@ -40,7 +43,7 @@ export const webhookHandler: JobHandler<'webhook'> = async (job: JobOf<'webhook'
   /** The delivery failed for good: no attempt is next. */
   const failed = (d: Partial<WebhookDelivery>, counts: boolean) => {
     const { nextAttemptAt: _next, ...rest } = delivery;
-    return resultOf(job, { kind: 'done' }, { webhook: { delivery: { ...rest, ...d, status: 'failed', updatedAt: at }, ...(counts && { endpointOutcome: 'failed' as const }) } });
+    return resultOf(job, { kind: 'done' }, [webhookAttempt({ ...rest, ...d, status: 'failed', updatedAt: at }, counts ? 'failed' : undefined)]);
   };
   if (!endpoint || !endpoint.active) return failed({ lastError: endpoint ? 'the endpoint is disabled' : 'the endpoint was removed' }, false);
   if (!webhookTransport) return failed({ lastError: 'the engine has no webhookTransport' }, false);
@@ -64,12 +67,12 @@ export const webhookHandler: JobHandler<'webhook'> = async (job: JobOf<'webhook'
   const outcome = { attempts, lastStatus: status, ...(error !== undefined ? { lastError: error } : status >= 200 && status < 300 ? {} : { lastError: `the endpoint answered ${status}` }) };
   if (status >= 200 && status < 300) {
     const { lastError: _none, nextAttemptAt: _next, ...rest } = { ...delivery, ...outcome };
-    return resultOf(job, { kind: 'done' }, { webhook: { delivery: { ...rest, status: 'delivered', deliveredAt: at, updatedAt: at }, endpointOutcome: 'delivered' } });
+    return resultOf(job, { kind: 'done' }, [webhookAttempt({ ...rest, status: 'delivered', deliveredAt: at, updatedAt: at }, 'delivered')]);
   }
   const delay = refused ? undefined : WEBHOOK_RETRY_DELAYS_MS[attempts - 1];
   if (delay !== undefined) {
     const runAt = new Date(now.getTime() + delay);
-    return resultOf(job, { kind: 'later', runAt, data: job.data, retry: false, lastError: outcome.lastError ?? null }, { webhook: { delivery: { ...delivery, ...outcome, nextAttemptAt: runAt.toISOString(), updatedAt: at } } });
+    return resultOf(job, { kind: 'later', runAt, data: job.data, retry: false, lastError: outcome.lastError ?? null }, [webhookAttempt({ ...delivery, ...outcome, nextAttemptAt: runAt.toISOString(), updatedAt: at })]);
   }
   return failed(outcome, true);
 };
