@@ -8,6 +8,7 @@ export const sourceAliases = [
   { find: /^@tidings\/core\/testing$/, replacement: here('./packages/core/src/testing/index.ts') },
   { find: /^@tidings\/core\/conformance$/, replacement: here('./packages/core/src/conformance.ts') },
   { find: /^@tidings\/core\/internal$/, replacement: here('./packages/core/src/internal.ts') },
+  { find: /^@tidings\/core\/schemas$/, replacement: here('./packages/core/src/schemas.ts') },
   { find: /^@tidings\/([a-z-]+)$/, replacement: here('./packages/$1/src/index.ts') },
 ];
 

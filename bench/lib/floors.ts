@@ -1,4 +1,5 @@
-import type { DecisionRecord, Job, Message, Notification, SubscriberUpsert } from '@tidings/core';
+import type { DecisionRecord, Job, Message, Notification } from '@tidings/core';
+import type { SubscriberUpsert } from '@tidings/core/internal';
 import { upsertSubscribers } from '@tidings/core/internal';
 import { memoryStorage, type MemoryStorageOptions } from '@tidings/memory';
 import { sqliteStorage } from '@tidings/sqlite';

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { workflow as novuWorkflow } from '@novu/framework';
-import { createTidings, type CodeRunInput, type CodeWorkflow } from '@tidings/core';
+import { createTidings, type CodeWorkflow } from '@tidings/core';
+import { type CodeRunInput } from '@tidings/core/internal';
 import { memoryStorage } from '@tidings/memory';
 import { novuWorkflows, workflow } from '@tidings/framework';
 import { sqliteStorage } from '@tidings/sqlite';

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { createTidings, SEVERITIES, type Storage } from '@tidings/core';
+import { createTidings, type Storage } from '@tidings/core';
+import { SEVERITIES } from '@tidings/core/schemas';
 import { postgresStorage } from '@tidings/postgres';
 import { sqliteStorage } from '@tidings/sqlite';
 import { freshName, tempDir } from '../lib/temp.js';

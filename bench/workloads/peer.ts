@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { createTidings, type Storage } from '@tidings/core';
+import type { Storage } from '@tidings/core';
 import { postgresStorage } from '@tidings/postgres';
 import { sqliteStorage } from '@tidings/sqlite';
 import { bullmqPeer, DEFAULT_REDIS_URL, PEER_CONCURRENCY, redisProblem, type PeerOptions } from '../lib/bullmq-peer.js';

@@ -1,43 +1,89 @@
-export * from './schemas/index.js';
-export * from './errors.js';
-export * from './storage.js';
-export * from './clock.js';
-export { createTidings, type Tidings, type TidingsOptions } from './engine/create-tidings.js';
+// The app-facing API of Tidings: the engine's factory and its types, the errors, clocks, the pure
+// functions an app may call on its own, and what a custom provider or storage implements. Schemas are
+// in `@tidings/core/schemas`; the building blocks Tidings' own packages use, in `@tidings/core/internal`.
+
+// The engine
+export { createTidings } from './engine/create-tidings.js';
+export type { Tidings, TidingsOptions } from './engine/create-tidings.js';
+export type { EngineHealth, PendingWork } from './engine/tidings.js';
+export type { TidingsEvents } from './events.js';
 export type { WriteHealth } from './engine/runtime/write-health.js';
-export type { EngineOptions } from './engine/context.js';
 export type { SuppressionPage } from './engine/delivery/suppressions-api.js';
 export type { RetriedStep } from './engine/walk/retry-api.js';
 export type { WebhookEndpointView } from './engine/webhooks/webhooks-api.js';
-export type { WebhookRequest, WebhookTransport } from './delivery/webhook-transport.js';
-export { WEBHOOK_RETRY_DELAYS_MS, WEBHOOK_DISABLE_AFTER } from './engine/webhooks/webhook-handler.js';
 export type { CallbackApplied } from './engine/delivery/provider-status.js';
-export { markAsInputSchema, markFlagsInputSchema, type MarkFlagsInput, actionInputSchema, messageFilterSchema, type MessageFilterInput, feedQuerySchema, snoozeInputSchema, type MarkAsInput, type ActionInput, type FeedQueryInput, type SnoozeInput } from './engine/inbox/messages-api.js';
-export type { TidingsEvents, TidingsEmitter } from './events.js';
-export { MESSAGE_CHANGE_EVENTS } from './events.js';
-export { parseInput, formatPath, inputHazards } from './validation.js';
-export { MAX_LISTED_ISSUES, MAX_ISSUE_TEXT, cutText, listedIssues, issuesText } from './listed-issues.js';
-export { triggerEventIssues, broadcastEventIssues } from './trigger/validate-event.js';
-export { evaluateFilters, explainFilters, filterListItems, firstFailure, type FilterContext, type FilterTrace, type GroupTrace, type PartTrace } from './filters/index.js';
-export * from './schedule/index.js';
-export { addTime } from './timing/add-time.js';
-export { delayDueAt, type DelayDue, type DelayOverride } from './timing/delay-due-at.js';
-export { messageMatches, isSnoozed } from './messages/message-filter.js';
-export { isExpired, expiryOf } from './messages/expiry.js';
-export { stepIndexOf } from './messages/build-message.js';
-export { applyMarkAs, applyMarkFlags, type MarkFlags, applyAction, applySnooze, applyUnsnooze, applyArchive } from './messages/transitions.js';
-export { renderTemplate, templateSyntaxError } from './templates/render.js';
-export { readPath } from './util/path.js';
-export { selectIntegration, type IntegrationChoice } from './integrations/select-integration.js';
-export * from './preferences/index.js';
-export { CallbackRefused, ProviderError, type ProviderCallback, type ProviderStatusEvent, type StatusReading, type ChatAddress, type Provider, type ProviderMessage, type ProviderRecipient, type ProviderResult, type SendContext, type EmailAddressing } from './delivery/provider.js';
-export { idempotencyKeyOf } from './delivery/idempotency-key.js';
-export { UNKNOWN_OUTCOME_RETRY_MS } from './engine/delivery/deliver-step.js';
-export { resolveRecipient } from './delivery/recipient.js';
-export { renderEmailBody, htmlToText } from './templates/email-html.js';
-export { digestDueAt, nextTimedOccurrence, backoffLetsThrough, type DigestTiming } from './timing/digest-due-at.js';
-export { nextCadenceTime, describeCadence } from './timing/cadence-due-at.js';
-export { chooseCadence, offeredCadences, type ChosenCadence } from './digests/cadence-choice.js';
-export type { TimedRule } from './timing/timed-rule.js';
-export { beginIdempotencyKey, type BeginTimes } from './idempotency/begin-key.js';
-export { isCodeWorkflow, type CodeWorkflow, type CodeStepDeclaration, type CodeStepType, type CodeRunInput, type CodeStepRun } from './walk/code-workflow.js';
-export type { PreparedPayload } from './walk/walker.js';
+
+// Errors and clocks
+export { TidingsError, isTidingsError } from './errors.js';
+export type { TidingsErrorCode, FieldIssue } from './errors.js';
+export { systemClock, manualClock } from './clock.js';
+export type { Clock, ManualClock } from './clock.js';
+
+// Pure functions of the domain
+export { evaluateFilters, explainFilters } from './filters/index.js';
+export { isWithinSchedule, nextScheduleOpening } from './schedule/index.js';
+export { resolvePreferences } from './preferences/index.js';
+export { digestDueAt } from './timing/digest-due-at.js';
+export { delayDueAt } from './timing/delay-due-at.js';
+export { applyMarkAs } from './messages/transitions.js';
+
+// What a custom provider, webhook transport or storage implements
+export { ProviderError, CallbackRefused } from './delivery/provider.js';
+export type { Provider, ProviderMessage, ProviderRecipient, ProviderResult, ProviderCallback, ProviderStatusEvent, StatusReading, SendContext, ChatAddress, EmailAddressing } from './delivery/provider.js';
+export type { WebhookRequest, WebhookTransport } from './delivery/webhook-transport.js';
+export type { Storage, StorageCapabilities } from './storage.js';
+
+// The records and inputs an app reads and writes
+export type {
+  Channel,
+  Severity,
+  JsonObject,
+  Credentials,
+  Workflow,
+  WorkflowInput,
+  Step,
+  StepInput,
+  StepTemplate,
+  Filter,
+  FilterInput,
+  DigestMetadata,
+  DelayMetadata,
+  ActionButton,
+  Subscriber,
+  SubscriberInput,
+  SubscriberPatch,
+  ChannelSettingsInput,
+  Topic,
+  TopicInput,
+  TopicSubscription,
+  Tenant,
+  TenantInput,
+  Integration,
+  IntegrationInput,
+  IntegrationPatch,
+  Message,
+  MessageFilter,
+  Notification,
+  Job,
+  TriggerEvent,
+  BroadcastEvent,
+  TriggerResult,
+  TriggerStatus,
+  Recipient,
+  Preferences,
+  PreferencesPatch,
+  Schedule,
+  Cap,
+  CapInput,
+  Suppression,
+  SuppressionInput,
+  WebhookEndpoint,
+  WebhookEndpointInput,
+  WebhookEndpointPatch,
+  WebhookDelivery,
+  WebhookEventType,
+  RetentionPolicyInput,
+} from './schemas/index.js';
+export type { MarkAsInput, ActionInput, SnoozeInput, FeedQueryInput, MessageFilterInput } from './engine/inbox/messages-api.js';
+export type { DecisionRecord, TraceEntry } from './walk/trace.js';
+export type { CodeWorkflow } from './walk/code-workflow.js';

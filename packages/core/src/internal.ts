@@ -1,5 +1,51 @@
-// For Tidings' own storage adapters, benchmark and tools: building blocks that are not part of the
-// app-facing API of `@tidings/core` and may change between minor versions.
+// For Tidings' own packages (storage adapters, the HTTP server, providers, the framework), the benchmark
+// and tools: everything the engine is built of. Not the app-facing API of `@tidings/core` (that is its
+// root entry); names here may change between minor versions.
+export * from './schemas/index.js';
+export * from './errors.js';
+export * from './storage.js';
+export * from './clock.js';
+export { createTidings, type Tidings, type TidingsOptions } from './engine/create-tidings.js';
+export type { WriteHealth } from './engine/runtime/write-health.js';
+export type { EngineOptions } from './engine/context.js';
+export type { SuppressionPage } from './engine/delivery/suppressions-api.js';
+export type { RetriedStep } from './engine/walk/retry-api.js';
+export type { WebhookEndpointView } from './engine/webhooks/webhooks-api.js';
+export type { WebhookRequest, WebhookTransport } from './delivery/webhook-transport.js';
+export { WEBHOOK_RETRY_DELAYS_MS } from './engine/webhooks/webhook-handler.js';
+export { WEBHOOK_DISABLE_AFTER } from './engine/webhooks/webhook-effects.js';
+export type { CallbackApplied } from './engine/delivery/provider-status.js';
+export { markAsInputSchema, markFlagsInputSchema, type MarkFlagsInput, actionInputSchema, messageFilterSchema, type MessageFilterInput, feedQuerySchema, snoozeInputSchema, type MarkAsInput, type ActionInput, type FeedQueryInput, type SnoozeInput } from './engine/inbox/messages-api.js';
+export type { TidingsEvents, TidingsEmitter } from './events.js';
+export { MESSAGE_CHANGE_EVENTS } from './events.js';
+export { parseInput, formatPath, inputHazards } from './validation.js';
+export { MAX_LISTED_ISSUES, MAX_ISSUE_TEXT, cutText, listedIssues, issuesText } from './listed-issues.js';
+export { triggerEventIssues, broadcastEventIssues } from './trigger/validate-event.js';
+export { evaluateFilters, explainFilters, filterListItems, firstFailure, type FilterContext, type FilterTrace, type GroupTrace, type PartTrace } from './filters/index.js';
+export * from './schedule/index.js';
+export { addTime } from './timing/add-time.js';
+export { delayDueAt, type DelayDue, type DelayOverride } from './timing/delay-due-at.js';
+export { messageMatches, isSnoozed } from './messages/message-filter.js';
+export { isExpired, expiryOf } from './messages/expiry.js';
+export { stepIndexOf } from './messages/build-message.js';
+export { applyMarkAs, applyMarkFlags, type MarkFlags, applyAction, applySnooze, applyUnsnooze, applyArchive } from './messages/transitions.js';
+export { renderTemplate, templateSyntaxError } from './templates/render.js';
+export { readPath } from './util/path.js';
+export { selectIntegration, type IntegrationChoice } from './integrations/select-integration.js';
+export * from './preferences/index.js';
+export { CallbackRefused, ProviderError, type ProviderCallback, type ProviderStatusEvent, type StatusReading, type ChatAddress, type Provider, type ProviderMessage, type ProviderRecipient, type ProviderResult, type SendContext, type EmailAddressing } from './delivery/provider.js';
+export { idempotencyKeyOf } from './delivery/idempotency-key.js';
+export { UNKNOWN_OUTCOME_RETRY_MS } from './engine/delivery/deliver-step.js';
+export { resolveRecipient } from './delivery/recipient.js';
+export { renderEmailBody, htmlToText } from './templates/email-html.js';
+export { digestDueAt, nextTimedOccurrence, backoffLetsThrough, type DigestTiming } from './timing/digest-due-at.js';
+export { nextCadenceTime, describeCadence } from './timing/cadence-due-at.js';
+export { chooseCadence, offeredCadences, type ChosenCadence } from './digests/cadence-choice.js';
+export type { TimedRule } from './timing/timed-rule.js';
+export { beginIdempotencyKey, type BeginTimes } from './idempotency/begin-key.js';
+export { isCodeWorkflow, type CodeWorkflow, type CodeStepDeclaration, type CodeStepType, type CodeRunInput, type CodeStepRun } from './walk/code-workflow.js';
+export type { PreparedPayload } from './walk/walker.js';
+
 export { wrapRepositories } from './wrap-repositories.js';
 export { newId, newTransactionId } from './ids.js';
 export { mergeSubscriber } from './subscribers/merge-subscriber.js';
@@ -8,3 +54,4 @@ export { stepListWalker, walkSteps } from './walk/step-list-walker.js';
 export type { Walker, WalkInput, WalkResult, WalkSubject, Delivery } from './walk/walker.js';
 export { joinDigest, touchDigestKey } from './digests/digest-rules.js';
 export { HOPELESS_AFTER } from './engine/walk/render-memo.js';
+export { slugify } from './util/slugify.js';

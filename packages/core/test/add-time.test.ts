@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addTime } from '../src/index.js';
+import { addTime } from '../src/internal.js';
 
 describe('addTime', () => {
   it('fixed units; weeks are 7 days', () => {

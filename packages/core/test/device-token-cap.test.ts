@@ -1,6 +1,7 @@
 import { memoryStorage } from '@tidings/memory';
 import { describe, expect, it } from 'vitest';
-import { createTidings, isTidingsError, MAX_DEVICE_TOKENS_PER_PROVIDER } from '../src/index.js';
+import { createTidings, isTidingsError } from '../src/index.js';
+import { MAX_DEVICE_TOKENS_PER_PROVIDER } from '../src/schemas.js';
 import { manualClock } from '../src/testing/index.js';
 
 const tokens = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}-${i}`);

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { WEEKDAYS, nextCadenceTime, type CadenceChoice } from '../src/index.js';
+import { nextCadenceTime } from '../src/internal.js';
+import { WEEKDAYS, type CadenceChoice } from '../src/schemas.js';
 import { testEngine } from './helpers.js';
 
 const MINUTE = 60_000;

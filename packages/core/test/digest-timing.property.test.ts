@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { digestDueAt, nextTimedOccurrence, WEEKDAYS, type TimedConfig, type TimedRule } from '../src/index.js';
+import { digestDueAt } from '../src/index.js';
+import { nextTimedOccurrence, type TimedRule } from '../src/internal.js';
+import { WEEKDAYS, type TimedConfig } from '../src/schemas.js';
 
 // Reference: read the wall clock with Intl, walk forward minute by minute, and fire at the first
 // instant where a matching wall minute has been reached (a matching minute skipped by a DST jump

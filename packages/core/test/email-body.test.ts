@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { htmlToText, renderEmailBody } from '../src/index.js';
+import { htmlToText, renderEmailBody } from '../src/internal.js';
 
 describe('email bodies', () => {
   it('blocks become aligned paragraphs and button links, with a text part', () => {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isExpired, type Message } from '../src/index.js';
+import { type Message } from '../src/index.js';
+import { isExpired } from '../src/internal.js';
 import { testEngine } from './helpers.js';
 
 const MINUTE = 60_000;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { memoryStorage } from '@tidings/memory';
-import { createTidings, expiryOf, isTidingsError } from '../src/index.js';
+import { createTidings, isTidingsError } from '../src/index.js';
+import { expiryOf } from '../src/internal.js';
 import { inAppWorkflow, testEngine } from './helpers.js';
 
 const T = '2026-06-01T12:00:00.000Z';

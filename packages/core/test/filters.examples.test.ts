@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateFilters, explainFilters, type Filter, type FilterOperator, type FilterType } from '../src/index.js';
+import { evaluateFilters, explainFilters, type Filter } from '../src/index.js';
+import { type FilterOperator, type FilterType } from '../src/schemas.js';
 
 const ctx = {
   payload: {

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyMarkAs, isTidingsError, MARK_VALUES, applyMarkFlags, type Message } from '../src/index.js';
+import { applyMarkAs, isTidingsError, type Message } from '../src/index.js';
+import { applyMarkFlags } from '../src/internal.js';
+import { MARK_VALUES } from '../src/schemas.js';
 import { fixtures } from '../src/testing/index.js';
 import { testEngine } from './helpers.js';
 

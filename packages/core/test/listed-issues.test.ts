@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { cutText, isTidingsError, listedIssues, MAX_ISSUE_TEXT, MAX_LISTED_ISSUES, parseInput } from '../src/index.js';
+import { isTidingsError } from '../src/index.js';
+import { cutText, listedIssues, MAX_ISSUE_TEXT, MAX_LISTED_ISSUES, parseInput } from '../src/internal.js';
 
 describe('validation errors list a bounded number of issues', () => {
   it('parseInput: every issue stays on the error, its message lists 100 and counts the rest', () => {

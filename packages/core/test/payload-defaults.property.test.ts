@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readPath } from '../src/index.js';
+import { readPath } from '../src/internal.js';
 import { fixtures } from '../src/testing/index.js';
 import { withPayloadDefaults } from '../src/trigger/payload-defaults.js';
 import { testEngine } from './helpers.js';

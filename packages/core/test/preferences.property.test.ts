@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyPreferencesPatch, CHANNELS, resolvePreferences, type Channel, type PreferenceRow, type Workflow } from '../src/index.js';
+import { resolvePreferences, type Channel, type Workflow } from '../src/index.js';
+import { applyPreferencesPatch } from '../src/internal.js';
+import { CHANNELS, type PreferenceRow } from '../src/schemas.js';
 import { fixtures } from '../src/testing/index.js';
 
 const flags = fc.record(Object.fromEntries(CHANNELS.map((c) => [c, fc.boolean()])) as Record<Channel, fc.Arbitrary<boolean>>, { requiredKeys: [] });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { Liquid } from 'liquidjs';
 import { describe, expect, it } from 'vitest';
-import { renderTemplate } from '../src/index.js';
+import { renderTemplate } from '../src/internal.js';
 
 // The fast path for plain `{{ path }}` templates must render exactly what liquid renders.
 const liquid = new Liquid({ strictFilters: true, ownPropertyOnly: true });

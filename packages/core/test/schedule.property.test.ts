@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatClockTime, isWithinSchedule, nextScheduleOpening, parseClockTime, scheduleSchema, WEEKDAYS, type Schedule } from '../src/index.js';
+import { isWithinSchedule, nextScheduleOpening, type Schedule } from '../src/index.js';
+import { formatClockTime, parseClockTime } from '../src/internal.js';
+import { scheduleSchema, WEEKDAYS } from '../src/schemas.js';
 
 // Reference model, independent of the implementation: read the wall clock with Intl, compare minutes.
 const formatters = new Map<string, Intl.DateTimeFormat>();

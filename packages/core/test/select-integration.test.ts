@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { selectIntegration } from '../src/index.js';
+import { selectIntegration } from '../src/internal.js';
 import { fixtures } from '../src/testing/index.js';
 
 const tenant = { _id: 't', identifier: 'acme', name: 'Acme', data: { region: 'us' }, _environmentId: 'e', createdAt: fixtures.T0, updatedAt: fixtures.T0 };

@@ -1,4 +1,4 @@
-import { cadenceOfferSchema, type CadenceOffer } from '@tidings/core';
+import { cadenceOfferSchema, type CadenceOffer } from '@tidings/core/schemas';
 
 /** A digest step's `cadence` option, checked: the cadences its subscribers choose from, or why it is refused. */
 export function cadenceOption(value: unknown): { ok: true; cadence: CadenceOffer } | { ok: false; error: string } {

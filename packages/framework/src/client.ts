@@ -1,4 +1,5 @@
-import { isCodeWorkflow, type CodeWorkflow } from '@tidings/core';
+import { type CodeWorkflow } from '@tidings/core';
+import { isCodeWorkflow } from '@tidings/core/internal';
 import { novuWorkflows, type NovuWorkflow } from './novu-workflows.js';
 
 /** Where @novu/framework's `Client` writes its logs; the `Client` here writes none, but keeps the one given. */

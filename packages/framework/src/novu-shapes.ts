@@ -1,4 +1,6 @@
-import type { Channel, ChannelPreferences, JsonObject, PreparedPayload, Subscriber } from '@tidings/core';
+import type { Channel, JsonObject, Subscriber } from '@tidings/core';
+import type { PreparedPayload } from '@tidings/core/internal';
+import type { ChannelPreferences } from '@tidings/core/schemas';
 import { check, type Schema } from './schema.js';
 
 const CHANNELS = ['in_app', 'email', 'sms', 'chat', 'push'] as const satisfies readonly Channel[];

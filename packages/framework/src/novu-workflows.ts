@@ -1,5 +1,6 @@
 import type { Client, Workflow as FrameworkWorkflow } from '@novu/framework';
-import type { CodeRunInput, CodeStepDeclaration, CodeStepRun, CodeStepType, CodeWorkflow, JsonObject, Severity } from '@tidings/core';
+import type { CodeWorkflow, JsonObject, Severity } from '@tidings/core';
+import type { CodeRunInput, CodeStepDeclaration, CodeStepRun, CodeStepType } from '@tidings/core/internal';
 import { channelSettingsOf, checkedPayload, frameworkSubscriber } from './novu-shapes.js';
 import type { Schema } from './schema.js';
 

@@ -1,4 +1,4 @@
-import type { CodeStepType } from '@tidings/core';
+import type { CodeStepType } from '@tidings/core/internal';
 import type { FieldIssue } from './schema.js';
 
 const isText = (value: unknown) => typeof value === 'string' && value.length > 0;

@@ -1,4 +1,6 @@
-import { renderTemplate, ttlSchema, type Channel, type CodeRunInput, type CodeStepDeclaration, type CodeStepRun, type CodeStepType, type JsonObject } from '@tidings/core';
+import { type Channel, type JsonObject } from '@tidings/core';
+import { renderTemplate, type CodeRunInput, type CodeStepDeclaration, type CodeStepRun, type CodeStepType } from '@tidings/core/internal';
+import { ttlSchema } from '@tidings/core/schemas';
 import { cadenceOption } from './cadence.js';
 import { channelOutputIssues } from './outputs.js';
 import { check, type FieldIssue, type Schema } from './schema.js';

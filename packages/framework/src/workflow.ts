@@ -1,4 +1,5 @@
-import type { CodeRunInput, CodeWorkflow } from '@tidings/core';
+import type { CodeWorkflow } from '@tidings/core';
+import type { CodeRunInput } from '@tidings/core/internal';
 import { channelSettingsOf, checkedPayload, frameworkSubscriber } from './novu-shapes.js';
 import { discoverSteps, runToNextStep, type Execute } from './run.js';
 import type { Schema } from './schema.js';

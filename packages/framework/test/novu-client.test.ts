@@ -3,7 +3,7 @@
  * loads and runs after the one-line port; the client keeps Novu's options and serves nothing.
  */
 import { fileURLToPath } from 'node:url';
-import { isCodeWorkflow } from '@tidings/core';
+import { isCodeWorkflow } from '@tidings/core/internal';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client, workflow } from '../src/index.js';
 import { loadWorkflowsModule } from '../../http/src/workflows-module.js';

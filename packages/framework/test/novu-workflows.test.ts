@@ -145,7 +145,6 @@ for (const backend of backends('tidings_novuwf')) {
       const feed = async (subscriberId = 'ada') => comparable((await made.tidings.messages.feed(subscriberId)).items);
       return { ...made, feed };
     }
-    type Engine = Awaited<ReturnType<typeof engine>>;
 
     /** Runs a scenario once per implementation: both must observe the same; returns the native observation. */
     async function same<T>(scenario: (workflows: Record<Name, CodeWorkflow>, effects: { customRuns: number }) => Promise<T>): Promise<T> {

@@ -1,4 +1,5 @@
-import { parseInput, systemClock, type Tidings } from '@tidings/core';
+import { systemClock, type Tidings } from '@tidings/core';
+import { parseInput } from '@tidings/core/internal';
 import { checkedParams } from './params.js';
 import { Hono, type Context } from 'hono';
 import type { AppEnv, HttpAppOptions } from './context.js';

@@ -1,5 +1,5 @@
 import type { Clock, Tidings } from '@tidings/core';
-import type { InboxOptions } from './inbox/inbox-routes.js';
+import type { InboxOptions } from './inbox/inbox-options.js';
 import type { InboxSession } from './inbox/session.js';
 import type { PrometheusMetrics } from './prometheus-metrics.js';
 

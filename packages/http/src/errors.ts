@@ -1,4 +1,5 @@
-import { cutText, isTidingsError, listedIssues, MAX_ISSUE_TEXT, type FieldIssue } from '@tidings/core';
+import { isTidingsError, type FieldIssue } from '@tidings/core';
+import { cutText, listedIssues, MAX_ISSUE_TEXT } from '@tidings/core/internal';
 
 const REASONS: Record<number, string> = {
   400: 'Bad Request',

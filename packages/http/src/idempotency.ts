@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Context, Next } from 'hono';
-import { beginIdempotencyKey } from '@tidings/core';
+import { beginIdempotencyKey } from '@tidings/core/internal';
 import type { AppEnv } from './context.js';
 import { HttpError } from './errors.js';
 

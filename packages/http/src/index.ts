@@ -5,5 +5,5 @@ export { integrationToWire } from './wire.js';
 export { serve, type ServeOptions } from './serve.js';
 export { prometheusMetrics, type PrometheusMetrics } from './prometheus-metrics.js';
 export { activityApp, type ActivityAppOptions } from './activity/activity-app.js';
-export type { InboxOptions } from './inbox/inbox-routes.js';
+export type { InboxOptions } from './inbox/inbox-options.js';
 export type { InboxSockets } from './inbox/inbox-sockets.js';

@@ -1,4 +1,5 @@
-import { MESSAGE_CHANGE_EVENTS, type Message, type Tidings } from '@tidings/core';
+import { type Message, type Tidings } from '@tidings/core';
+import { MESSAGE_CHANGE_EVENTS } from '@tidings/core/internal';
 import { oncePerBurst } from './burst-log.js';
 
 /** A change to one of an environment's in-app messages, with a way to read the message. */

@@ -1,4 +1,5 @@
-import { notFound, type Tidings } from '@tidings/core';
+import { type Tidings } from '@tidings/core';
+import { notFound } from '@tidings/core/internal';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { AppEnv } from './context.js';

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isCodeWorkflow, type CodeWorkflow } from '@tidings/core';
+import { type CodeWorkflow } from '@tidings/core';
+import { isCodeWorkflow } from '@tidings/core/internal';
 
 /** A workflow made by `@novu/framework`'s own `workflow()`: an id, `discover()` and `trigger()`. */
 interface NovuMade {

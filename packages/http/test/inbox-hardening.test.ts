@@ -5,7 +5,8 @@
  * its body is read. Over SQLite, where unbounded tag lists used to overflow the SQL expression tree.
  */
 import { createHmac } from 'node:crypto';
-import { createTidings, MAX_FILTER_DATA_KEYS, MAX_FILTER_TAG_GROUPS, MAX_FILTER_TAGS_PER_GROUP, MAX_PREFERENCE_UPDATES, type Tidings } from '@tidings/core';
+import { createTidings, type Tidings } from '@tidings/core';
+import { MAX_FILTER_DATA_KEYS, MAX_FILTER_TAG_GROUPS, MAX_FILTER_TAGS_PER_GROUP, MAX_PREFERENCE_UPDATES } from '@tidings/core/schemas';
 import { manualClock } from '@tidings/core/testing';
 import { sqliteStorage } from '@tidings/sqlite';
 import { afterEach, describe, expect, it } from 'vitest';

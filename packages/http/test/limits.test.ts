@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
-import { createTidings, isTidingsError, MAX_RECIPIENTS_PER_CALL, MAX_RECIPIENTS_PER_EVENT } from '@tidings/core';
+import { createTidings, isTidingsError } from '@tidings/core';
+import { MAX_RECIPIENTS_PER_CALL, MAX_RECIPIENTS_PER_EVENT } from '@tidings/core/schemas';
 import { manualClock } from '@tidings/core/testing';
 import { memoryStorage } from '@tidings/memory';
 import { describe, expect, it } from 'vitest';

@@ -6,7 +6,8 @@
  * from an empty environment: its own server on its own database file.
  */
 import { ErrorDto, ValidationErrorDto } from '@novu/api/models/errors';
-import { beginIdempotencyKey, type WorkflowInput } from '@tidings/core';
+import { type WorkflowInput } from '@tidings/core';
+import { beginIdempotencyKey } from '@tidings/core/internal';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { sdkServer } from './sdk-server.js';
 

@@ -3,7 +3,8 @@
  * (what Novu's control values express exactly, so Tidings → Novu → Tidings is the identity), and stored
  * steps beyond it (what a workflow made through /v1/workflows may hold).
  */
-import { FILTER_ON, type Filter, type Step, type StepInput, type Workflow } from '@tidings/core';
+import { type Filter, type Step, type StepInput, type Workflow } from '@tidings/core';
+import { FILTER_ON } from '@tidings/core/schemas';
 import fc from 'fast-check';
 import { listValue } from '../src/novu-v2/skip-logic.js';
 

@@ -3,10 +3,11 @@
  * they pass"): the translation both ways, checked against a small JSON Logic evaluator written from
  * json-logic-js' rules (loose `==`, `in` on arrays, truthiness), so a negation gone wrong shows.
  */
-import { evaluateFilters, type Filter, type FilterPart } from '@tidings/core';
+import { evaluateFilters, type Filter } from '@tidings/core';
+import { type FilterPart } from '@tidings/core/schemas';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { filterListItems } from '@tidings/core';
+import { filterListItems } from '@tidings/core/internal';
 import { filtersFromSkip, listValue, SkipNotMappable, skipFromFilters, type JsonLogic } from '../src/novu-v2/skip-logic.js';
 import { mappableFilters } from './novu-v2-arbitraries.js';
 

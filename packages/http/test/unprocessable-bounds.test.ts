@@ -1,4 +1,5 @@
-import { createTidings, MAX_ISSUE_TEXT, MAX_LISTED_ISSUES } from '@tidings/core';
+import { createTidings } from '@tidings/core';
+import { MAX_ISSUE_TEXT, MAX_LISTED_ISSUES } from '@tidings/core/internal';
 import { memoryStorage } from '@tidings/memory';
 import { workflow } from '@tidings/framework';
 import { describe, expect, it } from 'vitest';

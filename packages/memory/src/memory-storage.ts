@@ -1,4 +1,5 @@
-import type { Storage, StorageRepositories } from '@tidings/core';
+import type { Storage } from '@tidings/core';
+import type { StorageRepositories } from '@tidings/core/internal';
 import { wrapRepositories } from '@tidings/core/internal';
 import { catalogRepositories } from './repositories/catalog.js';
 import { deliveryRepositories } from './repositories/delivery.js';

@@ -1,24 +1,19 @@
 import type {
   DecisionRecord,
-  Digest,
-  DigestEvent,
   Integration,
   Job,
   Message,
   Notification,
-  PreferenceRow,
-  IdempotencyRecord,
-  HeldStatus,
   Suppression,
   WebhookDelivery,
   WebhookEndpoint,
-  WindowHit,
-  ProviderRef,
   Subscriber,
   Tenant,
   Topic,
   Workflow,
 } from '@tidings/core';
+import type { Digest, DigestEvent, IdempotencyRecord, HeldStatus, WindowHit, ProviderRef } from '@tidings/core/internal';
+import type { PreferenceRow } from '@tidings/core/schemas';
 import { JobQueue } from './job-queue.js';
 
 /** Composite map key of an environment and an id. */

@@ -1,4 +1,4 @@
-import type { LiveNotice, LiveRelay } from '@tidings/core';
+import type { LiveNotice, LiveRelay } from '@tidings/core/internal';
 import { createSqlStorage, type Database, type SqlStorage } from '@tidings/sql';
 import { Kysely, PostgresDialect, type PostgresPool } from 'kysely';
 import pg from 'pg';

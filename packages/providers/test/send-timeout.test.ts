@@ -1,4 +1,5 @@
-import { createTidings, UNKNOWN_OUTCOME_RETRY_MS, type Credentials, type Provider, type ProviderMessage, type TidingsOptions } from '@tidings/core';
+import { createTidings, type Credentials, type Provider, type ProviderMessage, type TidingsOptions } from '@tidings/core';
+import { UNKNOWN_OUTCOME_RETRY_MS } from '@tidings/core/internal';
 import { manualClock } from '@tidings/core/testing';
 import { memoryStorage } from '@tidings/memory';
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,5 @@
-import type { ClaimOptions, Job } from '@tidings/core';
+import type { Job } from '@tidings/core';
+import type { ClaimOptions } from '@tidings/core/internal';
 import type { Db, JobRow } from './dialect.js';
 import { jobFromRow } from './repositories/delivery.js';
 

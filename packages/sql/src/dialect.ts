@@ -1,5 +1,6 @@
 import type { RawBuilder } from 'kysely';
-import type { ClaimOptions, Job } from '@tidings/core';
+import type { Job } from '@tidings/core';
+import type { ClaimOptions } from '@tidings/core/internal';
 import type { Kysely } from 'kysely';
 import type { Database } from './tables.js';
 

@@ -1,4 +1,5 @@
-import type { Storage, StorageRepositories } from '@tidings/core';
+import type { Storage } from '@tidings/core';
+import type { StorageRepositories } from '@tidings/core/internal';
 import { wrapRepositories } from '@tidings/core/internal';
 import type { Db, SqlDialect } from './dialect.js';
 import { migrate } from './migrations.js';

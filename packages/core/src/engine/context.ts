@@ -49,7 +49,7 @@ export interface EngineOptions {
   readonly circuitBreaker: { readonly failures: number; readonly openMs: number } | false;
   /**
    * Store walks that only make in-app messages inside the trigger's transaction instead of queuing
-   * a job for them (no job round trip; messages exist when `trigger` returns). @default false
+   * a job for them (no job round trip; messages exist when `trigger` returns). @default true
    */
   readonly inlineInApp: boolean;
   readonly inlineLimit: number;

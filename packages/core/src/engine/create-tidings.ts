@@ -17,6 +17,7 @@ import type { EngineContext, EngineOptions } from './context.js';
 import { createJobLoop } from './runtime/job-loop.js';
 import { createJobRunner, deadLeaseTakeBack, WEBHOOK_KINDS } from './runtime/job-runner.js';
 import { engineJobs } from './job-table.js';
+import type { Tidings } from './tidings.js';
 import { wakingStorage } from './runtime/waking-storage.js';
 import { publishLive } from './inbox/publish-live.js';
 import { messagesApi } from './inbox/messages-api.js';
@@ -161,7 +162,7 @@ function codeWorkflowsOf(list: readonly CodeWorkflow[] | undefined): Map<string,
 }
 
 /** Creates an engine over a storage. Nothing runs in the background until `start()`. */
-export function createTidings(options: TidingsOptions) {
+export function createTidings(options: TidingsOptions): Tidings {
   const { clock = systemClock, onError = (error: unknown) => console.error('[tidings]', error) } = options;
   const { environmentId, organizationId, ...engineOptions } = parseInput(
     optionsSchema,
@@ -214,7 +215,7 @@ export function createTidings(options: TidingsOptions) {
   return {
     environmentId,
     organizationId,
-    storage,
+    storage: engineStorage,
     clock,
     workflows: workflowsApi(ctx),
     subscribers: subscribersApi(ctx),
@@ -231,28 +232,13 @@ export function createTidings(options: TidingsOptions) {
     broadcast: triggers.broadcast,
     cancel: triggers.cancel,
     pending: triggers.pending,
-    /**
-     * Sends again the subscriber's steps of a trigger that failed for good (messages `error`), each as
-     * a new job from that step; a step the walk went past is made alone. Returns the steps queued;
-     * not_found for an unknown transaction or subscriber, conflict when nothing failed.
-     */
     retry: retryApi(ctx),
-    /**
-     * Why each subscriber of a trigger did or did not get each step: the decision records of every
-     * job run (filters that failed, variants chosen, delays, integrations picked), oldest first.
-     */
     explain: (transactionId: string, subscriberId?: string) => storage.traces.list(environmentId, transactionId, subscriberId),
-    /**
-     * Takes a status callback of an integration's provider (delivered, bounced, opened, …), as an app
-     * that mounts its own route receives it: checked as the service signs it (`unauthorized` when
-     * not), then applied to the messages it names, or held for a message not stored yet.
-     */
     async providerWebhook(integrationId: string, callback: ProviderCallback) {
       const applied = await applyProviderCallback(ctx, providers, integrationId, callback);
       for (const message of applied.updated) events.emit('message.delivery', { message });
       return { updated: applied.updated.length, held: applied.held };
     },
-    /** Runs every job due by the clock now; returns how many ran. For tests with a manual clock. */
     runDue: async () => {
       await sweepEnsured();
       let ran = 0;
@@ -263,41 +249,27 @@ export function createTidings(options: TidingsOptions) {
         ran += now;
       }
     },
-    /** Starts the background job loops (walks, and webhook deliveries in a lane of their own). */
     start: () => {
       sweepEnsured().catch(onError);
       loop.start();
       webhookLoop.start();
     },
-    /** Stops the job loops after the jobs in flight; the storage stays open. */
     stop: async () => {
       await Promise.all([loop.stop(), webhookLoop.stop()]);
     },
-    /**
-     * The engine's state for health checks: the job loop is `stuck` when the jobs in hand have gone
-     * longer than twice what one job may take (`stepTimeoutMs` and two provider calls) without one
-     * finishing; `writes` is not `ok` while the last write transaction failed (a full disk).
-     */
-    health(): { jobLoop: { running: boolean; stalledForMs: number; stuck: boolean }; writes: WriteHealth } {
+    health() {
       const stalledForMs = Math.round(Math.max(runner.stalledForMs(), webhookRunner.stalledForMs()));
       const stuckAfterMs = 2 * (engineOptions.stepTimeoutMs + 2 * engineOptions.providerTimeoutMs);
       return { jobLoop: { running: loop.running, stalledForMs, stuck: stalledForMs > stuckAfterMs }, writes: writeHealth(ctx) };
     },
-    /**
-     * While `health().writes` is not ok, tries one small write (a setting of its own), so an engine
-     * that writes nothing else learns when the database takes writes again. Does nothing when writes are ok.
-     */
     async recheckWrites(): Promise<WriteHealth> {
       if (writeHealth(ctx).ok) return writeHealth(ctx);
       await watchWrite(ctx, () => storage.transaction((tx) => tx.settings.put(environmentId, 'tidings:write-probe', ctx.now()))).catch(() => undefined);
       return writeHealth(ctx);
     },
-    events: {
-      on: events.on,
-      off: events.off,
-    } as Pick<typeof events, 'on' | 'off'>,
+    events: { on: events.on, off: events.off },
   };
 }
 
-export type Tidings = ReturnType<typeof createTidings>;
+export type { Tidings } from './tidings.js';
 export type { TidingsEvents };

@@ -21,24 +21,9 @@ import { groupCommitSuite } from './suite/group-commit.js';
 import { statusCallbacksSuite } from './suite/status-callbacks.js';
 import { unitsOfWorkSuite } from './suite/units-of-work.js';
 import { webhookLaneSuite } from './suite/webhook-lane.js';
+import type { StorageUnderTest, SuiteContext } from './storage-under-test.js';
 
-export interface StorageUnderTest {
-  /** A new, empty storage; called before every test. */
-  create(): Storage | Promise<Storage>;
-  /** Cleans up after a test; `storage.close()` when absent. */
-  destroy?(storage: Storage): Promise<void>;
-  /**
-   * Reads a stored record straight from the backend (not through the port), to catch a round trip
-   * that hides a bug: `rawMessage(id)` returns the message's `read`, `seen` and `createdAt` columns.
-   */
-  rawMessage?(storage: Storage, id: string): Promise<{ read: boolean; seen: boolean; createdAt: string } | null>;
-}
-
-/** Gives each suite the current storage: `get()` inside a test returns the one made for it. */
-export interface SuiteContext {
-  get(): Storage;
-  readonly backend: StorageUnderTest;
-}
+export type { StorageUnderTest, SuiteContext } from './storage-under-test.js';
 
 /**
  * Which part of the contract to run: `all`, or the fault scenarios (`faults`) and everything else

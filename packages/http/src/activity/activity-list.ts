@@ -1,4 +1,5 @@
-import { stepIndexOf, type Message, type Notification, type Subscriber, type Tidings, type Workflow } from '@tidings/core';
+import { type Message, type Notification, type Subscriber, type Tidings, type Workflow } from '@tidings/core';
+import { stepIndexOf } from '@tidings/core/internal';
 import type { ActivityQuery } from './activity-query.js';
 
 /**

@@ -1,19 +1,14 @@
-import { MAX_ID_LENGTH, channelSchema, messageStatusSchema, parseInput } from '@tidings/core';
+import { parseInput } from '@tidings/core/internal';
+import { MAX_ID_LENGTH, channelSchema, messageStatusSchema } from '@tidings/core/schemas';
 import type { HonoRequest } from 'hono';
 import { z } from 'zod';
+import { wholeNumber } from '../params.js';
 
 /** Most values one list parameter may hold (`subscriberIds`, `transactionId`, `templates`). */
 export const MAX_LIST_VALUES = 100;
 
 const id = z.string().min(1, 'must not be empty').max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`);
 const idList = z.array(id).max(MAX_LIST_VALUES, `must hold at most ${MAX_LIST_VALUES} values`);
-
-const wholeNumber = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d{1,9}$/, `must be a whole number from ${min} to ${max}`)
-    .transform(Number)
-    .pipe(z.number().min(min, `must be a whole number from ${min} to ${max}`).max(max, `must be a whole number from ${min} to ${max}`));
 
 /** An ISO 8601 date or date-time (`2026-06-01`, `2026-06-01T12:00:00Z`), read as the instant it names. */
 const instant = z

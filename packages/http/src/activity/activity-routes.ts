@@ -1,4 +1,4 @@
-import { notFound } from '@tidings/core';
+import { notFound } from '@tidings/core/internal';
 import { Hono } from 'hono';
 import type { AppEnv } from '../context.js';
 import { checkedParams } from '../params.js';

@@ -1,4 +1,6 @@
-import { messageFilterSchema, parseInput, TidingsError, type MessageFilterInput } from '@tidings/core';
+import { TidingsError, type MessageFilterInput } from '@tidings/core';
+import { parseInput } from '@tidings/core/internal';
+import { messageFilterSchema } from '@tidings/core/schemas';
 import { z } from 'zod';
 
 const invalid = (path: string, message: string) => new TidingsError('validation_failed', `${path} ${message}`, { issues: [{ path, message }] });

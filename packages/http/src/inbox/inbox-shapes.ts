@@ -1,4 +1,6 @@
-import { isSnoozed, type ActionButton, type GlobalPreference, type Message, type Subscriber, type Workflow, type WorkflowPreference } from '@tidings/core';
+import { type ActionButton, type Message, type Subscriber, type Workflow } from '@tidings/core';
+import { isSnoozed } from '@tidings/core/internal';
+import { type GlobalPreference, type WorkflowPreference } from '@tidings/core/schemas';
 
 /** The workflow as Novu's Inbox shows it on notifications and preferences. */
 export const inboxWorkflow = (workflow: Workflow) => ({

@@ -1,4 +1,4 @@
-import { idSchema, subscriberInputSchema, topicKeySchema } from '@tidings/core';
+import { idSchema, subscriberInputSchema, topicKeySchema } from '@tidings/core/schemas';
 import { z } from 'zod';
 
 /**

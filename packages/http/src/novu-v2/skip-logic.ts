@@ -1,4 +1,6 @@
-import { FILTER_ON, filterListItems, type Filter, type FilterOn, type FilterOperator, type FilterPart } from '@tidings/core';
+import { type Filter } from '@tidings/core';
+import { filterListItems } from '@tidings/core/internal';
+import { FILTER_ON, type FilterOn, type FilterOperator, type FilterPart } from '@tidings/core/schemas';
 
 /**
  * Novu's `skip` control (JSON Logic: skip the step when it holds) and Tidings' step filters (run the

@@ -1,4 +1,5 @@
-import { isTidingsError, notFound, parseInput, type Subscriber, type SubscriberInput } from '@tidings/core';
+import { isTidingsError, type Subscriber, type SubscriberInput } from '@tidings/core';
+import { notFound, parseInput } from '@tidings/core/internal';
 import { HttpError } from '../errors.js';
 import { route, type RouteDefinition, type RouteInput } from '../routes/route.js';
 import {

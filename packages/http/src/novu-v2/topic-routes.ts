@@ -1,4 +1,5 @@
-import { notFound, parseInput, TidingsError, type FieldIssue, type Subscriber, type Topic } from '@tidings/core';
+import { TidingsError, type FieldIssue, type Subscriber, type Topic } from '@tidings/core';
+import { notFound, parseInput } from '@tidings/core/internal';
 import { HttpError } from '../errors.js';
 import { route, type RouteDefinition, type RouteInput } from '../routes/route.js';
 import {

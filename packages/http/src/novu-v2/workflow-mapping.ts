@@ -1,21 +1,18 @@
+import { slugify as slugifyName } from '@tidings/core/internal';
 import {
-  CHANNELS,
-  renderEmailBody,
   type ActionButton,
-  type ChannelPreferences,
   type DelayMetadata,
   type DigestMetadata,
-  type ThrottleMetadata,
   type FieldIssue,
   type Filter,
-  type MessageCta,
   type Step,
   type StepInput,
   type StepTemplate,
-  type StepType,
   type Workflow,
   type WorkflowInput,
 } from '@tidings/core';
+import { renderEmailBody } from '@tidings/core/internal';
+import { CHANNELS, type ChannelPreferences, type ThrottleMetadata, type MessageCta, type StepType } from '@tidings/core/schemas';
 import { filtersFromSkip, SkipNotMappable, skipFromFilters, type JsonLogic } from './skip-logic.js';
 import {
   CONTROL_SCHEMAS,
@@ -71,16 +68,8 @@ export type ControlValues = Record<string, unknown>;
 /** The parts of a stored step the mapping reads. */
 export type StoredStep = Pick<Step, 'template' | 'filters'> & Partial<Pick<Step, '_id' | 'name' | 'uuid' | 'metadata'>>;
 
-/** `Welcome Email!` → `welcome-email`: derived workflow and step ids, as Novu slugifies names. */
-export function slugify(text: string, fallback = 'step'): string {
-  const slug = text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
-  return slug || fallback;
-}
+/** Derived workflow and step ids, as Novu slugifies names (a step's fallback is `step`). */
+export const slugify = (text: string, fallback = 'step'): string => slugifyName(text, fallback);
 
 const STEP_LABELS: Record<StepType, string> = { in_app: 'In-App', email: 'Email', sms: 'SMS', chat: 'Chat', push: 'Push', digest: 'Digest', delay: 'Delay', throttle: 'Throttle' };
 

@@ -1,4 +1,5 @@
-import { isTidingsError, notFound, TidingsError, type Tidings, type Workflow, type WorkflowInput } from '@tidings/core';
+import { isTidingsError, TidingsError, type Tidings, type Workflow, type WorkflowInput } from '@tidings/core';
+import { notFound } from '@tidings/core/internal';
 import { Hono, type Context } from 'hono';
 import { parseBody } from '../body.js';
 import type { AppEnv } from '../context.js';

@@ -1,5 +1,8 @@
-import { channelSchema, formatPath, inputHazards, MAX_ID_LENGTH, redirectTargetSchema, severitySchema, timeUnitSchema, TidingsError, type FieldIssue } from '@tidings/core';
+import { TidingsError, type FieldIssue } from '@tidings/core';
+import { formatPath, inputHazards } from '@tidings/core/internal';
+import { channelSchema, MAX_ID_LENGTH, redirectTargetSchema, severitySchema, timeUnitSchema } from '@tidings/core/schemas';
 import { z } from 'zod';
+import { wholeNumber } from '../params.js';
 
 /**
  * The inputs of Novu's `/v2/workflows` as `@novu/api` 3.x sends them (its CreateWorkflowDto,
@@ -172,13 +175,6 @@ export const patchWorkflowSchema = z.strictObject({
   isTranslationEnabled: novuOnlyMembers.isTranslationEnabled,
 });
 export type PatchWorkflowBody = z.output<typeof patchWorkflowSchema>;
-
-const wholeNumber = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d{1,9}$/, `must be a whole number from ${min} to ${max}`)
-    .transform(Number)
-    .pipe(z.number().min(min, `must be a whole number from ${min} to ${max}`).max(max, `must be a whole number from ${min} to ${max}`));
 
 /** `GET /v2/workflows`: Novu's list query. `tags` and `status` may repeat. */
 export const listQuerySchema = z.strictObject({

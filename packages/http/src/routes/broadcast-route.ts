@@ -1,4 +1,5 @@
-import { broadcastEventIssues, broadcastEventSchema } from '@tidings/core';
+import { broadcastEventIssues } from '@tidings/core/internal';
+import { broadcastEventSchema } from '@tidings/core/schemas';
 import { keyedTriggers } from '../keyed-triggers.js';
 import { route, type RouteDefinition } from './route.js';
 import { singleTriggerAnswer } from './server.js';

@@ -1,4 +1,5 @@
-import { MAX_BULK_EVENTS, TidingsError, actionInputSchema, markAsInputSchema, preferencesPatchSchema, triggerEventSchema } from '@tidings/core';
+import { TidingsError } from '@tidings/core';
+import { MAX_BULK_EVENTS, actionInputSchema, markAsInputSchema, preferencesPatchSchema, triggerEventSchema } from '@tidings/core/schemas';
 import { z } from 'zod';
 import { integrationToWire, messageToWire } from '../wire.js';
 import { keyedTriggers } from '../keyed-triggers.js';

@@ -1,4 +1,4 @@
-import { markFlagsInputSchema } from '@tidings/core';
+import { markFlagsInputSchema } from '@tidings/core/schemas';
 import { markRoute } from './mark-route.js';
 import type { RouteDefinition } from './route.js';
 

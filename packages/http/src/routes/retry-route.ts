@@ -1,4 +1,5 @@
-import { idSchema, parseInput } from '@tidings/core';
+import { parseInput } from '@tidings/core/internal';
+import { idSchema } from '@tidings/core/schemas';
 import { z } from 'zod';
 import { route } from './route.js';
 

@@ -1,21 +1,5 @@
 import {
-  capsSchema,
-  channelSettingsInputSchema,
-  integrationInputSchema,
-  notFound,
-  snoozeInputSchema,
-  subscriberIdListSchema,
-  subscriberInputSchema,
-  suppressionInputSchema,
-  tenantInputSchema,
-  webhookEndpointInputSchema,
-  webhookEndpointPatchSchema,
   TidingsError,
-  topicInputSchema,
-  triggerEventIssues,
-  triggerEventSchema,
-  workflowInputSchema,
-  integrationPatchSchema,
   type ChannelSettingsInput,
   type FieldIssue,
   type SuppressionInput,
@@ -23,6 +7,8 @@ import {
   type WebhookEndpointPatch,
   type TriggerResult,
 } from '@tidings/core';
+import { notFound, triggerEventIssues } from '@tidings/core/internal';
+import { capsSchema, channelSettingsInputSchema, integrationInputSchema, snoozeInputSchema, subscriberIdListSchema, subscriberInputSchema, suppressionInputSchema, tenantInputSchema, webhookEndpointInputSchema, webhookEndpointPatchSchema, topicInputSchema, triggerEventSchema, workflowInputSchema, integrationPatchSchema } from '@tidings/core/schemas';
 import { z } from 'zod';
 import { HttpError } from '../errors.js';
 import { feedItemToWire, integrationToWire, messageToWire } from '../wire.js';

@@ -1,4 +1,5 @@
-import { TidingsError, type StorageRepositories } from '@tidings/core';
+import { TidingsError } from '@tidings/core';
+import { type StorageRepositories } from '@tidings/core/internal';
 import { k, type Tables } from '../tables.js';
 
 type Catalog = Pick<StorageRepositories, 'workflows' | 'tenants' | 'integrations'>;

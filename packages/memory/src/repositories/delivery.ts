@@ -1,4 +1,5 @@
-import { feedCursor, isExpired, messageMatches, type Job, type Message, type StorageRepositories } from '@tidings/core';
+import { type Job, type Message } from '@tidings/core';
+import { feedCursor, isExpired, messageMatches, type StorageRepositories } from '@tidings/core/internal';
 import type { QueueEntry } from '../job-queue.js';
 import { k, type Tables } from '../tables.js';
 import { dropProviderRefs } from './retention.js';

@@ -1,4 +1,4 @@
-import type { Digest, DigestHead, StorageRepositories } from '@tidings/core';
+import type { Digest, DigestHead, StorageRepositories } from '@tidings/core/internal';
 import { k, type Tables } from '../tables.js';
 
 /**

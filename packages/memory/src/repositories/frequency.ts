@@ -1,4 +1,4 @@
-import type { StorageRepositories, WindowHit } from '@tidings/core';
+import type { StorageRepositories, WindowHit } from '@tidings/core/internal';
 import { k, type Tables } from '../tables.js';
 
 /** Window hits and settings: env|key → hit id → hit, and env|name → value. */

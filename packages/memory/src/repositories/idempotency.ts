@@ -1,4 +1,4 @@
-import type { StorageRepositories } from '@tidings/core';
+import type { StorageRepositories } from '@tidings/core/internal';
 import { k, type Tables } from '../tables.js';
 
 export function idempotencyRepositories(t: Tables): Pick<StorageRepositories, 'idempotency'> {

@@ -1,4 +1,5 @@
-import type { Message, Notification, StorageRepositories } from '@tidings/core';
+import type { Message, Notification } from '@tidings/core';
+import type { StorageRepositories } from '@tidings/core/internal';
 import { k, type Tables } from '../tables.js';
 
 const byOrder = <T>(key: (item: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);

@@ -1,4 +1,5 @@
-import type { StorageRepositories, Suppression } from '@tidings/core';
+import type { Suppression } from '@tidings/core';
+import type { StorageRepositories } from '@tidings/core/internal';
 import { k, type Tables } from '../tables.js';
 
 const key = (env: string, channel: string, address: string) => k(env, `${channel}\u0000${address}`);

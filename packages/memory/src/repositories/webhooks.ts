@@ -1,4 +1,5 @@
-import type { StorageRepositories, WebhookDelivery } from '@tidings/core';
+import type { WebhookDelivery } from '@tidings/core';
+import type { StorageRepositories } from '@tidings/core/internal';
 import { k, type Tables } from '../tables.js';
 
 /** Newest first, then by id: the order deliveries are listed in. */

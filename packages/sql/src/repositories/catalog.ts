@@ -1,4 +1,5 @@
-import { TidingsError, type Integration, type StorageRepositories, type Tenant, type Workflow } from '@tidings/core';
+import { TidingsError, type Integration, type Tenant, type Workflow } from '@tidings/core';
+import { type StorageRepositories } from '@tidings/core/internal';
 import { bit, decodeJson, encodeJson } from '../codec.js';
 import type { Db } from '../dialect.js';
 import { conflictOnDuplicate, type RepoContext } from './context.js';

@@ -1,4 +1,5 @@
-import type { ProviderStatusEvent, StorageRepositories } from '@tidings/core';
+import type { ProviderStatusEvent } from '@tidings/core';
+import type { StorageRepositories } from '@tidings/core/internal';
 import { chunk, decodeJson, encodeJson } from '../codec.js';
 import { rowInserter } from '../row-inserter.js';
 import type { RepoContext } from './context.js';

@@ -1,4 +1,5 @@
-import { feedCursor, type DecisionRecord, type Job, type Message, type Notification, type StorageRepositories } from '@tidings/core';
+import { type DecisionRecord, type Job, type Message, type Notification } from '@tidings/core';
+import { feedCursor, type StorageRepositories } from '@tidings/core/internal';
 import { sql } from 'kysely';
 import { bit, chunk, decodeJson, encodeJson } from '../codec.js';
 import type { JobRow } from '../dialect.js';

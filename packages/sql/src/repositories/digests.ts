@@ -1,4 +1,4 @@
-import type { Digest, DigestEvent, DigestHead, StorageRepositories } from '@tidings/core';
+import type { Digest, DigestEvent, DigestHead, StorageRepositories } from '@tidings/core/internal';
 import { decodeJson, encodeJson } from '../codec.js';
 import type { Db } from '../dialect.js';
 import type { RepoContext } from './context.js';

@@ -1,4 +1,4 @@
-import type { StorageRepositories } from '@tidings/core';
+import type { StorageRepositories } from '@tidings/core/internal';
 import { chunk, decodeJson, encodeJson } from '../codec.js';
 import { rowInserter } from '../row-inserter.js';
 import type { RepoContext } from './context.js';

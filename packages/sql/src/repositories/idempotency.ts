@@ -1,4 +1,4 @@
-import type { StorageRepositories, StoredResponse } from '@tidings/core';
+import type { StorageRepositories, StoredResponse } from '@tidings/core/internal';
 import { decodeJson, encodeJson } from '../codec.js';
 import type { RepoContext } from './context.js';
 

@@ -1,4 +1,6 @@
-import { type PreferenceRow, type StorageRepositories, type Subscriber, type Topic } from '@tidings/core';
+import { type Subscriber, type Topic } from '@tidings/core';
+import { type StorageRepositories } from '@tidings/core/internal';
+import { type PreferenceRow } from '@tidings/core/schemas';
 import { chunk, decodeJson, encodeJson } from '../codec.js';
 import { docsByKeys } from '../docs-by-keys.js';
 import { rowInserter } from '../row-inserter.js';

@@ -1,4 +1,5 @@
-import type { Message, StorageRepositories } from '@tidings/core';
+import type { Message } from '@tidings/core';
+import type { StorageRepositories } from '@tidings/core/internal';
 import { chunk } from '../codec.js';
 import type { Db, SqlDialect } from '../dialect.js';
 import { MESSAGE_SELECT, messageFromRow } from '../message-row.js';

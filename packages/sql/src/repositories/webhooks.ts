@@ -1,4 +1,5 @@
-import type { StorageRepositories, WebhookDelivery, WebhookEndpoint } from '@tidings/core';
+import type { WebhookDelivery, WebhookEndpoint } from '@tidings/core';
+import type { StorageRepositories } from '@tidings/core/internal';
 import { decodeJson, encodeJson } from '../codec.js';
 import { rowInserter } from '../row-inserter.js';
 import type { RepoContext } from './context.js';

@@ -1,11 +1,10 @@
 import type { Job } from '../../schemas/index.js';
 import type { EngineContext } from '../context.js';
-import { firstWalkJob, walkInline, type InlineWalk } from './inline-delivery.js';
+import { firstWalkJob, walkInline, walksInline, type InlineWalk } from './inline-delivery.js';
 import { newJob } from '../runtime/jobs.js';
 import { enqueue, resultOf } from '../runtime/job-result.js';
 import type { EngineJobHandler } from '../walk/batch-data.js';
 import { decided, madeMessages } from '../walk/walk-effects.js';
-import { capsInApp } from '../frequency/caps.js';
 
 type FanoutJob = Extract<Job, { kind: 'fanout' }>;
 type Page = Exclude<FanoutJob['data'], { subscriberIds: string[] }>;
@@ -39,7 +38,7 @@ export const fanoutHandler: EngineJobHandler<'fanout'> = async (job, { ctx, batc
   const workflow = notification && batch.workflows.get(notification._templateId);
   if (!notification || !workflow) return resultOf(job, { kind: 'done' });
   const { members, rest } = await chunkMembers(ctx, job, now);
-  if (!ctx.options.inlineInApp || !ctx.walker.walksInline(workflow) || capsInApp(batch.caps, workflow)) {
+  if (!walksInline(ctx, workflow, batch.caps, 'job')) {
     return resultOf(job, { kind: 'done' }, [enqueue([...members.map((id) => firstWalkJob(ctx.env, notification, id, now)), ...rest])]);
   }
   const tenant = notification.tenantId ? batch.tenants.get(notification.tenantId) ?? null : null;

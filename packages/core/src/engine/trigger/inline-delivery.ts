@@ -1,6 +1,7 @@
 import { newId } from '../../ids.js';
 import { buildMessage } from '../../messages/build-message.js';
-import type { Job, Message, Notification, Subscriber, Tenant, Workflow } from '../../schemas/index.js';
+import type { Cap, Job, Message, Notification, Subscriber, Tenant, Workflow } from '../../schemas/index.js';
+import { capsInApp } from '../frequency/caps.js';
 import type { StorageRepositories } from '../../storage.js';
 import { RENDER_BUDGET_MS, renderBudget, type RenderMeter } from '../../templates/render.js';
 import { groupBy } from '../../util/group-by.js';
@@ -17,6 +18,14 @@ export interface InlineWalk {
   readonly notification: Notification;
   readonly tenant: Tenant | null;
 }
+
+/**
+ * Whether a workflow's walks are stored inline instead of queued: in-app steps only, no cap over
+ * in-app messages, and, inside the trigger's write transaction, no user code (a code workflow's
+ * walks are inline only in a fan-out job, outside any transaction).
+ */
+export const walksInline = (ctx: EngineContext, workflow: Workflow, caps: readonly Cap[], where: 'trigger' | 'job'): boolean =>
+  ctx.options.inlineInApp && ctx.walker.walksInline(workflow) && !capsInApp(caps, workflow) && (where === 'job' || !ctx.walker.runsUserCode(workflow));
 
 /** The job that walks `subscriberId` through the notification's workflow from its first step. */
 export const firstWalkJob = (env: string, notification: Notification, subscriberId: string, now: Date): Job =>

@@ -1,5 +1,5 @@
 import { TidingsError, notFound, type FieldIssue } from '../../errors.js';
-import { capsInApp, capsInForce } from '../frequency/caps.js';
+import { capsInForce } from '../frequency/caps.js';
 import { newId, newTransactionId } from '../../ids.js';
 import { MAX_BULK_EVENTS, MAX_RECIPIENTS_PER_CALL, type BroadcastEvent, type Job, type Message, type Notification, type ParsedBroadcastEvent, type ParsedTriggerEvent, type Tenant, type TriggerEvent, type TriggerResult, type TriggerStatus, type Workflow } from '../../schemas/index.js';
 import type { StorageRepositories, SubscriberUpsert } from '../../storage.js';
@@ -13,7 +13,7 @@ import { readTopicAudience } from './topic-audience.js';
 import { validateBroadcast, validateEvent } from '../../trigger/validate-event.js';
 import { workflowStatus } from '../../trigger/workflow-status.js';
 import type { EngineContext } from '../context.js';
-import { deliverInline, firstWalkJob, type InlineWalk } from './inline-delivery.js';
+import { deliverInline, firstWalkJob, walksInline, type InlineWalk } from './inline-delivery.js';
 import { groupCommit } from './group-commit.js';
 import { watchWrite } from '../runtime/write-health.js';
 import { digestFlushKey, newJob } from '../runtime/jobs.js';
@@ -243,7 +243,7 @@ export function triggerApi(ctx: EngineContext) {
         // audience as fan-out jobs of `fanoutChunk` members. Other walks go straight to jobs: each is
         // walked once, by its job.
         // The user's code (a code workflow's resolvers) never runs inside this transaction: such walks go to jobs.
-        const inApp = ctx.walker.walksInline(p.workflow) && !ctx.walker.runsUserCode(p.workflow) && !capsInApp(caps, p.workflow);
+        const inApp = walksInline(ctx, p.workflow, caps, 'trigger');
         if (inApp && subscriberIds.length <= inlineRoom[at]!) {
           inlineRoom[at]! -= subscriberIds.length;
           for (const subscriberId of subscriberIds) walks.push({ subscriberId, workflow: p.workflow, notification: p.notification, tenant });

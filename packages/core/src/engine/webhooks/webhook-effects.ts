@@ -1,8 +1,21 @@
 import type { Job, WebhookDelivery, WebhookEndpoint } from '../../schemas/index.js';
 import type { EngineContext } from '../context.js';
 import { effectApplier, ofKind, type EffectApplier } from '../runtime/job-result.js';
-import { endpointAfter } from './webhook-handler.js';
 import { forgetEndpoints, queueWebhookEvents, type WebhookEvent } from './webhook-outbox.js';
+
+/** Deliveries that fail for good in a row (each after a day of attempts) before the endpoint is disabled. */
+export const WEBHOOK_DISABLE_AFTER = 3;
+
+/**
+ * The endpoint after one of its deliveries was delivered (its failures start again from 0) or failed
+ * for good (one more; at `WEBHOOK_DISABLE_AFTER` it is disabled, saying why); null when unchanged.
+ */
+export function endpointAfter(endpoint: WebhookEndpoint, outcome: 'delivered' | 'failed', at: string, lastError: string | undefined): WebhookEndpoint | null {
+  if (outcome === 'delivered') return endpoint.failures === 0 ? null : { ...endpoint, failures: 0, updatedAt: at };
+  const failures = endpoint.failures + 1;
+  if (failures < WEBHOOK_DISABLE_AFTER || !endpoint.active) return { ...endpoint, failures, updatedAt: at };
+  return { ...endpoint, failures, updatedAt: at, active: false, disabledAt: at, disabledReason: `${failures} deliveries in a row failed for good; the last: ${lastError ?? 'no answer'}` };
+}
 
 /**
  * A webhook delivery attempt: the delivery as it stands after it, and how it went for its endpoint

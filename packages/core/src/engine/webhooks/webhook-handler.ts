@@ -1,5 +1,5 @@
 import { ProviderError } from '../../delivery/provider.js';
-import type { JobOf, WebhookDelivery, WebhookEndpoint } from '../../schemas/index.js';
+import type { JobOf, WebhookDelivery } from '../../schemas/index.js';
 import { within } from '../runtime/step-time-limit.js';
 import { endpointTurn } from './webhook-lane.js';
 import { resultOf, waitUntil } from '../runtime/job-result.js';
@@ -12,20 +12,6 @@ import { webhookAttempt } from './webhook-effects.js';
  * 10 h, 10 h, so a receiver that is down gets its events for about a day after they happened.
  */
 export const WEBHOOK_RETRY_DELAYS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] as const;
-/** Deliveries that fail for good in a row (each after a day of attempts) before the endpoint is disabled. */
-export const WEBHOOK_DISABLE_AFTER = 3;
-
-/**
- * The endpoint after one of its deliveries was delivered (its failures start again from 0) or failed
- * for good (one more; at `WEBHOOK_DISABLE_AFTER` it is disabled, saying why); null when unchanged.
- */
-export function endpointAfter(endpoint: WebhookEndpoint, outcome: 'delivered' | 'failed', at: string, lastError: string | undefined): WebhookEndpoint | null {
-  if (outcome === 'delivered') return endpoint.failures === 0 ? null : { ...endpoint, failures: 0, updatedAt: at };
-  const failures = endpoint.failures + 1;
-  if (failures < WEBHOOK_DISABLE_AFTER || !endpoint.active) return { ...endpoint, failures, updatedAt: at };
-  return { ...endpoint, failures, updatedAt: at, active: false, disabledAt: at, disabledReason: `${failures} deliveries in a row failed for good; the last: ${lastError ?? 'no answer'}` };
-}
-
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 500);
 
 /**

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { manualClock } from '../../clock.js';
 import { createTidings } from '../../engine/create-tidings.js';
 import type { WorkflowInput } from '../../schemas/index.js';
-import type { SuiteContext } from '../describe-storage.js';
+import type { SuiteContext } from '../storage-under-test.js';
 
 /** A digest whose window each subscriber chooses; hourly unless they say otherwise. */
 const cadenceWorkflow: WorkflowInput = {

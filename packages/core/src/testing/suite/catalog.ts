@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isTidingsError } from '../../errors.js';
-import type { SuiteContext } from '../describe-storage.js';
+import type { SuiteContext } from '../storage-under-test.js';
 import { createTidings } from '../../engine/create-tidings.js';
 import { integrationRecord, T0, workflowRecord } from '../fixtures.js';
 

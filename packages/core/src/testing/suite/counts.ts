@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SuiteContext } from '../describe-storage.js';
+import type { SuiteContext } from '../storage-under-test.js';
 import { T0, jobRecord, plus } from '../fixtures.js';
 
 const opening = (env: string, key: string, id: string) => ({ id, environmentId: env, key, workflowId: 'wf', stepIndex: 1, subscriberId: 'ada', digestKey: null, openedAt: T0, dueAt: plus(T0, 60_000) });

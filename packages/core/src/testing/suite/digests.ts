@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { joinDigest, touchDigestKey } from '../../digests/digest-rules.js';
 import type { Digest, DigestEvent, Storage } from '../../storage.js';
-import type { SuiteContext } from '../describe-storage.js';
+import type { SuiteContext } from '../storage-under-test.js';
 import { T0, plus } from '../fixtures.js';
 
 const opening = (key: string, id: string, overrides: Partial<Digest> = {}) => ({

@@ -3,7 +3,7 @@ import { manualClock } from '../../clock.js';
 import { CallbackRefused, ProviderError, type Provider, type ProviderCallback } from '../../delivery/provider.js';
 import { createTidings } from '../../engine/create-tidings.js';
 import type { WebhookTransport } from '../../delivery/webhook-transport.js';
-import type { SuiteContext } from '../describe-storage.js';
+import type { SuiteContext } from '../storage-under-test.js';
 
 const welcome = {
   name: 'Welcome',

@@ -9,7 +9,7 @@ import type { Message, WebhookDelivery } from '../../schemas/index.js';
 import type { DigestEvent, Storage } from '../../storage.js';
 import { wrapRepositories } from '../../wrap-repositories.js';
 import { storageWith } from '../storage-with.js';
-import type { SuiteContext } from '../describe-storage.js';
+import type { SuiteContext } from '../storage-under-test.js';
 import { T0, jobRecord, messageRecord, notificationRecord, plus } from '../fixtures.js';
 
 const MINUTE = 60_000;

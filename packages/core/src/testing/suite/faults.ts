@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { FAULT_SCENARIOS, type FaultScenario } from '../fault-scenarios.js';
 import type { FaultMode } from '../faulty-storage.js';
 import { runScenario, type ScenarioRun } from '../run-under-fault.js';
-import type { SuiteContext } from '../describe-storage.js';
+import type { SuiteContext } from '../storage-under-test.js';
 
 const MODES: readonly FaultMode[] = ['throw', 'commit-then-throw'];
 

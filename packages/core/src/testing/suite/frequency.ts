@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { manualClock } from '../../clock.js';
 import { createTidings, type TidingsOptions } from '../../engine/create-tidings.js';
-import type { SuiteContext } from '../describe-storage.js';
+import type { SuiteContext } from '../storage-under-test.js';
 import { T0, plus } from '../fixtures.js';
 import { scriptedCodeWorkflow } from '../scripted-code-workflow.js';
 import type { ThrottleMetadata } from '../../schemas/index.js';

@@ -4,7 +4,7 @@ import { createTidings } from '../../engine/create-tidings.js';
 import { isTidingsError } from '../../errors.js';
 import type { Storage } from '../../storage.js';
 import { storageWith } from '../storage-with.js';
-import type { SuiteContext } from '../describe-storage.js';
+import type { SuiteContext } from '../storage-under-test.js';
 import type { JsonObject } from '../../schemas/index.js';
 import { scriptedCodeWorkflow } from '../scripted-code-workflow.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { beginIdempotencyKey } from '../../idempotency/begin-key.js';
 import type { Storage } from '../../storage.js';
-import type { SuiteContext } from '../describe-storage.js';
+import type { SuiteContext } from '../storage-under-test.js';
 import { T0, plus } from '../fixtures.js';
 
 const DAY = 86_400_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SuiteContext } from '../describe-storage.js';
+import type { SuiteContext } from '../storage-under-test.js';
 import { T0, jobRecord, plus } from '../fixtures.js';
 
 const LEASE = 30_000;

@@ -5,7 +5,7 @@ import { createTidings } from '../../engine/create-tidings.js';
 import { messageMatches } from '../../messages/message-filter.js';
 import { MAX_FILTER_DATA_KEYS, MAX_FILTER_TAG_GROUPS, MAX_FILTER_TAGS, MAX_FILTER_TAGS_PER_GROUP, SEVERITIES, type Message } from '../../schemas/index.js';
 import type { MessageFilter } from '../../storage.js';
-import type { SuiteContext } from '../describe-storage.js';
+import type { SuiteContext } from '../storage-under-test.js';
 import { T0, messageRecord, plus } from '../fixtures.js';
 
 const ada = { _id: 'i-ada', subscriberId: 'ada' };

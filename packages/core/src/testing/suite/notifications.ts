@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SuiteContext } from '../describe-storage.js';
+import type { SuiteContext } from '../storage-under-test.js';
 import { T0, notificationRecord, plus } from '../fixtures.js';
 
 export function notificationsSuite({ get }: SuiteContext): void {

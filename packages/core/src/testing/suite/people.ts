@@ -3,7 +3,7 @@ import { manualClock } from '../../clock.js';
 import { createTidings } from '../../engine/create-tidings.js';
 import { MAX_PREFERENCE_UPDATES } from '../../schemas/index.js';
 import type { Storage } from '../../storage.js';
-import type { SuiteContext } from '../describe-storage.js';
+import type { SuiteContext } from '../storage-under-test.js';
 import { upsertSubscribers } from '../../subscribers/upsert-subscribers.js';
 import { ORG, T0, plus, topicRecord } from '../fixtures.js';
 

@@ -4,7 +4,7 @@ import type { Provider } from '../../delivery/provider.js';
 import { createTidings } from '../../engine/create-tidings.js';
 import type { WorkflowInput } from '../../schemas/index.js';
 import type { Storage } from '../../storage.js';
-import type { SuiteContext } from '../describe-storage.js';
+import type { SuiteContext } from '../storage-under-test.js';
 import { faultyStorage } from '../faulty-storage.js';
 import { T0 } from '../fixtures.js';
 

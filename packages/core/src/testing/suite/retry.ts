@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { manualClock } from '../../clock.js';
 import { ProviderError, type Provider } from '../../delivery/provider.js';
 import { createTidings } from '../../engine/create-tidings.js';
-import type { SuiteContext } from '../describe-storage.js';
+import type { SuiteContext } from '../storage-under-test.js';
 
 /** An email provider that refuses (for good) the first `failures` sends, then takes every one. */
 function flakyMail(failures: number) {

@@ -3,7 +3,7 @@ import { manualClock } from '../../clock.js';
 import { MAX_HELD_PER_INTEGRATION, MAX_REPORT_BYTES } from '../../delivery/callback-rules.js';
 import { CallbackRefused, type Provider, type ProviderCallback, type ProviderStatusEvent } from '../../delivery/provider.js';
 import { createTidings } from '../../engine/create-tidings.js';
-import type { SuiteContext } from '../describe-storage.js';
+import type { SuiteContext } from '../storage-under-test.js';
 
 /** A report as the fake service's callbacks carry it. */
 interface Report {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SuiteContext } from '../describe-storage.js';
+import type { SuiteContext } from '../storage-under-test.js';
 import { upsertSubscribers } from '../../subscribers/upsert-subscribers.js';
 import { ORG, T0, jobRecord, notificationRecord } from '../fixtures.js';
 

@@ -4,7 +4,7 @@ import type { Provider } from '../../delivery/provider.js';
 import { createTidings } from '../../engine/create-tidings.js';
 import type { Storage } from '../../storage.js';
 import { storageWith } from '../storage-with.js';
-import type { SuiteContext } from '../describe-storage.js';
+import type { SuiteContext } from '../storage-under-test.js';
 import { scriptedCodeWorkflow } from '../scripted-code-workflow.js';
 
 /** An order email whose body loops over 600 lines: an ordinary template, about ten milliseconds of liquid. */

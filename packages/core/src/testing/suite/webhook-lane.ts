@@ -7,7 +7,7 @@ import { OUTBOX_DELIVERIES_PER_RUN } from '../../engine/webhooks/webhook-outbox.
 import { WEBHOOK_CIRCUIT, WEBHOOK_ENDPOINT_CONCURRENCY } from '../../engine/webhooks/webhook-lane.js';
 import type { Storage } from '../../storage.js';
 import { storageWith } from '../storage-with.js';
-import type { SuiteContext } from '../describe-storage.js';
+import type { SuiteContext } from '../storage-under-test.js';
 
 const note = { name: 'Note', triggers: [{ identifier: 'note' }], steps: [{ template: { type: 'in_app' as const, content: 'Hi {{ payload.n }}' } }] };
 

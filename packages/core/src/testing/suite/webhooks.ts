@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WebhookDelivery, WebhookEndpoint } from '../../schemas/index.js';
-import type { SuiteContext } from '../describe-storage.js';
+import type { SuiteContext } from '../storage-under-test.js';
 import { T0, plus } from '../fixtures.js';
 
 const endpoint = (id: string, createdAt: string): WebhookEndpoint => ({ _id: id, url: `https://hooks.example.com/${id}`, events: ['message.sent'], active: true, secret: 'whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0', failures: 0, createdAt, updatedAt: createdAt });

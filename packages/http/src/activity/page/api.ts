@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 // The page's one way to the API: every call carries the API key the user gave, kept in the tab's
 // sessionStorage (gone when the tab closes). A 401 forgets it and asks again.
-import type { Channel, DecisionRecord, MessageStatus, RetriedStep, Tidings } from '@tidings/core';
+import type { Channel, DecisionRecord, RetriedStep, Tidings } from '@tidings/core';
+import type { MessageStatus } from '@tidings/core/schemas';
 import type { Filters } from './route.js';
 
 /** A message as the activity list has it (see activity-list.ts). */

@@ -1,0 +1,111 @@
+import type { Clock } from '../clock.js';
+import type { ProviderCallback } from '../delivery/provider.js';
+import type { TidingsEmitter } from '../events.js';
+import type { BroadcastEvent, TriggerEvent, TriggerResult } from '../schemas/index.js';
+import type { Storage } from '../storage.js';
+import type { DecisionRecord } from '../walk/trace.js';
+import type { integrationsApi, tenantsApi, workflowsApi } from './catalog/catalog-api.js';
+import type { subscribersApi, topicsApi } from './catalog/people-api.js';
+import type { preferencesApi } from './catalog/preferences-api.js';
+import type { suppressionsApi } from './delivery/suppressions-api.js';
+import type { capsApi } from './frequency/caps.js';
+import type { messagesApi } from './inbox/messages-api.js';
+import type { WriteHealth } from './runtime/write-health.js';
+import type { triggerApi } from './trigger/trigger-api.js';
+import type { retryApi } from './walk/retry-api.js';
+import type { webhooksApi } from './webhooks/webhooks-api.js';
+
+/** What is still to happen for a trigger or a subscriber: pending jobs and open digests. */
+export type PendingWork = Awaited<ReturnType<ReturnType<typeof triggerApi>['pending']>>;
+
+/** The engine's state for health checks (see `Tidings.health`). */
+export interface EngineHealth {
+  readonly jobLoop: { readonly running: boolean; readonly stalledForMs: number; readonly stuck: boolean };
+  readonly writes: WriteHealth;
+}
+
+/**
+ * An engine made by `createTidings`: one environment of one storage. Each group of methods
+ * (`workflows`, `subscribers`, …) validates what it is given with the schemas of
+ * `@tidings/core/schemas` and throws `TidingsError` naming the field, changing nothing.
+ */
+export interface Tidings {
+  /** The environment every record of this engine belongs to. */
+  readonly environmentId: string;
+  readonly organizationId: string;
+  /** The storage the engine writes through (the one given, behind the engine's own wrappers). */
+  readonly storage: Storage;
+  readonly clock: Clock;
+
+  /** Workflows as data: upsert, get, list, delete (code workflows are listed, read-only). */
+  readonly workflows: ReturnType<typeof workflowsApi>;
+  /** Subscribers: upsert (one or many), get, delete, channel credentials, online status. */
+  readonly subscribers: ReturnType<typeof subscribersApi>;
+  /** Topics and their members. */
+  readonly topics: ReturnType<typeof topicsApi>;
+  /** Tenants, whose data templates and integration conditions read. */
+  readonly tenants: ReturnType<typeof tenantsApi>;
+  /** Provider integrations per channel, one primary each. */
+  readonly integrations: ReturnType<typeof integrationsApi>;
+  /** The in-app inbox: feed, counts, flags, actions, snooze, archive, delete, a trigger's messages. */
+  readonly messages: ReturnType<typeof messagesApi>;
+  /** A subscriber's preferences: global, per workflow, per channel, schedules, digest cadence. */
+  readonly preferences: ReturnType<typeof preferencesApi>;
+  /** Addresses never sent to (bounces, complaints, by hand). */
+  readonly suppressions: ReturnType<typeof suppressionsApi>;
+  /** Webhook endpoints and their deliveries. */
+  readonly webhooks: ReturnType<typeof webhooksApi>;
+  /** Caps on what one subscriber receives across workflows. */
+  readonly caps: ReturnType<typeof capsApi>;
+
+  /**
+   * Triggers a workflow for its recipients (subscribers, topics) and returns at once with its
+   * `transactionId`; the walks run in jobs. Throws on input the engine refuses (see `TriggerResult`).
+   */
+  trigger(event: TriggerEvent): Promise<TriggerResult>;
+  /** Up to 100 events in one call, committed together; each has its own result. */
+  triggerBulk(events: readonly TriggerEvent[]): Promise<TriggerResult[]>;
+  /** Triggers a workflow for every subscriber of the environment, paged like a topic. */
+  broadcast(event: BroadcastEvent, options?: { refused?: 'reject' | 'answer' }): Promise<TriggerResult>;
+  /** Cancels what is still to happen of a trigger (its jobs, its events in open digests). */
+  cancel(transactionId: string): Promise<{ cancelled: number }>;
+  /** What is still to happen: pending jobs (delays, held steps, digest flushes) and open digests. */
+  pending(filter?: { subscriberId?: string; transactionId?: string }): Promise<PendingWork>;
+  /**
+   * Sends again the subscriber's steps of a trigger that failed for good (messages `error`), each as
+   * a new job from that step; a step the walk went past is made alone. Returns the steps queued;
+   * not_found for an unknown transaction or subscriber, conflict when nothing failed.
+   */
+  retry: ReturnType<typeof retryApi>;
+  /**
+   * Why each subscriber of a trigger did or did not get each step: the decision records of every
+   * job run (filters that failed, variants chosen, delays, integrations picked), oldest first.
+   */
+  explain(transactionId: string, subscriberId?: string): Promise<DecisionRecord[]>;
+  /**
+   * Takes a status callback of an integration's provider (delivered, bounced, opened, …), as an app
+   * that mounts its own route receives it: checked as the service signs it (`unauthorized` when
+   * not), then applied to the messages it names, or held for a message not stored yet.
+   */
+  providerWebhook(integrationId: string, callback: ProviderCallback): Promise<{ updated: number; held: number }>;
+
+  /** Runs every job due by the clock now; returns how many ran. For tests with a manual clock. */
+  runDue(): Promise<number>;
+  /** Starts the background job loops (walks, and webhook deliveries in a lane of their own). */
+  start(): void;
+  /** Stops the job loops after the jobs in flight; the storage stays open. */
+  stop(): Promise<void>;
+  /**
+   * The engine's state for health checks: the job loop is `stuck` when the jobs in hand have gone
+   * longer than twice what one job may take (`stepTimeoutMs` and two provider calls) without one
+   * finishing; `writes` is not `ok` while the last write transaction failed (a full disk).
+   */
+  health(): EngineHealth;
+  /**
+   * While `health().writes` is not ok, tries one small write (a setting of its own), so an engine
+   * that writes nothing else learns when the database takes writes again. Does nothing when writes are ok.
+   */
+  recheckWrites(): Promise<WriteHealth>;
+  /** What happened, as it happens: `message.created`, `message.sent`, `digest.flushed`, … (see `TidingsEvents`). */
+  readonly events: Pick<TidingsEmitter, 'on' | 'off'>;
+}
