@@ -33,6 +33,9 @@ import { watchWrite, writeHealth, type WriteHealth } from './runtime/write-healt
 import { retentionPolicySchema, type RetentionPolicyInput } from '../schemas/expiry.js';
 import { ensureSweep } from './retention/sweep';
 import { engineTelemetry } from './telemetry/telemetry.js';
+import { activityApi } from './activity/activity-api';
+import { storageProbe } from './activity/storage-probe';
+import { idempotencyApi } from './idempotency/idempotency-api';
 
 export interface TidingsOptions {
   /** Where every record lives: `memoryStorage()`, `sqliteStorage(...)`, `postgresStorage(...)`. */
@@ -224,6 +227,15 @@ export function createTidings(options: TidingsOptions) {
     suppressions: suppressionsApi(ctx),
     webhooks: webhooksApi(ctx, options.webhookTransport !== undefined),
     caps: capsApi(ctx),
+    /** Reads for activity views: notifications page by page, a trigger or a subscriber as stored. */
+    activity: activityApi(ctx),
+    /** Idempotency keys of requests an app answers: begin, complete, release, purge. */
+    idempotency: idempotencyApi(ctx),
+    /**
+     * One small read of the storage (when the next job is due), for readiness probes: resolves when
+     * the storage answers, rejects with its error. Pair it with `health()`.
+     */
+    probeStorage: storageProbe(ctx),
     trigger: triggers.trigger,
     triggerBulk: triggers.triggerBulk,
     broadcast: triggers.broadcast,
