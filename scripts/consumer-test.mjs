@@ -189,6 +189,11 @@ function checkInstalledManifests() {
   }
   const http = JSON.parse(readFileSync(join(app, 'node_modules', '@tidings/http', 'package.json'), 'utf8'));
   for (const driver of ['@tidings/sqlite', '@tidings/postgres']) if (http.dependencies?.[driver]) fail(`@tidings/http depends on ${driver}: every HTTP user would install it`);
+  // The command's own dependencies are @tidings/cli's: a library user of the app factory does not install them.
+  for (const dependency of ['pino', '@opentelemetry/exporter-prometheus', '@opentelemetry/sdk-metrics']) if (http.dependencies?.[dependency]) fail(`@tidings/http depends on ${dependency}, which only the CLI (@tidings/cli) needs`);
+  const cli = JSON.parse(readFileSync(join(app, 'node_modules', '@tidings/cli', 'package.json'), 'utf8'));
+  for (const driver of ['@tidings/sqlite', '@tidings/postgres']) if (cli.dependencies?.[driver]) fail(`@tidings/cli depends on ${driver}: every user would install both backends`);
+  if (http.bin) fail('@tidings/http declares a bin: the `tidings` command is @tidings/cli\'s');
 }
 
 async function main() {

@@ -1,8 +1,8 @@
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 // Core by path, not by package name: the benchmarks import this file from outside any package.
-import { createTidings, type Storage, type StorageRepositories } from '../packages/core/src/index.js';
-import { upsertSubscribers, wrapRepositories } from '../packages/core/src/internal.js';
+import { createTidings, type Storage } from '../packages/core/src/index.js';
+import { upsertSubscribers, wrapRepositories, type StorageRepositories } from '../packages/core/src/internal.js';
 import type { SqlStorage } from '../packages/sql/src/index.js';
 
 /** What one broadcast to a large environment did, measured as it ran. */

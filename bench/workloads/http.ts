@@ -7,7 +7,7 @@ import { spawnTs, waitForOutput } from '../../test-support/spawn-ts.js';
 import { freshName, tempDir } from '../lib/temp.js';
 import type { BenchContext, Row } from './types.js';
 
-const CLI = fileURLToPath(new URL('../../packages/http/src/cli.ts', import.meta.url));
+const CLI = fileURLToPath(new URL('../../packages/cli/src/cli.ts', import.meta.url));
 
 /** autocannon against one route for a while; each request's body made fresh by `body`. */
 async function load(url: string, path: string, connections: number, seconds: number, body: () => string) {

@@ -8,7 +8,7 @@ import { percentile } from '../lib/stats.js';
 import { freshName } from '../lib/temp.js';
 import type { BenchContext, Row } from './types.js';
 
-const CLI = fileURLToPath(new URL('../../packages/http/src/cli.ts', import.meta.url));
+const CLI = fileURLToPath(new URL('../../packages/cli/src/cli.ts', import.meta.url));
 const KEY = 'bench-key';
 const CONNECTIONS = 8;
 

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { serve as serveNode } from '@hono/node-server';
-import { serve } from '@tidings/http';
+import { serve } from '@tidings/cli';
 import { build } from 'esbuild';
 import { Hono } from 'hono';
 

@@ -3,3 +3,6 @@
 export * from './schemas/index.js';
 export { markAsInputSchema, markFlagsInputSchema, actionInputSchema, messageFilterSchema, feedQuerySchema, snoozeInputSchema } from './engine/inbox/messages-api.js';
 export type { MarkAsInput, MarkFlagsInput, ActionInput, MessageFilterInput, FeedQueryInput, SnoozeInput } from './engine/inbox/messages-api.js';
+export { notificationPageQuerySchema, subscriberMessagesQuerySchema } from './engine/activity/activity-api.js';
+export { idempotencyBeginSchema, idempotencyCompleteSchema } from './engine/idempotency/idempotency-api.js';
+export { idPageQuerySchema } from './engine/catalog/people-api.js';

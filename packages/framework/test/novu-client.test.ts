@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { isCodeWorkflow } from '@tidings/core/internal';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client, workflow } from '../src/index.js';
-import { loadWorkflowsModule } from '../../http/src/workflows-module.js';
+import { loadWorkflowsModule } from '../../cli/src/workflows-module.js';
 import { backends, engines } from './engines.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/novu-bridge.ts', import.meta.url));

@@ -1,7 +1,6 @@
 import type { Clock, Tidings } from '@tidings/core';
 import type { InboxOptions } from './inbox/inbox-options.js';
 import type { InboxSession } from './inbox/session.js';
-import type { PrometheusMetrics } from './prometheus-metrics.js';
 
 export type AppEnv = {
   Variables: {
@@ -50,8 +49,11 @@ export interface HttpAppOptions {
 }
 
 export interface MetricsOptions {
-  /** What `/metrics` answers with: a `prometheusMetrics()` whose `meterProvider` the engines were given. */
-  readonly prometheus: Pick<PrometheusMetrics, 'respond'>;
+  /**
+   * What `/metrics` answers with: the text of a meter provider the engines were given, in Prometheus'
+   * format (`prometheusMetrics()` of `@tidings/cli` makes one with OpenTelemetry's Prometheus exporter).
+   */
+  readonly prometheus: { respond(): Promise<Response> };
   /**
    * The token scrapers must send as `Authorization: Bearer <token>` (Prometheus' `authorization`
    * setting); it is compared in constant time, and a request without it is a 401 that collects

@@ -10,7 +10,7 @@ async function probe(tidings: Tidings): Promise<{ ok: true; latencyMs: number } 
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
-      tidings.storage.jobs.nextDueAt(tidings.environmentId),
+      tidings.probeStorage(),
       new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`the storage did not answer within ${PROBE_MS} ms`)), PROBE_MS))),
     ]);
     return { ok: true, latencyMs: Math.round(performance.now() - started) };

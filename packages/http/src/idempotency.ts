@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { Context, Next } from 'hono';
-import { beginIdempotencyKey } from '@tidings/core/internal';
 import type { AppEnv } from './context.js';
 import { HttpError } from './errors.js';
 
@@ -26,12 +25,7 @@ export async function idempotency(c: Context<AppEnv>, next: Next): Promise<Respo
   if (key.length > 255) throw new HttpError(400, `idempotencyKey "${key}" has exceeded the maximum allowed length of 255 characters`);
   const tidings = c.get('tidings');
   const fingerprint = createHash('sha256').update(`${c.req.method} ${c.req.path}\n${c.get('bodyText')}`).digest('hex');
-  const now = tidings.clock.now();
-  const begun = await beginIdempotencyKey(tidings.storage, tidings.environmentId, key, fingerprint, {
-    now: now.toISOString(),
-    inFlightUntil: new Date(now.getTime() + IN_FLIGHT_MS).toISOString(),
-    keepUntil: new Date(now.getTime() + KEEP_MS).toISOString(),
-  });
+  const begun = await tidings.idempotency.begin({ key, fingerprint, inFlightMs: IN_FLIGHT_MS, keepMs: KEEP_MS });
   const keyed = { 'Idempotency-Key': key };
   if (begun.state !== 'started') {
     // In flight first, whatever the body, as Novu checks.
@@ -49,17 +43,16 @@ export async function idempotency(c: Context<AppEnv>, next: Next): Promise<Respo
   try {
     await next();
   } catch (error) {
-    await tidings.storage.idempotency.release(tidings.environmentId, key);
+    await tidings.idempotency.release(key);
     throw error;
   }
   const response = c.res;
   if (response.status >= 500) {
-    await tidings.storage.idempotency.release(tidings.environmentId, key);
+    await tidings.idempotency.release(key);
     return;
   }
   const body = await response.clone().text();
-  const expiresAt = new Date(tidings.clock.now().getTime() + KEEP_MS).toISOString();
-  await tidings.storage.idempotency.complete(tidings.environmentId, key, { status: response.status, body, headers: { 'content-type': response.headers.get('content-type') ?? 'application/json' } }, expiresAt);
+  await tidings.idempotency.complete({ key, response: { status: response.status, body, headers: { 'content-type': response.headers.get('content-type') ?? 'application/json' } }, keepMs: KEEP_MS });
   // Novu's SDK sends a key with every call, so records pile up: sweep the expired ones now and then.
-  if (++stored % PURGE_EVERY === 0) await tidings.storage.idempotency.purgeExpired(tidings.environmentId, tidings.clock.now().toISOString());
+  if (++stored % PURGE_EVERY === 0) await tidings.idempotency.purgeExpired();
 }

@@ -12,7 +12,8 @@ import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { ACTIVITY_OUT, bundleActivity } from '../scripts/build-activity.mjs';
 import { activityApp } from '../src/activity/activity-app.js';
-import { createHttpApp, serve } from '../src/index.js';
+import { serve } from '../../cli/src/serve.js';
+import { createHttpApp } from '../src/index.js';
 
 describe('activityApp', () => {
   const root = new Hono();

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Novu } from '@novu/js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve } from '../src/serve.js';
+import { serve } from '../../cli/src/serve.js';
 import { issueToken } from '../src/inbox/session.js';
 
 const KEY = 'tid_inbox_key';

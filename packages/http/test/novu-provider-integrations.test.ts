@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { fakeSendgrid } from '../../providers/test/services/email-sendgrid.js';
 import { fcmFake, GOOGLE_TOKEN_URI } from '../../providers/test/services/push-fcm.js';
 import { fakeTwilio } from '../../providers/test/services/sms-twilio.js';
-import { serve } from '../src/serve.js';
+import { serve } from '../../cli/src/serve.js';
 import { eventually } from './eventually.js';
 
 const KEY = 'tid_providers_key';

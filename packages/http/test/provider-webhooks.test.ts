@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fakeTwilio } from '../../providers/test/services/sms-twilio.js';
-import { serve } from '../src/serve.js';
+import { serve } from '../../cli/src/serve.js';
 import { eventually } from './eventually.js';
 
 const KEY = 'tid_status_key';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Novu } from '@novu/api';
 import { Novu as NovuNode } from '@novu/node';
 import { afterAll, afterEach, beforeEach } from 'vitest';
-import { serve } from '../src/serve.js';
+import { serve } from '../../cli/src/serve.js';
 
 /**
  * A `tidings serve` on SQLite made afresh for each test of the file, with both of Novu's SDKs

@@ -35,6 +35,9 @@ import { watchWrite, writeHealth, type WriteHealth } from './runtime/write-healt
 import { retentionPolicySchema, type RetentionPolicyInput } from '../schemas/expiry.js';
 import { ensureSweep } from './retention/sweep.js';
 import { engineTelemetry } from './telemetry/telemetry.js';
+import { activityApi } from './activity/activity-api.js';
+import { storageProbe } from './activity/storage-probe.js';
+import { idempotencyApi } from './idempotency/idempotency-api.js';
 
 export interface TidingsOptions {
   /** Where every record lives: `memoryStorage()`, `sqliteStorage(...)`, `postgresStorage(...)`. */
@@ -227,6 +230,9 @@ export function createTidings(options: TidingsOptions): Tidings {
     suppressions: suppressionsApi(ctx),
     webhooks: webhooksApi(ctx, options.webhookTransport !== undefined),
     caps: capsApi(ctx),
+    activity: activityApi(ctx),
+    idempotency: idempotencyApi(ctx),
+    probeStorage: storageProbe(ctx),
     trigger: triggers.trigger,
     triggerBulk: triggers.triggerBulk,
     broadcast: triggers.broadcast,

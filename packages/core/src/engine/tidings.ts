@@ -4,6 +4,8 @@ import type { TidingsEmitter } from '../events.js';
 import type { BroadcastEvent, TriggerEvent, TriggerResult } from '../schemas/index.js';
 import type { Storage } from '../storage.js';
 import type { DecisionRecord } from '../walk/trace.js';
+import type { activityApi } from './activity/activity-api.js';
+import type { idempotencyApi } from './idempotency/idempotency-api.js';
 import type { integrationsApi, tenantsApi, workflowsApi } from './catalog/catalog-api.js';
 import type { subscribersApi, topicsApi } from './catalog/people-api.js';
 import type { preferencesApi } from './catalog/preferences-api.js';
@@ -57,6 +59,15 @@ export interface Tidings {
   readonly webhooks: ReturnType<typeof webhooksApi>;
   /** Caps on what one subscriber receives across workflows. */
   readonly caps: ReturnType<typeof capsApi>;
+  /** Reads for activity views: notifications page by page, a trigger or a subscriber as stored. */
+  readonly activity: ReturnType<typeof activityApi>;
+  /** Idempotency keys of requests an app answers: begin, complete, release, purge. */
+  readonly idempotency: ReturnType<typeof idempotencyApi>;
+  /**
+   * One small read of the storage (when the next job is due), for readiness probes: resolves when
+   * the storage answers, rejects with its error. Pair it with `health()`.
+   */
+  probeStorage(): Promise<{ nextJobDueAt: string | null }>;
 
   /**
    * Triggers a workflow for its recipients (subscribers, topics) and returns at once with its

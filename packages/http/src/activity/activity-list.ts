@@ -3,7 +3,7 @@ import { stepIndexOf } from '@tidings/core/internal';
 import type { ActivityQuery } from './activity-query.js';
 
 /**
- * Most messages one list request reads while gathering a subscriber's notifications (the port has no
+ * Most messages one list request reads while gathering a subscriber's notifications (the engine has no
  * read of notifications by subscriber, so they are found through the subscriber's messages, newest
  * first). Older notifications of a subscriber past it are not listed.
  */
@@ -35,7 +35,7 @@ export interface ActivityPage {
 const pairKey = (notificationId: string, subscriberId: string) => `${notificationId}\u0000${subscriberId}`;
 
 /**
- * Novu's activity list (`GET /v1/notifications`) over the reads the Storage port has: the notifications
+ * Novu's activity list (`GET /v1/notifications`) over the engine's reads (`tidings.activity`): the notifications
  * of given transactions, of given subscribers (found through their messages, pending jobs and open
  * digests), or else of the whole environment (newest first), one item per notification and subscriber,
  * newest first, filtered, then paged.
@@ -66,8 +66,8 @@ export async function listActivity(tidings: Tidings, query: ActivityQuery): Prom
   const start = query.page * query.limit;
   const page = kept.slice(start, start + query.limit);
   const [subscribers, workflows] = await Promise.all([
-    page.length === 0 ? [] : tidings.storage.subscribers.getMany(tidings.environmentId, [...new Set(page.map((a) => a.subscriberId))]),
-    page.length === 0 ? [] : tidings.storage.workflows.getMany(tidings.environmentId, [...new Set(page.map((a) => a.notification._templateId))]),
+    page.length === 0 ? [] : tidings.subscribers.getMany([...new Set(page.map((a) => a.subscriberId))]),
+    page.length === 0 ? [] : tidings.activity.workflowsById([...new Set(page.map((a) => a.notification._templateId))]),
   ]);
   const subscriberOf = new Map(subscribers.map((s) => [s.subscriberId, s]));
   const workflowOf = new Map(workflows.map((w) => [w._id, w]));
@@ -84,7 +84,7 @@ const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The `_id`s and identifiers the `templates` filter names (a ref may be an `_id`, identifier or slug). */
 async function workflowRefs(tidings: Tidings, refs: readonly string[]): Promise<Set<string>> {
-  const found = await Promise.all(refs.map((ref) => tidings.storage.workflows.find(tidings.environmentId, ref)));
+  const found = await Promise.all(refs.map((ref) => tidings.workflows.get(ref)));
   return new Set([...refs, ...found.flatMap((w) => (w ? [w._id, w.identifier] : []))]);
 }
 
@@ -100,7 +100,7 @@ async function ofEnvironment(tidings: Tidings, query: ActivityQuery, ofWorkflow:
   let cursor: string | undefined;
   for (;;) {
     const limit = Math.min(NOTIFICATION_PAGE, MAX_SCANNED_NOTIFICATIONS - scanned);
-    const page = await tidings.storage.notifications.list(tidings.environmentId, { limit, ...(cursor !== undefined && { cursor }), ...(query.after !== undefined && { createdGte: query.after }), ...(query.before !== undefined && { createdLte: query.before }) });
+    const page = await tidings.activity.notifications({ limit, ...(cursor !== undefined && { cursor }), ...(query.after !== undefined && { createdGte: query.after }), ...(query.before !== undefined && { createdLte: query.before }) });
     scanned += page.items.length;
     const transactionIds = page.items.filter(ofWorkflow).map((n) => n.transactionId);
     if (transactionIds.length > 0) activities.push(...(await ofTransactions(tidings, transactionIds, null)).filter(passes));
@@ -112,18 +112,12 @@ async function ofEnvironment(tidings: Tidings, query: ActivityQuery, ofWorkflow:
 
 /** Every subscriber each trigger reached or will reach: by its messages, decision records, jobs and digests. */
 async function ofTransactions(tidings: Tidings, transactionIds: readonly string[], only: ReadonlySet<string> | null): Promise<Activity[]> {
-  const env = tidings.environmentId;
-  const { storage } = tidings;
   const perTransaction = await Promise.all(
     transactionIds.map(async (transactionId) => {
-      const notification = await storage.notifications.getByTransactionId(env, transactionId);
-      if (!notification) return [];
-      const [messages, records, jobs, digests] = await Promise.all([
-        storage.messages.listByTransaction(env, transactionId),
-        tidings.explain(transactionId),
-        storage.jobs.list(env, { transactionId }),
-        storage.digests.listOpen(env, { transactionId }),
-      ]);
+      const found = await tidings.activity.transaction(transactionId);
+      if (!found) return [];
+      const { notification, messages, jobs, digests } = found;
+      const records = await tidings.explain(transactionId);
       const reached = new Set<string>();
       for (const m of messages) reached.add(m.subscriberId);
       for (const r of records) reached.add(r.subscriberId);
@@ -148,9 +142,7 @@ async function ofTransactions(tidings: Tidings, transactionIds: readonly string[
  * not found this way.
  */
 async function ofSubscribers(tidings: Tidings, subscriberIds: readonly string[], after: string | undefined): Promise<{ activities: Activity[]; truncated: boolean }> {
-  const env = tidings.environmentId;
-  const { storage } = tidings;
-  const subscribers = subscriberIds.length === 0 ? [] : await storage.subscribers.getMany(env, subscriberIds);
+  const subscribers = subscriberIds.length === 0 ? [] : await tidings.subscribers.getMany(subscriberIds);
   const pairs = new Map<string, { notificationId: string; subscriberId: string; messages: Message[] }>();
   const add = (notificationId: string, subscriberId: string, message?: Message) => {
     const key = pairKey(notificationId, subscriberId);
@@ -160,7 +152,6 @@ async function ofSubscribers(tidings: Tidings, subscriberIds: readonly string[],
   };
   let budget = MAX_SCANNED_MESSAGES;
   let truncated = false;
-  const now = tidings.clock.now().toISOString();
   for (const subscriber of subscribers) {
     let cursor: string | undefined;
     do {
@@ -170,17 +161,17 @@ async function ofSubscribers(tidings: Tidings, subscriberIds: readonly string[],
         break;
       }
       // A message is made at or after its notification: `after` already bounds the messages to read.
-      const page = await storage.messages.feed(env, subscriber._id, { limit, now, ...(cursor !== undefined && { cursor }), ...(after !== undefined && { createdGte: after }) });
+      const page = await tidings.activity.subscriberMessages(subscriber.subscriberId, { limit, ...(cursor !== undefined && { cursor }), ...(after !== undefined && { createdGte: after }) });
       budget -= page.items.length;
       for (const m of page.items) add(m._notificationId, subscriber.subscriberId, m);
       cursor = page.nextCursor ?? undefined;
     } while (cursor !== undefined);
-    const [jobs, digests] = await Promise.all([storage.jobs.list(env, { subscriberId: subscriber.subscriberId }), storage.digests.listOpen(env, { subscriberId: subscriber.subscriberId })]);
+    const { jobs, digests } = await tidings.activity.subscriberPending(subscriber.subscriberId);
     for (const j of jobs) if (j.kind === 'walk') add(j.data.notificationId, subscriber.subscriberId);
     for (const d of digests) for (const e of d.events) add(e.notificationId, subscriber.subscriberId);
   }
   const notificationIds = [...new Set([...pairs.values()].map((p) => p.notificationId))];
-  const notifications = notificationIds.length === 0 ? [] : await storage.notifications.getMany(env, notificationIds);
+  const notifications = await tidings.activity.notificationsById(notificationIds);
   const byId = new Map(notifications.map((n) => [n._id, n]));
   const activities = [...pairs.values()].flatMap(({ notificationId, subscriberId, messages }) => {
     const notification = byId.get(notificationId);

@@ -25,7 +25,7 @@ export function activityRoutes() {
     const { transactionId } = checkedParams({ transactionId: c.req.param('transactionId') });
     const { subscriberId } = parseQuery(c.req, explainQuerySchema);
     const tidings = c.get('tidings');
-    if (!(await tidings.storage.notifications.getByTransactionId(tidings.environmentId, transactionId!))) throw notFound('Transaction', transactionId!);
+    if (!(await tidings.activity.notification(transactionId!))) throw notFound('Transaction', transactionId!);
     return c.json({ data: await tidings.explain(transactionId!, subscriberId) });
   });
 

@@ -14,9 +14,9 @@ import { countMatches, cursor, scanPage, type IdPager } from './scan-page.js';
 
 type RouteTidings = RouteInput['tidings'];
 
-/** The environment's subscriberIds a page at a time (the storage port's `subscribers.idPage`). */
-const subscriberIds = (tidings: RouteTidings): IdPager => (after, limit) => tidings.storage.subscribers.idPage(tidings.environmentId, { after, limit });
-const loadSubscribers = (tidings: RouteTidings) => (ids: string[]) => tidings.storage.subscribers.getMany(tidings.environmentId, ids);
+/** The environment's subscriberIds a page at a time (`tidings.subscribers.page`). */
+const subscriberIds = (tidings: RouteTidings): IdPager => (after, limit) => tidings.subscribers.page({ after, limit });
+const loadSubscribers = (tidings: RouteTidings) => (ids: string[]) => tidings.subscribers.getMany(ids);
 
 const contains = (value: string | null | undefined, part: string) => (value ?? '').toLowerCase().includes(part.toLowerCase());
 
@@ -122,7 +122,7 @@ export function subscriberV2Routes(): RouteDefinition[] {
       body: bulkSubscribersSchema,
       async handle({ tidings, body }) {
         const { subscribers } = parseInput(bulkSubscribersSchema, body ?? {}, 'subscribers');
-        const known = new Set((await tidings.storage.subscribers.getMany(tidings.environmentId, [...new Set(subscribers.map((s) => s.subscriberId))])).map((s) => s.subscriberId));
+        const known = new Set((await tidings.subscribers.getMany(subscribers.map((s) => s.subscriberId))).map((s) => s.subscriberId));
         const created: { subscriberId: string }[] = [];
         const updated: { subscriberId: string }[] = [];
         const failed: { subscriberId: string; message: string }[] = [];

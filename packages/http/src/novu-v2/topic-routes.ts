@@ -49,8 +49,8 @@ async function requireTopic(tidings: RouteTidings, key: string): Promise<Topic> 
   return topic;
 }
 
-const memberIds = (tidings: RouteTidings, key: string): IdPager => (after, limit) => tidings.storage.topics.memberPage(tidings.environmentId, [key], { after, limit });
-const loadSubscribers = (tidings: RouteTidings) => (ids: string[]) => tidings.storage.subscribers.getMany(tidings.environmentId, ids);
+const memberIds = (tidings: RouteTidings, key: string): IdPager => (after, limit) => tidings.topics.memberPage(key, { after, limit });
+const loadSubscribers = (tidings: RouteTidings) => (ids: string[]) => tidings.subscribers.getMany(ids);
 
 /** The subscriberId an identifier Tidings gave names, or null when it is not one for this topic. */
 function subscriberOfIdentifier(topicKey: string, identifier: string): string | null {
@@ -68,7 +68,7 @@ function singlePage<T>(item: T | null, query: { after?: string | undefined; incl
 /** Removes every member of the topic, a page at a time. */
 async function removeAllMembers(tidings: RouteTidings, key: string): Promise<void> {
   for (;;) {
-    const page = await tidings.storage.topics.memberPage(tidings.environmentId, [key], { after: null, limit: 500 });
+    const page = await tidings.topics.memberPage(key, { after: null, limit: 500 });
     if (page.length === 0) return;
     await tidings.topics.removeSubscribers(key, page);
   }

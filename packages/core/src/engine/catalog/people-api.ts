@@ -1,6 +1,8 @@
+import { z } from 'zod';
 import { notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import {
+  MAX_ID_LENGTH,
   channelSettingsInputSchema,
   subscriberIdListSchema,
   subscriberInputSchema,
@@ -19,6 +21,21 @@ import type { EngineContext } from '../context.js';
 import { upsertSubscribers } from '../../subscribers/upsert-subscribers.js';
 import { appendedSetting, withoutChannelSettings } from '../../subscribers/channel-credentials.js';
 
+/** Most ids one page of ids (`subscribers.page`, `topics.memberPage`) holds, and most subscribers `getMany` reads. */
+export const MAX_PEOPLE_PAGE = 10_000;
+
+/** A page of ids in the backend's order: those after `after` (from the first when null or absent), at most `limit`. */
+export const idPageQuerySchema = z
+  .object({
+    after: z.string().min(1, 'must not be empty').nullable().default(null),
+    limit: z.number().int().min(1).max(MAX_PEOPLE_PAGE, `must be at most ${MAX_PEOPLE_PAGE}`),
+  })
+  .strict();
+
+/** A key or id as stored (not trimmed: a read names what is there). */
+const storedKeySchema = z.string().min(1, 'must not be empty').max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`);
+const readIdsSchema = z.array(z.string()).max(MAX_PEOPLE_PAGE, `must hold at most ${MAX_PEOPLE_PAGE} ids`);
+
 export function subscribersApi(ctx: EngineContext) {
   const { storage, env } = ctx;
   return {
@@ -36,6 +53,20 @@ export function subscribersApi(ctx: EngineContext) {
     async get(subscriberId: string): Promise<Subscriber | null> {
       const [found] = await storage.subscribers.getMany(env, [subscriberId]);
       return found ?? null;
+    },
+    /** The subscribers with these subscriberIds, in no given order; unknown ones are left out. */
+    async getMany(subscriberIds: readonly string[]): Promise<Subscriber[]> {
+      const ids = [...new Set(parseInput(readIdsSchema, subscriberIds, 'subscriber ids'))];
+      return ids.length === 0 ? [] : storage.subscribers.getMany(env, ids);
+    },
+    /**
+     * One page of the environment's subscriberIds in the backend's order: those after `after` (from
+     * the first when null), at most `limit`; empty past the last. Reading page after page from the
+     * last id visits every subscriber once (`getMany` reads their records).
+     */
+    async page(query: { after?: string | null; limit: number }): Promise<string[]> {
+      const { after, limit } = parseInput(idPageQuerySchema, query, 'subscriber page');
+      return storage.subscribers.idPage(env, { after, limit });
     },
     /**
      * Sets the subscriber's credentials for one chat or push provider (Novu's channel credentials):
@@ -111,6 +142,15 @@ export function topicsApi(ctx: EngineContext) {
         const known = new Set(found.map((s) => s.subscriberId));
         return { succeeded: ids.filter((id) => known.has(id)), notFound: ids.filter((id) => !known.has(id)) };
       });
+    },
+    /**
+     * One page of the topic's members (their subscriberIds) in the backend's order: those after
+     * `after` (from the first when null), at most `limit`; empty past the last, or for an unknown topic.
+     */
+    async memberPage(key: string, query: { after?: string | null; limit: number }): Promise<string[]> {
+      const topicKey = parseInput(storedKeySchema, key, 'topic key');
+      const { after, limit } = parseInput(idPageQuerySchema, query, 'topic member page');
+      return storage.topics.memberPage(env, [topicKey], { after, limit });
     },
     /** Removes members; returns how many were in the topic. */
     async removeSubscribers(key: string, subscriberIds: readonly string[]): Promise<{ removed: number }> {

@@ -3,10 +3,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Server as HttpServer } from 'node:http';
 import { serve as serveNode } from '@hono/node-server';
-import { createTidings, type CodeWorkflow, type Storage } from '@tidings/core';
+import { createTidings, type CodeWorkflow, type Storage, type Tidings } from '@tidings/core';
 import { chatWebhookProvider, consoleProviders, discordProvider, msTeamsProvider, pushWebhookProvider, serviceProviders, slackProvider, smtpProvider, webhookTransport } from '@tidings/providers';
-import { createHttpApp } from './app.js';
-import { activityApp } from './activity/activity-app.js';
+import { activityApp, createHttpApp, type HttpApp } from '@tidings/http';
 import { loadWorkflowsModule } from './workflows-module.js';
 import { engineLogging, requestLogging, serveLogger, type Logger } from './serve-log.js';
 import { prometheusMetrics } from './prometheus-metrics.js';
@@ -154,12 +153,15 @@ async function openStorage(options: ServeOptions, db: string): Promise<{ storage
   }
 }
 
-/** Opens the database and applies its migrations before anything listens: a database that cannot be used fails start-up. */
-async function checkStorage(storage: Storage, where: string): Promise<void> {
+/**
+ * Applies the database's migrations and reads from it (through an engine made only for that, which
+ * starts nothing) before anything listens: a database that cannot be used fails start-up.
+ */
+async function checkStorage(storage: Storage, where: string, options: ServeOptions): Promise<void> {
   try {
     const migrate = (storage as Storage & { migrate?: () => Promise<unknown> }).migrate;
     if (migrate) await migrate.call(storage);
-    await storage.jobs.nextDueAt();
+    await createTidings({ storage, ...(options.environmentId && { environmentId: options.environmentId }) }).probeStorage();
   } catch (error) {
     await storage.close().catch(() => undefined);
     throw new StartupError(`cannot use ${where}: ${reason(error)}`);
@@ -207,19 +209,32 @@ export type ServeCredentials = ReturnType<typeof serveCredentials>;
 /** Opens the database, applies its migrations and closes it again: what a start-up would find, said once. */
 export async function checkDatabase(options: ServeOptions): Promise<void> {
   const { storage, where } = await openStorage(options, sqliteFile(options));
-  await checkStorage(storage, where);
+  await checkStorage(storage, where, options);
   await storage.close();
 }
+
+/** A running server (`serve()`): where it listens, its credentials, its engine and app, and `close()`. */
+export type ServeHandle = ServeCredentials & {
+  readonly url: string;
+  readonly tidings: Tidings;
+  readonly app: HttpApp;
+  /**
+   * Stops accepting connections, lets requests in flight finish for up to `graceMs` and then cuts
+   * the rest (live streams included), stops the job loop (its jobs finish or are handed back), and
+   * closes the storage.
+   */
+  close(): Promise<void>;
+};
 
 /**
  * Runs the HTTP API with a job loop on SQLite (or Postgres); resolves once it listens. Fails with a
  * `StartupError` (one line) when the database cannot be used or the port cannot be had.
  */
-export async function serve(options: ServeOptions = {}) {
+export async function serve(options: ServeOptions = {}): Promise<ServeHandle> {
   if (typeof options.metrics === 'object' && !/^\S+$/.test(options.metrics.token)) throw new StartupError('the metrics token must be a non-empty string without spaces');
   const workflows = typeof options.workflows === 'string' ? await loadWorkflowsModule(options.workflows) : options.workflows ?? [];
   const { storage, where } = await openStorage(options, sqliteFile(options));
-  await checkStorage(storage, where);
+  await checkStorage(storage, where, options);
   const credentials = serveCredentials(options);
   const { apiKey, applicationIdentifier } = credentials;
   const network = { allow: [...(options.webhookAllow ?? [])] };

@@ -7,7 +7,7 @@ import { createTidings, type Storage } from '@tidings/core';
 import { memoryStorage } from '@tidings/memory';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { killSpawned, spawnTs } from '../../../test-support/spawn-ts.js';
-import { createHttpApp } from '../src/index.js';
+import { createHttpApp } from '@tidings/http';
 
 // A failing test must not leave its child processes running.
 afterEach(killSpawned);
@@ -17,7 +17,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Runs `tidings serve` expecting it to fail: one line naming the cause, exit code 1, no stack. */
 async function failsToStart(args: string[], expected: RegExp) {
-  const child = spawnTs('packages/http/src/cli.ts', ['serve', ...args]);
+  const child = spawnTs('packages/cli/src/cli.ts', ['serve', ...args]);
   const code = await child.exited;
   const output = child.output().trim();
   expect(code).toBe(1);
@@ -87,7 +87,7 @@ describe('tidings serve refuses to start, in one line, when it cannot work', () 
     ];
     await Promise.all(
       cases.map(async ([args, line]) => {
-        const child = spawnTs('packages/http/src/cli.ts', ['serve', ...args]);
+        const child = spawnTs('packages/cli/src/cli.ts', ['serve', ...args]);
         expect(await child.exited).toBe(2);
         const [first, usage] = child.output().trim().split('\n');
         expect(first).toBe(line);

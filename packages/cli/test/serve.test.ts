@@ -10,7 +10,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it('tidings serve: SQLite by default, prints the URL and a generated key once (kept for the next run), serves, and stops on SIGTERM', async () => {
   const db = join(dir, 'data', 'tidings.db');
-  const child = spawnTs('packages/http/src/cli.ts', ['serve', '--port', '0', '--db', db]);
+  const child = spawnTs('packages/cli/src/cli.ts', ['serve', '--port', '0', '--db', db]);
   await waitForOutput(child, /Application identifier \(Novu's Inbox\): app_\w+.*\n/);
   const url = /listening on (http:\/\/\S+)/.exec(child.output())![1]!;
   const key = /API key \(new, kept in \S+\): (\S+)/.exec(child.output())![1]!;
@@ -27,7 +27,7 @@ it('tidings serve: SQLite by default, prints the URL and a generated key once (k
   expect(await child.exited).toBe(0);
   expect(child.output()).toContain('Tidings stopped');
 
-  const again = spawnTs('packages/http/src/cli.ts', ['serve', '--port', '0', '--db', db, '--no-inbox-hash']);
+  const again = spawnTs('packages/cli/src/cli.ts', ['serve', '--port', '0', '--db', db, '--no-inbox-hash']);
   await waitForOutput(again, /Warning: --no-inbox-hash: .*\n/);
   expect(again.output()).toContain(`API key: kept in ${join(dir, 'data', 'api-key')}`);
   expect(again.output()).not.toContain(key);
@@ -60,7 +60,7 @@ it('serve() stores in-app messages within the trigger request by default; with i
 
 it('SIGTERM with a live stream held open by a client: the stream ends and the process exits promptly with 0', async () => {
   const db = join(dir, 'sigterm', 'tidings.db');
-  const child = spawnTs('packages/http/src/cli.ts', ['serve', '--port', '0', '--db', db, '--api-key', 'k']);
+  const child = spawnTs('packages/cli/src/cli.ts', ['serve', '--port', '0', '--db', db, '--api-key', 'k']);
   await waitForOutput(child, 'listening on');
   const url = /listening on (http:\/\/\S+)/.exec(child.output())![1]!;
   const stream = await fetch(`${url}/v1/subscribers/ada/events`, { headers: { authorization: 'ApiKey k' } }).catch(() => null);

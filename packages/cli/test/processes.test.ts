@@ -26,7 +26,7 @@ afterAll(async () => {
 
 /** Starts `tidings serve` on Postgres (one schema per test) and resolves once it listens. */
 async function serveProcess(schema: string, extra: string[] = []): Promise<Served> {
-  const child = spawnTs('packages/http/src/cli.ts', ['serve', '--port', '0', '--postgres', url!, '--schema', schema, '--api-key', KEY, '--application-identifier', APP, ...extra]);
+  const child = spawnTs('packages/cli/src/cli.ts', ['serve', '--port', '0', '--postgres', url!, '--schema', schema, '--api-key', KEY, '--application-identifier', APP, ...extra]);
   running.push(child as Served);
   await waitForOutput(child, 'Application identifier', 60_000);
   return Object.assign(child, { url: /listening on (http:\/\/\S+)/.exec(child.output())![1]! });

@@ -37,7 +37,7 @@ async function runThroughNovu(file: string, workflows: NovuMade[]): Promise<Code
     framework = (await import('@tidings/framework' as string)) as typeof framework;
   } catch (error) {
     const ids = workflows.map((w) => `"${w.id}"`).join(', ');
-    throw new Error(`--workflows ${file}: it exports workflows made by @novu/framework (${ids}); install @tidings/framework beside @tidings/http to run them (${error instanceof Error ? error.message : String(error)})`, { cause: error });
+    throw new Error(`--workflows ${file}: it exports workflows made by @novu/framework (${ids}); install @tidings/framework beside @tidings/cli to run them (${error instanceof Error ? error.message : String(error)})`, { cause: error });
   }
   return framework.novuWorkflows(workflows);
 }

@@ -9,7 +9,7 @@ import { memoryStorage } from '@tidings/memory';
 import { twilioProvider } from '@tidings/providers';
 import { describe, expect, it } from 'vitest';
 import { readArguments } from '../src/cli.js';
-import { createHttpApp } from '../src/index.js';
+import { createHttpApp } from '@tidings/http';
 
 const SID = 'AC00000000000000000000000000000001';
 const TOKEN = 'twilio-auth-token';

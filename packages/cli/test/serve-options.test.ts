@@ -16,7 +16,7 @@ import { killSpawned, spawnTs, waitForOutput } from '../../../test-support/spawn
 import { HELP, readArguments } from '../src/cli.js';
 import { engineLogging, loggedPath, serveLogger } from '../src/serve-log.js';
 
-const CLI = 'packages/http/src/cli.ts';
+const CLI = 'packages/cli/src/cli.ts';
 const dir = mkdtempSync(join(tmpdir(), 'tidings-serve-options-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { serve } from '../src/serve.js';
-import { eventually } from './eventually.js';
+import { eventually } from '../../http/test/eventually.js';
 
 const KEY = 'tid_metrics_key';
 const dir = mkdtempSync(join(tmpdir(), 'tidings-metrics-'));

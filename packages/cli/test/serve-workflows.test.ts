@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { killSpawned, spawnTs, waitForOutput } from '../../../test-support/spawn-ts.js';
-import { eventually } from './eventually.js';
+import { eventually } from '../../http/test/eventually.js';
 import { orderDelivered, orderShipped } from './fixtures/code-workflows.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tidings-serve-workflows-'));
@@ -11,7 +11,7 @@ afterEach(killSpawned);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it('tidings serve --workflows: the module’s workflows run (of @tidings/framework and of @novu/framework), and each one’s workflow.trigger() pointed at the server reaches the feed', async () => {
-  const child = spawnTs('packages/http/src/cli.ts', ['serve', '--port', '0', '--db', join(dir, 't.db'), '--api-key', 'wf-key', '--workflows', 'packages/http/test/fixtures/code-workflows.ts']);
+  const child = spawnTs('packages/cli/src/cli.ts', ['serve', '--port', '0', '--db', join(dir, 't.db'), '--api-key', 'wf-key', '--workflows', 'packages/cli/test/fixtures/code-workflows.ts']);
   await waitForOutput(child, /Application identifier \(Novu's Inbox\): app_\w+.*\n/);
   const url = /listening on (http:\/\/\S+)/.exec(child.output())![1]!;
   const headers = { authorization: 'ApiKey wf-key' };
@@ -48,7 +48,7 @@ it('tidings serve --workflows: the module’s workflows run (of @tidings/framewo
 }, 180_000);
 
 it('tidings serve --workflows with a module that exports no workflow stops with a message naming it', async () => {
-  const child = spawnTs('packages/http/src/cli.ts', ['serve', '--port', '0', '--db', join(dir, 'n.db'), '--workflows', 'packages/http/test/fixtures/no-workflows.ts']);
+  const child = spawnTs('packages/cli/src/cli.ts', ['serve', '--port', '0', '--db', join(dir, 'n.db'), '--workflows', 'packages/cli/test/fixtures/no-workflows.ts']);
   expect(await child.exited).not.toBe(0);
-  expect(child.output()).toContain('--workflows packages/http/test/fixtures/no-workflows.ts: the module exports no workflow');
+  expect(child.output()).toContain('--workflows packages/cli/test/fixtures/no-workflows.ts: the module exports no workflow');
 }, 180_000);

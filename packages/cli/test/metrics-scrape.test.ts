@@ -10,9 +10,10 @@ import { createTidings, type Storage } from '@tidings/core';
 import { memoryStorage } from '@tidings/memory';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { readArguments } from '../src/cli.js';
-import { createHttpApp, prometheusMetrics } from '../src/index.js';
+import { createHttpApp } from '@tidings/http';
+import { prometheusMetrics } from '../src/prometheus-metrics.js';
 import { serve } from '../src/serve.js';
-import { eventually } from './eventually.js';
+import { eventually } from '../../http/test/eventually.js';
 
 const KEY = 'tid_metrics_scrape_key';
 const TOKEN = 'metrics-token-0123456789abcdef';
