@@ -1,4 +1,4 @@
-import { project } from '../../vitest.shared.ts.js';
+import { project } from '../../vitest.shared.ts';
 
 // Most of these files start servers (in process or as child processes) and wait on them.
 export default project('cli');
