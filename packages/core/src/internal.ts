@@ -8,3 +8,5 @@ export { stepListWalker, walkSteps } from './walk/step-list-walker.js';
 export type { Walker, WalkInput, WalkResult, WalkSubject, Delivery } from './walk/walker.js';
 export { joinDigest, touchDigestKey } from './digests/digest-rules.js';
 export { HOPELESS_AFTER } from './engine/render-memo.js';
+export { byteOrder, findRecords, recordMeets, recordOrder, storedRecord } from './records/record-match.js';
+export { recordRepositories, storageRepositories, type KernelRepositories, type RecordRepositories } from './records/record-repositories.js';

@@ -21,6 +21,7 @@ import { groupCommitSuite } from './suite/group-commit.js';
 import { statusCallbacksSuite } from './suite/status-callbacks.js';
 import { unitsOfWorkSuite } from './suite/units-of-work.js';
 import { webhookLaneSuite } from './suite/webhook-lane.js';
+import { recordsSuite } from './suite/records.js';
 
 export interface StorageUnderTest {
   /** A new, empty storage; called before every test. */
@@ -71,6 +72,7 @@ export function describeStorage(name: string, backend: StorageUnderTest, part: C
       faultsSuite({ ...context, name });
       return;
     }
+    recordsSuite(context);
     catalogSuite(context);
     peopleSuite(context);
     notificationsSuite(context);
