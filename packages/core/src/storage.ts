@@ -20,6 +20,9 @@ import type { DecisionRecord } from './walk/trace.js';
 import type { ProviderStatusEvent } from './delivery/provider.js';
 import type { Suppression } from './schemas/suppression.js';
 import type { WebhookDelivery, WebhookEndpoint } from './schemas/webhook.js';
+import type { RecordStore } from './records/record-store.js';
+
+export type { RecordInput, RecordMatch, RecordQuery, RecordRange, RecordStore, RecordWhere, StoredRecord } from './records/record-store.js';
 
 export type { MessageFilter } from './schemas/message-filter.js';
 
@@ -106,6 +109,8 @@ export interface StorageRepositories {
   readonly retention: RetentionRepository;
   readonly frequency: FrequencyRepository;
   readonly settings: SettingsRepository;
+  /** Keyed JSON records: the repositories core writes once over it, and features that only store records. */
+  readonly records: RecordStore;
 }
 
 export interface WorkflowRepository {

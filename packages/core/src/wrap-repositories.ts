@@ -3,7 +3,7 @@ import type { StorageRepositories } from './storage.js';
 type Method = (...args: unknown[]) => Promise<unknown>;
 
 /** The repositories of the Storage port, by name: the members a wrapper passes through. */
-export const REPOSITORY_NAMES = ['workflows', 'subscribers', 'topics', 'tenants', 'integrations', 'preferences', 'notifications', 'jobs', 'messages', 'traces', 'digests', 'idempotency', 'deliveryStatus', 'suppressions', 'webhooks', 'frequency', 'settings', 'retention'] as const satisfies readonly (keyof StorageRepositories)[];
+export const REPOSITORY_NAMES = ['workflows', 'subscribers', 'topics', 'tenants', 'integrations', 'preferences', 'notifications', 'jobs', 'messages', 'traces', 'digests', 'idempotency', 'deliveryStatus', 'suppressions', 'webhooks', 'frequency', 'settings', 'retention', 'records'] as const satisfies readonly (keyof StorageRepositories)[];
 
 /**
  * The same repositories with every method call passed through `around`, which learns the call's

@@ -1,15 +1,11 @@
 import type { Storage } from '@tidings/core';
 import type { StorageRepositories } from '@tidings/core/internal';
-import { wrapRepositories } from '@tidings/core/internal';
-import { catalogRepositories } from './repositories/catalog.js';
+import { storageRepositories, wrapRepositories } from '@tidings/core/internal';
 import { deliveryRepositories } from './repositories/delivery.js';
 import { digestRepositories } from './repositories/digests.js';
-import { idempotencyRepositories } from './repositories/idempotency.js';
 import { deliveryStatusRepositories } from './repositories/delivery-status.js';
-import { suppressionRepositories } from './repositories/suppressions.js';
-import { webhookRepositories } from './repositories/webhooks.js';
-import { frequencyRepositories } from './repositories/frequency.js';
 import { peopleRepositories } from './repositories/people.js';
+import { recordStore } from './repositories/records.js';
 import { retentionRepositories } from './repositories/retention.js';
 import { Tables } from './tables.js';
 
@@ -30,18 +26,16 @@ export interface MemoryStorageOptions {
  */
 export function memoryStorage(options: MemoryStorageOptions = {}): Storage {
   const tables = new Tables({ copyRecords: options.copyRecords ?? true });
-  const raw: StorageRepositories = {
-    ...catalogRepositories(tables),
-    ...peopleRepositories(tables),
-    ...deliveryRepositories(tables),
-    ...digestRepositories(tables),
-    ...idempotencyRepositories(tables),
-    ...deliveryStatusRepositories(tables),
-    ...suppressionRepositories(tables),
-    ...webhookRepositories(tables),
-    ...retentionRepositories(tables),
-    ...frequencyRepositories(tables),
-  };
+  const raw: StorageRepositories = storageRepositories(
+    {
+      ...peopleRepositories(tables),
+      ...deliveryRepositories(tables),
+      ...digestRepositories(tables),
+      ...deliveryStatusRepositories(tables),
+      ...retentionRepositories(tables),
+    },
+    recordStore(tables),
+  );
 
   let tail: Promise<unknown> = Promise.resolve();
   function exclusive<T>(fn: (tx: StorageRepositories) => Promise<T>): Promise<T> {

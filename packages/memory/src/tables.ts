@@ -1,19 +1,12 @@
 import type {
   DecisionRecord,
-  Integration,
   Job,
   Message,
   Notification,
-  Suppression,
-  WebhookDelivery,
-  WebhookEndpoint,
   Subscriber,
-  Tenant,
   Topic,
-  Workflow,
 } from '@tidings/core';
-import type { Digest, DigestEvent, IdempotencyRecord, HeldStatus, WindowHit, ProviderRef } from '@tidings/core/internal';
-import type { PreferenceRow } from '@tidings/core/schemas';
+import type { Digest, DigestEvent, HeldStatus, ProviderRef, StoredRecord } from '@tidings/core/internal';
 import { JobQueue } from './job-queue.js';
 
 /** Composite map key of an environment and an id. */
@@ -31,15 +24,10 @@ export class Tables {
     this.copy = options.copyRecords ? copy : (value) => value;
   }
 
-  readonly workflows = new Map<string, Workflow>();
   readonly subscribers = new Map<string, Subscriber>();
   readonly topics = new Map<string, Topic>();
   /** env|topicKey → subscriberId → internal subscriber id */
   readonly topicMembers = new Map<string, Map<string, string>>();
-  readonly tenants = new Map<string, Tenant>();
-  readonly integrations = new Map<string, Integration>();
-  /** env|subscriberId → (workflowId ?? '') → row */
-  readonly preferences = new Map<string, Map<string, PreferenceRow>>();
   readonly notifications = new Map<string, Notification>();
   /** env|transactionId → notification id */
   readonly transactionIds = new Map<string, string>();
@@ -63,22 +51,14 @@ export class Tables {
   readonly digestMembers = new Map<string, string>();
   /** env|digest key → its latest event, and the one before (for backoff) */
   readonly digestLastEvents = new Map<string, { at: string; transactionId: string; previous: string | null }>();
-  /** env|idempotency key → record */
-  readonly idempotency = new Map<string, IdempotencyRecord>();
   /** env|provider id|provider message id → the message it points to */
   readonly providerRefs = new Map<string, ProviderRef>();
   /** env|provider id|event id → a status event held for a message not stored yet, in arrival order */
   readonly heldStatus = new Map<string, HeldStatus & { seq: number }>();
-  /** env|channel|address → its entry on the suppression list */
-  readonly suppressions = new Map<string, Suppression>();
-  /** env|endpoint id → webhook endpoint */
-  readonly webhookEndpoints = new Map<string, WebhookEndpoint>();
-  /** env|delivery id → webhook delivery */
-  readonly webhookDeliveries = new Map<string, WebhookDelivery>();
-  /** env|window key → hit id → hit */
-  readonly windowHits = new Map<string, Map<string, WindowHit>>();
-  /** env|setting name → value */
-  readonly settings = new Map<string, unknown>();
+  /** env|table → key → record (the record store) */
+  readonly records = new Map<string, Map<string, StoredRecord>>();
+  /** env|table|i1 → key → true: the records of each first index value */
+  readonly recordsByI1 = new Map<string, Map<string, true>>();
   private seq = 0;
   /** A number that grows with each call (arrival order; a rolled-back one is simply skipped). */
   nextSeq(): number {

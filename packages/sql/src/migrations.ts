@@ -1,5 +1,7 @@
 import { sql, type ColumnDefinitionBuilder } from 'kysely';
 import type { Db, SqlDialect } from './dialect.js';
+import { moveToRecords } from './move-to-records.js';
+import { recordsMoves } from './records-moves.js';
 
 export interface Migration {
   readonly name: string;
@@ -402,6 +404,32 @@ export const MIGRATIONS: readonly Migration[] = [
       const collate = (c: ColumnDefinitionBuilder) => (dialect.name === 'postgres' ? c.modifyFront(sql`collate "C"`) : c);
       await db.schema.alterTable('tidings_held_status').addColumn('integration_id', 'text', collate).execute();
       await db.schema.createIndex('tidings_held_status_integration').on('tidings_held_status').columns(['env', 'integration_id']).execute();
+    },
+  },
+  {
+    name: '0016_records',
+    async up(db, dialect) {
+      // The record store: the repositories core keeps as keyed JSON records, in one table. Keys, index
+      // and sort values are compared in byte order, as every other ordered column.
+      const collate = (c: ColumnDefinitionBuilder) => (dialect.name === 'postgres' ? c.modifyFront(sql`collate "C"`) : c);
+      await db.schema
+        .createTable('tidings_records')
+        .addColumn('env', 'text', (c) => c.notNull())
+        .addColumn('tbl', 'text', (c) => c.notNull())
+        .addColumn('key', 'text', (c) => collate(c).notNull())
+        .addColumn('i1', 'text', collate)
+        .addColumn('i2', 'text', collate)
+        .addColumn('i3', 'text', collate)
+        .addColumn('sort', 'text', (c) => collate(c).notNull())
+        .addColumn('doc', dialect.jsonType, (c) => c.notNull())
+        .addPrimaryKeyConstraint('tidings_records_pk', ['env', 'tbl', 'key'])
+        .execute();
+      // Finds filter on an index value or none, and read in (sort, key) order.
+      await db.schema.createIndex('tidings_records_sort').on('tidings_records').columns(['env', 'tbl', 'sort', 'key']).execute();
+      await db.schema.createIndex('tidings_records_i1').on('tidings_records').columns(['env', 'tbl', 'i1', 'sort', 'key']).execute();
+      await db.schema.createIndex('tidings_records_i2').on('tidings_records').columns(['env', 'tbl', 'i2', 'sort', 'key']).execute();
+      // The rows of the tables whose repositories moved onto it, copied, and those tables dropped.
+      for (const move of recordsMoves(dialect)) await moveToRecords(db, dialect, move);
     },
   },
 ];

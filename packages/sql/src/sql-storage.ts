@@ -1,22 +1,27 @@
 import type { Storage } from '@tidings/core';
 import type { StorageRepositories } from '@tidings/core/internal';
-import { wrapRepositories } from '@tidings/core/internal';
+import { storageRepositories, wrapRepositories } from '@tidings/core/internal';
 import type { Db, SqlDialect } from './dialect.js';
 import { migrate } from './migrations.js';
-import { catalogRepositories } from './repositories/catalog.js';
 import type { RepoContext } from './repositories/context.js';
 import { deliveryRepositories } from './repositories/delivery.js';
 import { digestRepositories } from './repositories/digests.js';
-import { idempotencyRepositories } from './repositories/idempotency.js';
 import { deliveryStatusRepositories } from './repositories/delivery-status.js';
-import { suppressionRepositories } from './repositories/suppressions.js';
-import { webhookRepositories } from './repositories/webhooks.js';
-import { frequencyRepositories } from './repositories/frequency.js';
 import { peopleRepositories } from './repositories/people.js';
+import { recordStore } from './repositories/records.js';
 import { retentionRepositories } from './repositories/retention.js';
 
 function repositories(context: RepoContext): StorageRepositories {
-  return { ...catalogRepositories(context), ...peopleRepositories(context), ...deliveryRepositories(context), ...digestRepositories(context), ...idempotencyRepositories(context), ...deliveryStatusRepositories(context), ...suppressionRepositories(context), ...webhookRepositories(context), ...frequencyRepositories(context), ...retentionRepositories(context) };
+  return storageRepositories(
+    {
+      ...peopleRepositories(context),
+      ...deliveryRepositories(context),
+      ...digestRepositories(context),
+      ...deliveryStatusRepositories(context),
+      ...retentionRepositories(context),
+    },
+    recordStore(context),
+  );
 }
 
 export interface SqlStorageOptions {

@@ -7,13 +7,9 @@ import type { Generated } from 'kysely';
  */
 export interface Database {
   tidings_migrations: { name: string; applied_at: string };
-  tidings_workflows: { env: string; id: string; identifier: string; slug: string; created_at: string; doc: unknown };
   tidings_subscribers: { env: string; subscriber_id: string; id: string; doc: unknown };
   tidings_topics: { env: string; key: string; id: string; doc: unknown };
   tidings_topic_members: { env: string; topic_key: string; subscriber_id: string; subscriber_internal_id: string };
-  tidings_tenants: { env: string; identifier: string; doc: unknown };
-  tidings_integrations: { env: string; id: string; identifier: string; channel: string; active: number; is_primary: number; created_at: string; doc: unknown };
-  tidings_preferences: { env: string; subscriber_id: string; workflow_id: string; doc: unknown };
   /** `created_at` since 0012 (filled from `doc` for rows before it): what retention deletes by. */
   tidings_notifications: { env: string; id: string; transaction_id: string; doc: unknown; created_at: string | null };
   tidings_jobs: {
@@ -53,15 +49,17 @@ export interface Database {
   /** One row per event of a digest: a join inserts one row, whatever the digest holds. */
   tidings_digest_events: { seq: Generated<number>; env: string; key: string; transaction_id: string; digest_id: string; doc: unknown };
   tidings_digest_keys: { env: string; key: string; last_at: string; last_transaction_id: string | null; previous_at: string | null };
-  tidings_idempotency: { env: string; key: string; fingerprint: string; response: unknown; expires_at: string; since: string | null; keep_until: string | null; released: number };
   tidings_provider_refs: { env: string; provider_id: string; provider_message_id: string; message_id: string; subscriber_internal_id: string };
   tidings_held_status: { seq: Generated<number>; env: string; provider_id: string; event_id: string; provider_message_id: string; received_at: string; doc: unknown; integration_id: string | null };
-  tidings_suppressions: { env: string; channel: string; address: string; at: string; doc: unknown };
-  tidings_webhook_endpoints: { env: string; id: string; created_at: string; doc: unknown };
-  tidings_webhook_deliveries: { env: string; id: string; endpoint_id: string; status: string; created_at: string; doc: unknown };
-  tidings_window_hits: { env: string; key: string; id: string; at: string; expires_at: string };
-  tidings_settings: { env: string; name: string; doc: unknown };
   tidings_traces: { seq: Generated<number>; env: string; transaction_id: string; subscriber_id: string; at: string; doc: unknown };
+  /** The record store: JSON documents by (env, table, key), with the index and sort values finds use. */
+  tidings_records: { env: string; tbl: string; key: string; i1: string | null; i2: string | null; i3: string | null; sort: string; doc: unknown };
+  // Read-only views of records in `tidings_records` since 0016, with the columns of the tables they
+  // replaced, for apps that read Tidings' tables themselves.
+  tidings_workflows: { env: string; id: string; identifier: string; slug: string; created_at: string; doc: unknown };
+  tidings_tenants: { env: string; identifier: string; doc: unknown };
+  tidings_integrations: { env: string; id: string; identifier: string; channel: string; active: number; is_primary: number; created_at: string; doc: unknown };
+  tidings_preferences: { env: string; subscriber_id: string; workflow_id: string; doc: unknown };
 }
 
 export type TableName = keyof Database;

@@ -21,6 +21,7 @@ import { groupCommitSuite } from './suite/group-commit.js';
 import { statusCallbacksSuite } from './suite/status-callbacks.js';
 import { unitsOfWorkSuite } from './suite/units-of-work.js';
 import { webhookLaneSuite } from './suite/webhook-lane.js';
+import { recordsSuite } from './suite/records.js';
 import type { StorageUnderTest, SuiteContext } from './storage-under-test.js';
 
 export type { StorageUnderTest, SuiteContext } from './storage-under-test.js';
@@ -56,6 +57,7 @@ export function describeStorage(name: string, backend: StorageUnderTest, part: C
       faultsSuite({ ...context, name });
       return;
     }
+    recordsSuite(context);
     catalogSuite(context);
     peopleSuite(context);
     notificationsSuite(context);

@@ -1,9 +1,9 @@
 import type { StorageRepositories } from '@tidings/core/internal';
 import { k, type Tables } from '../tables.js';
 
-type People = Pick<StorageRepositories, 'subscribers' | 'topics' | 'preferences'>;
+type People = Pick<StorageRepositories, 'subscribers' | 'topics'>;
 
-/** Subscribers, their topic memberships and their preferences. */
+/** Subscribers and their topic memberships (their preferences are core's, in the record store). */
 export function peopleRepositories(t: Tables): People {
   return {
     subscribers: {
@@ -30,7 +30,6 @@ export function peopleRepositories(t: Tables): People {
       },
       async delete(env, subscriberId) {
         if (!t.del(t.subscribers, k(env, subscriberId))) return false;
-        t.del(t.preferences, k(env, subscriberId));
         for (const [key, members] of t.topicMembers) {
           if (key.startsWith(k(env, '')) && members.has(subscriberId)) t.del(members, subscriberId);
         }
@@ -83,17 +82,6 @@ export function peopleRepositories(t: Tables): People {
           topicKey,
           externalSubscriberId: subscriberId,
         };
-      },
-    },
-    preferences: {
-      async list(env, subscriberId) {
-        return [...(t.preferences.get(k(env, subscriberId))?.values() ?? [])].map(t.copy);
-      },
-      async listMany(env, subscriberIds) {
-        return subscriberIds.flatMap((id) => [...(t.preferences.get(k(env, id))?.values() ?? [])].map(t.copy));
-      },
-      async putMany(env, rows) {
-        for (const row of rows) t.put(t.inner(t.preferences, k(env, row.subscriberId)), row.workflowId ?? '', t.copy(row));
       },
     },
   };

@@ -1,5 +1,5 @@
 import type { Message, Notification } from '@tidings/core';
-import type { StorageRepositories } from '@tidings/core/internal';
+import type { KernelRepositories } from '@tidings/core/internal';
 import { k, type Tables } from '../tables.js';
 
 const byOrder = <T>(key: (item: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
@@ -13,7 +13,7 @@ export function dropProviderRefs(t: Tables, env: string, messageIds: ReadonlySet
 }
 
 /** The sweeper's deletes over the Maps: each a scan, as the memory backend is for tests and small apps. */
-export function retentionRepositories(t: Tables): Pick<StorageRepositories, 'retention'> {
+export function retentionRepositories(t: Tables): Pick<KernelRepositories, 'retention'> {
   const messagesOf = (env: string) => [...t.messages.values()].filter((m) => m._environmentId === env);
   function deleteMessages(env: string, doomed: readonly Message[]): Message[] {
     for (const m of doomed) {
@@ -73,12 +73,6 @@ export function retentionRepositories(t: Tables): Pick<StorageRepositories, 'ret
         const gone = new Set(batch.map((n) => n.transactionId));
         if (gone.size > 0) dropOwnedDigests(env, gone);
         return batch.map((n) => n.transactionId);
-      },
-      async deleteDeliveriesBefore(env, before, limit) {
-        const old = [...t.webhookDeliveries].filter(([key, d]) => key.startsWith(k(env, '')) && d.status !== 'pending' && d.createdAt < before);
-        const batch = old.sort(byOrder(([, d]) => position(d.createdAt, d._id))).slice(0, limit);
-        for (const [key] of batch) t.del(t.webhookDeliveries, key);
-        return batch.length;
       },
     },
   };

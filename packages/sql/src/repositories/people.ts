@@ -1,6 +1,5 @@
 import { type Subscriber, type Topic } from '@tidings/core';
 import { type StorageRepositories } from '@tidings/core/internal';
-import { type PreferenceRow } from '@tidings/core/schemas';
 import { chunk, decodeJson, encodeJson } from '../codec.js';
 import { docsByKeys } from '../docs-by-keys.js';
 import { rowInserter } from '../row-inserter.js';
@@ -11,9 +10,8 @@ const upsertSubscribers = rowInserter('tidings_subscribers', ['env', 'subscriber
 );
 
 const subscriberDocs = docsByKeys('tidings_subscribers', 'subscriber_id');
-const preferenceDocs = docsByKeys('tidings_preferences', 'subscriber_id');
 
-type People = Pick<StorageRepositories, 'subscribers' | 'topics' | 'preferences'>;
+type People = Pick<StorageRepositories, 'subscribers' | 'topics'>;
 
 export function peopleRepositories({ db, dialect, atomic }: RepoContext): People {
   const max = dialect.maxParams;
@@ -43,7 +41,6 @@ export function peopleRepositories({ db, dialect, atomic }: RepoContext): People
         atomic(async (tx) => {
           const result = await tx.deleteFrom('tidings_subscribers').where('env', '=', env).where('subscriber_id', '=', subscriberId).executeTakeFirst();
           if (Number(result.numDeletedRows) === 0) return false;
-          await tx.deleteFrom('tidings_preferences').where('env', '=', env).where('subscriber_id', '=', subscriberId).execute();
           await tx.deleteFrom('tidings_topic_members').where('env', '=', env).where('subscriber_id', '=', subscriberId).execute();
           return true;
         }),
@@ -112,25 +109,6 @@ export function peopleRepositories({ db, dialect, atomic }: RepoContext): People
           topicKey,
           externalSubscriberId: subscriberId,
         };
-      },
-    },
-    preferences: {
-      async list(env, subscriberId) {
-        const rows = await db.selectFrom('tidings_preferences').select('doc').where('env', '=', env).where('subscriber_id', '=', subscriberId).execute();
-        return rows.map((r) => decodeJson<PreferenceRow>(r.doc));
-      },
-      listMany: (env, subscriberIds) => preferenceDocs<PreferenceRow>(db, dialect, env, subscriberIds),
-      async putMany(env, rows) {
-        // The last row per key wins; one statement may not update the same row twice on Postgres.
-        const byKey = new Map(rows.map((r) => [`${r.subscriberId}\u0000${r.workflowId ?? ''}`, r]));
-        const values = [...byKey.values()].map((r) => ({ env, subscriber_id: r.subscriberId, workflow_id: r.workflowId ?? '', doc: encodeJson(r) }));
-        for (const part of chunk(values, 4, max)) {
-          await db
-            .insertInto('tidings_preferences')
-            .values(part)
-            .onConflict((oc) => oc.columns(['env', 'subscriber_id', 'workflow_id']).doUpdateSet((eb) => ({ doc: eb.ref('excluded.doc') })))
-            .execute();
-        }
       },
     },
   };

@@ -1,5 +1,5 @@
 import type { Message } from '@tidings/core';
-import type { StorageRepositories } from '@tidings/core/internal';
+import type { KernelRepositories } from '@tidings/core/internal';
 import { chunk } from '../codec.js';
 import type { Db, SqlDialect } from '../dialect.js';
 import { MESSAGE_SELECT, messageFromRow } from '../message-row.js';
@@ -18,10 +18,10 @@ async function deleteMessages(db: Db, dialect: SqlDialect, env: string, ids: rea
 
 /**
  * The sweeper's deletes. Each reads at most `limit` rows by an index in the order it sorts them
- * (`tidings_messages_expiry`, `tidings_messages_created`, `tidings_notifications_created`,
- * `tidings_webhook_deliveries_list`), then deletes those rows by key.
+ * (`tidings_messages_expiry`, `tidings_messages_created`, `tidings_notifications_created`), then
+ * deletes those rows by key. (The outbox's deliveries are core's, in the record store.)
  */
-export function retentionRepositories({ db, dialect, atomic }: RepoContext): Pick<StorageRepositories, 'retention'> {
+export function retentionRepositories({ db, dialect, atomic }: RepoContext): Pick<KernelRepositories, 'retention'> {
   const takeMessages = (env: string, limit: number, where: (q: ReturnType<typeof messagesOf>) => ReturnType<typeof messagesOf>) =>
     atomic(async (tx) => {
       const rows = await where(messagesOf(tx, env)).limit(limit).execute();
@@ -69,12 +69,6 @@ export function retentionRepositories({ db, dialect, atomic }: RepoContext): Pic
             await deleteOwnedDigests(tx, dialect, env, part);
           }
           return transactionIds;
-        }),
-      deleteDeliveriesBefore: (env, before, limit) =>
-        atomic(async (tx) => {
-          const rows = await tx.selectFrom('tidings_webhook_deliveries').select('id').where('env', '=', env).where('created_at', '<', before).where('status', '!=', 'pending').orderBy('created_at').orderBy('id').limit(limit).execute();
-          for (const part of chunk(rows.map((r) => r.id), 1, dialect.maxParams - 1)) await tx.deleteFrom('tidings_webhook_deliveries').where('env', '=', env).where('id', 'in', part).execute();
-          return rows.length;
         }),
     },
   };

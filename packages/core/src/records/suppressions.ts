@@ -1,0 +1,40 @@
+import type { RecordStore } from './record-store.js';
+import type { Suppression } from '../schemas/suppression.js';
+import type { SuppressionRepository } from '../storage.js';
+import { docsOf } from './docs.js';
+
+const TABLE = 'suppressions';
+
+/** Channels are names without a colon, so the key is unambiguous. */
+const keyOf = (channel: Suppression['channel'], address: string) => `${channel}:${address}`;
+/**
+ * The list's order, newest first then by address, as one sort value: instants are fixed-length ISO
+ * text, so comparing `at|address` compares `at`, then `address`.
+ */
+const sortOf = (entry: Pick<Suppression, 'at' | 'address'>) => `${entry.at}|${entry.address}`;
+
+/** The suppression list: one record per (channel, address), indexed by channel (`i1`). */
+export function suppressionRepository(records: RecordStore): SuppressionRepository {
+  return {
+    async add(env, entries) {
+      if (entries.length === 0) return;
+      await records.insertNew(env, TABLE, entries.map((entry) => ({ key: keyOf(entry.channel, entry.address), i1: entry.channel, sort: sortOf(entry), doc: entry })));
+    },
+    remove: async (env, channel, address) => (await records.delete(env, TABLE, [keyOf(channel, address)])) > 0,
+    async find(env, channel, addresses) {
+      if (addresses.length === 0) return [];
+      return docsOf<Suppression>(await records.get(env, TABLE, addresses.map((address) => keyOf(channel, address))));
+    },
+    async list(env, query) {
+      return docsOf<Suppression>(
+        await records.find(env, TABLE, {
+          ...(query.channel !== undefined && { i1: query.channel }),
+          order: 'desc',
+          // An empty key: every entry of the cursor's (at, address) is on the page before.
+          ...(query.after && { after: { sort: sortOf(query.after), key: '' } }),
+          limit: query.limit,
+        }),
+      );
+    },
+  };
+}

@@ -1,0 +1,162 @@
+import type { RecordInput, RecordQuery, RecordStore, RecordWhere, StoredRecord } from '@tidings/core/internal';
+import { recordOrder } from '@tidings/core/internal';
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import { chunk, decodeJson, encodeJson } from '../codec.js';
+import type { Db } from '../dialect.js';
+import { reusableQuery } from '../reusable-query.js';
+import { rowInserter } from '../row-inserter.js';
+import type { Database } from '../tables.js';
+import type { RepoContext } from './context.js';
+
+type Row = Database['tidings_records'];
+type Eb = ExpressionBuilder<Database, 'tidings_records'>;
+
+const COLUMNS = ['env', 'tbl', 'key', 'i1', 'i2', 'i3', 'sort', 'doc'] as const;
+const READ = ['key', 'i1', 'i2', 'i3', 'sort', 'doc'] as const;
+const MATCHED = ['i1', 'i2', 'i3', 'sort'] as const;
+
+const upsertRows = rowInserter('tidings_records', COLUMNS, (q) =>
+  q.onConflict((oc) =>
+    oc.columns(['env', 'tbl', 'key']).doUpdateSet((eb) => ({ i1: eb.ref('excluded.i1'), i2: eb.ref('excluded.i2'), i3: eb.ref('excluded.i3'), sort: eb.ref('excluded.sort'), doc: eb.ref('excluded.doc') })),
+  ),
+);
+const insertRows = rowInserter<'tidings_records', { key: string }>('tidings_records', COLUMNS, (q) => q.onConflict((oc) => oc.columns(['env', 'tbl', 'key']).doNothing()).returning('key'));
+const selectByKeys = reusableQuery<{ env: string; tbl: string; keys: readonly string[] }>((db, { env, tbl, keys }) =>
+  db.selectFrom('tidings_records').select(READ).where('env', '=', env).where('tbl', '=', tbl).where('key', 'in', keys),
+);
+
+const fromRow = (row: Omit<Row, 'env' | 'tbl'>): StoredRecord => ({ key: row.key, i1: row.i1, i2: row.i2, i3: row.i3, sort: row.sort, doc: decodeJson(row.doc) });
+const cells = (env: string, table: string, r: RecordInput) => [env, table, r.key, r.i1 ?? null, r.i2 ?? null, r.i3 ?? null, r.sort ?? '', encodeJson(r.doc)];
+
+/** The records of a batch each once, the first or the last of a key's duplicates. */
+function unique(records: readonly RecordInput[], keep: 'first' | 'last'): RecordInput[] {
+  const byKey = new Map<string, RecordInput>();
+  for (const record of records) if (keep === 'last' || !byKey.has(record.key)) byKey.set(record.key, record);
+  return [...byKey.values()];
+}
+
+function conditions(eb: Eb, where: RecordWhere): Expression<SqlBool>[] {
+  const out: Expression<SqlBool>[] = [];
+  for (const column of MATCHED) {
+    const match = where[column];
+    if (match === undefined) continue;
+    if (match === null) out.push(eb(column, 'is', null));
+    else if (typeof match === 'string') out.push(eb(column, '=', match));
+    else if (Array.isArray(match)) out.push(match.length === 0 ? sql<SqlBool>`1 = 0` : eb(column, 'in', match as readonly string[]));
+    else {
+      const range = match as Exclude<typeof match, readonly string[]>;
+      if (range.gt !== undefined) out.push(eb(column, '>', range.gt));
+      if (range.gte !== undefined) out.push(eb(column, '>=', range.gte));
+      if (range.lt !== undefined) out.push(eb(column, '<', range.lt));
+      if (range.lte !== undefined) out.push(eb(column, '<=', range.lte));
+    }
+  }
+  return out;
+}
+
+/**
+ * `where` split so that each part's lists fit the dialect's parameter limit: the longest list is cut
+ * into chunks (lists are deduplicated, so the parts' matches never overlap).
+ */
+function parts(where: RecordWhere, maxParams: number): RecordWhere[] {
+  const lists = MATCHED.filter((c) => Array.isArray(where[c]));
+  const listed = lists.reduce((n, c) => n + (where[c] as readonly string[]).length, 0);
+  // Room for env, table, ranges, the cursor and the limit.
+  const room = maxParams - 16;
+  if (listed <= room) return [where];
+  const longest = lists.reduce((a, b) => ((where[a] as readonly string[]).length >= (where[b] as readonly string[]).length ? a : b));
+  const others = listed - (where[longest] as readonly string[]).length;
+  return chunk([...new Set(where[longest] as readonly string[])], 1, Math.max(1, room - others)).map((values) => ({ ...where, [longest]: values }));
+}
+
+/** The record store in the `tidings_records` table (see migration 0016). */
+export function recordStore({ db, dialect, atomic }: RepoContext): RecordStore {
+  const select = (part: RecordQuery, env: string, table: string, runner: Db = db) => {
+    const desc = part.order === 'desc';
+    let query = runner
+      .selectFrom('tidings_records')
+      .select(READ)
+      .where('env', '=', env)
+      .where('tbl', '=', table)
+      .where((eb) => eb.and(conditions(eb, part)));
+    const after = part.after;
+    if (after) {
+      const past = desc ? '<' : '>';
+      query = query.where((eb) => eb.or([eb('sort', past, after.sort), eb.and([eb('sort', '=', after.sort), eb('key', past, after.key)])]));
+    }
+    query = query.orderBy('sort', desc ? 'desc' : 'asc').orderBy('key', desc ? 'desc' : 'asc');
+    return part.limit === undefined ? query : query.limit(Math.max(0, part.limit));
+  };
+  const find = async (env: string, table: string, query: RecordQuery, runner: Db = db): Promise<StoredRecord[]> => {
+    const split = parts(query, dialect.maxParams);
+    const rows: StoredRecord[] = [];
+    for (const part of split) for (const row of await select(part, env, table, runner).execute()) rows.push(fromRow(row));
+    if (split.length === 1) return rows;
+    const sign = query.order === 'desc' ? -1 : 1;
+    rows.sort((a, b) => sign * recordOrder(a, b));
+    return query.limit === undefined ? rows : rows.slice(0, Math.max(0, query.limit));
+  };
+  const byKeys = (keys: readonly string[]) => chunk([...new Set(keys)], 1, dialect.maxParams - 2);
+  return {
+    async put(env, table, records) {
+      await upsertRows(db, dialect, unique(records, 'last').map((r) => cells(env, table, r)));
+    },
+    async insertNew(env, table, records) {
+      const inserted = new Set((await insertRows(db, dialect, unique(records, 'first').map((r) => cells(env, table, r)))).map((row) => row.key));
+      return [...new Set(records.map((r) => r.key))].filter((key) => inserted.has(key));
+    },
+    async get(env, table, keys) {
+      const found = new Map<string, StoredRecord>();
+      for (const part of byKeys(keys)) for (const row of (await selectByKeys<Omit<Row, 'env' | 'tbl'>>(db, dialect, { env, tbl: table, keys: part })).rows) found.set(row.key, fromRow(row));
+      return [...new Set(keys)].flatMap((key) => found.get(key) ?? []);
+    },
+    find: (env, table, query) => find(env, table, query),
+    async count(env, table, where) {
+      let n = 0;
+      for (const part of parts(where, dialect.maxParams)) {
+        const row = await db
+          .selectFrom('tidings_records')
+          .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
+          .where('env', '=', env)
+          .where('tbl', '=', table)
+          .where((eb) => eb.and(conditions(eb, part)))
+          .executeTakeFirstOrThrow();
+        n += Number(row.n);
+      }
+      return n;
+    },
+    async delete(env, table, keys) {
+      let deleted = 0;
+      for (const part of byKeys(keys)) {
+        const result = await db.deleteFrom('tidings_records').where('env', '=', env).where('tbl', '=', table).where('key', 'in', part).executeTakeFirst();
+        deleted += Number(result.numDeletedRows);
+      }
+      return deleted;
+    },
+    async deleteWhere(env, table, { limit, ...where }) {
+      const deleted: StoredRecord[] = [];
+      if (limit === undefined) {
+        for (const part of parts(where, dialect.maxParams)) {
+          const rows = await db
+            .deleteFrom('tidings_records')
+            .where('env', '=', env)
+            .where('tbl', '=', table)
+            .where((eb) => eb.and(conditions(eb, part)))
+            .returning(READ)
+            .execute();
+          for (const row of rows) deleted.push(fromRow(row));
+        }
+      } else {
+        // The first `limit` in order, found and deleted in one transaction.
+        await atomic(async (tx) => {
+          const doomed = await find(env, table, { ...where, limit }, tx);
+          for (const part of byKeys(doomed.map((r) => r.key))) {
+            const rows = await tx.deleteFrom('tidings_records').where('env', '=', env).where('tbl', '=', table).where('key', 'in', part).returning(READ).execute();
+            for (const row of rows) deleted.push(fromRow(row));
+          }
+        });
+      }
+      return deleted.sort(recordOrder);
+    },
+  };
+}
