@@ -6,7 +6,6 @@ import type {
   Message,
   Notification,
   PreferenceRow,
-  Severity,
   Subscriber,
   SubscriberPatch,
   Tenant,

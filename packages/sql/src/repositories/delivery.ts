@@ -1,7 +1,6 @@
 import { type DecisionRecord, type Job, type Message, type Notification } from '@tidings/core';
 import { feedCursor, type StorageRepositories } from '@tidings/core/internal';
-import { sql } from 'kysely';
-import { bit, chunk, decodeJson, encodeJson } from '../codec.js';
+import { chunk, decodeJson, encodeJson } from '../codec.js';
 import type { JobRow } from '../dialect.js';
 import { docsByKeys } from '../docs-by-keys.js';
 import { reusableQuery } from '../reusable-query.js';
