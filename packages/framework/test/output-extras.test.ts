@@ -7,6 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { contentOfOutputs } from '../../core/src/walk/code-outputs.js';
 import { novuWorkflows, workflow } from '../src/index.js';
 import { backends, engines } from './engines.js';
+import { createTidings, manualClock } from '@tidings/core';
+import { memoryStorage } from '@tidings/memory';
+import { expoProvider } from '../../providers/src/push/expo.js';
+import { expoFake } from '../../providers/test/services/push-expo.js';
+import { local, started } from '../../providers/test/started.js';
 
 describe.each(backends('tidings_extras').filter((b) => !b.skip))('extra members of step outputs ($name)', (backend) => {
   const engine = engines(backend);
@@ -48,5 +53,22 @@ describe('push outputs', () => {
     const rendered = contentOfOutputs('push', { subject: 'Build failed', body: 'main is red', badge: 3, sound: 'alert.caf', data: { buildId: 'b1' }, ttl: 60 });
     expect(rendered).toEqual({ title: 'Build failed', content: 'main is red', cta: {}, data: { badge: 3, sound: 'alert.caf', data: { buildId: 'b1' }, ttl: 60 } });
     expect(contentOfOutputs('push', { subject: 'S', body: 'B' })).toEqual({ title: 'S', content: 'B', cta: {} });
+  });
+});
+
+describe('push outputs through the engine', () => {
+  it('badge, sound and data reach the push service’s payload (Expo, played by a local server)', async () => {
+    const expo = await started(expoFake({ registered: ['ExponentPushToken[a]'] }));
+    const storage = memoryStorage();
+    const build = workflow('build', async ({ step }) => {
+      await step.push('failed', () => ({ subject: 'Build failed', body: 'main is red', badge: 3, sound: 'alert.caf', data: { buildId: 'b1' } }));
+    });
+    const tidings = createTidings({ storage, clock: manualClock('2026-03-02T10:00:00.000Z'), workflows: [build], providers: [expoProvider(local(expo.url))] });
+    await tidings.integrations.upsert({ name: 'Expo', providerId: 'expo', channel: 'push', active: true, primary: true });
+    await tidings.subscribers.upsert({ subscriberId: 'ada', channels: [{ providerId: 'expo', credentials: { deviceTokens: ['ExponentPushToken[a]'] } }] });
+    await tidings.trigger({ name: 'build', to: 'ada' });
+    await tidings.runDue();
+    expect(expo.calls[0]!.json).toEqual([{ to: 'ExponentPushToken[a]', title: 'Build failed', body: 'main is red', data: { buildId: 'b1' }, sound: 'alert.caf', badge: 3 }]);
+    await storage.close();
   });
 });

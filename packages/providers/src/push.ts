@@ -2,8 +2,9 @@ import type { Provider } from '@tidings/core';
 import { webhookProvider, type WebhookProviderOptions } from './webhook-provider.js';
 
 /**
- * Push through your own endpoint: posts `{ title, content, deviceTokens, subscriberId, payload }` to the
- * integration's `credentials.webhookUrl`, signed with `credentials.secretKey` when set.
+ * Push through your own endpoint: posts `{ title, content, deviceTokens, subscriberId, payload }` (and
+ * `data`, what a code workflow's push step returned besides its title and body) to the integration's
+ * `credentials.webhookUrl`, signed with `credentials.secretKey` when set.
  */
 export const pushWebhookProvider = (options?: WebhookProviderOptions): Provider =>
   webhookProvider(
@@ -19,6 +20,7 @@ export const pushWebhookProvider = (options?: WebhookProviderOptions): Provider 
         transactionId: m.transactionId,
         messageId: m.messageId,
         payload: m.payload,
+        ...(m.data !== undefined && { data: m.data }),
         ...m.overrides,
       }),
     },

@@ -176,6 +176,12 @@ describe('push webhook', () => {
     expect(() => verifyStandardWebhook(secret, headers, request!.body, { now: Date.now() + 10 * 60_000 })).toThrow();
     expect((await tidings.messages.byTransaction(result.transactionId!))[0]).toMatchObject({ status: 'sent', deviceTokens: ['tok-1', 'tok-2'], title: 'Hi Ada' });
   });
+
+  it('a code workflow push step’s extra members go in the body as data', async () => {
+    const server = await webhook();
+    await pushWebhookProvider(local).send({ messageId: 'm-1', transactionId: 't-1', channel: 'push', to: { subscriberId: 'u', deviceTokens: ['tok-1'] }, title: 'Hi', content: 'Hello', payload: {}, overrides: {}, data: { badge: 1, data: { postId: 'p1' } } }, { webhookUrl: server.url('/push') });
+    expect(server.received[0]!.json).toMatchObject({ title: 'Hi', content: 'Hello', data: { badge: 1, data: { postId: 'p1' } } });
+  });
 });
 
 describe('SMTP against a real local server', () => {

@@ -479,3 +479,48 @@ describe('apns', () => {
     expect(apns.connections()).toBe(0);
   });
 });
+
+describe('a code workflow push step’s badge, sound and data, in each service’s payload', () => {
+  const stepExtras = { badge: 2, sound: 'ping.aiff', data: { orderId: '7' }, ttl: 60 };
+  const withExtras = (tokens: string[]) => ({ ...pushMessage(tokens), data: stepExtras });
+
+  it('expo: its own data, sound and badge fields; the trigger’s overrides win a clash', async () => {
+    const expo = await started(expoFake({ registered: ['ExponentPushToken[a]'] }));
+    await expoProvider(local(expo.url)).send(withExtras(['ExponentPushToken[a]']), {});
+    expect(expo.calls[0]!.json).toEqual([{ to: 'ExponentPushToken[a]', title: 'Hi', body: 'Hello', data: { orderId: '7' }, sound: 'ping.aiff', badge: 2 }]);
+    await expoProvider(local(expo.url)).send({ ...withExtras(['ExponentPushToken[a]']), overrides: { sound: 'default' } }, {});
+    expect(expo.calls[1]!.json).toEqual([{ to: 'ExponentPushToken[a]', title: 'Hi', body: 'Hello', data: { orderId: '7' }, sound: 'default', badge: 2 }]);
+  });
+
+  it('one-signal: data, ios_sound and the badge count set to the step’s', async () => {
+    const app = { appId: '202d4f61-1ca9-42df-9d36-bb17d8123abc', apiKey: 'rest-api-key' };
+    const oneSignal = await started(oneSignalFake({ ...app, subscribed: ['player-1'] }));
+    await oneSignalProvider(local(oneSignal.url)).send(withExtras(['player-1']), { applicationId: app.appId, apiKey: app.apiKey });
+    expect(oneSignal.calls[0]!.json).toMatchObject({ data: { orderId: '7' }, ios_sound: 'ping.aiff', ios_badgeType: 'SetTo', ios_badgeCount: 2 });
+  });
+
+  it('fcm: data as string values, the sound on Android’s notification and in the APNs payload with the badge', async () => {
+    const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const account = { projectId: 'tidings-test', clientEmail: 'push@tidings-test.iam.gserviceaccount.com', keyId: 'key-1' };
+    const fcm = await started(fcmFake({ ...account, publicKey: keys.publicKey, registered: ['fcm-a'] }));
+    const serviceAccount = JSON.stringify({ type: 'service_account', project_id: account.projectId, private_key_id: account.keyId, private_key: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }), client_email: account.clientEmail, token_uri: GOOGLE_TOKEN_URI });
+    await fcmProvider(local(fcm.url)).send(withExtras(['fcm-a']), { serviceAccount });
+    expect(fcm.sent[0]!.message).toEqual({
+      token: 'fcm-a',
+      notification: { title: 'Hi', body: 'Hello' },
+      data: { orderId: '7' },
+      android: { notification: { sound: 'ping.aiff' } },
+      apns: { payload: { aps: { sound: 'ping.aiff', badge: 2 } } },
+    });
+  });
+
+  it('apns: badge and sound in aps, data as the custom keys', async () => {
+    const keys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const app = { teamId: 'TEAM123456', keyId: 'KEY1234567', bundleId: 'dev.tidings.app' };
+    const apns = await started(apnsFake({ ...app, publicKey: keys.publicKey }));
+    const token = createHash('sha256').update('a').digest('hex');
+    const credentials = { secretKey: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, apiKey: app.keyId, projectName: app.teamId, applicationId: app.bundleId };
+    await apnsProvider(local(apns.url)).send(withExtras([token]), credentials);
+    expect(apns.calls[0]!.json).toEqual({ orderId: '7', aps: { alert: { title: 'Hi', body: 'Hello' }, badge: 2, sound: 'ping.aiff' } });
+  });
+});

@@ -59,6 +59,12 @@ export interface ProviderMessage {
    * message goes to `to.email` alone.
    */
   readonly email?: EmailAddressing;
+  /**
+   * Push only: the members a code workflow's push step returned beside `subject` and `body`
+   * (`badge`, `sound`, `data`, …). A push provider puts those its service has a field for in the
+   * service's payload; the trigger's `overrides` win a clash.
+   */
+  readonly data?: JsonObject;
 }
 
 export interface ProviderResult {

@@ -63,7 +63,7 @@ export function buildMessage(
     tags: workflow.tags,
     // Workflows stored before severity existed have none: they are `none`, as Novu defaults it.
     severity: workflow.severity ?? 'none',
-    ...(channel === 'in_app' && rendered.data !== undefined && { data: rendered.data }),
+    ...((channel === 'in_app' || channel === 'push') && rendered.data !== undefined && { data: rendered.data }),
     ...(rendered.subject !== undefined && { subject: rendered.subject }),
     ...(rendered.title !== undefined && { title: rendered.title }),
     ...(rendered.avatar !== undefined && { avatar: rendered.avatar }),

@@ -63,7 +63,10 @@ export const messageSchema = z.object({
   tags: z.array(z.string()),
   /** The workflow's severity when the message was made. */
   severity: severitySchema,
-  /** The in-app step's `data`, rendered like its content. */
+  /**
+   * The in-app step's `data`, rendered like its content; on a push message, the members a code
+   * workflow's push step returned beside `subject` and `body` (`badge`, `sound`, `data`, …).
+   */
   data: jsonObjectSchema.optional(),
   /** The provider's id of the sent message (what its status callbacks name). */
   providerMessageId: z.string().optional(),

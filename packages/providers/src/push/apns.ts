@@ -1,3 +1,4 @@
+import { pushStepExtras } from './step-extras.js';
 import { createHash } from 'node:crypto';
 import { ProviderError, type Credentials, type JsonObject, type Provider, type ProviderMessage } from '@tidings/core';
 import { importPKCS8, SignJWT } from 'jose';
@@ -67,12 +68,13 @@ interface Notification {
  * The notification, from the message and the trigger's `overrides.apns` (node-apn's names, as Novu
  * passes them): `badge`, `sound`, `category`, `threadId`, `subtitle`, `contentAvailable`,
  * `mutableContent` join `aps`; `payload` (or `data`) gives the custom top-level keys instead of the
- * trigger's payload; `pushType`, `priority`, `expiration` (or `expiry`, epoch seconds), `collapseId`
+ * trigger's payload (a code workflow's push step may return `badge`, `sound` and `data` too, under the
+ * overrides); `pushType`, `priority`, `expiration` (or `expiry`, epoch seconds), `collapseId`
  * and `topic` (the bundle id by default) become headers. A `background` push (`pushType: 'background'`,
  * or `contentAvailable` with no title and no text) carries only `content-available`, at priority 5.
  */
 function notificationOf(message: ProviderMessage, bundleId: string): Notification {
-  const o = message.overrides;
+  const o: JsonObject = { ...pushStepExtras(message), ...message.overrides };
   const title = message.title ?? message.subject;
   const contentAvailable = o.contentAvailable === true || o.contentAvailable === 1;
   const pushType = headerValue(o.pushType) ?? (contentAvailable && !title && message.content === '' ? 'background' : 'alert');

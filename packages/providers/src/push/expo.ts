@@ -1,3 +1,4 @@
+import { pushStepExtras } from './step-extras.js';
 import { ProviderError, type Credentials, type Provider } from '@tidings/core';
 import { abandoned, answerError, answerJson, atBase, serviceRequest } from '../http.js';
 import { baseUrlOf, requestOptions, type ServiceProviderOptions } from '../service-options.js';
@@ -40,6 +41,7 @@ export const expoProvider = (options: ServiceProviderOptions = {}): Provider => 
   channel: 'push',
   async send(message, credentials: Credentials, context): Promise<PushResult> {
     const signal = context?.signal;
+    const extras = pushStepExtras(message);
     const tokens = message.to.deviceTokens ?? [];
     if (tokens.length === 0) throw new ProviderError('expo: the recipient has no device tokens', { retryable: false, code: 'missing_device_tokens' });
     const url = atBase(SEND_URL, baseUrlOf(credentials, options));
@@ -50,7 +52,7 @@ export const expoProvider = (options: ServiceProviderOptions = {}): Provider => 
     };
     /** One request for up to 100 tokens: a ticket each, or a ProviderError thrown for the whole request. */
     const post = async (chunk: readonly string[]): Promise<DeviceOutcome[]> => {
-      const body = chunk.map((to) => ({ to, ...(message.title !== undefined && { title: message.title }), body: message.content, data: message.payload, ...message.overrides }));
+      const body = chunk.map((to) => ({ to, ...(message.title !== undefined && { title: message.title }), body: message.content, data: extras.data ?? message.payload, ...(extras.sound !== undefined && { sound: extras.sound }), ...(extras.badge !== undefined && { badge: extras.badge }), ...message.overrides }));
       const answer = await serviceRequest({ url, headers, body: JSON.stringify(body) }, requestOptions(options, signal));
       const json = answerJson(answer) as { data?: Ticket[] } | undefined;
       if (answer.status < 200 || answer.status >= 300) throw answerError('expo', answer, requestErrorCode(json));

@@ -1,3 +1,4 @@
+import { pushStepExtras, type PushStepExtras } from './step-extras.js';
 import { createHash } from 'node:crypto';
 import { ProviderError, type Credentials, type JsonObject, type Provider, type ProviderMessage } from '@tidings/core';
 import { importPKCS8, SignJWT } from 'jose';
@@ -61,11 +62,21 @@ const stringValues = (object: JsonObject): Record<string, string> =>
 
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** A push step's sound and badge where FCM has them: Android's notification sound, and the `aps` of the APNs payload. */
+function stepPlatforms({ sound, badge }: PushStepExtras): JsonObject {
+  if (sound === undefined && badge === undefined) return {};
+  return {
+    ...(sound !== undefined && { android: { notification: { sound } } }),
+    apns: { payload: { aps: { ...(sound !== undefined && { sound }), ...(badge !== undefined && { badge }) } } },
+  };
+}
+
 /**
  * The FCM message for one token, shaped from the trigger's `overrides.fcm` as Novu does: `type: 'data'`
  * sends a data-only message (the payload, title and body as data); otherwise a notification with the
  * title and body, `data` from the overrides; `android`, `apns`, `webPush`, `fcmOptions` pass through,
- * and any other override joins the notification (e.g. `image`).
+ * and any other override joins the notification (e.g. `image`). A code workflow's push step may
+ * return `data`, `sound` and `badge` (see `pushStepExtras`); the overrides' own win.
  */
 function fcmMessage(token: string, message: ProviderMessage): JsonObject {
   const { type, data, android, apns, webPush, webpush, fcmOptions, fcm_options, deviceTokens: _tokens, ...notificationFields } = message.overrides;
@@ -76,13 +87,16 @@ function fcmMessage(token: string, message: ProviderMessage): JsonObject {
     ...((fcmOptions ?? fcm_options) !== undefined && { fcm_options: fcmOptions ?? fcm_options }),
   };
   const title = message.title ?? message.subject;
+  const extras = pushStepExtras(message);
   if (type === 'data') {
     return { token, data: stringValues({ ...message.payload, ...(title !== undefined && { title }), body: message.content, message: message.content }), ...platforms };
   }
+  const dataOf = isObject(data) ? data : extras.data;
   return {
     token,
     notification: { ...(title !== undefined && { title }), body: message.content, ...notificationFields },
-    ...(isObject(data) && { data: stringValues(data) }),
+    ...(dataOf !== undefined && { data: stringValues(dataOf) }),
+    ...stepPlatforms(extras),
     ...platforms,
   };
 }

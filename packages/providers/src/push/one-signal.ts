@@ -1,3 +1,4 @@
+import { pushStepExtras } from './step-extras.js';
 import { ProviderError, type Credentials, type Provider } from '@tidings/core';
 import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
 import { baseUrlOf, requestOptions, type ServiceProviderOptions } from '../service-options.js';
@@ -36,12 +37,15 @@ export const oneSignalProvider = (options: ServiceProviderOptions = {}): Provide
     if (!apiKey || !applicationId) throw new ProviderError(`one-signal: the integration has no ${missing.join(', ')} credential`, { retryable: false, code: 'missing_credentials' });
     const tokens = message.to.deviceTokens ?? [];
     if (tokens.length === 0) throw new ProviderError('one-signal: the recipient has no device tokens', { retryable: false, code: 'missing_device_tokens' });
+    const extras = pushStepExtras(message);
     const notification = {
       app_id: applicationId,
       include_player_ids: tokens,
       ...(message.title !== undefined && { headings: { en: message.title } }),
       contents: { en: message.content },
-      data: message.payload,
+      data: extras.data ?? message.payload,
+      ...(extras.sound !== undefined && { ios_sound: extras.sound }),
+      ...(extras.badge !== undefined && { ios_badgeType: 'SetTo', ios_badgeCount: extras.badge }),
       ...(context?.idempotencyKey && { idempotency_key: context.idempotencyKey }),
       ...message.overrides,
     };

@@ -197,6 +197,7 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
         payload: base.payload,
         overrides,
         ...(email && { email }),
+        ...(delivery.channel === 'push' && base.data !== undefined && { data: base.data }),
       };
       const probe = sendProbe(telemetry, integration, delivery.channel);
       try {
