@@ -2,6 +2,7 @@ import { isTidingsError, type Subscriber, type SubscriberInput } from '@tidings/
 import { notFound, parseInput } from '@tidings/core/internal';
 import { HttpError } from '../errors.js';
 import { route, type RouteDefinition, type RouteInput } from '../routes/route.js';
+import { subscriberDeletion } from '../routes/subscriber-deletion-route.js';
 import {
   bulkSubscribersSchema,
   createSubscriberSchema,
@@ -102,17 +103,7 @@ export function subscriberV2Routes(): RouteDefinition[] {
         return tidings.subscribers.upsert({ ...patch, subscriberId } as SubscriberInput);
       },
     }),
-    route({
-      method: 'delete',
-      path: '/v2/subscribers/:subscriberId',
-      summary: 'Delete a subscriber with its preferences and topic subscriptions (404 when it does not exist)',
-      status: 200,
-      envelope: 'data',
-      async handle({ tidings, params }) {
-        await tidings.subscribers.delete(params['subscriberId']!);
-        return { acknowledged: true, status: 'deleted' };
-      },
-    }),
+    subscriberDeletion('/v2/subscribers/:subscriberId', 'Delete a subscriber with its preferences and topic subscriptions (404 when it does not exist)'),
     route({
       method: 'post',
       path: '/v1/subscribers/bulk',

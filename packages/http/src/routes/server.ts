@@ -15,6 +15,7 @@ import { feedItemToWire, integrationToWire, messageToWire } from '../wire.js';
 import { keyedTriggers } from '../keyed-triggers.js';
 import { route, type RouteDefinition } from './route.js';
 import { retryRoute } from './retry-route.js';
+import { subscriberDeletion } from './subscriber-deletion-route.js';
 
 /** The body of `PUT /v1/caps`. */
 const capsBodySchema = z.strictObject({ caps: capsSchema });
@@ -142,17 +143,7 @@ export function serverRoutes(): RouteDefinition[] {
         return tidings.subscribers.upsert({ ...(typeof body === 'object' && body !== null ? body : {}), subscriberId: params['subscriberId']! } as never);
       },
     }),
-    route({
-      method: 'delete',
-      path: '/v1/subscribers/:subscriberId',
-      summary: 'Delete a subscriber',
-      status: 200,
-      envelope: 'data',
-      async handle({ tidings, params }) {
-        await tidings.subscribers.delete(params['subscriberId']!);
-        return { acknowledged: true, status: 'deleted' };
-      },
-    }),
+    subscriberDeletion('/v1/subscribers/:subscriberId', 'Delete a subscriber'),
     route({
       method: 'put',
       path: '/v1/subscribers/:subscriberId/credentials',
