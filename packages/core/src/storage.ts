@@ -171,6 +171,19 @@ export interface TopicRepository {
   memberPage(env: string, topicKeys: readonly string[], page: { after: string | null; until?: string; limit: number }): Promise<string[]>;
   /** The membership of one subscriber, or null when the topic or the membership does not exist. */
   getSubscription(env: string, topicKey: string, subscriberId: string): Promise<StoredTopicSubscription | null>;
+  /**
+   * Removes the topic's record; false when there was none. Its memberships are not touched: the
+   * engine removes them first, a page at a time (`removeMembers`), so no call holds the write lock long.
+   */
+  delete(env: string, key: string): Promise<boolean>;
+  /** One page of the environment's topics in byte order of their keys: those after `after` (from the first when null), at most `limit`. */
+  list(env: string, page: { after: string | null; limit: number }): Promise<Topic[]>;
+}
+
+/** The memberships of topics: what a backend keeps itself (a topic's own record is core's, in the record store). */
+export interface TopicMemberRepository extends Pick<TopicRepository, 'addMembers' | 'removeMembers' | 'memberIds' | 'memberPage'> {
+  /** The internal id of the subscriber when it is a member of the topic; null when not. */
+  memberOf(env: string, topicKey: string, subscriberId: string): Promise<string | null>;
 }
 
 export interface TenantRepository {

@@ -218,24 +218,29 @@ describe('topics (upsert-topic, get-topic, update-topic, delete-topic, list-topi
     expect(await refusedFields(sdk.novu.topics.update({ data: { tier: 'gold' } }, 'news'))).toEqual(['data']);
   });
 
-  it('topics.list finds the topic with key (name narrows it); without a key it is a 422 naming key', async () => {
+  it('topics.list finds the topic with key (name narrows it); without a key it lists every topic in key order, a page at a time', async () => {
     await sdk.novu.topics.create({ key: 'news', name: 'Daily News' });
     const { result } = await sdk.novu.topics.list({ key: 'news' });
     expect(result).toMatchObject({ data: [{ key: 'news', name: 'Daily News' }], next: null, previous: null, totalCount: 1, totalCountCapped: false });
     expect((await sdk.novu.topics.list({ key: 'news', name: 'daily' })).result.data).toHaveLength(1);
     expect((await sdk.novu.topics.list({ key: 'news', name: 'weekly' })).result.data).toEqual([]);
     expect((await sdk.novu.topics.list({ key: 'other' })).result).toMatchObject({ data: [], totalCount: 0 });
-    const error = await rejection(sdk.novu.topics.list({}));
-    expect(error).toBeInstanceOf(ValidationErrorDto);
-    expect((error as ValidationErrorDto).errors['key']!.messages[0]).toMatch(/cannot list topics/);
+    await sdk.novu.topics.create({ key: 'alerts', name: 'Alerts' });
+    expect((await sdk.novu.topics.list({})).result).toMatchObject({ data: [{ key: 'alerts' }, { key: 'news' }], next: null, totalCount: 2 });
+    const first = (await sdk.novu.topics.list({ limit: 1 })).result;
+    expect(first.data.map((t) => t.key)).toEqual(['alerts']);
+    expect((await sdk.novu.topics.list({ limit: 1, after: first.next! })).result.data.map((t) => t.key)).toEqual(['news']);
+    expect((await sdk.novu.topics.list({ name: 'daily' })).result).toMatchObject({ data: [{ key: 'news' }], totalCount: 1 });
   });
 
-  it('topics.delete removes every subscription (a trigger to it reaches nobody); an unknown topic is a 404', async () => {
+  it('topics.delete removes the topic with every subscription (a trigger to it reaches nobody); an unknown topic is a 404', async () => {
     await sdk.novu.subscribers.createBulk({ subscribers: [{ subscriberId: 'a' }, { subscriberId: 'b' }] });
     await sdk.novu.topics.subscriptions.create({ subscriberIds: ['a', 'b'] }, 'news');
     const { result } = await sdk.novu.topics.delete('news');
     expect(result).toEqual({ acknowledged: true });
-    expect((await sdk.novu.topics.subscriptions.list({ topicKey: 'news' })).result).toMatchObject({ data: [], totalCount: 0 });
+    await notFound(sdk.novu.topics.get('news'));
+    expect((await sdk.novu.topics.list({})).result.data).toEqual([]);
+    expect(await sdk.server.tidings.topics.memberPage('news', { limit: 10 })).toEqual([]);
     await sdk.server.tidings.workflows.upsert({ name: 'Hi', triggers: [{ identifier: 'hi' }], steps: [{ template: { type: 'in_app', content: 'hi' } }] });
     await sdk.novu.trigger({ workflowId: 'hi', to: { type: 'Topic', topicKey: 'news' } });
     await sdk.server.tidings.runDue();
@@ -252,6 +257,7 @@ describe('topics (upsert-topic, get-topic, update-topic, delete-topic, list-topi
     expect((busy as any).response.data.message).toBe(`Topic with key busy in the environment ${sdk.server.tidings.environmentId} can't be deleted as it still has subscribers assigned`);
     await sdk.legacy.topics.create({ key: 'empty', name: 'Empty' });
     expect((await sdk.legacy.topics.delete('empty')).status).toBe(204);
+    await notFound(sdk.novu.topics.get('empty'));
     expect(((await rejection(sdk.legacy.topics.delete('missing'))) as any).response.status).toBe(404);
   });
 });

@@ -4,7 +4,6 @@ import type {
   Message,
   Notification,
   Subscriber,
-  Topic,
 } from '@tidings/core';
 import type { Digest, DigestEvent, HeldStatus, ProviderRef, StoredRecord } from '@tidings/core/internal';
 import { JobQueue } from './job-queue.js';
@@ -25,7 +24,6 @@ export class Tables {
   }
 
   readonly subscribers = new Map<string, Subscriber>();
-  readonly topics = new Map<string, Topic>();
   /** env|topicKey → subscriberId → internal subscriber id */
   readonly topicMembers = new Map<string, Map<string, string>>();
   readonly notifications = new Map<string, Notification>();

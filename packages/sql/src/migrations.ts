@@ -1,7 +1,7 @@
 import { sql, type ColumnDefinitionBuilder } from 'kysely';
 import type { Db, SqlDialect } from './dialect.js';
 import { moveToRecords } from './move-to-records.js';
-import { recordsMoves } from './records-moves.js';
+import { recordsMoves, topicsMove } from './records-moves.js';
 
 export interface Migration {
   readonly name: string;
@@ -430,6 +430,13 @@ export const MIGRATIONS: readonly Migration[] = [
       await db.schema.createIndex('tidings_records_i2').on('tidings_records').columns(['env', 'tbl', 'i2', 'sort', 'key']).execute();
       // The rows of the tables whose repositories moved onto it, copied, and those tables dropped.
       for (const move of recordsMoves(dialect)) await moveToRecords(db, dialect, move);
+    },
+  },
+  {
+    name: '0019_topics_records',
+    async up(db, dialect) {
+      // Topics' own records join the record store (core writes them); memberships stay a table.
+      await moveToRecords(db, dialect, topicsMove(dialect));
     },
   },
 ];

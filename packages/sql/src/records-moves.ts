@@ -73,3 +73,13 @@ export function recordsMoves(dialect: SqlDialect): RecordsMove[] {
     },
   ];
 }
+
+/** The topics' own records (migration 0019): keyed and ordered by key; their memberships stay a table of their own. */
+export const topicsMove = (dialect: SqlDialect): RecordsMove => ({
+  from: 'tidings_topics',
+  table: 'topics',
+  key: sql`key`,
+  sort: sql`key`,
+  doc: sql`doc`,
+  view: { env: sql`env`, key: sql`key`, id: dialect.name === 'postgres' ? sql`doc->>'_id'` : sql`json_extract(doc, '$._id')`, doc: sql`doc` },
+});

@@ -8,7 +8,6 @@ import type { Generated } from 'kysely';
 export interface Database {
   tidings_migrations: { name: string; applied_at: string };
   tidings_subscribers: { env: string; subscriber_id: string; id: string; doc: unknown };
-  tidings_topics: { env: string; key: string; id: string; doc: unknown };
   tidings_topic_members: { env: string; topic_key: string; subscriber_id: string; subscriber_internal_id: string };
   /** `created_at` since 0012 (filled from `doc` for rows before it): what retention deletes by. */
   tidings_notifications: { env: string; id: string; transaction_id: string; doc: unknown; created_at: string | null };
@@ -60,6 +59,8 @@ export interface Database {
   tidings_tenants: { env: string; identifier: string; doc: unknown };
   tidings_integrations: { env: string; id: string; identifier: string; channel: string; active: number; is_primary: number; created_at: string; doc: unknown };
   tidings_preferences: { env: string; subscriber_id: string; workflow_id: string; doc: unknown };
+  /** Since 0019. */
+  tidings_topics: { env: string; key: string; id: string; doc: unknown };
 }
 
 export type TableName = keyof Database;

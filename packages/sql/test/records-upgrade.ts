@@ -1,4 +1,4 @@
-import type { Subscriber, Suppression, Tenant, WebhookDelivery, WebhookEndpoint } from '@tidings/core';
+import type { Subscriber, Suppression, Tenant, Topic, WebhookDelivery, WebhookEndpoint } from '@tidings/core';
 import type { IdempotencyRecord } from '@tidings/core/internal';
 import type { PreferenceRow } from '@tidings/core/schemas';
 import { fixtures } from '@tidings/core/testing';
@@ -17,6 +17,7 @@ const mail = fixtures.integrationRecord('env-a', { _id: 'i1', identifier: 'mail'
 const chat = fixtures.integrationRecord('env-a', { _id: 'i2', identifier: 'chat', channel: 'chat', active: false });
 const globalRow: PreferenceRow = { subscriberId: 'ada', workflowId: null, enabled: true, channels: { email: false }, updatedAt: '2026-01-01T00:00:00.000Z' };
 const workflowRow: PreferenceRow = { subscriberId: 'ada', workflowId: 'w1', enabled: false, channels: {}, updatedAt: '2026-01-01T00:00:00.000Z' };
+const topic = (key: string, id: string): Topic => ({ _id: id, key, name: key.toUpperCase(), _environmentId: 'env-a', _organizationId: 'org', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' });
 const response = { status: 201, body: '{"ok":true}', headers: { 'content-type': 'application/json' } };
 
 /**
@@ -26,7 +27,9 @@ const response = { status: 201, body: '{"ok":true}', headers: { 'content-type': 
  */
 export async function upgradeKeepsRecords(storage: SqlStorage, dialect: SqlDialect): Promise<void> {
   const db = storage.db;
-  await migrate(db, dialect, MIGRATIONS.filter((m) => m.name !== '0016_records'));
+  // The migrations before the record store; the upgrade applies it and every one after it.
+  const at = MIGRATIONS.findIndex((m) => m.name === '0016_records');
+  await migrate(db, dialect, MIGRATIONS.slice(0, at));
   const insert = (table: string, columns: readonly string[], values: readonly unknown[]) =>
     sql`insert into ${tableName(dialect, table)} (${sql.join(columns.map((c) => sql.id(c)))}) values (${sql.join(values)})`.execute(db);
   await insert('tidings_tenants', ['env', 'identifier', 'doc'], ['env-a', 'acme', JSON.stringify(tenant)]);
@@ -52,7 +55,19 @@ export async function upgradeKeepsRecords(storage: SqlStorage, dialect: SqlDiale
     await insert('tidings_webhook_deliveries', ['env', 'id', 'endpoint_id', 'status', 'created_at', 'doc'], ['env-a', d._id, d.endpointId, d.status, d.createdAt, JSON.stringify(d)]);
   }
 
-  expect(await storage.migrate()).toEqual(['0016_records']);
+  await insert('tidings_topics', ['env', 'key', 'id', 'doc'], ['env-a', 'news', 'tp1', JSON.stringify(topic('news', 'tp1'))]);
+  await insert('tidings_topics', ['env', 'key', 'id', 'doc'], ['env-a', 'alerts', 'tp2', JSON.stringify(topic('alerts', 'tp2'))]);
+  await insert('tidings_topic_members', ['env', 'topic_key', 'subscriber_id', 'subscriber_internal_id'], ['env-a', 'news', 'ada', 'sub-ada']);
+
+  expect(await storage.migrate()).toEqual(MIGRATIONS.slice(at).map((m) => m.name));
+
+  // Topics (moved by 0019): read, listed in key order, subscriptions with their record's ids; a deleted one is gone.
+  expect(await storage.topics.get('env-a', 'news')).toEqual(topic('news', 'tp1'));
+  expect((await storage.topics.list('env-a', { after: null, limit: 10 })).map((t) => t.key)).toEqual(['alerts', 'news']);
+  expect(await storage.topics.getSubscription('env-a', 'news', 'ada')).toMatchObject({ _topicId: 'tp1', _subscriberId: 'sub-ada', topicKey: 'news' });
+  expect(await db.selectFrom('tidings_topics').select(['key', 'id']).orderBy('key').execute()).toEqual([{ key: 'alerts', id: 'tp2' }, { key: 'news', id: 'tp1' }]);
+  expect(await storage.topics.delete('env-a', 'alerts')).toBe(true);
+  expect(await storage.topics.get('env-a', 'alerts')).toBeNull();
 
   expect(await storage.tenants.get('env-a', 'acme')).toEqual(tenant);
   expect((await storage.tenants.get('env-b', 'acme'))?.name).toBe('Other');

@@ -1,5 +1,5 @@
 import type { RecordStore } from './record-store.js';
-import type { RetentionRepository, StorageRepositories } from '../storage.js';
+import type { RetentionRepository, StorageRepositories, TopicMemberRepository } from '../storage.js';
 import { frequencyRepository } from './frequency.js';
 import { idempotencyRepository } from './idempotency.js';
 import { integrationRepository } from './integrations.js';
@@ -7,6 +7,7 @@ import { deletingPreferences, preferenceRepository } from './preferences.js';
 import { settingsRepository } from './settings.js';
 import { suppressionRepository } from './suppressions.js';
 import { tenantRepository } from './tenants.js';
+import { topicRepository } from './topics.js';
 import { webhookRepository, webhookRetention } from './webhooks.js';
 import { workflowRepository } from './workflows.js';
 
@@ -17,8 +18,9 @@ export type RecordRepositories = Pick<StorageRepositories, 'workflows' | 'tenant
 type RecordRetention = Pick<RetentionRepository, 'deleteDeliveriesBefore'>;
 
 /** What a backend implements itself besides the record store: everything else. */
-export type KernelRepositories = Omit<StorageRepositories, keyof RecordRepositories | 'records' | 'retention'> & {
+export type KernelRepositories = Omit<StorageRepositories, keyof RecordRepositories | 'records' | 'retention' | 'topics'> & {
   readonly retention: Omit<RetentionRepository, keyof RecordRetention>;
+  readonly topics: TopicMemberRepository;
 };
 
 /** The repositories over `records`. */
@@ -47,6 +49,7 @@ export function storageRepositories(kernel: KernelRepositories, records: RecordS
     records,
     ...recordRepositories(records),
     subscribers: deletingPreferences(kernel.subscribers, records),
+    topics: topicRepository(records, kernel.topics),
     retention: { ...kernel.retention, ...webhookRetention(records) },
   };
 }

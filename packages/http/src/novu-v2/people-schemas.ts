@@ -64,12 +64,10 @@ export const searchSubscribersQuery = z.strictObject({
 });
 export type SearchSubscribersQuery = z.output<typeof searchSubscribersQuery>;
 
-const noTopicList = "Tidings' storage cannot list topics; give the key of the topic";
-
-/** `GET /v2/topics` (ListTopicsQueryDto): served for one topic, by its key. */
+/** `GET /v2/topics` (ListTopicsQueryDto): every topic in key order, or the one with `key`; `name` a part of the name. */
 export const listTopicsQuery = z.strictObject({
   ...cursorQuery,
-  key: z.string({ error: `is required: ${noTopicList}` }),
+  key: z.string().optional(),
   name: z.string().optional(),
 });
 export type ListTopicsQuery = z.output<typeof listTopicsQuery>;

@@ -65,35 +65,46 @@ function singlePage<T>(item: T | null, query: { after?: string | undefined; incl
   return { data: shown ? [item] : [], next: null, previous: null, totalCount: item === null ? 0 : 1, totalCountCapped: false };
 }
 
-/** Removes every member of the topic, a page at a time. */
-async function removeAllMembers(tidings: RouteTidings, key: string): Promise<void> {
-  for (;;) {
-    const page = await tidings.topics.memberPage(key, { after: null, limit: 500 });
-    if (page.length === 0) return;
-    await tidings.topics.removeSubscribers(key, page);
-  }
+/** The environment's topic keys in order, the topics read with them kept for `load`. */
+function topicSource(tidings: RouteTidings) {
+  const read = new Map<string, Topic>();
+  const ids: IdPager = async (after, limit) => {
+    const page = await tidings.topics.list({ after, limit });
+    for (const topic of page) read.set(topic.key, topic);
+    return page.map((t) => t.key);
+  };
+  const load = async (keys: string[]) => (await Promise.all(keys.map(async (key) => read.get(key) ?? (await tidings.topics.get(key))))).filter((t): t is Topic => t !== null);
+  return { ids, load };
 }
 
 /**
  * `@novu/api` 3.x's `topics` namespace (`/v2/topics`: list, create, get, update, delete, and
  * `topics.subscriptions`) and `@novu/node`'s `topics.delete` (`DELETE /v1/topics/:topicKey`), on
- * `tidings.topics`. The storage can neither list topics nor delete one: a list needs the topic's key,
- * and a deleted topic loses every subscription while its record (key and name) stays.
+ * `tidings.topics`.
  */
 export function topicV2Routes(): RouteDefinition[] {
   return [
     route({
       method: 'get',
       path: '/v2/topics',
-      summary: 'List topics: the topic with `key` (the storage cannot list topics), `name` a part of its name in any case',
+      summary: 'List topics in key order (`key`: that topic alone), `name` a part of the name in any case',
       status: 200,
       envelope: 'raw',
       query: listTopicsQuery,
       async handle({ tidings, query }) {
         const q = query as unknown as ListTopicsQuery;
-        const topic = await tidings.topics.get(q.key);
-        const named = topic && (q.name === undefined || topic.name.toLowerCase().includes(q.name.toLowerCase())) ? topicToWire(topic) : null;
-        return singlePage(named, q, (t) => t.key);
+        const named = (topic: Topic) => q.name === undefined || topic.name.toLowerCase().includes(q.name.toLowerCase());
+        if (q.key !== undefined) {
+          const topic = await tidings.topics.get(q.key);
+          return singlePage(topic && named(topic) ? topicToWire(topic) : null, q, (t) => t.key);
+        }
+        const source = topicSource(tidings);
+        const filter = q.name === undefined ? undefined : named;
+        const [page, count] = await Promise.all([
+          scanPage({ ...source, idOf: (t: Topic) => t.key, matches: filter ?? (() => true), after: q.after === undefined ? null : cursor.decode(q.after, 'after'), includeCursor: q.includeCursor ?? false, limit: q.limit }),
+          countMatches({ ...topicSource(tidings), ...(filter && { matches: filter }) }),
+        ]);
+        return { data: page.items.map(topicToWire), next: page.next, previous: null, ...count };
       },
     }),
     route({
@@ -131,19 +142,18 @@ export function topicV2Routes(): RouteDefinition[] {
     route({
       method: 'delete',
       path: '/v2/topics/:topicKey',
-      summary: 'Delete a topic: every subscription to it is removed (its record, key and name, stays: the storage cannot delete topics)',
+      summary: 'Delete a topic with every subscription to it (404 when it does not exist)',
       status: 200,
       envelope: 'data',
       async handle({ tidings, params }) {
-        const topic = await requireTopic(tidings, params['topicKey']!);
-        await removeAllMembers(tidings, topic.key);
+        await tidings.topics.delete(params['topicKey']!);
         return { acknowledged: true };
       },
     }),
     route({
       method: 'delete',
       path: '/v1/topics/:topicKey',
-      summary: 'Delete a topic that has no subscribers (409 while it has; its record stays: the storage cannot delete topics)',
+      summary: 'Delete a topic that has no subscribers (409 while it has)',
       status: 204,
       envelope: 'raw',
       async handle({ tidings, params }) {
@@ -151,6 +161,7 @@ export function topicV2Routes(): RouteDefinition[] {
         if ((await memberIds(tidings, topic.key)(null, 1)).length > 0) {
           throw new HttpError(409, `Topic with key ${topic.key} in the environment ${tidings.environmentId} can't be deleted as it still has subscribers assigned`);
         }
+        await tidings.topics.delete(topic.key);
       },
     }),
     route({

@@ -1,9 +1,9 @@
-import type { StorageRepositories } from '@tidings/core/internal';
+import type { KernelRepositories } from '@tidings/core/internal';
 import { k, type Tables } from '../tables.js';
 
-type People = Pick<StorageRepositories, 'subscribers' | 'topics'>;
+type People = Pick<KernelRepositories, 'subscribers' | 'topics'>;
 
-/** Subscribers and their topic memberships (their preferences are core's, in the record store). */
+/** Subscribers and topic memberships (preferences and topics' own records are core's, in the record store). */
 export function peopleRepositories(t: Tables): People {
   return {
     subscribers: {
@@ -37,16 +37,6 @@ export function peopleRepositories(t: Tables): People {
       },
     },
     topics: {
-      async upsert(env, topic) {
-        const existing = t.topics.get(k(env, topic.key));
-        const stored = existing ? { ...existing, name: topic.name, updatedAt: topic.updatedAt } : topic;
-        t.put(t.topics, k(env, topic.key), t.copy(stored));
-        return t.copy(stored);
-      },
-      async get(env, key) {
-        const found = t.topics.get(k(env, key));
-        return found ? t.copy(found) : null;
-      },
       async addMembers(env, topic, subscribers) {
         const members = t.inner(t.topicMembers, k(env, topic.key));
         for (const s of subscribers) if (!members.has(s.subscriberId)) t.put(members, s.subscriberId, s._id);
@@ -70,18 +60,8 @@ export function peopleRepositories(t: Tables): People {
         }
         return [...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).slice(0, Math.max(0, limit));
       },
-      async getSubscription(env, topicKey, subscriberId) {
-        const topic = t.topics.get(k(env, topicKey));
-        const internalId = t.topicMembers.get(k(env, topicKey))?.get(subscriberId);
-        if (!topic || internalId === undefined) return null;
-        return {
-          _organizationId: topic._organizationId,
-          _environmentId: env,
-          _subscriberId: internalId,
-          _topicId: topic._id,
-          topicKey,
-          externalSubscriberId: subscriberId,
-        };
+      async memberOf(env, topicKey, subscriberId) {
+        return t.topicMembers.get(k(env, topicKey))?.get(subscriberId) ?? null;
       },
     },
   };

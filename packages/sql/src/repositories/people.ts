@@ -1,6 +1,6 @@
-import { type Subscriber, type Topic } from '@tidings/core';
-import { type StorageRepositories } from '@tidings/core/internal';
-import { chunk, decodeJson, encodeJson } from '../codec.js';
+import { type Subscriber } from '@tidings/core';
+import { type KernelRepositories } from '@tidings/core/internal';
+import { chunk, encodeJson } from '../codec.js';
 import { docsByKeys } from '../docs-by-keys.js';
 import { rowInserter } from '../row-inserter.js';
 import type { RepoContext } from './context.js';
@@ -11,7 +11,7 @@ const upsertSubscribers = rowInserter('tidings_subscribers', ['env', 'subscriber
 
 const subscriberDocs = docsByKeys('tidings_subscribers', 'subscriber_id');
 
-type People = Pick<StorageRepositories, 'subscribers' | 'topics'>;
+type People = Pick<KernelRepositories, 'subscribers' | 'topics'>;
 
 export function peopleRepositories({ db, dialect, atomic }: RepoContext): People {
   const max = dialect.maxParams;
@@ -46,23 +46,6 @@ export function peopleRepositories({ db, dialect, atomic }: RepoContext): People
         }),
     },
     topics: {
-      upsert: (env, topic) =>
-        atomic(async (tx) => {
-          const row = await tx.selectFrom('tidings_topics').select('doc').where('env', '=', env).where('key', '=', topic.key).executeTakeFirst();
-          const existing = row ? decodeJson<Topic>(row.doc) : null;
-          const stored = existing ? { ...existing, name: topic.name, updatedAt: topic.updatedAt } : topic;
-          const doc = encodeJson(stored);
-          await tx
-            .insertInto('tidings_topics')
-            .values({ env, key: stored.key, id: stored._id, doc })
-            .onConflict((oc) => oc.columns(['env', 'key']).doUpdateSet({ doc }))
-            .execute();
-          return stored;
-        }),
-      async get(env, key) {
-        const row = await db.selectFrom('tidings_topics').select('doc').where('env', '=', env).where('key', '=', key).executeTakeFirst();
-        return row ? decodeJson<Topic>(row.doc) : null;
-      },
       async addMembers(env, topic, subscribers) {
         const rows = subscribers.map((s) => ({ env, topic_key: topic.key, subscriber_id: s.subscriberId, subscriber_internal_id: s._id }));
         for (const part of chunk(rows, 4, max)) {
@@ -90,25 +73,9 @@ export function peopleRepositories({ db, dialect, atomic }: RepoContext): People
         const rows = await query.orderBy('subscriber_id').limit(limit).execute();
         return rows.map((r) => r.subscriber_id);
       },
-      async getSubscription(env, topicKey, subscriberId) {
-        const row = await db
-          .selectFrom('tidings_topic_members as m')
-          .innerJoin('tidings_topics as t', (join) => join.onRef('t.env', '=', 'm.env').onRef('t.key', '=', 'm.topic_key'))
-          .select(['m.subscriber_internal_id', 't.doc'])
-          .where('m.env', '=', env)
-          .where('m.topic_key', '=', topicKey)
-          .where('m.subscriber_id', '=', subscriberId)
-          .executeTakeFirst();
-        if (!row) return null;
-        const topic = decodeJson<Topic>(row.doc);
-        return {
-          _organizationId: topic._organizationId,
-          _environmentId: env,
-          _subscriberId: row.subscriber_internal_id,
-          _topicId: topic._id,
-          topicKey,
-          externalSubscriberId: subscriberId,
-        };
+      async memberOf(env, topicKey, subscriberId) {
+        const row = await db.selectFrom('tidings_topic_members').select('subscriber_internal_id').where('env', '=', env).where('topic_key', '=', topicKey).where('subscriber_id', '=', subscriberId).executeTakeFirst();
+        return row?.subscriber_internal_id ?? null;
       },
     },
   };

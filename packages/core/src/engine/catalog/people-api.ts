@@ -120,6 +120,9 @@ async function ensureTopic(ctx: EngineContext, tx: StorageRepositories, key: str
   });
 }
 
+/** Subscriptions removed per transaction when a topic is deleted. */
+const TOPIC_DELETE_PAGE = 500;
+
 export function topicsApi(ctx: EngineContext) {
   const { storage, env } = ctx;
   return {
@@ -128,6 +131,25 @@ export function topicsApi(ctx: EngineContext) {
       return storage.transaction((tx) => ensureTopic(ctx, tx, parsed.key, parsed.name));
     },
     get: (key: string) => storage.topics.get(env, key),
+    /** One page of the environment's topics in byte order of their keys: those after `after` (from the first when absent or null), at most `limit`. */
+    async list(query: { after?: string | null; limit: number }): Promise<Topic[]> {
+      const { after, limit } = parseInput(idPageQuerySchema, query, 'topic page');
+      return storage.topics.list(env, { after, limit });
+    },
+    /**
+     * Deletes the topic: its subscriptions a page at a time (each page a short transaction of its
+     * own), then its record. not_found when there is none.
+     */
+    async delete(key: string): Promise<void> {
+      const topicKey = parseInput(storedKeySchema, key, 'topic key');
+      if (!(await storage.topics.get(env, topicKey))) throw notFound('Topic', topicKey);
+      for (;;) {
+        const page = await storage.topics.memberPage(env, [topicKey], { after: null, limit: TOPIC_DELETE_PAGE });
+        if (page.length === 0) break;
+        await storage.topics.removeMembers(env, topicKey, page);
+      }
+      await storage.topics.delete(env, topicKey);
+    },
     /**
      * Adds existing subscribers to the topic (created when missing). Unknown subscriberIds are
      * reported in `notFound` and not added.

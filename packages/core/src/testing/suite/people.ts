@@ -176,6 +176,24 @@ export function peopleSuite({ get }: SuiteContext): void {
       expect(second._id).toBe(first._id);
       expect(await s.topics.get('env-a', 'news')).toMatchObject({ _id: first._id, name: 'Headlines' });
     });
+
+    it('topics.list and topics.delete — pages in byte order of keys, one environment; a deleted topic is gone, its members are not touched', async () => {
+      const s = get();
+      for (const key of ['b', 'a', 'B', 'c']) await s.topics.upsert('env-a', topicRecord('env-a', key));
+      await s.topics.upsert('env-b', topicRecord('env-b', 'other'));
+      expect((await s.topics.list('env-a', { after: null, limit: 10 })).map((t) => t.key)).toEqual(['B', 'a', 'b', 'c']);
+      expect((await s.topics.list('env-a', { after: 'a', limit: 2 })).map((t) => t.key)).toEqual(['b', 'c']);
+      expect(await s.topics.list('env-a', { after: 'c', limit: 2 })).toEqual([]);
+      const [u] = await upsertSubscribers(s, 'env-a', [{ _id: 'i-a', patch: { subscriberId: 'a' } }], T0, ORG);
+      await s.topics.addMembers('env-a', (await s.topics.get('env-a', 'a'))!, [u!]);
+      expect(await s.topics.delete('env-a', 'a')).toBe(true);
+      expect(await s.topics.delete('env-a', 'a')).toBe(false);
+      expect(await s.topics.get('env-a', 'a')).toBeNull();
+      expect(await s.topics.getSubscription('env-a', 'a', 'a')).toBeNull();
+      expect(await s.topics.memberPage('env-a', ['a'], { after: null, limit: 10 })).toEqual(['a']);
+      expect((await s.topics.list('env-a', { after: null, limit: 10 })).map((t) => t.key)).toEqual(['B', 'b', 'c']);
+      expect(await s.topics.delete('env-b', 'b')).toBe(false);
+    });
   });
 
   describe('preferences', () => {
