@@ -15,8 +15,8 @@ import type {
   WalkState,
 } from './schemas/index.js';
 import type { MessageFilter } from './schemas/message-filter.js';
-import type { DecisionRecord } from './walk/trace.js';
-import type { ProviderStatusEvent } from './delivery/provider.js';
+import type { DecisionRecord } from './schemas/decision-record.js';
+import type { ProviderStatusEvent } from './schemas/provider-status.js';
 import type { Suppression } from './schemas/suppression.js';
 import type { WebhookDelivery, WebhookEndpoint } from './schemas/webhook.js';
 import type { RecordStore } from './records/record-store.js';
@@ -25,7 +25,7 @@ export type { RecordInput, RecordMatch, RecordQuery, RecordRange, RecordStore, R
 
 export type { MessageFilter } from './schemas/message-filter.js';
 
-export type { DecisionRecord, TraceEntry } from './walk/trace.js';
+export type { DecisionRecord, TraceEntry } from './schemas/decision-record.js';
 
 /**
  * The Storage port. Every method is scoped to one environment (`env`), never sees another's records,

@@ -1,4 +1,5 @@
-import type { Filter, FilterOn, FilterOperator, FilterPart } from '../schemas/index.js';
+import type { Filter, FilterOn, FilterPart } from '../schemas/index.js';
+import type { PartTrace } from '../schemas/decision-record.js';
 import { renderTemplate } from '../templates/render.js';
 import { readPath } from '../util/path.js';
 import { applyOperator, comparisonFor, escapeLike, passesWhenMissing } from './operators.js';
@@ -6,15 +7,7 @@ import { applyOperator, comparisonFor, escapeLike, passesWhenMissing } from './o
 /** What filters read: `on` names the root, `field` a dot path inside it. */
 export type FilterContext = Partial<Record<FilterOn, unknown>>;
 
-export interface PartTrace {
-  readonly on: FilterOn;
-  readonly field: string;
-  readonly operator: FilterOperator;
-  /** The filter's value after `{{ }}` rendering (for LIKE, with rendered data escaped unless `rawPattern`). */
-  readonly expected: string;
-  readonly actual: unknown;
-  readonly passed: boolean;
-}
+export type { PartTrace } from '../schemas/decision-record.js';
 
 export interface GroupTrace {
   readonly value: 'AND' | 'OR';
