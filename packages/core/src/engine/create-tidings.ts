@@ -218,7 +218,7 @@ export function createTidings(options: TidingsOptions): Tidings {
   return {
     environmentId,
     organizationId,
-    storage: engineStorage,
+    storage,
     clock,
     workflows: workflowsApi(ctx),
     subscribers: subscribersApi(ctx),

@@ -35,7 +35,7 @@ export interface Tidings {
   /** The environment every record of this engine belongs to. */
   readonly environmentId: string;
   readonly organizationId: string;
-  /** The storage the engine writes through (the one given, behind the engine's own wrappers). */
+  /** The storage the engine reads and writes through: the one given, with the code workflows' catalog in front of it (its `live` relay and an SQL storage's `db` as given). */
   readonly storage: Storage;
   readonly clock: Clock;
 
