@@ -2,7 +2,6 @@ import type { Storage } from '@tidings/core';
 import type { StorageRepositories } from '@tidings/core/internal';
 import { storageRepositories, wrapRepositories } from '@tidings/core/internal';
 import { deliveryRepositories } from './repositories/delivery.js';
-import { digestRepositories } from './repositories/digests.js';
 import { deliveryStatusRepositories } from './repositories/delivery-status.js';
 import { peopleRepositories } from './repositories/people.js';
 import { recordStore } from './repositories/records.js';
@@ -26,15 +25,15 @@ export interface MemoryStorageOptions {
  */
 export function memoryStorage(options: MemoryStorageOptions = {}): Storage {
   const tables = new Tables({ copyRecords: options.copyRecords ?? true });
+  const records = recordStore(tables);
   const raw: StorageRepositories = storageRepositories(
     {
       ...peopleRepositories(tables),
       ...deliveryRepositories(tables),
-      ...digestRepositories(tables),
       ...deliveryStatusRepositories(tables),
-      ...retentionRepositories(tables),
+      ...retentionRepositories(tables, records),
     },
-    recordStore(tables),
+    records,
   );
 
   let tail: Promise<unknown> = Promise.resolve();

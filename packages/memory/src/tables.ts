@@ -5,7 +5,7 @@ import type {
   Notification,
   Subscriber,
 } from '@tidings/core';
-import type { Digest, DigestEvent, HeldStatus, ProviderRef, StoredRecord } from '@tidings/core/internal';
+import type { HeldStatus, ProviderRef, StoredRecord } from '@tidings/core/internal';
 import { JobQueue } from './job-queue.js';
 
 /** Composite map key of an environment and an id. */
@@ -39,16 +39,6 @@ export class Tables {
   readonly inboxes = new Map<string, Map<string, Message>>();
   /** env|transactionId → records in append order */
   readonly traces = new Map<string, DecisionRecord[]>();
-  /** env|digest id → the digest without its events */
-  readonly digests = new Map<string, Omit<Digest, 'events'>>();
-  /** env|digest id → its events in join order (appended in place) */
-  readonly digestEvents = new Map<string, DigestEvent[]>();
-  /** env|digest key → id of its open digest */
-  readonly openDigests = new Map<string, string>();
-  /** env|digest key|transactionId → id of the digest the event joined */
-  readonly digestMembers = new Map<string, string>();
-  /** env|digest key → its latest event, and the one before (for backoff) */
-  readonly digestLastEvents = new Map<string, { at: string; transactionId: string; previous: string | null }>();
   /** env|provider id|provider message id → the message it points to */
   readonly providerRefs = new Map<string, ProviderRef>();
   /** env|provider id|event id → a status event held for a message not stored yet, in arrival order */

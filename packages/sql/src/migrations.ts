@@ -1,7 +1,7 @@
 import { sql, type ColumnDefinitionBuilder } from 'kysely';
 import type { Db, SqlDialect } from './dialect.js';
 import { moveToRecords } from './move-to-records.js';
-import { recordsMoves, topicsMove } from './records-moves.js';
+import { digestMoves, recordsMoves, topicsMove } from './records-moves.js';
 
 export interface Migration {
   readonly name: string;
@@ -430,6 +430,15 @@ export const MIGRATIONS: readonly Migration[] = [
       await db.schema.createIndex('tidings_records_i2').on('tidings_records').columns(['env', 'tbl', 'i2', 'sort', 'key']).execute();
       // The rows of the tables whose repositories moved onto it, copied, and those tables dropped.
       for (const move of recordsMoves(dialect)) await moveToRecords(db, dialect, move);
+    },
+  },
+  {
+    name: '0017_digests_records',
+    async up(db, dialect) {
+      // Digests move into the record store (core's `records/digests.ts`): heads and events in one
+      // table, so a join writes both in one statement; the backoff keys in a table of their own. Only
+      // the heads are left behind, as a read-only view `tidings_digests` with the columns it had.
+      for (const move of digestMoves(dialect)) await moveToRecords(db, dialect, move);
     },
   },
   {

@@ -17,6 +17,8 @@ export interface RecordsMove {
    * columns), for apps that read Tidings' tables themselves.
    */
   readonly view?: Readonly<Record<string, RawBuilder<unknown>>>;
+  /** Which records of the table the view shows (a condition on their columns); all of them when absent. */
+  readonly viewWhere?: RawBuilder<unknown>;
 }
 
 /** The table's name as raw SQL must write it: qualified by the storage's schema (Postgres). */
@@ -35,6 +37,6 @@ export async function moveToRecords(db: Db, dialect: SqlDialect, move: RecordsMo
   const columns = Object.entries(move.view).map(([name, expression]) => sql`${expression} as ${sql.id(name)}`);
   await sql`
     create view ${tableName(dialect, move.from)} as
-    select ${sql.join(columns)} from ${tableName(dialect, 'tidings_records')} where tbl = ${sql.lit(move.table)}
+    select ${sql.join(columns)} from ${tableName(dialect, 'tidings_records')} where tbl = ${sql.lit(move.table)}${move.viewWhere ? sql` and ${move.viewWhere}` : sql``}
   `.execute(db);
 }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { SqlDialect } from './dialect.js';
-import type { RecordsMove } from './move-to-records.js';
+import { tableName, type RecordsMove } from './move-to-records.js';
 
 /**
  * The tables migration 0016 moves into the record store, each row becoming the record core's
@@ -83,3 +83,64 @@ export const topicsMove = (dialect: SqlDialect): RecordsMove => ({
   doc: sql`doc`,
   view: { env: sql`env`, key: sql`key`, id: dialect.name === 'postgres' ? sql`doc->>'_id'` : sql`json_extract(doc, '$._id')`, doc: sql`doc` },
 });
+
+/**
+ * The digest tables migration 0017 moves into the record store, as core's digest repository
+ * (`@tidings/core`'s `records/digests.ts`) writes them, in this order: heads (while their events are
+ * still there to number them), events, backoff keys. A head is keyed by its digest key while open and
+ * by its id once closed, sorted by status and due time; its document takes the status, due time and
+ * event count of its columns, and the highest sequence number of its events (the next one joins after
+ * it). An event keeps its sequence number as its sort value, fixed-width, and the lowest of its
+ * digest is marked first.
+ */
+export function digestMoves(dialect: SqlDialect): RecordsMove[] {
+  const pg = dialect.name === 'postgres';
+  const sep = pg ? sql`chr(1)` : sql`char(1)`;
+  const events = tableName(dialect, 'tidings_digest_events');
+  const lastSeq = sql`coalesce((select max(e.seq) from ${events} e where e.env = tidings_digests.env and e.digest_id = tidings_digests.id), 0)`;
+  const field = (name: string) => (pg ? sql`doc->>${sql.lit(name)}` : sql`json_extract(doc, ${sql.lit(`$.${name}`)})`);
+  return [
+    {
+      from: 'tidings_digests',
+      table: 'digests',
+      key: sql`case when status = 'open' then 'open' || ${sep} || key else 'closed' || ${sep} || id end`,
+      i1: sql`id`,
+      i3: sql`subscriber_id`,
+      sort: sql`status || ${sep} || due_at`,
+      doc: pg
+        ? sql`doc || jsonb_build_object('status', status, 'dueAt', due_at, 'eventCount', event_count, 'seq', ${lastSeq})`
+        : sql`json_set(doc, '$.status', status, '$.dueAt', due_at, '$.eventCount', event_count, '$.seq', ${lastSeq})`,
+      view: {
+        env: sql`env`,
+        id: sql`i1`,
+        key: field('key'),
+        status: field('status'),
+        subscriber_id: sql`i3`,
+        due_at: field('dueAt'),
+        doc: sql`doc`,
+        event_count: pg ? sql`(doc->>'eventCount')::integer` : sql`json_extract(doc, '$.eventCount')`,
+      },
+      // The table holds the events too (with their trigger in `i2`): the view shows the heads.
+      viewWhere: sql`i2 is null`,
+    },
+    {
+      from: 'tidings_digest_events',
+      table: 'digests',
+      key: sql`'event' || ${sep} || key || ${sep} || transaction_id`,
+      i1: sql`digest_id`,
+      i2: sql`transaction_id`,
+      i3: sql`case when seq = (select min(f.seq) from ${events} f where f.env = tidings_digest_events.env and f.digest_id = tidings_digest_events.digest_id) then 'first' end`,
+      sort: pg ? sql`lpad(seq::text, 12, '0')` : sql`substr('000000000000' || seq, -12)`,
+      doc: sql`doc`,
+    },
+    {
+      from: 'tidings_digest_keys',
+      table: 'digest-keys',
+      key: sql`key`,
+      // Rows from before events were keyed (no transaction id) match no event.
+      doc: pg
+        ? sql`jsonb_build_object('at', last_at, 'transactionId', coalesce(last_transaction_id, ''), 'previous', previous_at)`
+        : sql`json_object('at', last_at, 'transactionId', coalesce(last_transaction_id, ''), 'previous', previous_at)`,
+    },
+  ];
+}

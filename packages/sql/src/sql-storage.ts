@@ -5,7 +5,6 @@ import type { Db, SqlDialect } from './dialect.js';
 import { migrate } from './migrations.js';
 import type { RepoContext } from './repositories/context.js';
 import { deliveryRepositories } from './repositories/delivery.js';
-import { digestRepositories } from './repositories/digests.js';
 import { deliveryStatusRepositories } from './repositories/delivery-status.js';
 import { peopleRepositories } from './repositories/people.js';
 import { recordStore } from './repositories/records.js';
@@ -16,7 +15,6 @@ function repositories(context: RepoContext): StorageRepositories {
     {
       ...peopleRepositories(context),
       ...deliveryRepositories(context),
-      ...digestRepositories(context),
       ...deliveryStatusRepositories(context),
       ...retentionRepositories(context),
     },

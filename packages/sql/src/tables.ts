@@ -43,22 +43,21 @@ export interface Database {
     tags: string;
     severity: string;
   };
-  /** A digest's head; `doc` holds no events since 0006 (rows before it are moved by that migration). */
-  tidings_digests: { env: string; id: string; key: string; status: string; subscriber_id: string; due_at: string; doc: unknown; event_count: number };
-  /** One row per event of a digest: a join inserts one row, whatever the digest holds. */
-  tidings_digest_events: { seq: Generated<number>; env: string; key: string; transaction_id: string; digest_id: string; doc: unknown };
-  tidings_digest_keys: { env: string; key: string; last_at: string; last_transaction_id: string | null; previous_at: string | null };
   tidings_provider_refs: { env: string; provider_id: string; provider_message_id: string; message_id: string; subscriber_internal_id: string };
   tidings_held_status: { seq: Generated<number>; env: string; provider_id: string; event_id: string; provider_message_id: string; received_at: string; doc: unknown; integration_id: string | null };
   tidings_traces: { seq: Generated<number>; env: string; transaction_id: string; subscriber_id: string; at: string; doc: unknown };
   /** The record store: JSON documents by (env, table, key), with the index and sort values finds use. */
   tidings_records: { env: string; tbl: string; key: string; i1: string | null; i2: string | null; i3: string | null; sort: string; doc: unknown };
-  // Read-only views of records in `tidings_records` since 0016, with the columns of the tables they
+  // Read-only views of records in `tidings_records` since 0016 (0017 for digests), with the columns of the tables they
   // replaced, for apps that read Tidings' tables themselves.
   tidings_workflows: { env: string; id: string; identifier: string; slug: string; created_at: string; doc: unknown };
   tidings_tenants: { env: string; identifier: string; doc: unknown };
   tidings_integrations: { env: string; id: string; identifier: string; channel: string; active: number; is_primary: number; created_at: string; doc: unknown };
   tidings_preferences: { env: string; subscriber_id: string; workflow_id: string; doc: unknown };
+  /** Since 0017: the digests' heads (their events and the backoff keys have no view). */
+  tidings_digests: { env: string; id: string; key: string; status: string; subscriber_id: string; due_at: string; doc: unknown; event_count: number };
+  /** Dropped by 0017 (its rows are records now); typed still for migration 0006, which fills it. */
+  tidings_digest_events: { seq: Generated<number>; env: string; key: string; transaction_id: string; digest_id: string; doc: unknown };
   /** Since 0019. */
   tidings_topics: { env: string; key: string; id: string; doc: unknown };
 }

@@ -1,5 +1,6 @@
 import type { RecordStore } from './record-store.js';
 import type { RetentionRepository, StorageRepositories, TopicMemberRepository } from '../storage.js';
+import { digestRepository } from './digests.js';
 import { frequencyRepository } from './frequency.js';
 import { idempotencyRepository } from './idempotency.js';
 import { integrationRepository } from './integrations.js';
@@ -12,7 +13,7 @@ import { webhookRepository, webhookRetention } from './webhooks.js';
 import { workflowRepository } from './workflows.js';
 
 /** The repositories core keeps in the record store: a backend implements none of them. */
-export type RecordRepositories = Pick<StorageRepositories, 'workflows' | 'tenants' | 'integrations' | 'preferences' | 'settings' | 'idempotency' | 'suppressions' | 'webhooks' | 'frequency'>;
+export type RecordRepositories = Pick<StorageRepositories, 'workflows' | 'tenants' | 'integrations' | 'preferences' | 'settings' | 'idempotency' | 'suppressions' | 'webhooks' | 'frequency' | 'digests'>;
 
 /** What core's repositories over the record store add to the sweeper's (the outbox's deliveries). A subscriber's deletion takes its preferences too. */
 type RecordRetention = Pick<RetentionRepository, 'deleteDeliveriesBefore'>;
@@ -35,6 +36,7 @@ export function recordRepositories(records: RecordStore): RecordRepositories {
     suppressions: suppressionRepository(records),
     webhooks: webhookRepository(records),
     frequency: frequencyRepository(records),
+    digests: digestRepository(records),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Message, Notification } from '@tidings/core';
-import type { KernelRepositories } from '@tidings/core/internal';
+import type { KernelRepositories, RecordStore } from '@tidings/core/internal';
+import { deleteOwnedDigests, openDigestTransactions } from '@tidings/core/internal';
 import { k, type Tables } from '../tables.js';
 
 const byOrder = <T>(key: (item: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
@@ -13,7 +14,7 @@ export function dropProviderRefs(t: Tables, env: string, messageIds: ReadonlySet
 }
 
 /** The sweeper's deletes over the Maps: each a scan, as the memory backend is for tests and small apps. */
-export function retentionRepositories(t: Tables): Pick<KernelRepositories, 'retention'> {
+export function retentionRepositories(t: Tables, records: RecordStore): Pick<KernelRepositories, 'retention'> {
   const messagesOf = (env: string) => [...t.messages.values()].filter((m) => m._environmentId === env);
   function deleteMessages(env: string, doomed: readonly Message[]): Message[] {
     for (const m of doomed) {
@@ -25,24 +26,11 @@ export function retentionRepositories(t: Tables): Pick<KernelRepositories, 'rete
     return doomed.map(t.copy);
   }
 
-  /** Triggers whose walk is not over: a job left, or an event in an open digest. */
-  function busyTransactions(env: string): Set<string> {
-    const busy = new Set<string>();
+  /** Triggers whose walk is not over: a job left, or an event in an open digest (core's digests, in the record store). */
+  async function busyTransactions(env: string): Promise<Set<string>> {
+    const busy = await openDigestTransactions(records, env);
     for (const job of t.jobs.values()) if (job.environmentId === env) busy.add(job.transactionId);
-    for (const id of t.openDigests.values()) for (const event of t.digestEvents.get(k(env, id)) ?? []) busy.add(event.transactionId);
     return busy;
-  }
-
-  /** Deletes the closed digests whose first event is one of these triggers', with their events. */
-  function dropOwnedDigests(env: string, transactionIds: ReadonlySet<string>): void {
-    for (const [key, digest] of [...t.digests]) {
-      if (!key.startsWith(k(env, '')) || digest.status !== 'closed') continue;
-      const events = t.digestEvents.get(key) ?? [];
-      if (!events[0] || !transactionIds.has(events[0].transactionId)) continue;
-      for (const event of events) t.del(t.digestMembers, k(env, `${digest.key}\u0000${event.transactionId}`));
-      t.del(t.digestEvents, key);
-      t.del(t.digests, key);
-    }
   }
 
   return {
@@ -61,7 +49,7 @@ export function retentionRepositories(t: Tables): Pick<KernelRepositories, 'rete
         return deleteMessages(env, old.sort(byOrder((m) => position(m.createdAt, m._id))).slice(0, limit));
       },
       async deleteNotificationsBefore(env, before, limit) {
-        const busy = busyTransactions(env);
+        const busy = await busyTransactions(env);
         const doomed: Notification[] = [];
         for (const [key, n] of t.notifications) if (key.startsWith(k(env, '')) && n.createdAt < before && !busy.has(n.transactionId)) doomed.push(n);
         const batch = doomed.sort(byOrder((n) => position(n.createdAt, n._id))).slice(0, limit);
@@ -70,8 +58,7 @@ export function retentionRepositories(t: Tables): Pick<KernelRepositories, 'rete
           t.del(t.transactionIds, k(env, n.transactionId));
           t.del(t.traces, k(env, n.transactionId));
         }
-        const gone = new Set(batch.map((n) => n.transactionId));
-        if (gone.size > 0) dropOwnedDigests(env, gone);
+        await deleteOwnedDigests(records, env, batch.map((n) => n.transactionId));
         return batch.map((n) => n.transactionId);
       },
     },

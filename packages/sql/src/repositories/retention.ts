@@ -1,9 +1,12 @@
 import type { Message } from '@tidings/core';
 import type { KernelRepositories } from '@tidings/core/internal';
+import { deleteOwnedDigests, DIGEST_RECORDS } from '@tidings/core/internal';
+import { sql, type SqlBool } from 'kysely';
 import { chunk } from '../codec.js';
 import type { Db, SqlDialect } from '../dialect.js';
 import { MESSAGE_SELECT, messageFromRow } from '../message-row.js';
 import type { RepoContext } from './context.js';
+import { recordStore } from './records.js';
 
 /** Deletes the provider references that point to these messages (index `tidings_provider_refs_message`). */
 export async function deleteProviderRefs(db: Db, dialect: SqlDialect, env: string, messageIds: readonly string[]): Promise<void> {
@@ -19,7 +22,8 @@ async function deleteMessages(db: Db, dialect: SqlDialect, env: string, ids: rea
 /**
  * The sweeper's deletes. Each reads at most `limit` rows by an index in the order it sorts them
  * (`tidings_messages_expiry`, `tidings_messages_created`, `tidings_notifications_created`), then
- * deletes those rows by key. (The outbox's deliveries are core's, in the record store.)
+ * deletes those rows by key. (The outbox's deliveries are core's, in the record store, and so are the
+ * digests a notification's deletion takes.)
  */
 export function retentionRepositories({ db, dialect, atomic }: RepoContext): Pick<KernelRepositories, 'retention'> {
   const takeMessages = (env: string, limit: number, where: (q: ReturnType<typeof messagesOf>) => ReturnType<typeof messagesOf>) =>
@@ -49,12 +53,17 @@ export function retentionRepositories({ db, dialect, atomic }: RepoContext): Pic
             .where(({ exists, not, selectFrom }) =>
               not(
                 exists(
-                  selectFrom('tidings_digest_events as e')
-                    .innerJoin('tidings_digests as d', (join) => join.onRef('d.env', '=', 'e.env').onRef('d.id', '=', 'e.digest_id'))
-                    .select('e.seq')
+                  // Core's digests in the record store (`DIGEST_RECORDS`): an event of the trigger (`i2`)
+                  // whose digest (`i1`) has an open head (sorted in the open range).
+                  selectFrom('tidings_records as e')
+                    .innerJoin('tidings_records as h', (join) => join.onRef('h.env', '=', 'e.env').onRef('h.tbl', '=', 'e.tbl').onRef('h.i1', '=', 'e.i1'))
+                    .select('e.key')
                     .whereRef('e.env', '=', 'n.env')
-                    .whereRef('e.transaction_id', '=', 'n.transaction_id')
-                    .where('d.status', '=', 'open'),
+                    .where('e.tbl', '=', DIGEST_RECORDS.table)
+                    // The record columns compare in byte order: the notification's column is read in it too.
+                    .where(sql<SqlBool>`${sql.ref('e.i2')} = ${sql.ref('n.transaction_id')}${dialect.name === 'postgres' ? sql` collate "C"` : sql``}`)
+                    .where('h.sort', '>', DIGEST_RECORDS.openHeads.gt)
+                    .where('h.sort', '<', DIGEST_RECORDS.openHeads.lt),
                 ),
               ),
             )
@@ -64,10 +73,8 @@ export function retentionRepositories({ db, dialect, atomic }: RepoContext): Pic
             .execute();
           const transactionIds = rows.map((r) => r.transaction_id);
           for (const part of chunk(rows.map((r) => r.id), 1, dialect.maxParams - 1)) await tx.deleteFrom('tidings_notifications').where('env', '=', env).where('id', 'in', part).execute();
-          for (const part of chunk(transactionIds, 1, dialect.maxParams - 1)) {
-            await tx.deleteFrom('tidings_traces').where('env', '=', env).where('transaction_id', 'in', part).execute();
-            await deleteOwnedDigests(tx, dialect, env, part);
-          }
+          for (const part of chunk(transactionIds, 1, dialect.maxParams - 1)) await tx.deleteFrom('tidings_traces').where('env', '=', env).where('transaction_id', 'in', part).execute();
+          await deleteOwnedDigests(recordStore({ db: tx, dialect, atomic: (fn) => fn(tx) }), env, transactionIds);
           return transactionIds;
         }),
     },
@@ -75,19 +82,3 @@ export function retentionRepositories({ db, dialect, atomic }: RepoContext): Pic
 }
 
 const messagesOf = (db: Db, env: string) => db.selectFrom('tidings_messages').select(MESSAGE_SELECT).where('env', '=', env);
-
-/** Deletes the closed digests whose first event is one of these triggers', with all their events. */
-async function deleteOwnedDigests(tx: Db, dialect: SqlDialect, env: string, transactionIds: readonly string[]): Promise<void> {
-  const joined = (await tx.selectFrom('tidings_digest_events').select('digest_id').distinct().where('env', '=', env).where('transaction_id', 'in', transactionIds).execute()).map((r) => r.digest_id);
-  const owned = new Set(transactionIds);
-  for (const part of chunk(joined, 1, dialect.maxParams - 2)) {
-    const closed = (await tx.selectFrom('tidings_digests').select('id').where('env', '=', env).where('id', 'in', part).where('status', '=', 'closed').execute()).map((r) => r.id);
-    if (closed.length === 0) continue;
-    const firsts = await tx.selectFrom('tidings_digest_events').select((eb) => eb.fn.min('seq').as('seq')).where('env', '=', env).where('digest_id', 'in', closed).groupBy('digest_id').execute();
-    const firstEvents = await tx.selectFrom('tidings_digest_events').select(['digest_id', 'transaction_id']).where('seq', 'in', firsts.map((r) => Number(r.seq))).execute();
-    const doomed = firstEvents.filter((e) => owned.has(e.transaction_id)).map((e) => e.digest_id);
-    if (doomed.length === 0) continue;
-    await tx.deleteFrom('tidings_digest_events').where('env', '=', env).where('digest_id', 'in', doomed).execute();
-    await tx.deleteFrom('tidings_digests').where('env', '=', env).where('id', 'in', doomed).execute();
-  }
-}

@@ -97,6 +97,21 @@ export function digestsSuite({ get }: SuiteContext): void {
       expect((await s.digests.listOpen('env-a', { transactionId: 'tx-2' })).map((d) => d.id)).toEqual(['da']);
     });
 
+    it('digests.insertOpen — a second open of a key that has one open is refused and stores nothing; a removed first event hands `first` to the next', async () => {
+      const s = get();
+      await s.transaction((tx) => tx.digests.insertOpen('env-a', opening('k', 'd1'), event(1)));
+      await expect(s.transaction((tx) => tx.digests.insertOpen('env-a', opening('k', 'd2'), event(2)))).rejects.toThrow();
+      expect(await s.digests.get('env-a', 'd2')).toBeNull();
+      expect(await s.digests.membership('env-a', 'k', 'tx-2')).toBeNull();
+      expect(await s.digests.openHead('env-a', 'k')).toMatchObject({ id: 'd1', eventCount: 1 });
+      await join(s, 'env-a', opening('k', 'x'), event(3));
+      expect(await s.digests.membership('env-a', 'k', 'tx-3')).toEqual({ digestId: 'd1', first: false });
+      await s.digests.removeTransaction('env-a', 'tx-1');
+      expect(await s.digests.membership('env-a', 'k', 'tx-3')).toEqual({ digestId: 'd1', first: true });
+      expect(await s.digests.head('env-a', 'd1')).toMatchObject({ id: 'd1', eventCount: 1 });
+      expect(await s.digests.countOpen('env-a')).toBe(1);
+    });
+
     it('digests — listOpen filters and sorts by due time; environments are isolated', async () => {
       const s = get();
       await join(s, 'env-a', opening('late', 'd-late', { dueAt: plus(T0, 9_000), subscriberId: 'bob' }), event(1));
