@@ -56,4 +56,4 @@ export { joinDigest, touchDigestKey } from './digests/digest-rules.js';
 export { HOPELESS_AFTER } from './engine/walk/render-memo.js';
 export { slugify } from './util/slugify.js';
 export { byteOrder, findRecords, recordMeets, recordOrder, storedRecord } from './records/record-match.js';
-export { recordRepositories, storageRepositories, type KernelRepositories, type RecordRepositories } from './records/record-repositories.js';
+export { recordRepositories, storageRepositories, type Atomically, type KernelRepositories, type RecordRepositories } from './records/record-repositories.js';

@@ -1,9 +1,8 @@
 import type { Storage } from '@tidings/core';
-import type { StorageRepositories } from '@tidings/core/internal';
+import type { KernelRepositories, StorageRepositories } from '@tidings/core/internal';
 import { storageRepositories, wrapRepositories } from '@tidings/core/internal';
 import { deliveryRepositories } from './repositories/delivery.js';
 import { digestRepositories } from './repositories/digests.js';
-import { deliveryStatusRepositories } from './repositories/delivery-status.js';
 import { peopleRepositories } from './repositories/people.js';
 import { recordStore } from './repositories/records.js';
 import { retentionRepositories } from './repositories/retention.js';
@@ -26,16 +25,16 @@ export interface MemoryStorageOptions {
  */
 export function memoryStorage(options: MemoryStorageOptions = {}): Storage {
   const tables = new Tables({ copyRecords: options.copyRecords ?? true });
-  const raw: StorageRepositories = storageRepositories(
-    {
-      ...peopleRepositories(tables),
-      ...deliveryRepositories(tables),
-      ...digestRepositories(tables),
-      ...deliveryStatusRepositories(tables),
-      ...retentionRepositories(tables),
-    },
-    recordStore(tables),
-  );
+  const kernel: KernelRepositories = {
+    ...peopleRepositories(tables),
+    ...deliveryRepositories(tables),
+    ...digestRepositories(tables),
+    ...retentionRepositories(tables),
+  };
+  const records = recordStore(tables);
+  // Every call runs alone, inside a transaction or as one of its own (`exclusive`), and is undone
+  // whole when it throws: the repositories at hand are atomic already.
+  const raw: StorageRepositories = storageRepositories(kernel, records, (fn) => fn(kernel, records));
 
   let tail: Promise<unknown> = Promise.resolve();
   function exclusive<T>(fn: (tx: StorageRepositories) => Promise<T>): Promise<T> {

@@ -6,7 +6,7 @@ import type {
   Subscriber,
   Topic,
 } from '@tidings/core';
-import type { Digest, DigestEvent, HeldStatus, ProviderRef, StoredRecord } from '@tidings/core/internal';
+import type { Digest, DigestEvent, StoredRecord } from '@tidings/core/internal';
 import { JobQueue } from './job-queue.js';
 
 /** Composite map key of an environment and an id. */
@@ -51,19 +51,10 @@ export class Tables {
   readonly digestMembers = new Map<string, string>();
   /** env|digest key → its latest event, and the one before (for backoff) */
   readonly digestLastEvents = new Map<string, { at: string; transactionId: string; previous: string | null }>();
-  /** env|provider id|provider message id → the message it points to */
-  readonly providerRefs = new Map<string, ProviderRef>();
-  /** env|provider id|event id → a status event held for a message not stored yet, in arrival order */
-  readonly heldStatus = new Map<string, HeldStatus & { seq: number }>();
   /** env|table → key → record (the record store) */
   readonly records = new Map<string, Map<string, StoredRecord>>();
   /** env|table|i1 → key → true: the records of each first index value */
   readonly recordsByI1 = new Map<string, Map<string, true>>();
-  private seq = 0;
-  /** A number that grows with each call (arrival order; a rolled-back one is simply skipped). */
-  nextSeq(): number {
-    return ++this.seq;
-  }
 
   /** What each write of the running transaction replaced: the map, the key, and the old entry if any. */
   private undoLog: ({ map: Map<unknown, unknown>; key: unknown; had: boolean; old: unknown } | { list: unknown[]; length: number })[] | null = null;

@@ -1,6 +1,7 @@
 import { sql, type ColumnDefinitionBuilder } from 'kysely';
 import type { Db, SqlDialect } from './dialect.js';
 import { moveToRecords } from './move-to-records.js';
+import { deliveryStatusMoves } from './delivery-status-moves.js';
 import { recordsMoves } from './records-moves.js';
 
 export interface Migration {
@@ -430,6 +431,14 @@ export const MIGRATIONS: readonly Migration[] = [
       await db.schema.createIndex('tidings_records_i2').on('tidings_records').columns(['env', 'tbl', 'i2', 'sort', 'key']).execute();
       // The rows of the tables whose repositories moved onto it, copied, and those tables dropped.
       for (const move of recordsMoves(dialect)) await moveToRecords(db, dialect, move);
+    },
+  },
+  {
+    name: '0018_delivery_status_records',
+    async up(db, dialect) {
+      // Provider references and held status events move to the record store (core's delivery status
+      // repository): their rows copied, their tables dropped. Needs only 0016's table.
+      for (const move of deliveryStatusMoves(dialect)) await moveToRecords(db, dialect, move);
     },
   },
 ];
