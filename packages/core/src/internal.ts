@@ -57,4 +57,4 @@ export { HOPELESS_AFTER } from './engine/walk/render-memo.js';
 export { slugify } from './util/slugify.js';
 export { byteOrder, findRecords, recordMeets, recordOrder, storedRecord } from './records/record-match.js';
 export { deleteOwnedDigests, DIGEST_RECORDS, openDigestTransactions } from './records/digests.js';
-export { recordRepositories, storageRepositories, type KernelRepositories, type RecordRepositories } from './records/record-repositories.js';
+export { recordRepositories, storageRepositories, type Atomically, type KernelRepositories, type RecordRepositories } from './records/record-repositories.js';

@@ -1,8 +1,7 @@
 import type { Storage } from '@tidings/core';
-import type { StorageRepositories } from '@tidings/core/internal';
+import type { KernelRepositories, StorageRepositories } from '@tidings/core/internal';
 import { storageRepositories, wrapRepositories } from '@tidings/core/internal';
 import { deliveryRepositories } from './repositories/delivery.js';
-import { deliveryStatusRepositories } from './repositories/delivery-status.js';
 import { peopleRepositories } from './repositories/people.js';
 import { recordStore } from './repositories/records.js';
 import { retentionRepositories } from './repositories/retention.js';
@@ -26,15 +25,14 @@ export interface MemoryStorageOptions {
 export function memoryStorage(options: MemoryStorageOptions = {}): Storage {
   const tables = new Tables({ copyRecords: options.copyRecords ?? true });
   const records = recordStore(tables);
-  const raw: StorageRepositories = storageRepositories(
-    {
-      ...peopleRepositories(tables),
-      ...deliveryRepositories(tables),
-      ...deliveryStatusRepositories(tables),
-      ...retentionRepositories(tables, records),
-    },
-    records,
-  );
+  const kernel: KernelRepositories = {
+    ...peopleRepositories(tables),
+    ...deliveryRepositories(tables),
+    ...retentionRepositories(tables, records),
+  };
+  // Every call runs alone, inside a transaction or as one of its own (`exclusive`), and is undone
+  // whole when it throws: the repositories at hand are atomic already.
+  const raw: StorageRepositories = storageRepositories(kernel, records, (fn) => fn(kernel, records));
 
   let tail: Promise<unknown> = Promise.resolve();
   function exclusive<T>(fn: (tx: StorageRepositories) => Promise<T>): Promise<T> {

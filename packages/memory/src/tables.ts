@@ -5,7 +5,7 @@ import type {
   Notification,
   Subscriber,
 } from '@tidings/core';
-import type { HeldStatus, ProviderRef, StoredRecord } from '@tidings/core/internal';
+import type { StoredRecord } from '@tidings/core/internal';
 import { JobQueue } from './job-queue.js';
 
 /** Composite map key of an environment and an id. */
@@ -39,19 +39,10 @@ export class Tables {
   readonly inboxes = new Map<string, Map<string, Message>>();
   /** env|transactionId → records in append order */
   readonly traces = new Map<string, DecisionRecord[]>();
-  /** env|provider id|provider message id → the message it points to */
-  readonly providerRefs = new Map<string, ProviderRef>();
-  /** env|provider id|event id → a status event held for a message not stored yet, in arrival order */
-  readonly heldStatus = new Map<string, HeldStatus & { seq: number }>();
   /** env|table → key → record (the record store) */
   readonly records = new Map<string, Map<string, StoredRecord>>();
   /** env|table|i1 → key → true: the records of each first index value */
   readonly recordsByI1 = new Map<string, Map<string, true>>();
-  private seq = 0;
-  /** A number that grows with each call (arrival order; a rolled-back one is simply skipped). */
-  nextSeq(): number {
-    return ++this.seq;
-  }
 
   /** What each write of the running transaction replaced: the map, the key, and the old entry if any. */
   private undoLog: ({ map: Map<unknown, unknown>; key: unknown; had: boolean; old: unknown } | { list: unknown[]; length: number })[] | null = null;

@@ -1,6 +1,7 @@
 import { sql, type ColumnDefinitionBuilder } from 'kysely';
 import type { Db, SqlDialect } from './dialect.js';
 import { moveToRecords } from './move-to-records.js';
+import { deliveryStatusMoves } from './delivery-status-moves.js';
 import { digestMoves, recordsMoves, topicsMove } from './records-moves.js';
 
 export interface Migration {
@@ -439,6 +440,14 @@ export const MIGRATIONS: readonly Migration[] = [
       // table, so a join writes both in one statement; the backoff keys in a table of their own. Only
       // the heads are left behind, as a read-only view `tidings_digests` with the columns it had.
       for (const move of digestMoves(dialect)) await moveToRecords(db, dialect, move);
+    },
+  },
+  {
+    name: '0018_delivery_status_records',
+    async up(db, dialect) {
+      // Provider references and held status events move to the record store (core's delivery status
+      // repository): their rows copied, their tables dropped. Needs only 0016's table.
+      for (const move of deliveryStatusMoves(dialect)) await moveToRecords(db, dialect, move);
     },
   },
   {

@@ -1,24 +1,42 @@
 import type { Storage } from '@tidings/core';
-import type { StorageRepositories } from '@tidings/core/internal';
+import type { KernelRepositories, StorageRepositories } from '@tidings/core/internal';
 import { storageRepositories, wrapRepositories } from '@tidings/core/internal';
 import type { Db, SqlDialect } from './dialect.js';
 import { migrate } from './migrations.js';
 import type { RepoContext } from './repositories/context.js';
 import { deliveryRepositories } from './repositories/delivery.js';
-import { deliveryStatusRepositories } from './repositories/delivery-status.js';
 import { peopleRepositories } from './repositories/people.js';
 import { recordStore } from './repositories/records.js';
 import { retentionRepositories } from './repositories/retention.js';
 
-function repositories(context: RepoContext): StorageRepositories {
-  return storageRepositories(
-    {
-      ...peopleRepositories(context),
-      ...deliveryRepositories(context),
-      ...deliveryStatusRepositories(context),
-      ...retentionRepositories(context),
-    },
-    recordStore(context),
+/** The backend's own repositories over one connection. */
+function kernelRepositories(context: RepoContext): KernelRepositories {
+  return {
+    ...peopleRepositories(context),
+    ...deliveryRepositories(context),
+    ...retentionRepositories(context),
+  };
+}
+
+/** A transaction's connection: what must be atomic is already. */
+const inTransaction = (tx: Db, dialect: SqlDialect): RepoContext => ({ db: tx, dialect, atomic: (fn) => fn(tx) });
+
+/** The repositories of one transaction. */
+function transactionRepositories(tx: Db, dialect: SqlDialect): StorageRepositories {
+  const context = inTransaction(tx, dialect);
+  const kernel = kernelRepositories(context);
+  const records = recordStore(context);
+  return storageRepositories(kernel, records, (fn) => fn(kernel, records));
+}
+
+/** The repositories outside transactions: calls that must be atomic together run in a transaction of their own. */
+function outsideRepositories(db: Db, dialect: SqlDialect): StorageRepositories {
+  const context: RepoContext = { db, dialect, atomic: (fn) => dialect.transaction(db, fn) };
+  return storageRepositories(kernelRepositories(context), recordStore(context), (fn) =>
+    dialect.transaction(db, (tx) => {
+      const inner = inTransaction(tx, dialect);
+      return fn(kernelRepositories(inner), recordStore(inner));
+    }),
   );
 }
 
@@ -64,10 +82,10 @@ export function createSqlStorage({ db: unqualified, dialect: base, schema, close
   const ready = autoMigrate ? runMigrations : () => Promise.resolve();
   const transaction = async <T>(fn: (tx: StorageRepositories) => Promise<T>): Promise<T> => {
     await ready();
-    return dialect.transaction(db, (tx) => fn(repositories({ db: tx, dialect, atomic: (inner) => inner(tx) })));
+    return dialect.transaction(db, (tx) => fn(transactionRepositories(tx, dialect)));
   };
   // Every call outside a transaction waits for the migrations first.
-  const outside = wrapRepositories(repositories({ db, dialect, atomic: (fn) => dialect.transaction(db, fn) }), async (call) => {
+  const outside = wrapRepositories(outsideRepositories(db, dialect), async (call) => {
     await ready();
     return call();
   });

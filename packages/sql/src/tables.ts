@@ -43,8 +43,6 @@ export interface Database {
     tags: string;
     severity: string;
   };
-  tidings_provider_refs: { env: string; provider_id: string; provider_message_id: string; message_id: string; subscriber_internal_id: string };
-  tidings_held_status: { seq: Generated<number>; env: string; provider_id: string; event_id: string; provider_message_id: string; received_at: string; doc: unknown; integration_id: string | null };
   tidings_traces: { seq: Generated<number>; env: string; transaction_id: string; subscriber_id: string; at: string; doc: unknown };
   /** The record store: JSON documents by (env, table, key), with the index and sort values finds use. */
   tidings_records: { env: string; tbl: string; key: string; i1: string | null; i2: string | null; i3: string | null; sort: string; doc: unknown };

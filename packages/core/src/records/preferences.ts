@@ -1,6 +1,6 @@
 import type { RecordStore } from './record-store.js';
 import type { PreferenceRow } from '../schemas/index.js';
-import type { PreferenceRepository, SubscriberRepository } from '../storage.js';
+import type { PreferenceRepository } from '../storage.js';
 import { docsOf } from './docs.js';
 
 const TABLE = 'preferences';
@@ -23,15 +23,9 @@ export function preferenceRepository(records: RecordStore): PreferenceRepository
 }
 
 /**
- * The backend's subscriber deletion, with the subscriber's preferences: those go first, so a delete
- * cut short leaves the subscriber to delete again rather than preferences nobody owns.
+ * Deletes the subscriber's preferences: the other half of a subscriber's deletion, which
+ * `storageRepositories` runs with the backend's in one atomic step.
  */
-export function deletingPreferences(subscribers: SubscriberRepository, records: RecordStore): SubscriberRepository {
-  return {
-    ...subscribers,
-    async delete(env, subscriberId) {
-      await records.deleteWhere(env, TABLE, { i1: subscriberId });
-      return subscribers.delete(env, subscriberId);
-    },
-  };
+export async function deletePreferencesOf(records: RecordStore, env: string, subscriberId: string): Promise<void> {
+  await records.deleteWhere(env, TABLE, { i1: subscriberId });
 }

@@ -2,7 +2,6 @@ import { type Job, type Message } from '@tidings/core';
 import { feedCursor, isExpired, messageMatches, type StorageRepositories } from '@tidings/core/internal';
 import type { QueueEntry } from '../job-queue.js';
 import { k, type Tables } from '../tables.js';
-import { dropProviderRefs } from './retention.js';
 
 type Delivery = Pick<StorageRepositories, 'notifications' | 'jobs' | 'messages' | 'traces'>;
 
@@ -239,7 +238,6 @@ export function deliveryRepositories(t: Tables): Delivery {
           t.del(t.messages, id);
           deleted.add(id);
         }
-        dropProviderRefs(t, env, deleted);
         return deleted.size;
       },
       async counts(env, subscriberInternalId, query = {}) {

@@ -7,12 +7,6 @@ const byOrder = <T>(key: (item: T) => string) => (a: T, b: T) => (key(a) < key(b
 /** Orders by the instant, then the id: as the SQL backends do. */
 const position = (at: string, id: string) => `${at}\u0000${id}`;
 
-/** Deletes the provider references that point to these messages of the environment. */
-export function dropProviderRefs(t: Tables, env: string, messageIds: ReadonlySet<string>): void {
-  if (messageIds.size === 0) return;
-  for (const [key, ref] of [...t.providerRefs]) if (key.startsWith(k(env, '')) && messageIds.has(ref.messageId)) t.del(t.providerRefs, key);
-}
-
 /** The sweeper's deletes over the Maps: each a scan, as the memory backend is for tests and small apps. */
 export function retentionRepositories(t: Tables, records: RecordStore): Pick<KernelRepositories, 'retention'> {
   const messagesOf = (env: string) => [...t.messages.values()].filter((m) => m._environmentId === env);
@@ -22,7 +16,6 @@ export function retentionRepositories(t: Tables, records: RecordStore): Pick<Ker
       if (inbox) t.del(inbox, m._id);
       t.del(t.messages, m._id);
     }
-    dropProviderRefs(t, env, new Set(doomed.map((m) => m._id)));
     return doomed.map(t.copy);
   }
 

@@ -9,7 +9,6 @@ import { messageCondition, unexpired } from '../message-filter.js';
 import { rowInserter } from '../row-inserter.js';
 import { decodeTraceDoc, encodeTraceDoc } from '../trace-doc.js';
 import type { RepoContext } from './context.js';
-import { deleteProviderRefs } from './retention.js';
 
 type Delivery = Pick<StorageRepositories, 'notifications' | 'jobs' | 'messages' | 'traces'>;
 
@@ -244,7 +243,6 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
         for (const part of chunk([...new Set(ids)], 1, max - 2)) {
           const result = await db.deleteFrom('tidings_messages').where('env', '=', env).where('subscriber_internal_id', '=', subscriberInternalId).where('id', 'in', part).returning('id').execute();
           deleted += result.length;
-          await deleteProviderRefs(db, dialect, env, result.map((row) => row.id));
         }
         return deleted;
       },

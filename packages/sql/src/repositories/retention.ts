@@ -8,15 +8,9 @@ import { MESSAGE_SELECT, messageFromRow } from '../message-row.js';
 import type { RepoContext } from './context.js';
 import { recordStore } from './records.js';
 
-/** Deletes the provider references that point to these messages (index `tidings_provider_refs_message`). */
-export async function deleteProviderRefs(db: Db, dialect: SqlDialect, env: string, messageIds: readonly string[]): Promise<void> {
-  for (const part of chunk([...new Set(messageIds)], 1, dialect.maxParams - 1)) await db.deleteFrom('tidings_provider_refs').where('env', '=', env).where('message_id', 'in', part).execute();
-}
-
-/** Deletes messages by id (each statement within the parameter limit), with their provider references. */
+/** Deletes messages by id (each statement within the parameter limit); core deletes their provider references. */
 async function deleteMessages(db: Db, dialect: SqlDialect, env: string, ids: readonly string[]): Promise<void> {
   for (const part of chunk([...ids], 1, dialect.maxParams - 1)) await db.deleteFrom('tidings_messages').where('env', '=', env).where('id', 'in', part).execute();
-  await deleteProviderRefs(db, dialect, env, ids);
 }
 
 /**

@@ -1,0 +1,43 @@
+import type { Subscriber } from '@tidings/core';
+import { fixtures } from '@tidings/core/testing';
+import { sql } from 'kysely';
+import { expect, it } from 'vitest';
+import { sqliteStorage } from '../src/index.js';
+
+it('a message’s deletion outside a transaction takes its provider references in the same atomic step: when theirs fails, the message stays', async () => {
+  const storage = sqliteStorage({ filename: ':memory:' });
+  try {
+    const ada = { _id: 'sub-ada', subscriberId: 'ada' };
+    const message = fixtures.messageRecord('env-a', ada, { _id: 'm1' });
+    await storage.messages.insertMany('env-a', [message]);
+    await storage.deliveryStatus.link('env-a', [{ providerId: 'mailer', providerMessageId: 'pm-1', messageId: 'm1', subscriberInternalId: ada._id }]);
+    // The references' deletion fails, after the backend deleted the message in the same call.
+    await sql`create trigger refs_stay before delete on tidings_records when old.tbl = 'provider-refs' begin select raise(abort, 'refs stay'); end`.execute(storage.db);
+    await expect(storage.messages.deleteMany('env-a', ada._id, ['m1'])).rejects.toThrow(/refs stay/);
+    await expect(storage.retention.deleteMessagesBefore('env-a', '2999-01-01T00:00:00.000Z', 10)).rejects.toThrow(/refs stay/);
+    expect(await storage.messages.getMany('env-a', ada._id, ['m1'])).toHaveLength(1);
+    await sql`drop trigger refs_stay`.execute(storage.db);
+    expect(await storage.messages.deleteMany('env-a', ada._id, ['m1'])).toBe(1);
+    expect(await storage.deliveryStatus.find('env-a', 'mailer', ['pm-1'])).toEqual([]);
+  } finally {
+    await storage.close();
+  }
+});
+
+it('a subscriber’s deletion outside a transaction takes its preferences in the same atomic step: when the subscriber’s fails, the preferences stay', async () => {
+  const storage = sqliteStorage({ filename: ':memory:' });
+  try {
+    const row = { subscriberId: 'ada', workflowId: null, enabled: false, channels: {}, updatedAt: fixtures.T0 };
+    await storage.subscribers.putMany('env-a', [{ _id: 'sub-ada', subscriberId: 'ada', _environmentId: 'env-a', _organizationId: fixtures.ORG, createdAt: fixtures.T0, updatedAt: fixtures.T0 } as Subscriber]);
+    await storage.preferences.putMany('env-a', [row]);
+    // The backend's deletion fails, after core deleted the preferences in the same call.
+    await sql`create trigger subscribers_stay before delete on tidings_subscribers begin select raise(abort, 'subscribers stay'); end`.execute(storage.db);
+    await expect(storage.subscribers.delete('env-a', 'ada')).rejects.toThrow(/subscribers stay/);
+    expect(await storage.preferences.list('env-a', 'ada')).toEqual([row]);
+    await sql`drop trigger subscribers_stay`.execute(storage.db);
+    expect(await storage.subscribers.delete('env-a', 'ada')).toBe(true);
+    expect(await storage.preferences.list('env-a', 'ada')).toEqual([]);
+  } finally {
+    await storage.close();
+  }
+});
