@@ -1,5 +1,5 @@
 import { isTidingsError, type Subscriber, type SubscriberInput } from '@tidings/core';
-import { notFound, parseInput } from '@tidings/core/internal';
+import { parseInput } from '@tidings/core/internal';
 import { HttpError } from '../errors.js';
 import { route, type RouteDefinition, type RouteInput } from '../routes/route.js';
 import { subscriberDeletion } from '../routes/subscriber-deletion-route.js';
@@ -12,6 +12,7 @@ import {
   type SearchSubscribersQuery,
 } from './people-schemas.js';
 import { countMatches, cursor, scanPage, type IdPager } from './scan-page.js';
+import { requireSubscriber } from '../routes/require-subscriber.js';
 
 type RouteTidings = RouteInput['tidings'];
 
@@ -39,11 +40,6 @@ function subscriberFilter(query: SearchSubscribersQuery): ((s: Subscriber) => bo
  * subscriberIds (see scan-page.ts for what that serves of Novu's pagination).
  */
 export function subscriberV2Routes(): RouteDefinition[] {
-  const requireSubscriber = async (tidings: RouteTidings, id: string) => {
-    const subscriber = await tidings.subscribers.get(id);
-    if (!subscriber) throw notFound('Subscriber', id);
-    return subscriber;
-  };
   return [
     route({
       method: 'post',

@@ -16,6 +16,7 @@ import { keyedTriggers } from '../keyed-triggers.js';
 import { route, type RouteDefinition } from './route.js';
 import { retryRoute } from './retry-route.js';
 import { subscriberDeletion } from './subscriber-deletion-route.js';
+import { requireSubscriber } from './require-subscriber.js';
 
 /** The body of `PUT /v1/caps`. */
 const capsBodySchema = z.strictObject({ caps: capsSchema });
@@ -102,11 +103,6 @@ const countsRefusal = (tidings: { environmentId: string }, params: Record<string
 
 /** What a server needs beyond the six operations, following Novu's paths and shapes. */
 export function serverRoutes(): RouteDefinition[] {
-  const requireSubscriber = async (tidings: Parameters<RouteDefinition['handle']>[0]['tidings'], id: string) => {
-    const subscriber = await tidings.subscribers.get(id);
-    if (!subscriber) throw notFound('Subscriber', id);
-    return subscriber;
-  };
   return [
     route({
       method: 'post',

@@ -1,6 +1,6 @@
 import type { Digest } from '../../storage.js';
 import type { EngineContext } from '../context.js';
-import { effectApplier, enqueue, ofKind, type EffectApplier } from '../runtime/job-result.js';
+import { effectApplier, enqueue, type EffectApplier } from '../runtime/job-result.js';
 import { traced } from '../walk/walk-effects.js';
 import { webhookEvent } from '../webhooks/webhook-effects.js';
 import { settleArrival, type DigestArrival } from './settle-digest.js';
@@ -37,7 +37,7 @@ export function digestArrivalApplier(ctx: EngineContext): EffectApplier {
 export function digestCloseApplier(ctx: EngineContext): EffectApplier {
   return effectApplier<DigestCloseEffect>(['digest.close'], async (effects, { tx, add, afterCommit }) => {
     const flushed: Digest[] = [];
-    for (const { job, effect } of ofKind<DigestCloseEffect>(effects, 'digest.close')) {
+    for (const { job, effect } of effects) {
       const closed = await tx.digests.close(ctx.env, effect.digestId);
       if (!closed) continue;
       flushed.push(closed);

@@ -1,4 +1,4 @@
-import type { Message } from '../../schemas/index.js';
+import type { Job, Message } from '../../schemas/index.js';
 import { decisionRecord, type DecisionRecord, type TraceEntry } from '../../walk/trace.js';
 import type { EngineContext } from '../context.js';
 import { linkSentMessages, type TracksStatus } from '../delivery/provider-status.js';
@@ -58,7 +58,7 @@ export function walkApplier(ctx: EngineContext, tracksStatus: TracksStatus): Eff
     const at = now.toISOString();
     const made = ofKind<MessagesEffect>(effects, 'messages');
     await clearRetriedErrors(tx, ctx.env, made.map(({ job, effect }) => ({ job, messages: effect.messages })));
-    const traces = new Map<string, { job: (typeof effects)[number]['job']; entries: TraceEntry[] }>();
+    const traces = new Map<string, { job: Job; entries: TraceEntry[] }>();
     for (const { job, effect } of ofKind<TraceEffect>(effects, 'trace')) {
       const held = traces.get(job.id) ?? { job, entries: [] };
       held.entries.push(...effect.entries);

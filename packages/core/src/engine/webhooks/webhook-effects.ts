@@ -1,6 +1,6 @@
 import type { Job, WebhookDelivery, WebhookEndpoint } from '../../schemas/index.js';
 import type { EngineContext } from '../context.js';
-import { effectApplier, ofKind, type EffectApplier } from '../runtime/job-result.js';
+import { effectApplier, type EffectApplier } from '../runtime/job-result.js';
 import { forgetEndpoints, queueWebhookEvents, type WebhookEvent } from './webhook-outbox.js';
 
 /** Deliveries that fail for good in a row (each after a day of attempts) before the endpoint is disabled. */
@@ -85,6 +85,6 @@ export function webhookDeliveriesApplier(ctx: EngineContext): EffectApplier {
 /** Puts the batch's events in the outbox, in the order they were made. */
 export function webhookEventApplier(ctx: EngineContext): EffectApplier {
   return effectApplier<WebhookEventEffect>(['webhook.event'], async (effects, { tx }) => {
-    await queueWebhookEvents(ctx, tx, ofKind<WebhookEventEffect>(effects, 'webhook.event').map(({ effect }) => effect.event));
+    await queueWebhookEvents(ctx, tx, effects.map(({ effect }) => effect.event));
   });
 }
