@@ -57,4 +57,7 @@ export { HOPELESS_AFTER } from './engine/walk/render-memo.js';
 export { slugify } from './util/slugify.js';
 export { byteOrder, findRecords, recordMeets, recordOrder, storedRecord } from './records/record-match.js';
 export { deleteOwnedDigests, DIGEST_RECORDS, openDigestTransactions } from './records/digests.js';
-export { recordRepositories, storageRepositories, type Atomically, type KernelRepositories, type RecordRepositories } from './records/record-repositories.js';
+export { recordRepositories, storageRepositories, type Atomically, type RecordRepositories } from './records/record-repositories.js';
+export type { KernelFeedQuery, KernelJobs, KernelMessages, KernelRepositories, KernelRetention, KernelTopicMembers, MessageLookup, MessageSweep } from './kernel/kernel.js';
+export { hasEarlierJob } from './kernel/jobs.js';
+export { cursorAfter, decodePosition, type PagePosition } from './util/page-cursor.js';

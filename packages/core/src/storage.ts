@@ -180,12 +180,6 @@ export interface TopicRepository {
   list(env: string, page: { after: string | null; limit: number }): Promise<Topic[]>;
 }
 
-/** The memberships of topics: what a backend keeps itself (a topic's own record is core's, in the record store). */
-export interface TopicMemberRepository extends Pick<TopicRepository, 'addMembers' | 'removeMembers' | 'memberIds' | 'memberPage'> {
-  /** The internal id of the subscriber when it is a member of the topic; null when not. */
-  memberOf(env: string, topicKey: string, subscriberId: string): Promise<string | null>;
-}
-
 export interface TenantRepository {
   upsert(env: string, tenant: Tenant): Promise<Tenant>;
   get(env: string, identifier: string): Promise<Tenant | null>;
@@ -222,7 +216,7 @@ export interface NotificationRepository {
   getByTransactionId(env: string, transactionId: string): Promise<Notification | null>;
   /**
    * The environment's notifications newest first (`createdAt`, then `_id`, descending), created within
-   * the bounds when given. The cursor is a position (`feedCursor` of the last item), so pages stay
+   * the bounds when given. The cursor is a position (of the last item), so pages stay
    * stable while new triggers arrive.
    */
   list(env: string, query: NotificationListQuery): Promise<{ items: Notification[]; nextCursor: string | null }>;
@@ -596,13 +590,3 @@ export interface IdempotencyRepository {
   /** Deletes records that count as absent at `now`; returns how many. */
   purgeExpired(env: string, now: string): Promise<number>;
 }
-
-/** Encodes a feed position; shared by every backend so cursors mean the same everywhere. */
-export const feedCursor = {
-  encode: (message: Pick<Message, 'createdAt' | '_id'>) => Buffer.from(`${message.createdAt}|${message._id}`).toString('base64url'),
-  decode(cursor: string): { createdAt: string; id: string } | null {
-    const [createdAt, id, ...rest] = Buffer.from(cursor, 'base64url').toString().split('|');
-    // Only what encode makes: an ISO instant and an id, nothing else.
-    return createdAt && id && rest.length === 0 && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(createdAt) ? { createdAt, id } : null;
-  },
-};

@@ -28,7 +28,7 @@ export function memoryStorage(options: MemoryStorageOptions = {}): Storage {
   const kernel: KernelRepositories = {
     ...peopleRepositories(tables),
     ...deliveryRepositories(tables),
-    ...retentionRepositories(tables, records),
+    ...retentionRepositories(tables),
   };
   // Every call runs alone, inside a transaction or as one of its own (`exclusive`), and is undone
   // whole when it throws: the repositories at hand are atomic already.

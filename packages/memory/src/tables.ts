@@ -1,10 +1,4 @@
-import type {
-  DecisionRecord,
-  Job,
-  Message,
-  Notification,
-  Subscriber,
-} from '@tidings/core';
+import type { Job, Message } from '@tidings/core';
 import type { StoredRecord } from '@tidings/core/internal';
 import { JobQueue } from './job-queue.js';
 
@@ -23,12 +17,8 @@ export class Tables {
     this.copy = options.copyRecords ? copy : (value) => value;
   }
 
-  readonly subscribers = new Map<string, Subscriber>();
   /** env|topicKey → subscriberId → internal subscriber id */
   readonly topicMembers = new Map<string, Map<string, string>>();
-  readonly notifications = new Map<string, Notification>();
-  /** env|transactionId → notification id */
-  readonly transactionIds = new Map<string, string>();
   readonly jobs = new Map<string, Job>();
   /** env|job key → id of the job with that key */
   readonly jobKeys = new Map<string, string>();
@@ -37,15 +27,13 @@ export class Tables {
   readonly messages = new Map<string, Message>();
   /** env|internal subscriber id → message id → message */
   readonly inboxes = new Map<string, Map<string, Message>>();
-  /** env|transactionId → records in append order */
-  readonly traces = new Map<string, DecisionRecord[]>();
   /** env|table → key → record (the record store) */
   readonly records = new Map<string, Map<string, StoredRecord>>();
   /** env|table|i1 → key → true: the records of each first index value */
   readonly recordsByI1 = new Map<string, Map<string, true>>();
 
   /** What each write of the running transaction replaced: the map, the key, and the old entry if any. */
-  private undoLog: ({ map: Map<unknown, unknown>; key: unknown; had: boolean; old: unknown } | { list: unknown[]; length: number })[] | null = null;
+  private undoLog: { map: Map<unknown, unknown>; key: unknown; had: boolean; old: unknown }[] | null = null;
 
   put<K, V>(map: Map<K, V>, key: K, value: V): void {
     if (this.undoLog) this.undoLog.push({ map: map as Map<unknown, unknown>, key, had: map.has(key), old: map.get(key) });
@@ -56,17 +44,6 @@ export class Tables {
     if (!map.has(key)) return false;
     if (this.undoLog) this.undoLog.push({ map: map as Map<unknown, unknown>, key, had: true, old: map.get(key) });
     return map.delete(key);
-  }
-
-  /** Appends to the list under `key` in place (undone by truncating it back). */
-  append<V>(map: Map<string, V[]>, key: string, item: V): void {
-    let list = map.get(key);
-    if (!list) {
-      list = [];
-      this.put(map, key, list);
-    }
-    if (this.undoLog) this.undoLog.push({ list: list as unknown[], length: list.length });
-    list.push(item);
   }
 
   /** The inner map under `key`, created (undoably) when missing. */
@@ -92,11 +69,10 @@ export class Tables {
     this.undoLog = null;
     for (let i = log.length - 1; i >= 0; i--) {
       const entry = log[i]!;
-      if ('list' in entry) entry.list.length = entry.length;
-      else if (entry.had) entry.map.set(entry.key, entry.old);
+      if (entry.had) entry.map.set(entry.key, entry.old);
       else entry.map.delete(entry.key);
     }
-    if (log.some((entry) => 'map' in entry && entry.map === this.jobs)) this.jobQueue.reset([...this.jobs.values()].map(({ runAt, id }) => ({ runAt, id })));
+    if (log.some((entry) => entry.map === this.jobs)) this.jobQueue.reset([...this.jobs.values()].map(({ runAt, id }) => ({ runAt, id })));
   }
 }
 

@@ -2,7 +2,7 @@ import { sql, type ColumnDefinitionBuilder } from 'kysely';
 import type { Db, SqlDialect } from './dialect.js';
 import { moveToRecords } from './move-to-records.js';
 import { deliveryStatusMoves } from './delivery-status-moves.js';
-import { digestMoves, recordsMoves, topicsMove } from './records-moves.js';
+import { digestMoves, recordsMoves, topicsMove, peopleAndTriggerMoves } from './records-moves.js';
 
 export interface Migration {
   readonly name: string;
@@ -455,6 +455,14 @@ export const MIGRATIONS: readonly Migration[] = [
     async up(db, dialect) {
       // Topics' own records join the record store (core writes them); memberships stay a table.
       await moveToRecords(db, dialect, topicsMove(dialect));
+    },
+  },
+  {
+    name: '0020_people_and_triggers_records',
+    async up(db, dialect) {
+      // Subscribers, notifications and decision records join the record store (core writes them):
+      // what a backend writes itself is down to jobs, messages and topic memberships.
+      for (const move of peopleAndTriggerMoves(dialect)) await moveToRecords(db, dialect, move);
     },
   },
 ];

@@ -144,3 +144,43 @@ export function digestMoves(dialect: SqlDialect): RecordsMove[] {
     },
   ];
 }
+
+/**
+ * The tables migration 0020 moves into the record store, as core's repositories (`records/`) write
+ * them: subscribers keyed and sorted by subscriberId; notifications keyed by transactionId, sorted by
+ * (createdAt, id); decision records keyed by their trigger and sequence number, sorted by instant.
+ * Subscribers and notifications stay behind as read-only views with the columns they had.
+ */
+export function peopleAndTriggerMoves(dialect: SqlDialect): RecordsMove[] {
+  const pg = dialect.name === 'postgres';
+  const sep = pg ? sql`chr(1)` : sql`char(1)`;
+  return [
+    {
+      from: 'tidings_subscribers',
+      table: 'subscribers',
+      key: sql`subscriber_id`,
+      i1: sql`id`,
+      sort: sql`subscriber_id`,
+      doc: sql`doc`,
+      view: { env: sql`env`, subscriber_id: sql`key`, id: sql`i1`, doc: sql`doc` },
+    },
+    {
+      from: 'tidings_notifications',
+      table: 'notifications',
+      key: sql`transaction_id`,
+      i1: sql`id`,
+      sort: sql`coalesce(created_at, '') || ${sep} || id`,
+      doc: sql`doc`,
+      view: { env: sql`env`, id: sql`i1`, transaction_id: sql`key`, doc: sql`doc`, created_at: sql`substr(sort, 1, 24)` },
+    },
+    {
+      from: 'tidings_traces',
+      table: 'traces',
+      key: pg ? sql`transaction_id || ${sep} || lpad(seq::text, 20, '0')` : sql`transaction_id || ${sep} || substr('00000000000000000000' || seq, -20)`,
+      i1: sql`transaction_id`,
+      i2: sql`subscriber_id`,
+      sort: sql`at`,
+      doc: sql`doc`,
+    },
+  ];
+}

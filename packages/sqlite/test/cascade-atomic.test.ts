@@ -24,19 +24,22 @@ it('a message’s deletion outside a transaction takes its provider references i
   }
 });
 
-it('a subscriber’s deletion outside a transaction takes its preferences in the same atomic step: when the subscriber’s fails, the preferences stay', async () => {
+it('a subscriber’s deletion outside a transaction takes its preferences and memberships in the same atomic step: when the memberships’ fails, the subscriber and preferences stay', async () => {
   const storage = sqliteStorage({ filename: ':memory:' });
   try {
     const row = { subscriberId: 'ada', workflowId: null, enabled: false, channels: {}, updatedAt: fixtures.T0 };
     await storage.subscribers.putMany('env-a', [{ _id: 'sub-ada', subscriberId: 'ada', _environmentId: 'env-a', _organizationId: fixtures.ORG, createdAt: fixtures.T0, updatedAt: fixtures.T0 } as Subscriber]);
     await storage.preferences.putMany('env-a', [row]);
-    // The backend's deletion fails, after core deleted the preferences in the same call.
-    await sql`create trigger subscribers_stay before delete on tidings_subscribers begin select raise(abort, 'subscribers stay'); end`.execute(storage.db);
-    await expect(storage.subscribers.delete('env-a', 'ada')).rejects.toThrow(/subscribers stay/);
+    await storage.topics.addMembers('env-a', { key: 'news' } as Parameters<typeof storage.topics.addMembers>[1], [{ _id: 'sub-ada', subscriberId: 'ada' }]);
+    // The backend's deletion of the memberships fails, after core deleted the subscriber and the preferences in the same call.
+    await sql`create trigger members_stay before delete on tidings_topic_members begin select raise(abort, 'members stay'); end`.execute(storage.db);
+    await expect(storage.subscribers.delete('env-a', 'ada')).rejects.toThrow(/members stay/);
+    expect(await storage.subscribers.getMany('env-a', ['ada'])).toHaveLength(1);
     expect(await storage.preferences.list('env-a', 'ada')).toEqual([row]);
-    await sql`drop trigger subscribers_stay`.execute(storage.db);
+    await sql`drop trigger members_stay`.execute(storage.db);
     expect(await storage.subscribers.delete('env-a', 'ada')).toBe(true);
     expect(await storage.preferences.list('env-a', 'ada')).toEqual([]);
+    expect(await storage.topics.memberIds('env-a', ['news'])).toEqual([]);
   } finally {
     await storage.close();
   }

@@ -1,33 +1,44 @@
 import type { RecordStore } from './record-store.js';
 import type { Message } from '../schemas/index.js';
-import type { MessageRepository, RetentionRepository, StorageRepositories, SubscriberRepository, TopicMemberRepository } from '../storage.js';
+import type { MessageRepository, StorageRepositories, SubscriberRepository } from '../storage.js';
+import type { KernelRepositories, MessageSweep } from '../kernel/kernel.js';
+import { jobRepository } from '../kernel/jobs.js';
+import { messageRepository } from '../kernel/messages.js';
+import { deleteNotificationsBefore } from '../kernel/retention.js';
 import { deleteProviderRefs, deliveryStatusRepository } from './delivery-status.js';
 import { digestRepository } from './digests.js';
 import { frequencyRepository } from './frequency.js';
 import { idempotencyRepository } from './idempotency.js';
 import { integrationRepository } from './integrations.js';
+import { notificationRepository } from './notifications.js';
 import { deletePreferencesOf, preferenceRepository } from './preferences.js';
 import { settingsRepository } from './settings.js';
+import { subscriberRepository } from './subscribers.js';
 import { suppressionRepository } from './suppressions.js';
 import { tenantRepository } from './tenants.js';
 import { topicRepository } from './topics.js';
+import { traceRepository } from './traces.js';
 import { webhookRepository, webhookRetention } from './webhooks.js';
 import { workflowRepository } from './workflows.js';
 
 /** The repositories core keeps in the record store: a backend implements none of them. */
 export type RecordRepositories = Pick<
   StorageRepositories,
-  'workflows' | 'tenants' | 'integrations' | 'preferences' | 'settings' | 'idempotency' | 'suppressions' | 'webhooks' | 'frequency' | 'digests' | 'deliveryStatus'
+  | 'workflows'
+  | 'tenants'
+  | 'integrations'
+  | 'preferences'
+  | 'settings'
+  | 'idempotency'
+  | 'suppressions'
+  | 'webhooks'
+  | 'frequency'
+  | 'digests'
+  | 'deliveryStatus'
+  | 'subscribers'
+  | 'notifications'
+  | 'traces'
 >;
-
-/** What core's repositories over the record store add to the sweeper's (the outbox's deliveries). */
-type RecordRetention = Pick<RetentionRepository, 'deleteDeliveriesBefore'>;
-
-/** What a backend implements itself besides the record store: everything else. */
-export type KernelRepositories = Omit<StorageRepositories, keyof RecordRepositories | 'records' | 'retention' | 'topics'> & {
-  readonly retention: Omit<RetentionRepository, keyof RecordRetention>;
-  readonly topics: TopicMemberRepository;
-};
 
 /**
  * Runs `fn` with the backend's repositories and record store so that its calls commit together or
@@ -50,63 +61,64 @@ export function recordRepositories(records: RecordStore): RecordRepositories {
     frequency: frequencyRepository(records),
     digests: digestRepository(records),
     deliveryStatus: deliveryStatusRepository(records),
+    subscribers: subscriberRepository(records),
+    notifications: notificationRepository(records),
+    traces: traceRepository(records),
   };
 }
 
 /**
- * The backend's deletes whose rows own records: each runs with the deletion of those records in one
- * atomic step. A subscriber's deletion takes its preferences, and a message's deletion (by the
- * subscriber, a retry, or the sweeper) the provider references that point to it.
+ * The deletes whose rows own others, each one atomic step with those: a subscriber's deletion takes
+ * its preferences and topic memberships, and a message's deletion (by the subscriber, a retry, or the
+ * sweeper) the provider references that point to it.
  */
-function cascading(kernel: KernelRepositories, atomically: Atomically): { subscribers: SubscriberRepository; messages: MessageRepository; retention: KernelRepositories['retention'] } {
-  /** A sweep of messages with their references (message ids are unique in an environment). */
-  const sweep = (take: (retention: KernelRepositories['retention']) => Promise<Message[]>, env: string) =>
-    atomically(async (own, records) => {
-      const deleted = await take(own.retention);
-      await deleteProviderRefs(records, env, deleted.map((m) => m._id));
-      return deleted;
-    });
+function cascading(atomically: Atomically): { subscriberDelete: SubscriberRepository['delete']; messagesDelete: MessageRepository['deleteMany']; sweep: (env: string, sweep: MessageSweep, limit: number) => Promise<Message[]> } {
   return {
-    subscribers: {
-      ...kernel.subscribers,
-      delete: (env, subscriberId) =>
-        atomically(async (own, records) => {
-          await deletePreferencesOf(records, env, subscriberId);
-          return own.subscribers.delete(env, subscriberId);
-        }),
-    },
-    messages: {
-      ...kernel.messages,
-      deleteMany: (env, subscriberInternalId, ids) =>
-        atomically(async (own, records) => {
-          const deleted = await own.messages.deleteMany(env, subscriberInternalId, ids);
-          await deleteProviderRefs(records, env, ids, subscriberInternalId);
-          return deleted;
-        }),
-    },
-    retention: {
-      ...kernel.retention,
-      deleteExpiredMessages: (env, now, limit) => sweep((retention) => retention.deleteExpiredMessages(env, now, limit), env),
-      deleteMessagesBefore: (env, before, limit) => sweep((retention) => retention.deleteMessagesBefore(env, before, limit), env),
-    },
+    subscriberDelete: (env, subscriberId) =>
+      atomically(async (kernel, records) => {
+        if (!(await subscriberRepository(records).delete(env, subscriberId))) return false;
+        await deletePreferencesOf(records, env, subscriberId);
+        await kernel.topics.removeMembers(env, null, [subscriberId]);
+        return true;
+      }),
+    messagesDelete: (env, subscriberInternalId, ids) =>
+      atomically(async (kernel, records) => {
+        const deleted = await kernel.messages.deleteMany(env, subscriberInternalId, ids);
+        await deleteProviderRefs(records, env, ids, subscriberInternalId);
+        return deleted;
+      }),
+    sweep: (env, which, limit) =>
+      atomically(async (kernel, records) => {
+        const deleted = await kernel.retention.deleteMessages(env, which, limit);
+        await deleteProviderRefs(records, env, deleted.map((m) => m._id));
+        return deleted;
+      }),
   };
 }
 
 /**
- * A backend's repositories whole: its own, its record store, and core's repositories over that
- * store. An adapter builds them once outside transactions and once in each, with the record store
- * of the same connection or transaction and how to run calls atomically there, and wraps the result
- * as it wraps any repository.
+ * A backend's repositories whole: its kernel, its record store, and core's repositories over both.
+ * An adapter builds them once outside transactions and once in each, with the record store of the
+ * same connection or transaction and how to run calls atomically there, and wraps the result as it
+ * wraps any repository.
  */
 export function storageRepositories(kernel: KernelRepositories, records: RecordStore, atomically: Atomically): StorageRepositories {
-  const own = cascading(kernel, atomically);
+  const owned = cascading(atomically);
+  const jobs = jobRepository(kernel.jobs);
+  const stored = recordRepositories(records);
   return {
-    ...kernel,
+    ...stored,
     records,
-    ...recordRepositories(records),
-    subscribers: own.subscribers,
-    messages: own.messages,
+    jobs,
+    subscribers: { ...stored.subscribers, delete: owned.subscriberDelete },
+    messages: { ...messageRepository(kernel.messages), deleteMany: owned.messagesDelete },
     topics: topicRepository(records, kernel.topics),
-    retention: { ...own.retention, ...webhookRetention(records) },
+    retention: {
+      nextExpiry: (env) => kernel.retention.nextExpiry(env),
+      deleteNotificationsBefore: (env, before, limit) => deleteNotificationsBefore(records, jobs, env, before, limit),
+      deleteExpiredMessages: (env, now, limit) => owned.sweep(env, { expiredAt: now }, limit),
+      deleteMessagesBefore: (env, before, limit) => owned.sweep(env, { createdBefore: before }, limit),
+      ...webhookRetention(records),
+    },
   };
 }

@@ -1,15 +1,30 @@
 import type { RecordStore } from './record-store.js';
 import type { Topic } from '../schemas/index.js';
-import type { TopicMemberRepository, TopicRepository } from '../storage.js';
+import type { TopicRepository } from '../storage.js';
+import type { KernelTopicMembers } from '../kernel/kernel.js';
 import { docsOf, firstDoc } from './docs.js';
 
 const TABLE = 'topics';
 
 /** Topics keyed (and ordered) by key; their memberships are the backend's (`members`). */
-export function topicRepository(records: RecordStore, members: TopicMemberRepository): TopicRepository {
+/** Reads every member of the topics a page at a time (memberships are the backend's, read in pages). */
+const MEMBER_PAGE = 5_000;
+
+export function topicRepository(records: RecordStore, members: KernelTopicMembers): TopicRepository {
   const get = async (env: string, key: string) => firstDoc<Topic>(await records.get(env, TABLE, [key]));
   return {
-    ...members,
+    addMembers: (env, topic, subscribers) => members.addMembers(env, topic, subscribers),
+    removeMembers: (env, topicKey, subscriberIds) => members.removeMembers(env, topicKey, subscriberIds),
+    memberPage: (env, topicKeys, page) => members.memberPage(env, topicKeys, page),
+    async memberIds(env, topicKeys) {
+      const ids: string[] = [];
+      for (let after: string | null = null; ; ) {
+        const page = await members.memberPage(env, topicKeys, { after, limit: MEMBER_PAGE });
+        ids.push(...page);
+        if (page.length < MEMBER_PAGE) return ids;
+        after = page[page.length - 1]!;
+      }
+    },
     get,
     async upsert(env, topic) {
       // Renaming keeps what the topic was made with: its id and creation time.

@@ -12,14 +12,27 @@ const ISO_INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 /** The cursor of the page after `position`: opaque text for callers. */
 export const cursorAfter = (position: PagePosition): string => Buffer.from(JSON.stringify(position)).toString('base64url');
 
+/**
+ * The position a cursor stands for, or null when this code did not make it. Cursors of the form feeds
+ * gave before there was one scheme (`createdAt|id`) still read.
+ */
+export function decodePosition(cursor: string): PagePosition | null {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  let at: unknown;
+  let id: unknown;
+  try {
+    ({ at, id } = JSON.parse(text) as { at?: unknown; id?: unknown });
+  } catch {
+    const [first, second, ...rest] = text.split('|');
+    if (rest.length === 0) [at, id] = [first, second];
+  }
+  return typeof at === 'string' && ISO_INSTANT.test(at) && typeof id === 'string' && id.length > 0 && id.length <= 320 && inputHazards(id).length === 0 ? { at, id } : null;
+}
+
 /** The position a cursor stands for; a cursor this code did not make is refused, naming `cursor`. */
 export function positionOf(cursor: string, what: string): PagePosition {
-  try {
-    const { at, id } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { at?: unknown; id?: unknown };
-    if (typeof at === 'string' && ISO_INSTANT.test(at) && typeof id === 'string' && id.length <= 320 && inputHazards(id).length === 0) return { at, id };
-  } catch {
-    // Falls through to the error below.
-  }
+  const position = decodePosition(cursor);
+  if (position) return position;
   throw new TidingsError('validation_failed', `Invalid ${what} query`, { issues: [{ path: 'cursor', message: 'is not a cursor this list gave' }] });
 }
 

@@ -1,16 +1,16 @@
 import { type Job, type Message } from '@tidings/core';
-import { feedCursor, isExpired, messageMatches, type StorageRepositories } from '@tidings/core/internal';
+import { messageMatches, type KernelRepositories } from '@tidings/core/internal';
 import type { QueueEntry } from '../job-queue.js';
 import { k, type Tables } from '../tables.js';
 
-type Delivery = Pick<StorageRepositories, 'notifications' | 'jobs' | 'messages' | 'traces'>;
+type Delivery = Pick<KernelRepositories, 'jobs' | 'messages'>;
 
 const newestFirst = (a: Message, b: Message) =>
   a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : a._id < b._id ? 1 : a._id > b._id ? -1 : 0;
 
 const claimableAt = (job: Job) => (job.lockedUntil !== null && job.lockedUntil > job.runAt ? job.lockedUntil : job.runAt);
 
-/** Notifications, the job queue, messages and decision traces. */
+/** The job queue and messages. */
 export function deliveryRepositories(t: Tables): Delivery {
   /** The job, when it is the environment's and leased by `workerId`. */
   const heldBy = (env: string, id: string, workerId: string) => {
@@ -23,46 +23,6 @@ export function deliveryRepositories(t: Tables): Delivery {
     return t.del(t.jobs, id);
   };
   return {
-    notifications: {
-      async insertMany(env, notifications) {
-        const stored: string[] = [];
-        for (const notification of notifications) {
-          const txKey = k(env, notification.transactionId);
-          if (t.transactionIds.has(txKey)) continue;
-          t.put(t.transactionIds, txKey, notification._id);
-          t.put(t.notifications, k(env, notification._id), t.copy(notification));
-          stored.push(notification._id);
-        }
-        return stored;
-      },
-      async getMany(env, ids) {
-        return ids.flatMap((id) => {
-          const found = t.notifications.get(k(env, id));
-          return found ? [t.copy(found)] : [];
-        });
-      },
-      async getByTransactionId(env, transactionId) {
-        const id = t.transactionIds.get(k(env, transactionId));
-        const found = id === undefined ? undefined : t.notifications.get(k(env, id));
-        return found ? t.copy(found) : null;
-      },
-      async list(env, { limit, cursor, createdGte, createdLte }) {
-        const after = cursor ? feedCursor.decode(cursor) : null;
-        const prefix = k(env, '');
-        const kept = [...t.notifications.entries()]
-          .flatMap(([key, n]) => (key.startsWith(prefix) ? [n] : []))
-          .filter(
-            (n) =>
-              (createdGte === undefined || n.createdAt >= createdGte) &&
-              (createdLte === undefined || n.createdAt <= createdLte) &&
-              (!after || n.createdAt < after.createdAt || (n.createdAt === after.createdAt && n._id < after.id)),
-          )
-          .sort((a, b) => (a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : a._id < b._id ? 1 : a._id > b._id ? -1 : 0));
-        const items = kept.slice(0, limit).map((n) => t.copy(n));
-        const last = items[items.length - 1];
-        return { items, nextCursor: kept.length > limit && last ? feedCursor.encode(last) : null };
-      },
-    },
     jobs: {
       async enqueue(env, jobs) {
         for (const job of jobs) {
@@ -123,11 +83,6 @@ export function deliveryRepositories(t: Tables): Delivery {
           freed++;
         }
         return freed;
-      },
-      async hasEarlier(env, subscriberId, before, exceptIds) {
-        const except = new Set(exceptIds);
-        for (const job of t.jobs.values()) if (job.environmentId === env && job.subscriberId === subscriberId && job.runAt < before && !except.has(job.id)) return true;
-        return false;
       },
       async complete(env, ids, workerId) {
         const done: string[] = [];
@@ -194,9 +149,15 @@ export function deliveryRepositories(t: Tables): Delivery {
         }
         return inserted;
       },
-      async getMany(env, subscriberInternalId, ids) {
-        const inbox = t.inboxes.get(k(env, subscriberInternalId));
-        return ids.flatMap((id) => {
+      async find(env, lookup) {
+        if ('transactionId' in lookup) {
+          return [...t.messages.values()]
+            .filter((m) => m._environmentId === env && m.transactionId === lookup.transactionId)
+            .sort((a, b) => -newestFirst(a, b))
+            .map(t.copy);
+        }
+        const inbox = t.inboxes.get(k(env, lookup.subscriberInternalId));
+        return lookup.ids.flatMap((id) => {
           const found = inbox?.get(id);
           return found ? [t.copy(found)] : [];
         });
@@ -210,14 +171,13 @@ export function deliveryRepositories(t: Tables): Delivery {
         }
       },
       async feed(env, subscriberInternalId, query) {
-        const after = query.cursor ? feedCursor.decode(query.cursor) : null;
-        const items = [...(t.inboxes.get(k(env, subscriberInternalId))?.values() ?? [])]
-          .filter((m) => messageMatches(m, query) && (after === null || m.createdAt < after.createdAt || (m.createdAt === after.createdAt && m._id < after.id)))
+        const after = query.after;
+        return [...(t.inboxes.get(k(env, subscriberInternalId))?.values() ?? [])]
+          .filter((m) => messageMatches(m, query) && (after === undefined || m.createdAt < after.at || (m.createdAt === after.at && m._id < after.id)))
           .sort(newestFirst)
-          .slice(query.offset ?? 0);
-        const page = items.slice(0, query.limit).map(t.copy);
-        const last = page[page.length - 1];
-        return { items: page, nextCursor: items.length > query.limit && last ? feedCursor.encode(last) : null };
+          .slice(query.offset ?? 0)
+          .slice(0, query.limit)
+          .map(t.copy);
       },
       async countMatching(env, subscriberInternalId, filters) {
         const inbox = [...(t.inboxes.get(k(env, subscriberInternalId))?.values() ?? [])];
@@ -239,36 +199,6 @@ export function deliveryRepositories(t: Tables): Delivery {
           deleted.add(id);
         }
         return deleted.size;
-      },
-      async counts(env, subscriberInternalId, query = {}) {
-        let total = 0;
-        let unread = 0;
-        let unseen = 0;
-        for (const m of t.inboxes.get(k(env, subscriberInternalId))?.values() ?? []) {
-          if (query.channel !== undefined && m.channel !== query.channel) continue;
-          if (m.archived || (query.now !== undefined && ((m.snoozedUntil !== undefined && m.snoozedUntil > query.now) || isExpired(m, query.now)))) continue;
-          total++;
-          if (!m.read) unread++;
-          if (!m.seen) unseen++;
-        }
-        return { total, unread, unseen };
-      },
-      async listByTransaction(env, transactionId) {
-        return [...t.messages.values()]
-          .filter((m) => m._environmentId === env && m.transactionId === transactionId)
-          .sort((a, b) => -newestFirst(a, b))
-          .map(t.copy);
-      },
-    },
-    traces: {
-      async append(records) {
-        for (const record of records) t.append(t.traces, k(record.environmentId, record.transactionId), t.copy(record));
-      },
-      async list(env, transactionId, subscriberId) {
-        return (t.traces.get(k(env, transactionId)) ?? [])
-          .filter((r) => subscriberId === undefined || r.subscriberId === subscriberId)
-          .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))
-          .map(t.copy);
       },
     },
   };

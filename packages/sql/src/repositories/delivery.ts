@@ -1,16 +1,14 @@
-import { type DecisionRecord, type Job, type Message, type Notification } from '@tidings/core';
-import { feedCursor, type StorageRepositories } from '@tidings/core/internal';
+import { type Job, type Message } from '@tidings/core';
+import type { KernelRepositories } from '@tidings/core/internal';
 import { chunk, decodeJson, encodeJson } from '../codec.js';
 import type { JobRow } from '../dialect.js';
-import { docsByKeys } from '../docs-by-keys.js';
 import { reusableQuery } from '../reusable-query.js';
 import { MESSAGE_SELECT, messageFromRow, messageRow } from '../message-row.js';
-import { messageCondition, unexpired } from '../message-filter.js';
+import { messageCondition } from '../message-filter.js';
 import { rowInserter } from '../row-inserter.js';
-import { decodeTraceDoc, encodeTraceDoc } from '../trace-doc.js';
 import type { RepoContext } from './context.js';
 
-type Delivery = Pick<StorageRepositories, 'notifications' | 'jobs' | 'messages' | 'traces'>;
+type Delivery = Pick<KernelRepositories, 'jobs' | 'messages'>;
 
 export function jobFromRow(row: JobRow): Job {
   return {
@@ -29,7 +27,6 @@ export function jobFromRow(row: JobRow): Job {
   } as Job;
 }
 
-const insertNotifications = rowInserter('tidings_notifications', ['env', 'id', 'transaction_id', 'doc', 'created_at'], (q) => q.onConflict((oc) => oc.doNothing()).returning('id'));
 const JOB_COLUMNS = ['id', 'env', 'kind', 'run_at', 'attempts', 'locked_by', 'locked_until', 'transaction_id', 'subscriber_id', 'data', 'last_error', 'job_key'] as const;
 const insertJobs = rowInserter('tidings_jobs', JOB_COLUMNS);
 // A keyed job moves the stored job with its key (graphile-worker's replace mode). Only keyed jobs pay
@@ -39,9 +36,7 @@ const upsertKeyedJobs = rowInserter('tidings_jobs', JOB_COLUMNS, (q) =>
 );
 const MESSAGE_COLUMNS = ['id', 'env', 'subscriber_internal_id', 'transaction_id', 'channel', 'read', 'seen', 'created_at', 'doc', 'archived', 'snoozed_until', 'tags', 'severity', 'expires_at'] as const;
 const insertMessages = rowInserter('tidings_messages', MESSAGE_COLUMNS, (q) => q.onConflict((oc) => oc.doNothing()).returning('id'));
-const insertTraces = rowInserter('tidings_traces', ['env', 'transaction_id', 'subscriber_id', 'at', 'doc']);
 
-const notificationDocs = docsByKeys('tidings_notifications', 'id');
 const renewHeld = reusableQuery<{ env: string; ids: readonly string[]; workerId: string; until: string }>((db, { env, ids, workerId, until }) =>
   db.updateTable('tidings_jobs').set({ locked_until: until }).where('env', '=', env).where('id', 'in', ids).where('locked_by', '=', workerId).returning('id'),
 );
@@ -58,30 +53,6 @@ const ROWS_PER_READ = 1_000;
 export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
   const max = dialect.maxParams;
   return {
-    notifications: {
-      async insertMany(env, notifications) {
-        const rows = await insertNotifications(db, dialect, notifications.map((n) => [env, n._id, n.transactionId, encodeJson(n), n.createdAt]));
-        const stored = new Set((rows as { id: string }[]).map((row) => row.id));
-        return notifications.filter((n) => stored.has(n._id)).map((n) => n._id);
-      },
-      getMany: (env, ids) => notificationDocs<Notification>(db, dialect, env, ids),
-      async getByTransactionId(env, transactionId) {
-        const row = await db.selectFrom('tidings_notifications').select('doc').where('env', '=', env).where('transaction_id', '=', transactionId).executeTakeFirst();
-        return row ? decodeJson<Notification>(row.doc) : null;
-      },
-      async list(env, { limit, cursor, createdGte, createdLte }) {
-        // Read along the (env, created_at, id) index, newest first.
-        let q = db.selectFrom('tidings_notifications').select('doc').where('env', '=', env);
-        if (createdGte !== undefined) q = q.where('created_at', '>=', createdGte);
-        if (createdLte !== undefined) q = q.where('created_at', '<=', createdLte);
-        const after = cursor ? feedCursor.decode(cursor) : null;
-        if (after) q = q.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]));
-        const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
-        const items = rows.slice(0, limit).map((row) => decodeJson<Notification>(row.doc));
-        const last = items[items.length - 1];
-        return { items, nextCursor: rows.length > limit && last ? feedCursor.encode(last) : null };
-      },
-    },
     jobs: {
       async enqueue(env, jobs) {
         if (jobs.length === 0) return;
@@ -173,20 +144,17 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
         const inserted = new Set((rows as { id: string }[]).map((row) => row.id));
         return messages.filter((m) => inserted.has(m._id));
       },
-      async getMany(env, subscriberInternalId, ids) {
-        if (ids.length === 0) return [];
-        const found = new Map<string, Message>();
-        for (const part of chunk([...new Set(ids)], 1, Math.min(max - 2, ROWS_PER_READ))) {
-          const rows = await db.selectFrom('tidings_messages').select(MESSAGE_SELECT).where('env', '=', env).where('subscriber_internal_id', '=', subscriberInternalId).where('id', 'in', part).execute();
-          for (const row of rows) {
-            const m = messageFromRow(row);
-            found.set(m._id, m);
-          }
+      async find(env, lookup) {
+        if ('transactionId' in lookup) {
+          const rows = await db.selectFrom('tidings_messages').select(MESSAGE_SELECT).where('env', '=', env).where('transaction_id', '=', lookup.transactionId).orderBy('created_at').orderBy('id').execute();
+          return rows.map(messageFromRow);
         }
-        return ids.flatMap((id) => {
-          const m = found.get(id);
-          return m ? [m] : [];
-        });
+        const found: Message[] = [];
+        for (const part of chunk([...new Set(lookup.ids)], 1, Math.min(max - 2, ROWS_PER_READ))) {
+          const rows = await db.selectFrom('tidings_messages').select(MESSAGE_SELECT).where('env', '=', env).where('subscriber_internal_id', '=', lookup.subscriberInternalId).where('id', 'in', part).execute();
+          for (const row of rows) found.push(messageFromRow(row));
+        }
+        return found;
       },
       async replaceMany(env, messages) {
         for (const m of messages) {
@@ -201,16 +169,11 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
           .where('env', '=', env)
           .where('subscriber_internal_id', '=', subscriberInternalId)
           .where((eb) => messageCondition(eb, query, dialect));
-        const after = query.cursor ? feedCursor.decode(query.cursor) : null;
-        if (after) {
-          q = q.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]));
-        }
-        q = q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit + 1);
+        const after = query.after;
+        if (after) q = q.where((eb) => eb.or([eb('created_at', '<', after.at), eb.and([eb('created_at', '=', after.at), eb('id', '<', after.id)])]));
+        q = q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit);
         if (query.offset) q = q.offset(query.offset);
-        const rows = await q.execute();
-        const items = rows.slice(0, query.limit).map(messageFromRow);
-        const last = items[items.length - 1];
-        return { items, nextCursor: rows.length > query.limit && last ? feedCursor.encode(last) : null };
+        return (await q.execute()).map(messageFromRow);
       },
       async countMatching(env, subscriberInternalId, filters) {
         const counts: number[] = [];
@@ -245,52 +208,6 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
           deleted += result.length;
         }
         return deleted;
-      },
-      async counts(env, subscriberInternalId, query = {}) {
-        let q = db
-          .selectFrom('tidings_messages')
-          .select((eb) => [
-            eb.fn.countAll().as('total'),
-            eb.fn.sum(eb.case().when('read', '=', 0).then(1).else(0).end()).as('unread'),
-            eb.fn.sum(eb.case().when('seen', '=', 0).then(1).else(0).end()).as('unseen'),
-          ])
-          .where('env', '=', env)
-          .where('subscriber_internal_id', '=', subscriberInternalId)
-          .where('archived', '=', 0);
-        if (query.channel !== undefined) q = q.where('channel', '=', query.channel);
-        if (query.now !== undefined) q = q.where((eb) => eb.or([eb('snoozed_until', 'is', null), eb('snoozed_until', '<=', query.now!)])).where((eb) => unexpired(eb, query.now!));
-        const row = await q.executeTakeFirstOrThrow();
-        return { total: Number(row.total), unread: Number(row.unread ?? 0), unseen: Number(row.unseen ?? 0) };
-      },
-      async listByTransaction(env, transactionId) {
-        const rows = await db.selectFrom('tidings_messages').select(MESSAGE_SELECT).where('env', '=', env).where('transaction_id', '=', transactionId).orderBy('created_at').orderBy('id').execute();
-        return rows.map(messageFromRow);
-      },
-    },
-    traces: {
-      // Records of one trigger written in one call share a row (a topic fan-out writes one row per
-      // batch, not one per subscriber); `subscriber_id` is '*' on shared rows.
-      async append(records) {
-        const groups = new Map<string, DecisionRecord[]>();
-        for (const r of records) {
-          const key = `${r.environmentId}\u0001${r.transactionId}`;
-          const group = groups.get(key);
-          if (group) group.push(r);
-          else groups.set(key, [r]);
-        }
-        const rows = [...groups.values()].map((group) => {
-          const first = group[0]!;
-          const single = group.every((r) => r.subscriberId === first.subscriberId);
-          return [first.environmentId, first.transactionId, single ? first.subscriberId : '*', first.at, encodeTraceDoc(group)];
-        });
-        await insertTraces(db, dialect, rows);
-      },
-      async list(env, transactionId, subscriberId) {
-        let q = db.selectFrom('tidings_traces').select(['doc', 'env', 'transaction_id']).where('env', '=', env).where('transaction_id', '=', transactionId);
-        if (subscriberId !== undefined) q = q.where((eb) => eb.or([eb('subscriber_id', '=', subscriberId), eb('subscriber_id', '=', '*')]));
-        const records = (await q.orderBy('at').orderBy('seq').execute()).flatMap((row) => decodeTraceDoc(row.doc, row));
-        records.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
-        return subscriberId === undefined ? records : records.filter((r) => r.subscriberId === subscriberId);
       },
     },
   };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_ID_LENGTH, type Job, type Message, type Notification, type Workflow } from '../../schemas/index.js';
-import { feedCursor, type Digest, type FeedPage } from '../../storage.js';
+import { type Digest, type FeedPage } from '../../storage.js';
+import { decodePosition } from '../../util/page-cursor.js';
 import { parseInput } from '../../validation.js';
 import type { EngineContext } from '../context.js';
 
@@ -10,7 +11,7 @@ export const MAX_IDS_PER_READ = 10_000;
 const readId = z.string().min(1, 'must not be empty').max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`);
 const readIdsSchema = z.array(readId).max(MAX_IDS_PER_READ, `must hold at most ${MAX_IDS_PER_READ} ids`);
 const instantSchema = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }).transform((at) => new Date(at).toISOString());
-const cursorSchema = z.string().refine((cursor) => feedCursor.decode(cursor) !== null, 'is not a cursor this list returned (pass nextCursor back as it is)');
+const cursorSchema = z.string().refine((cursor) => decodePosition(cursor) !== null, 'is not a cursor this list returned (pass nextCursor back as it is)');
 
 /** A page of the environment's notifications (`activity.notifications`). */
 export const notificationPageQuerySchema = z

@@ -3,7 +3,8 @@ import { notFound, TidingsError } from '../../errors.js';
 import { applyAction, applyArchive, applyMarkAs, applySnooze, applyUnsnooze, applyMarkFlags } from '../../messages/transitions.js';
 import { isExpired } from '../../messages/expiry.js';
 import { buttonTypeSchema, actionStatusSchema, channelSchema, filterDataSchema, filterSeveritySchema, filterTagsSchema, jsonObjectSchema, markValueSchema, type MarkValue, type Message, type Subscriber } from '../../schemas/index.js';
-import { feedCursor, type FeedPage, type MessageFilter, type StorageRepositories } from '../../storage.js';
+import { type FeedPage, type MessageFilter, type StorageRepositories } from '../../storage.js';
+import { cursorAfter, decodePosition } from '../../util/page-cursor.js';
 import { parseInput } from '../../validation.js';
 import type { EngineContext } from '../context.js';
 import { loopYielder } from '../runtime/loop-yield.js';
@@ -73,7 +74,7 @@ export type MessageFilterInput = z.input<typeof messageFilterSchema>;
 export const feedQuerySchema = messageFilterSchema.extend({
   cursor: z
     .string()
-    .refine((cursor) => feedCursor.decode(cursor) !== null, 'is not a cursor this feed returned (pass nextCursor back as it is)')
+    .refine((cursor) => decodePosition(cursor) !== null, 'is not a cursor this feed returned (pass nextCursor back as it is)')
     .optional(),
   /** The id of the last message held: the page starts after it (Novu's `after`). */
   after: z.string().min(1).optional(),
@@ -282,7 +283,7 @@ export function messagesApi(ctx: EngineContext) {
       if (after !== undefined) {
         const [last] = await storage.messages.getMany(env, subscriber._id, [after]);
         if (!last) throw notFound('Message', after);
-        position = feedCursor.encode(last);
+        position = cursorAfter({ at: last.createdAt, id: last._id });
       }
       return storage.messages.feed(env, subscriber._id, {
         ...storageFilter(filter, ctx.now()),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SuiteContext } from '../storage-under-test.js';
 import { T0, jobRecord, plus } from '../fixtures.js';
+import { hasEarlierJob } from '../../kernel/jobs.js';
 
 const LEASE = 30_000;
 
@@ -163,6 +164,30 @@ export function jobsSuite({ get }: SuiteContext): void {
       expect((await s.jobs.list('env-a', { transactionId: 't1' })).length).toBe(2);
       expect(await s.jobs.cancelByTransaction('env-a', 't1')).toBe(2);
       expect((await s.jobs.list('env-a')).map((j) => j.transactionId)).toEqual(['t2']);
+    });
+
+    it('jobs.hasEarlier — the subscriber\'s jobs due before the instant, leased or not, less the ones left out; a backend\'s fast path answers as core\'s rule does', async () => {
+      const s = get();
+      const ada = (runAt: string) => jobRecord('env-a', { subscriberId: 'he-ada', runAt });
+      const [early, leased, atInstant, late] = [ada(plus(T0, -5000)), ada(plus(T0, -4000)), ada(T0), ada(plus(T0, 5000))];
+      await s.jobs.enqueue('env-a', [early, leased, atInstant, late, jobRecord('env-a', { subscriberId: 'he-bob', runAt: plus(T0, -9000) })]);
+      await s.jobs.enqueue('env-b', [jobRecord('env-b', { subscriberId: 'he-ada', runAt: plus(T0, -9000) })]);
+      await s.jobs.claimDue({ env: 'env-a', workerId: 'w1', now: plus(T0, -4000), limit: 2, leaseMs: LEASE });
+      const cases: [env: string, subscriberId: string, before: string, except: string[], expected: boolean][] = [
+        ['env-a', 'he-ada', T0, [], true],
+        ['env-a', 'he-ada', T0, [early.id], true],
+        ['env-a', 'he-ada', T0, [early.id, leased.id], false],
+        ['env-a', 'he-ada', plus(T0, 1), [early.id, leased.id], true],
+        ['env-a', 'he-ada', plus(T0, 10_000), [early.id, leased.id, atInstant.id, late.id], false],
+        ['env-a', 'he-ada', plus(T0, -5000), [], false],
+        ['env-a', 'he-cy', plus(T0, 10_000), [], false],
+        ['env-b', 'he-bob', plus(T0, 10_000), [], false],
+        ['env-b', 'he-ada', T0, [], true],
+      ];
+      for (const [env, subscriberId, before, except, expected] of cases) {
+        expect(await s.jobs.hasEarlier(env, subscriberId, before, except), `${env} ${subscriberId} ${before} ${except.length}`).toBe(expected);
+        expect(await hasEarlierJob(s.jobs, env, subscriberId, before, except)).toBe(expected);
+      }
     });
   });
 }

@@ -1,7 +1,10 @@
 import type { DecisionRecord } from '@tidings/core';
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { decodeTraceDoc, encodeTraceDoc } from '../src/trace-doc.js';
+import { recordsOf, runsOf, type TraceDoc } from '../src/records/traces.js';
+
+const encodeTraceDoc = (records: readonly DecisionRecord[]) => JSON.stringify(runsOf(records));
+const decodeTraceDoc = (doc: string, { env, transaction_id }: { env: string; transaction_id: string }) => recordsOf(JSON.parse(doc) as TraceDoc, env, transaction_id);
 
 const row = { env: 'env-a', transaction_id: 'tx-1' };
 const entry = fc.record({
@@ -20,7 +23,7 @@ const record: fc.Arbitrary<DecisionRecord> = fc.record({
   entries: fc.array(entry, { maxLength: 3 }),
 });
 
-it('a trace row reads back every record of one trigger, in the order written', () => {
+it('a trace record reads back every record of one trigger, in the order written', () => {
   fc.assert(fc.property(fc.array(record, { minLength: 1, maxLength: 30 }), (records) => {
     expect(decodeTraceDoc(encodeTraceDoc(records), row)).toEqual(records);
   }));

@@ -1,0 +1,32 @@
+import type { RecordStore } from './record-store.js';
+import type { Subscriber } from '../schemas/index.js';
+import type { SubscriberRepository } from '../storage.js';
+import { docsOf } from './docs.js';
+
+const TABLE = 'subscribers';
+
+/**
+ * Subscribers keyed (and sorted) by subscriberId, their internal id as the first index. Deleting
+ * one takes its preferences and memberships with it: `storageRepositories` wraps `delete` in one
+ * atomic step with those.
+ */
+export function subscriberRepository(records: RecordStore): SubscriberRepository {
+  return {
+    async putMany(env, subscribers) {
+      if (subscribers.length === 0) return;
+      await records.put(env, TABLE, subscribers.map((s) => ({ key: s.subscriberId, i1: s._id, sort: s.subscriberId, doc: s })));
+    },
+    async getMany(env, subscriberIds) {
+      if (subscriberIds.length === 0) return [];
+      const found = new Map(docsOf<Subscriber>(await records.get(env, TABLE, [...new Set(subscriberIds)])).map((s) => [s.subscriberId, s] as const));
+      return subscriberIds.flatMap((id) => found.get(id) ?? []);
+    },
+    async idPage(env, { after, until, limit }) {
+      if (limit <= 0) return [];
+      const range = { ...(after !== null && { gt: after }), ...(until !== undefined && { lte: until }) };
+      const page = await records.find(env, TABLE, { ...(Object.keys(range).length > 0 && { sort: range }), limit });
+      return page.map((r) => r.key);
+    },
+    delete: async (env, subscriberId) => (await records.delete(env, TABLE, [subscriberId])) > 0,
+  };
+}
