@@ -60,4 +60,5 @@ export { deleteOwnedDigests, DIGEST_RECORDS, openDigestTransactions } from './re
 export { recordRepositories, storageRepositories, type Atomically, type RecordRepositories } from './records/record-repositories.js';
 export type { KernelFeedQuery, KernelJobs, KernelMessages, KernelRepositories, KernelRetention, KernelTopicMembers, MessageLookup, MessageSweep } from './kernel/kernel.js';
 export { hasEarlierJob } from './kernel/jobs.js';
+export { deleteByWhere, getByFind, recordStoreOver } from './records/record-store.js';
 export { cursorAfter, decodePosition, type PagePosition } from './util/page-cursor.js';

@@ -21,7 +21,7 @@ import type { Suppression } from './schemas/suppression.js';
 import type { WebhookDelivery, WebhookEndpoint } from './schemas/webhook.js';
 import type { RecordStore } from './records/record-store.js';
 
-export type { RecordInput, RecordMatch, RecordQuery, RecordRange, RecordStore, RecordWhere, StoredRecord } from './records/record-store.js';
+export type { RecordBackend, RecordInput, RecordMatch, RecordQuery, RecordRange, RecordStore, RecordWhere, StoredRecord } from './records/record-store.js';
 
 export type { MessageFilter } from './schemas/message-filter.js';
 

@@ -23,7 +23,7 @@ function meets(value: string | null, match: RecordMatch | undefined): boolean {
 
 /** Whether the record meets every condition of `where` (the meaning every backend implements). */
 export const recordMeets = (record: StoredRecord, where: RecordWhere): boolean =>
-  meets(record.i1, where.i1) && meets(record.i2, where.i2) && meets(record.i3, where.i3) && meets(record.sort, where.sort);
+  meets(record.key, where.key) && meets(record.i1, where.i1) && meets(record.i2, where.i2) && meets(record.i3, where.i3) && meets(record.sort, where.sort);
 
 /** Ascending (sort, key) order. */
 export const recordOrder = (a: Pick<StoredRecord, 'sort' | 'key'>, b: Pick<StoredRecord, 'sort' | 'key'>): number => byteOrder(a.sort, b.sort) || byteOrder(a.key, b.key);

@@ -1,4 +1,4 @@
-import type { RecordStore } from './record-store.js';
+import { recordStoreOver, type RecordBackend, type RecordStore } from './record-store.js';
 import type { Message } from '../schemas/index.js';
 import type { MessageRepository, StorageRepositories, SubscriberRepository } from '../storage.js';
 import type { KernelRepositories, MessageSweep } from '../kernel/kernel.js';
@@ -45,7 +45,7 @@ export type RecordRepositories = Pick<
  * not at all: inside a transaction, that transaction's; outside one, a new transaction's (or the
  * ones at hand, where every call outside a transaction runs alone and is undone whole, as in memory).
  */
-export type Atomically = <T>(fn: (kernel: KernelRepositories, records: RecordStore) => Promise<T>) => Promise<T>;
+export type Atomically = <T>(fn: (kernel: KernelRepositories, records: RecordBackend) => Promise<T>) => Promise<T>;
 
 /** The repositories over `records`. */
 export function recordRepositories(records: RecordStore): RecordRepositories {
@@ -72,7 +72,8 @@ export function recordRepositories(records: RecordStore): RecordRepositories {
  * its preferences and topic memberships, and a message's deletion (by the subscriber, a retry, or the
  * sweeper) the provider references that point to it.
  */
-function cascading(atomically: Atomically): { subscriberDelete: SubscriberRepository['delete']; messagesDelete: MessageRepository['deleteMany']; sweep: (env: string, sweep: MessageSweep, limit: number) => Promise<Message[]> } {
+function cascading(backendAtomically: Atomically): { subscriberDelete: SubscriberRepository['delete']; messagesDelete: MessageRepository['deleteMany']; sweep: (env: string, sweep: MessageSweep, limit: number) => Promise<Message[]> } {
+  const atomically = <T>(fn: (kernel: KernelRepositories, records: RecordStore) => Promise<T>) => backendAtomically((kernel, records) => fn(kernel, recordStoreOver(records)));
   return {
     subscriberDelete: (env, subscriberId) =>
       atomically(async (kernel, records) => {
@@ -102,7 +103,8 @@ function cascading(atomically: Atomically): { subscriberDelete: SubscriberReposi
  * same connection or transaction and how to run calls atomically there, and wraps the result as it
  * wraps any repository.
  */
-export function storageRepositories(kernel: KernelRepositories, records: RecordStore, atomically: Atomically): StorageRepositories {
+export function storageRepositories(kernel: KernelRepositories, backend: RecordBackend, atomically: Atomically): StorageRepositories {
+  const records = recordStoreOver(backend);
   const owned = cascading(atomically);
   const jobs = jobRepository(kernel.jobs);
   const stored = recordRepositories(records);

@@ -40,6 +40,7 @@ export type RecordMatch = string | null | readonly string[] | RecordRange;
 
 /** Conditions on the columns, all of which a record meets; none matches every record of the table. */
 export interface RecordWhere {
+  readonly key?: string | readonly string[] | RecordRange;
   readonly i1?: RecordMatch;
   readonly i2?: RecordMatch;
   readonly i3?: RecordMatch;
@@ -63,7 +64,8 @@ export interface RecordQuery extends RecordWhere {
  * The generic part of the Storage port: keyed JSON records in named tables, for the repositories
  * core writes once over it (`records/`). Each method is one round trip (batches split only at the
  * backend's parameter limit), scoped to one environment and table, and atomic on its own; several
- * calls are atomic together inside `transaction`.
+ * calls are atomic together inside `transaction`. A backend writes the five methods of
+ * `RecordBackend`; `get` and `delete` are core's over them unless it has faster ones.
  */
 export interface RecordStore {
   /** Stores each record whole, replacing the one with its key; the last of a batch's duplicates wins. */
@@ -85,4 +87,34 @@ export interface RecordStore {
    * returns them as they were, in that order.
    */
   deleteWhere(env: string, table: string, where: RecordWhere & { readonly limit?: number }): Promise<StoredRecord[]>;
+}
+
+/** What a backend implements of the record store: five methods, and optionally faster `get` and `delete` (the suite holds them to core's). */
+export type RecordBackend = Omit<RecordStore, 'get' | 'delete'> & Partial<Pick<RecordStore, 'get' | 'delete'>>;
+
+/** The records with these keys in the order of `keys` (each once): core's `get`, over `find`. */
+export async function getByFind(backend: Pick<RecordStore, 'find'>, env: string, table: string, keys: readonly string[]): Promise<StoredRecord[]> {
+  const unique = [...new Set(keys)];
+  if (unique.length === 0) return [];
+  const found = new Map((await backend.find(env, table, { key: unique })).map((record) => [record.key, record] as const));
+  return unique.flatMap((key) => found.get(key) ?? []);
+}
+
+/** Core's `delete`, over `deleteWhere`. */
+export async function deleteByWhere(backend: Pick<RecordStore, 'deleteWhere'>, env: string, table: string, keys: readonly string[]): Promise<number> {
+  return keys.length === 0 ? 0 : (await backend.deleteWhere(env, table, { key: [...new Set(keys)] })).length;
+}
+
+/** The whole record store over a backend's: its own `get` and `delete` where it has them, else core's. */
+export function recordStoreOver(backend: RecordBackend): RecordStore {
+  if (backend.get && backend.delete) return backend as RecordStore;
+  return {
+    put: (env, table, records) => backend.put(env, table, records),
+    insertNew: (env, table, records) => backend.insertNew(env, table, records),
+    find: (env, table, query) => backend.find(env, table, query),
+    count: (env, table, where) => backend.count(env, table, where),
+    deleteWhere: (env, table, where) => backend.deleteWhere(env, table, where),
+    get: backend.get ? (env, table, keys) => backend.get!(env, table, keys) : (env, table, keys) => getByFind(backend, env, table, keys),
+    delete: backend.delete ? (env, table, keys) => backend.delete!(env, table, keys) : (env, table, keys) => deleteByWhere(backend, env, table, keys),
+  };
 }

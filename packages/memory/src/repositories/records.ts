@@ -1,13 +1,13 @@
-import type { RecordInput, RecordQuery, RecordStore, RecordWhere, StoredRecord } from '@tidings/core/internal';
+import type { RecordBackend, RecordInput, RecordQuery, RecordWhere, StoredRecord } from '@tidings/core/internal';
 import { findRecords, recordMeets, recordOrder, storedRecord } from '@tidings/core/internal';
 import { k, type Tables } from '../tables.js';
 
 /**
  * The record store: env|table → key → record, each write undone with its transaction. An index of
  * the first index value (env|table|i1 → key → true) serves finds by it without reading the whole
- * table (a batch's preferences, a workflow by identifier).
+ * table (a batch's preferences, a workflow by identifier); finds by key read only those keys.
  */
-export function recordStore(t: Tables): RecordStore {
+export function recordStore(t: Tables): RecordBackend {
   const table = (env: string, name: string) => t.records.get(k(env, name));
   const byI1 = (env: string, name: string, i1: string) => k(k(env, name), i1);
   const out = (record: StoredRecord): StoredRecord => ({ ...record, doc: t.copy(record.doc) });
@@ -27,10 +27,12 @@ export function recordStore(t: Tables): RecordStore {
     return t.del(rows, key);
   }
 
-  /** The records a find may match: those of its `i1` values when it names them, else the whole table. */
+  /** The records a find may match: those of its keys or `i1` values when it names them, else the whole table. */
   function candidates(env: string, name: string, where: RecordWhere): Iterable<StoredRecord> {
     const rows = table(env, name);
     if (!rows) return [];
+    const keys = where.key;
+    if (typeof keys === 'string' || Array.isArray(keys)) return (typeof keys === 'string' ? [keys] : [...new Set(keys as readonly string[])]).flatMap((key) => rows.get(key) ?? []);
     const i1 = where.i1;
     if (typeof i1 !== 'string' && !Array.isArray(i1)) return rows.values();
     const out: StoredRecord[] = [];
@@ -57,25 +59,11 @@ export function recordStore(t: Tables): RecordStore {
       }
       return inserted;
     },
-    async get(env, name, keys) {
-      const rows = table(env, name);
-      if (!rows) return [];
-      return [...new Set(keys)].flatMap((key) => {
-        const found = rows.get(key);
-        return found ? [out(found)] : [];
-      });
-    },
     find: async (env, name, query) => select(env, name, query).map(out),
     async count(env, name, where) {
       let n = 0;
       for (const record of candidates(env, name, where)) if (recordMeets(record, where)) n++;
       return n;
-    },
-    async delete(env, name, keys) {
-      const rows = table(env, name);
-      let deleted = 0;
-      if (rows) for (const key of new Set(keys)) if (remove(env, name, rows, key)) deleted++;
-      return deleted;
     },
     async deleteWhere(env, name, { limit, ...where }) {
       const rows = table(env, name);

@@ -1,4 +1,4 @@
-import type { RecordInput, RecordQuery, RecordStore, RecordWhere, StoredRecord } from '@tidings/core/internal';
+import type { RecordBackend, RecordInput, RecordQuery, RecordWhere, StoredRecord } from '@tidings/core/internal';
 import { recordOrder } from '@tidings/core/internal';
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import { chunk, decodeJson, encodeJson } from '../codec.js';
@@ -13,7 +13,7 @@ type Eb = ExpressionBuilder<Database, 'tidings_records'>;
 
 const COLUMNS = ['env', 'tbl', 'key', 'i1', 'i2', 'i3', 'sort', 'doc'] as const;
 const READ = ['key', 'i1', 'i2', 'i3', 'sort', 'doc'] as const;
-const MATCHED = ['i1', 'i2', 'i3', 'sort'] as const;
+const MATCHED = ['key', 'i1', 'i2', 'i3', 'sort'] as const;
 
 const upsertRows = rowInserter('tidings_records', COLUMNS, (q) =>
   q.onConflict((oc) =>
@@ -69,8 +69,11 @@ function parts(where: RecordWhere, maxParams: number): RecordWhere[] {
   return chunk([...new Set(where[longest] as readonly string[])], 1, Math.max(1, room - others)).map((values) => ({ ...where, [longest]: values }));
 }
 
-/** The record store in the `tidings_records` table (see migration 0016). */
-export function recordStore({ db, dialect, atomic }: RepoContext): RecordStore {
+/**
+ * The record store in the `tidings_records` table (see migration 0016). `get` is a fast path of
+ * core's (a prepared statement: the lookup by keys is on every batch's path).
+ */
+export function recordStore({ db, dialect, atomic }: RepoContext): RecordBackend {
   const select = (part: RecordQuery, env: string, table: string, runner: Db = db) => {
     const desc = part.order === 'desc';
     let query = runner
@@ -124,14 +127,6 @@ export function recordStore({ db, dialect, atomic }: RepoContext): RecordStore {
         n += Number(row.n);
       }
       return n;
-    },
-    async delete(env, table, keys) {
-      let deleted = 0;
-      for (const part of byKeys(keys)) {
-        const result = await db.deleteFrom('tidings_records').where('env', '=', env).where('tbl', '=', table).where('key', 'in', part).executeTakeFirst();
-        deleted += Number(result.numDeletedRows);
-      }
-      return deleted;
     },
     async deleteWhere(env, table, { limit, ...where }) {
       const deleted: StoredRecord[] = [];
