@@ -3,7 +3,7 @@ import { feedCursor, type StorageRepositories } from '@tidings/core/internal';
 import { chunk, decodeJson, encodeJson } from '../codec.js';
 import type { JobRow } from '../dialect.js';
 import { docsByKeys } from '../docs-by-keys.js';
-import { reusableQuery } from '../reusable-query.js';
+import { deleteReturning, updateReturning } from '../returning-write.js';
 import { MESSAGE_SELECT, messageFromRow, messageRow } from '../message-row.js';
 import { messageCondition, unexpired } from '../message-filter.js';
 import { rowInserter } from '../row-inserter.js';
@@ -29,24 +29,27 @@ export function jobFromRow(row: JobRow): Job {
   } as Job;
 }
 
-const insertNotifications = rowInserter('tidings_notifications', ['env', 'id', 'transaction_id', 'doc', 'created_at'], (q) => q.onConflict((oc) => oc.doNothing()).returning('id'));
+const insertNotifications = rowInserter('tidings_notifications', ['env', 'id', 'transaction_id', 'doc', 'created_at'], { skipTaken: true, returning: 'id' });
 const JOB_COLUMNS = ['id', 'env', 'kind', 'run_at', 'attempts', 'locked_by', 'locked_until', 'transaction_id', 'subscriber_id', 'data', 'last_error', 'job_key'] as const;
 const insertJobs = rowInserter('tidings_jobs', JOB_COLUMNS);
 // A keyed job moves the stored job with its key (graphile-worker's replace mode). Only keyed jobs pay
 // for the upsert: an insert with ON CONFLICT is slower per row, and most jobs have no key.
-const upsertKeyedJobs = rowInserter('tidings_jobs', JOB_COLUMNS, (q) =>
-  q.onConflict((oc) => oc.columns(['env', 'job_key']).where('job_key', 'is not', null).doUpdateSet((eb) => ({ run_at: eb.ref('excluded.run_at') }))),
-);
+const upsertKeyedJobs = rowInserter('tidings_jobs', JOB_COLUMNS, { upsert: { key: ['env', 'job_key'], whereNotNull: 'job_key', update: ['run_at'] } });
 const MESSAGE_COLUMNS = ['id', 'env', 'subscriber_internal_id', 'transaction_id', 'channel', 'read', 'seen', 'created_at', 'doc', 'archived', 'snoozed_until', 'tags', 'severity', 'expires_at'] as const;
-const insertMessages = rowInserter('tidings_messages', MESSAGE_COLUMNS, (q) => q.onConflict((oc) => oc.doNothing()).returning('id'));
+const insertMessages = rowInserter('tidings_messages', MESSAGE_COLUMNS, { skipTaken: true, returning: 'id' });
 const insertTraces = rowInserter('tidings_traces', ['env', 'transaction_id', 'subscriber_id', 'at', 'doc']);
 
 const notificationDocs = docsByKeys('tidings_notifications', 'id');
-const renewHeld = reusableQuery<{ env: string; ids: readonly string[]; workerId: string; until: string }>((db, { env, ids, workerId, until }) =>
-  db.updateTable('tidings_jobs').set({ locked_until: until }).where('env', '=', env).where('id', 'in', ids).where('locked_by', '=', workerId).returning('id'),
+const renewHeld = updateReturning<{ env: string; ids: readonly string[]; workerId: string; until: string }, 'tidings_jobs', 'id'>(
+  'tidings_jobs',
+  ({ until }) => ({ locked_until: until }),
+  (eb, { env, ids, workerId }) => eb.and([eb('env', '=', env), eb('id', 'in', ids), eb('locked_by', '=', workerId)]),
+  ['id'],
 );
-const deleteClaimed = reusableQuery<{ env: string; ids: readonly string[]; workerId: string }>((db, { env, ids, workerId }) =>
-  db.deleteFrom('tidings_jobs').where('env', '=', env).where('id', 'in', ids).where('locked_by', '=', workerId).returning('id'),
+const deleteClaimed = deleteReturning<{ env: string; ids: readonly string[]; workerId: string }, 'tidings_jobs', 'id'>(
+  'tidings_jobs',
+  (eb, { env, ids, workerId }) => eb.and([eb('env', '=', env), eb('id', 'in', ids), eb('locked_by', '=', workerId)]),
+  ['id'],
 );
 
 /**
@@ -96,7 +99,7 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
       async renew(env, ids, workerId, lockedUntil) {
         const held: string[] = [];
         for (const part of chunk([...ids], 1, max - 3)) {
-          const rows = (await renewHeld<{ id: string }>(db, dialect, { env, ids: part, workerId, until: lockedUntil })).rows;
+          const rows = await renewHeld(db, dialect, { env, ids: part, workerId, until: lockedUntil });
           held.push(...rows.map((row) => row.id));
         }
         return held;
@@ -121,7 +124,7 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
       },
       async complete(env, ids, workerId) {
         const done: string[] = [];
-        for (const part of chunk([...ids], 1, max - 2)) done.push(...(await deleteClaimed<{ id: string }>(db, dialect, { env, ids: part, workerId })).rows.map((row) => row.id));
+        for (const part of chunk([...ids], 1, max - 2)) done.push(...(await deleteClaimed(db, dialect, { env, ids: part, workerId })).map((row) => row.id));
         return done;
       },
       async reschedule(env, id, workerId, change) {
@@ -241,8 +244,8 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
       async deleteMany(env, subscriberInternalId, ids) {
         let deleted = 0;
         for (const part of chunk([...new Set(ids)], 1, max - 2)) {
-          const result = await db.deleteFrom('tidings_messages').where('env', '=', env).where('subscriber_internal_id', '=', subscriberInternalId).where('id', 'in', part).returning('id').execute();
-          deleted += result.length;
+          const result = await db.deleteFrom('tidings_messages').where('env', '=', env).where('subscriber_internal_id', '=', subscriberInternalId).where('id', 'in', part).executeTakeFirst();
+          deleted += Number(result.numDeletedRows);
         }
         return deleted;
       },

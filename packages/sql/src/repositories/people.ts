@@ -5,9 +5,7 @@ import { docsByKeys } from '../docs-by-keys.js';
 import { rowInserter } from '../row-inserter.js';
 import type { RepoContext } from './context.js';
 
-const upsertSubscribers = rowInserter('tidings_subscribers', ['env', 'subscriber_id', 'id', 'doc'], (q) =>
-  q.onConflict((oc) => oc.columns(['env', 'subscriber_id']).doUpdateSet((eb) => ({ id: eb.ref('excluded.id'), doc: eb.ref('excluded.doc') }))),
-);
+const upsertSubscribers = rowInserter('tidings_subscribers', ['env', 'subscriber_id', 'id', 'doc'], { upsert: { key: ['env', 'subscriber_id'], update: ['id', 'doc'] } });
 
 const subscriberDocs = docsByKeys('tidings_subscribers', 'subscriber_id');
 
@@ -49,7 +47,7 @@ export function peopleRepositories({ db, dialect, atomic }: RepoContext): People
       async addMembers(env, topic, subscribers) {
         const rows = subscribers.map((s) => ({ env, topic_key: topic.key, subscriber_id: s.subscriberId, subscriber_internal_id: s._id }));
         for (const part of chunk(rows, 4, max)) {
-          await db.insertInto('tidings_topic_members').values(part).onConflict((oc) => oc.doNothing()).execute();
+          await dialect.skipTaken(db.insertInto('tidings_topic_members').values(part)).execute();
         }
       },
       async removeMembers(env, topicKey, subscriberIds) {
