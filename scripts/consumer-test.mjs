@@ -179,6 +179,21 @@ async function clusterFromBin(pgUrl) {
   }
 }
 
+/** `--mysql` from the installed bin, in a database of its own, dropped after. */
+async function mysqlFromBin(mysqlUrl) {
+  const database = `tidings_consumer_${process.pid}`;
+  const url = new URL(mysqlUrl);
+  url.pathname = `/${database}`;
+  const admin = (statement) =>
+    run(process.execPath, ['-e', `const m = require('mysql2/promise'); m.createConnection(${JSON.stringify(mysqlUrl)}).then(async (c) => { await c.query(${JSON.stringify(statement)}); await c.end(); })`], app);
+  admin(`create database \`${database}\``);
+  try {
+    await serveFromBin(['--mysql', url.toString(), '--api-key', 'consumer-key'], { apiKey: 'consumer-key', ready: /Application identifier/ });
+  } finally {
+    admin(`drop database if exists \`${database}\``);
+  }
+}
+
 /** What a user installs must not carry the workspace: no source condition, no driver it does not use. */
 function checkInstalledManifests() {
   for (const { name } of PACKAGES) {
@@ -188,11 +203,11 @@ function checkInstalledManifests() {
     if (!manifest.engines?.node || !manifest.repository) fail(`${name} has no engines or repository`);
   }
   const http = JSON.parse(readFileSync(join(app, 'node_modules', '@tidings/http', 'package.json'), 'utf8'));
-  for (const driver of ['@tidings/sqlite', '@tidings/postgres']) if (http.dependencies?.[driver]) fail(`@tidings/http depends on ${driver}: every HTTP user would install it`);
+  for (const driver of ['@tidings/sqlite', '@tidings/postgres', '@tidings/mysql']) if (http.dependencies?.[driver]) fail(`@tidings/http depends on ${driver}: every HTTP user would install it`);
   // The command's own dependencies are @tidings/cli's: a library user of the app factory does not install them.
   for (const dependency of ['pino', '@opentelemetry/exporter-prometheus', '@opentelemetry/sdk-metrics']) if (http.dependencies?.[dependency]) fail(`@tidings/http depends on ${dependency}, which only the CLI (@tidings/cli) needs`);
   const cli = JSON.parse(readFileSync(join(app, 'node_modules', '@tidings/cli', 'package.json'), 'utf8'));
-  for (const driver of ['@tidings/sqlite', '@tidings/postgres']) if (cli.dependencies?.[driver]) fail(`@tidings/cli depends on ${driver}: every user would install both backends`);
+  for (const driver of ['@tidings/sqlite', '@tidings/postgres', '@tidings/mysql']) if (cli.dependencies?.[driver]) fail(`@tidings/cli depends on ${driver}: every user would install every backend`);
   if (http.bin) fail('@tidings/http declares a bin: the `tidings` command is @tidings/cli\'s');
 }
 
@@ -223,7 +238,7 @@ async function main() {
     name: 'tidings-consumer',
     private: true,
     type: 'module',
-    dependencies: { ...dependencies, 'better-sqlite3': catalogVersion('better-sqlite3'), pg: catalogVersion('pg'), ...blockDependencies(blocks) },
+    dependencies: { ...dependencies, 'better-sqlite3': catalogVersion('better-sqlite3'), pg: catalogVersion('pg'), mysql2: catalogVersion('mysql2'), ...blockDependencies(blocks) },
     devDependencies: { typescript: catalogVersion('typescript'), '@types/node': catalogVersion('@types/node') },
   };
   writeFileSync(join(app, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
@@ -243,6 +258,11 @@ async function main() {
     step('tidings serve --postgres … --processes 2 from the installed bin');
     await clusterFromBin(pgUrl);
   } else console.log('skipped tidings serve --processes 2: set TIDINGS_TEST_PG_URL to run it');
+  const mysqlUrl = process.env.TIDINGS_TEST_MYSQL_URL;
+  if (mysqlUrl) {
+    step('tidings serve --mysql … from the installed bin');
+    await mysqlFromBin(mysqlUrl);
+  } else console.log('skipped tidings serve --mysql: set TIDINGS_TEST_MYSQL_URL to run it');
   console.log('\n✓ consumer test passed');
 }
 

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-export const PACKAGES = ['core', 'memory', 'sql', 'sqlite', 'postgres', 'providers', 'framework', 'http', 'cli'].map((short) => {
+export const PACKAGES = ['core', 'memory', 'sql', 'sqlite', 'postgres', 'mysql', 'providers', 'framework', 'http', 'cli'].map((short) => {
   const dir = join('packages', short);
   const manifest = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'));
   return { dir, name: manifest.name, version: manifest.version };

@@ -22,13 +22,16 @@ interface OptionSpec {
   readonly default: string;
 }
 
-/** The variable both `--db` and `--postgres` read: a postgres:// (or postgresql://) URL picks Postgres, anything else is a SQLite file. */
+/**
+ * The variable `--db`, `--postgres` and `--mysql` read: a postgres:// (or postgresql://) URL picks Postgres, a mysql://
+ * (or mariadb://) URL MySQL, anything else is a SQLite file.
+ */
 const DATABASE_VARIABLE = 'TIDINGS_DATABASE_URL';
 
 export const SERVE_OPTIONS: readonly OptionSpec[] = [
   { flag: 'port', value: '<number>', env: 'TIDINGS_PORT', meaning: 'Port to listen on, 1-65535 (0 picks a free port).', default: '3000' },
   { flag: 'host', value: '<address>', env: 'TIDINGS_HOST', meaning: 'Address to listen on; 0.0.0.0 listens on every interface (e.g. in a container).', default: '127.0.0.1' },
-  { flag: 'db', value: '<file>', env: DATABASE_VARIABLE, envNote: 'any value but a postgres:// URL is a SQLite file', meaning: 'SQLite database file; the API key is kept in its folder.', default: '.tidings/tidings.db' },
+  { flag: 'db', value: '<file>', env: DATABASE_VARIABLE, envNote: 'any value but a postgres:// or mysql:// URL is a SQLite file', meaning: 'SQLite database file; the API key is kept in its folder.', default: '.tidings/tidings.db' },
   {
     flag: 'postgres',
     value: '<url>',
@@ -37,8 +40,16 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
     meaning: 'Postgres connection URL (postgres://user:password@host:5432/db), used instead of SQLite.',
     default: 'none (SQLite)',
   },
+  {
+    flag: 'mysql',
+    value: '<url>',
+    env: DATABASE_VARIABLE,
+    envNote: 'a mysql:// or mariadb:// URL picks MySQL',
+    meaning: 'MySQL 8 or MariaDB 10.6+ connection URL (mysql://user:password@host:3306/db), used instead of SQLite.',
+    default: 'none (SQLite)',
+  },
   { flag: 'schema', value: '<name>', env: 'TIDINGS_SCHEMA', meaning: "Postgres schema that holds Tidings' tables, created when missing (needs Postgres).", default: "the database's default (public)" },
-  { flag: 'processes', value: '<n>', env: 'TIDINGS_PROCESSES', meaning: `Server processes sharing the port, 1-${MAX_PROCESSES} (more than 1 needs Postgres).`, default: '1' },
+  { flag: 'processes', value: '<n>', env: 'TIDINGS_PROCESSES', meaning: `Server processes sharing the port, 1-${MAX_PROCESSES} (more than 1 needs Postgres or MySQL).`, default: '1' },
   { flag: 'lease-ms', value: '<ms>', env: 'TIDINGS_LEASE_MS', meaning: 'How long a claimed job stays leased to its process before another may take it over (min 100).', default: '30000' },
   { flag: 'api-key', value: '<key>', env: 'TIDINGS_API_KEY', meaning: 'The API key clients send as "Authorization: ApiKey <key>".', default: 'generated on first start, kept in api-key beside the SQLite file (.tidings/ with Postgres)' },
   { flag: 'application-identifier', value: '<id>', env: 'TIDINGS_APPLICATION_IDENTIFIER', meaning: "The public identifier Novu's Inbox opens sessions with.", default: 'generated on first start, kept beside the API key' },
@@ -244,23 +255,32 @@ export function readArguments(args: string[], env: NodeJS.ProcessEnv) {
 
   const port = whole('port', 0, 65_535, 'a port number from 1 to 65535 (0 picks a free port)') ?? 3000;
   const host = text('host', false);
-  // The database: --db or --postgres, else TIDINGS_DATABASE_URL (a postgres:// URL is Postgres, anything else a SQLite file).
-  if (values['db'] !== undefined && values['postgres'] !== undefined) throw new ArgumentError('--db and --postgres cannot be used together: --db is a SQLite file, --postgres a Postgres URL');
+  // The database: --db, --postgres or --mysql, else TIDINGS_DATABASE_URL (a postgres:// URL is Postgres, a mysql:// URL
+  // MySQL, anything else a SQLite file).
+  const given = (['db', 'postgres', 'mysql'] as const).filter((flag) => values[flag] !== undefined);
+  if (given.length > 1) throw new ArgumentError(`--${given[0]} and --${given[1]} cannot be used together: --db is a SQLite file, --postgres a Postgres URL, --mysql a MySQL URL`);
   let db: string | undefined;
   let postgres: string | undefined;
+  let mysql: string | undefined;
   if (values['db'] !== undefined) db = setting('db')!.value;
   else if (values['postgres'] !== undefined) postgres = setting('postgres')!.value.trim();
+  else if (values['mysql'] !== undefined) mysql = setting('mysql')!.value.trim();
   else {
     const url = fromEnv(DATABASE_VARIABLE)?.value.trim();
     if (url && /^postgres(ql)?:\/\//i.test(url)) postgres = url;
-    else if (url && /^[a-z][a-z\d+.-]*:\/\//i.test(url)) throw new ArgumentError(`${DATABASE_VARIABLE} must be a postgres:// URL or a SQLite file path, not a ${url.split(':')[0]}:// URL`);
+    else if (url && /^(mysql|mariadb):\/\//i.test(url)) mysql = url;
+    else if (url && /^[a-z][a-z\d+.-]*:\/\//i.test(url)) throw new ArgumentError(`${DATABASE_VARIABLE} must be a postgres:// or mysql:// URL or a SQLite file path, not a ${url.split(':')[0]}:// URL`);
     else if (url) db = url;
   }
   const postgresNeeded = `needs Postgres (--postgres, or a postgres:// ${DATABASE_VARIABLE})`;
   const schema = setting('schema');
   if (schema && !postgres) throw new ArgumentError(`${schema.source} ${postgresNeeded}`);
   const processes = whole('processes', 1, MAX_PROCESSES, `a whole number from 1 to ${MAX_PROCESSES}`) ?? 1;
-  if (processes > 1 && !postgres) throw new ArgumentError(`${setting('processes')!.source} ${postgresNeeded}: a SQLite file is written by one process; several share the work through Postgres`);
+  if (processes > 1 && !postgres && !mysql) {
+    throw new ArgumentError(
+      `${setting('processes')!.source} needs Postgres or MySQL (--postgres or --mysql, or such a ${DATABASE_VARIABLE}): a SQLite file is written by one process; several share the work through Postgres or MySQL`,
+    );
+  }
   const leaseMs = whole('lease-ms', 100, 86_400_000, 'a whole number of milliseconds from 100 to 86400000');
   // The key is never repeated in a message.
   const apiKey = setting('api-key');
@@ -285,6 +305,7 @@ export function readArguments(args: string[], env: NodeJS.ProcessEnv) {
     ...(host && { host }),
     ...(db !== undefined && { db }),
     ...(postgres && { postgres }),
+    ...(mysql && { mysql }),
     ...(schema && { schema: schema.value.trim() }),
     ...(leaseMs !== undefined && { leaseMs }),
     ...(apiKey && { apiKey: apiKey.value }),

@@ -20,6 +20,8 @@ export interface ServeOptions {
   db?: string;
   /** Postgres connection string; used instead of SQLite when given. */
   postgres?: string;
+  /** MySQL or MariaDB connection URL (`mysql://`, or `mariadb://`); used instead of SQLite when given. */
+  mysql?: string;
   /** The Postgres schema that holds Tidings' tables (created when missing). @default the database's default (public) */
   schema?: string;
   /** The API key; generated and kept in `<db folder>/api-key` on first run when absent. */
@@ -145,6 +147,13 @@ async function openStorage(options: ServeOptions, db: string): Promise<{ storage
     const storage = postgresStorage({ connectionString: options.postgres, ...(options.schema && { schema: options.schema }) });
     return { storage, where: `Postgres at ${address}${options.schema ? `, schema ${options.schema}` : ''}` };
   }
+  if (options.mysql) {
+    const { createMysqlStorage, mysqlAddress } = await backendModule(() => import('@tidings/mysql'), '@tidings/mysql mysql2');
+    const address = mysqlAddress(options.mysql);
+    if (address === null) throw new StartupError('--mysql must be a connection URL (mysql://user@host:3306/db)');
+    // mysql2 reads mysql:// URLs; mariadb:// names the same server.
+    return { storage: createMysqlStorage({ url: options.mysql.replace(/^mariadb:/i, 'mysql:') }), where: `MySQL at ${address}` };
+  }
   const { sqliteStorage } = await backendModule(() => import('@tidings/sqlite'), '@tidings/sqlite better-sqlite3');
   try {
     return { storage: sqliteStorage({ filename: db }), where: `the SQLite database ${db}` };
@@ -186,7 +195,7 @@ const sqliteFile = (options: ServeOptions) => options.db ?? '.tidings/tidings.db
 
 /** The API key and the Inbox's application identifier: as given, else read from (or made into) files beside the database. */
 export function serveCredentials(options: ServeOptions) {
-  const keyFile = join(options.postgres ? '.tidings' : dirname(sqliteFile(options)), 'api-key');
+  const keyFile = join(options.postgres || options.mysql ? '.tidings' : dirname(sqliteFile(options)), 'api-key');
   const { key: apiKey, created } = options.apiKey !== undefined ? { key: options.apiKey, created: false } : loadOrCreate(keyFile, () => `tid_${randomBytes(24).toString('hex')}`);
   const identifierFile = join(dirname(keyFile), 'application-identifier');
   const applicationIdentifier = options.applicationIdentifier ?? loadOrCreate(identifierFile, () => `app_${randomBytes(12).toString('hex')}`).key;

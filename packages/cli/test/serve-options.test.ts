@@ -142,7 +142,7 @@ describe('refused before anything is written: exit 2, naming the option or varia
       [['--db', db, '--port', '-1'], {}, '--port needs a value'],
       [['--db', db, '--port', '80x'], {}, '--port must be a port number from 1 to 65535 (0 picks a free port), not "80x"'],
       [['--db', db], { TIDINGS_QUIET: 'maybe' }, 'TIDINGS_QUIET must be true or false (also 1/0, yes/no, on/off), not "maybe"'],
-      [[], { TIDINGS_DATABASE_URL: 'mysql://root@127.0.0.1/tidings' }, 'TIDINGS_DATABASE_URL must be a postgres:// URL or a SQLite file path, not a mysql:// URL'],
+      [[], { TIDINGS_DATABASE_URL: 'mongodb://root@127.0.0.1/tidings' }, 'TIDINGS_DATABASE_URL must be a postgres:// or mysql:// URL or a SQLite file path, not a mongodb:// URL'],
       [['--db', db], { TIDINGS_API_KEY: 'has a space' }, 'TIDINGS_API_KEY must not contain spaces (clients send it as "Authorization: ApiKey <key>")'],
     ];
     await Promise.all(
@@ -197,6 +197,14 @@ describe('each option from the command line, else from its environment variable'
     expect(run([], { TIDINGS_QUIET: 'off', TIDINGS_NO_INBOX_HASH: 'false' }).options).toEqual({ port: 3000, log: { requests: true, deliveries: true } });
   });
 
+  it('TIDINGS_DATABASE_URL: a mysql:// or mariadb:// URL is MySQL, as --mysql is; several processes may share it', () => {
+    expect(run([], { TIDINGS_DATABASE_URL: 'mysql://u@h:3306/d' }).options).toMatchObject({ mysql: 'mysql://u@h:3306/d' });
+    expect(run([], { TIDINGS_DATABASE_URL: 'mariadb://u@h/d' }).options.mysql).toBe('mariadb://u@h/d');
+    expect(run(['--mysql', 'mysql://flag@h/d'], { TIDINGS_DATABASE_URL: '/data/tidings.db' }).options).toMatchObject({ mysql: 'mysql://flag@h/d' });
+    expect(run(['--mysql', 'mysql://flag@h/d'], {}).options.db).toBeUndefined();
+    expect(run(['--processes', '2'], { TIDINGS_DATABASE_URL: 'mysql://u@h/d' }).processes).toBe(2);
+  });
+
   it('TIDINGS_DATABASE_URL: a postgres:// or postgresql:// URL is Postgres, anything else a SQLite file', () => {
     expect(run([], { TIDINGS_DATABASE_URL: 'postgresql://u@h/d' }).options.postgres).toBe('postgresql://u@h/d');
     expect(run([], { TIDINGS_DATABASE_URL: '/data/tidings.db' }).options).toMatchObject({ db: '/data/tidings.db' });
@@ -226,7 +234,7 @@ describe('each option from the command line, else from its environment variable'
     };
     expect(refused([], { TIDINGS_PORT: '65536' })).toMatch(/^TIDINGS_PORT must be a port number/);
     expect(refused(['--port', '3.5'], {})).toMatch(/^--port must be a port number/);
-    expect(refused([], { TIDINGS_PROCESSES: '2', TIDINGS_DATABASE_URL: 'x.db' })).toMatch(/^TIDINGS_PROCESSES needs Postgres/);
+    expect(refused([], { TIDINGS_PROCESSES: '2', TIDINGS_DATABASE_URL: 'x.db' })).toMatch(/^TIDINGS_PROCESSES needs Postgres or MySQL/);
     expect(refused(['--processes', '65'], { TIDINGS_DATABASE_URL: 'postgres://u@h/d' })).toMatch(/^--processes must be a whole number from 1 to 64/);
     expect(refused([], { TIDINGS_SCHEMA: 'notify' })).toMatch(/^TIDINGS_SCHEMA needs Postgres/);
     expect(refused([], { TIDINGS_LEASE_MS: '99' })).toMatch(/^TIDINGS_LEASE_MS must be a whole number of milliseconds/);

@@ -77,13 +77,14 @@ describe('tidings serve refuses to start, in one line, when it cannot work', () 
   it('arguments it cannot use: exit 2, the option named, then the usage pointing to --help', { timeout: 30_000 }, async () => {
     const needsPostgres = 'needs Postgres (--postgres, or a postgres:// TIDINGS_DATABASE_URL)';
     const cases: [string[], string][] = [
-      [['--processes', '2'], `--processes ${needsPostgres}: a SQLite file is written by one process; several share the work through Postgres`],
+      [['--processes', '2'], '--processes needs Postgres or MySQL (--postgres or --mysql, or such a TIDINGS_DATABASE_URL): a SQLite file is written by one process; several share the work through Postgres or MySQL'],
       [['--processes', '0', '--postgres', 'postgres://x@127.0.0.1/db'], '--processes must be a whole number from 1 to 64, not "0"'],
       [['--processes', 'two', '--postgres', 'postgres://x@127.0.0.1/db'], '--processes must be a whole number from 1 to 64, not "two"'],
       [['--lease-ms', '5s'], '--lease-ms must be a whole number of milliseconds from 100 to 86400000, not "5s"'],
       [['--schema', 'tidings'], `--schema ${needsPostgres}`],
       [['--port', '70000'], '--port must be a port number from 1 to 65535 (0 picks a free port), not "70000"'],
-      [['--db', 'a.db', '--postgres', 'postgres://x@127.0.0.1/db'], '--db and --postgres cannot be used together: --db is a SQLite file, --postgres a Postgres URL'],
+      [['--db', 'a.db', '--postgres', 'postgres://x@127.0.0.1/db'], '--db and --postgres cannot be used together: --db is a SQLite file, --postgres a Postgres URL, --mysql a MySQL URL'],
+      [['--postgres', 'postgres://x@127.0.0.1/db', '--mysql', 'mysql://x@127.0.0.1/db'], '--postgres and --mysql cannot be used together: --db is a SQLite file, --postgres a Postgres URL, --mysql a MySQL URL'],
     ];
     await Promise.all(
       cases.map(async ([args, line]) => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { claimDueJobs, type SqlDialect } from '@tidings/sql';
+import { claimDueJobs, nativeReturning, onConflictClauses, type SqlDialect } from '@tidings/sql';
 import { sql } from 'kysely';
 
 /** The NOTIFY channels of one schema's processes: job wake-ups, and changes to in-app messages (see `Storage.live`). */
@@ -29,6 +29,7 @@ export const postgresDialectOn = (channels: PostgresChannels): SqlDialect => ({
   name: 'postgres',
   jsonType: 'jsonb',
   serialType: 'bigserial',
+  keyType: 'text',
   maxParams: 60_000,
   multiProcess: true,
   async transaction(db, fn) {
@@ -55,6 +56,8 @@ export const postgresDialectOn = (channels: PostgresChannels): SqlDialect => ({
   async notifyJobs(db, env) {
     await sql`select pg_notify(${channels.jobs}, ${env})`.execute(db);
   },
+  ...onConflictClauses,
+  ...nativeReturning,
 });
 
 /** The dialect of the default schema. */

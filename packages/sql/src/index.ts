@@ -1,7 +1,10 @@
 export { createSqlStorage, type SqlStorage, type SqlStorageOptions } from './sql-storage.js';
 export { migrate, MIGRATIONS, type Migration } from './migrations.js';
-export type { Db, SqlDialect, JobRow } from './dialect.js';
+export type { Db, SqlDialect, JobRow, Insert, Upsert, ReturningWrite, NewRowsInsert } from './dialect.js';
 export type { Database } from './tables.js';
 export { jobFromRow } from './repositories/delivery.js';
 export { chunk, decodeJson, encodeJson } from './codec.js';
-export { claimDueJobs } from './claim-due.js';
+export { claimDueJobs, claimDueJobsLocked } from './claim-due.js';
+export { onConflictClauses } from './conflicts.js';
+export { lockingReturning, nativeReturning } from './returning.js';
+export { MYSQL_BASELINE } from './mysql-baseline.js';

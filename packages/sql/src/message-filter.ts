@@ -9,8 +9,11 @@ type Eb = ExpressionBuilder<Database, 'tidings_messages'>;
 /** Not expired at `now`: no `expires_at`, or one still to come. */
 export const unexpired = (eb: Eb, now: string) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]);
 
-/** `tags like '%,tag,%'`, with LIKE's wildcards in the tag escaped. */
-const tagged = (tag: string) => sql<SqlBool>`tags like ${`%,${tag.replace(/[\\%_]/g, (ch) => `\\${ch}`)},%`} escape '\\'`;
+/**
+ * `tags like '%,tag,%'`, with LIKE's wildcards in the tag escaped. The escape character is `!`, which
+ * every dialect's string literals write the same way (a backslash is an escape in MySQL's).
+ */
+const tagged = (tag: string) => sql<SqlBool>`tags like ${`%,${tag.replace(/[!%_]/g, (ch) => `!${ch}`)},%`} escape '!'`;
 
 /**
  * The filter as one SQL condition on `tidings_messages` (one subscriber's rows), the translation of

@@ -477,10 +477,20 @@ export async function migrate(db: Db, dialect: SqlDialect, migrations: readonly 
     await locked.schema
       .createTable('tidings_migrations')
       .ifNotExists()
-      .addColumn('name', 'text', (c) => c.primaryKey())
+      .addColumn('name', dialect.keyType, (c) => c.primaryKey())
       .addColumn('applied_at', 'text', (c) => c.notNull())
       .execute();
     const done = new Set((await locked.selectFrom('tidings_migrations').select('name').execute()).map((r) => r.name));
+    // A database with no migrations yet starts from the dialect's baseline, if it has one: the schema
+    // the migrations it covers would have left, recorded under their names.
+    const baseline = dialect.baseline;
+    if (baseline && done.size === 0) {
+      await baseline.up(locked, dialect);
+      const at = new Date().toISOString();
+      await locked.insertInto('tidings_migrations').values(baseline.covers.map((name) => ({ name, applied_at: at }))).execute();
+      for (const name of baseline.covers) done.add(name);
+      applied.push(...baseline.covers.filter((name) => migrations.some((m) => m.name === name)));
+    }
     for (const migration of migrations) {
       if (done.has(migration.name)) continue;
       await migration.up(locked, dialect);

@@ -15,7 +15,7 @@ const MARKED = /^\u0001tidings-arg:(.+):(-?\d+)$/;
  * length); each marker's place among the compiled parameters says where the real value goes. So
  * `build` must shape the statement from the arguments' lengths only, never from their values.
  */
-export function reusableQuery<A extends Args>(build: (db: Db, args: A) => Compilable) {
+export function reusableQuery<A extends Args>(build: (db: Db, args: A, dialect: SqlDialect) => Compilable) {
   const templates = new Map<string, { sql: string; slots: Slot[] }>();
   return async <R>(db: Db, dialect: SqlDialect, args: A): Promise<QueryResult<R>> => {
     let key = dialect.schema === undefined ? dialect.name : `${dialect.name}.${dialect.schema}`;
@@ -30,7 +30,7 @@ export function reusableQuery<A extends Args>(build: (db: Db, args: A) => Compil
         const value = args[name];
         marked[name] = Array.isArray(value) ? value.map((_, i) => `${MARK}${name}:${i}`) : `${MARK}${name}:-1`;
       }
-      const compiled = build(db, marked as A).compile();
+      const compiled = build(db, marked as A, dialect).compile();
       const slots = compiled.parameters.map((parameter): Slot => {
         const match = typeof parameter === 'string' ? MARKED.exec(parameter) : null;
         return match ? { arg: match[1]!, index: Number(match[2]) } : { constant: parameter };

@@ -1,4 +1,4 @@
-import { claimDueJobs, type Db, type SqlDialect } from '@tidings/sql';
+import { claimDueJobs, nativeReturning, onConflictClauses, type Db, type SqlDialect } from '@tidings/sql';
 import { sql } from 'kysely';
 
 async function immediate<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
@@ -27,6 +27,7 @@ export const sqliteDialect: SqlDialect = {
   name: 'sqlite',
   jsonType: 'text',
   serialType: 'integer',
+  keyType: 'text',
   maxParams: 30_000,
   multiProcess: false,
   transaction: immediate,
@@ -38,4 +39,6 @@ export const sqliteDialect: SqlDialect = {
     return sql<boolean>`(json_extract(doc, ${at}) = json_extract(${json}, '$') and (json_type(doc, ${at}) in ('true', 'false')) = (json_type(${json}, '$') in ('true', 'false')))`;
   },
   withMigrationLock: (db, fn) => immediate(db, fn),
+  ...onConflictClauses,
+  ...nativeReturning,
 };

@@ -2,7 +2,7 @@ import { type Job, type Message } from '@tidings/core';
 import type { KernelRepositories } from '@tidings/core/internal';
 import { chunk, decodeJson, encodeJson } from '../codec.js';
 import type { JobRow } from '../dialect.js';
-import { reusableQuery } from '../reusable-query.js';
+import { deleteReturning, updateReturning } from '../returning-write.js';
 import { MESSAGE_SELECT, messageFromRow, messageRow } from '../message-row.js';
 import { messageCondition } from '../message-filter.js';
 import { rowInserter } from '../row-inserter.js';
@@ -31,17 +31,20 @@ const JOB_COLUMNS = ['id', 'env', 'kind', 'run_at', 'attempts', 'locked_by', 'lo
 const insertJobs = rowInserter('tidings_jobs', JOB_COLUMNS);
 // A keyed job moves the stored job with its key (graphile-worker's replace mode). Only keyed jobs pay
 // for the upsert: an insert with ON CONFLICT is slower per row, and most jobs have no key.
-const upsertKeyedJobs = rowInserter('tidings_jobs', JOB_COLUMNS, (q) =>
-  q.onConflict((oc) => oc.columns(['env', 'job_key']).where('job_key', 'is not', null).doUpdateSet((eb) => ({ run_at: eb.ref('excluded.run_at') }))),
-);
+const upsertKeyedJobs = rowInserter('tidings_jobs', JOB_COLUMNS, { upsert: { key: ['env', 'job_key'], whereNotNull: 'job_key', update: ['run_at'] } });
 const MESSAGE_COLUMNS = ['id', 'env', 'subscriber_internal_id', 'transaction_id', 'channel', 'read', 'seen', 'created_at', 'doc', 'archived', 'snoozed_until', 'tags', 'severity', 'expires_at'] as const;
-const insertMessages = rowInserter('tidings_messages', MESSAGE_COLUMNS, (q) => q.onConflict((oc) => oc.doNothing()).returning('id'));
+const insertMessages = rowInserter('tidings_messages', MESSAGE_COLUMNS, { skipTaken: true, returning: 'id' });
 
-const renewHeld = reusableQuery<{ env: string; ids: readonly string[]; workerId: string; until: string }>((db, { env, ids, workerId, until }) =>
-  db.updateTable('tidings_jobs').set({ locked_until: until }).where('env', '=', env).where('id', 'in', ids).where('locked_by', '=', workerId).returning('id'),
+const renewHeld = updateReturning<{ env: string; ids: readonly string[]; workerId: string; until: string }, 'tidings_jobs', 'id'>(
+  'tidings_jobs',
+  ({ until }) => ({ locked_until: until }),
+  (eb, { env, ids, workerId }) => eb.and([eb('env', '=', env), eb('id', 'in', ids), eb('locked_by', '=', workerId)]),
+  ['id'],
 );
-const deleteClaimed = reusableQuery<{ env: string; ids: readonly string[]; workerId: string }>((db, { env, ids, workerId }) =>
-  db.deleteFrom('tidings_jobs').where('env', '=', env).where('id', 'in', ids).where('locked_by', '=', workerId).returning('id'),
+const deleteClaimed = deleteReturning<{ env: string; ids: readonly string[]; workerId: string }, 'tidings_jobs', 'id'>(
+  'tidings_jobs',
+  (eb, { env, ids, workerId }) => eb.and([eb('env', '=', env), eb('id', 'in', ids), eb('locked_by', '=', workerId)]),
+  ['id'],
 );
 
 /**
@@ -67,7 +70,7 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
       async renew(env, ids, workerId, lockedUntil) {
         const held: string[] = [];
         for (const part of chunk([...ids], 1, max - 3)) {
-          const rows = (await renewHeld<{ id: string }>(db, dialect, { env, ids: part, workerId, until: lockedUntil })).rows;
+          const rows = await renewHeld(db, dialect, { env, ids: part, workerId, until: lockedUntil });
           held.push(...rows.map((row) => row.id));
         }
         return held;
@@ -92,7 +95,7 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
       },
       async complete(env, ids, workerId) {
         const done: string[] = [];
-        for (const part of chunk([...ids], 1, max - 2)) done.push(...(await deleteClaimed<{ id: string }>(db, dialect, { env, ids: part, workerId })).rows.map((row) => row.id));
+        for (const part of chunk([...ids], 1, max - 2)) done.push(...(await deleteClaimed(db, dialect, { env, ids: part, workerId })).map((row) => row.id));
         return done;
       },
       async reschedule(env, id, workerId, change) {
@@ -204,8 +207,8 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
       async deleteMany(env, subscriberInternalId, ids) {
         let deleted = 0;
         for (const part of chunk([...new Set(ids)], 1, max - 2)) {
-          const result = await db.deleteFrom('tidings_messages').where('env', '=', env).where('subscriber_internal_id', '=', subscriberInternalId).where('id', 'in', part).returning('id').execute();
-          deleted += result.length;
+          const result = await db.deleteFrom('tidings_messages').where('env', '=', env).where('subscriber_internal_id', '=', subscriberInternalId).where('id', 'in', part).executeTakeFirst();
+          deleted += Number(result.numDeletedRows);
         }
         return deleted;
       },

@@ -12,7 +12,7 @@ export function peopleRepositories({ db, dialect }: RepoContext): People {
       async addMembers(env, topic, subscribers) {
         const rows = subscribers.map((s) => ({ env, topic_key: topic.key, subscriber_id: s.subscriberId, subscriber_internal_id: s._id }));
         for (const part of chunk(rows, 4, max)) {
-          await db.insertInto('tidings_topic_members').values(part).onConflict((oc) => oc.doNothing()).execute();
+          await dialect.skipTaken(db.insertInto('tidings_topic_members').values(part)).execute();
         }
       },
       async removeMembers(env, topicKey, subscriberIds) {

@@ -3,6 +3,7 @@ import { recordOrder } from '@tidings/core/internal';
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import { chunk, decodeJson, encodeJson } from '../codec.js';
 import type { Db } from '../dialect.js';
+import { deleteReturningNow } from '../returning-write.js';
 import { reusableQuery } from '../reusable-query.js';
 import { rowInserter } from '../row-inserter.js';
 import type { Database } from '../tables.js';
@@ -15,12 +16,8 @@ const COLUMNS = ['env', 'tbl', 'key', 'i1', 'i2', 'i3', 'sort', 'doc'] as const;
 const READ = ['key', 'i1', 'i2', 'i3', 'sort', 'doc'] as const;
 const MATCHED = ['key', 'i1', 'i2', 'i3', 'sort'] as const;
 
-const upsertRows = rowInserter('tidings_records', COLUMNS, (q) =>
-  q.onConflict((oc) =>
-    oc.columns(['env', 'tbl', 'key']).doUpdateSet((eb) => ({ i1: eb.ref('excluded.i1'), i2: eb.ref('excluded.i2'), i3: eb.ref('excluded.i3'), sort: eb.ref('excluded.sort'), doc: eb.ref('excluded.doc') })),
-  ),
-);
-const insertRows = rowInserter<'tidings_records', { key: string }>('tidings_records', COLUMNS, (q) => q.onConflict((oc) => oc.columns(['env', 'tbl', 'key']).doNothing()).returning('key'));
+const upsertRows = rowInserter('tidings_records', COLUMNS, { upsert: { key: ['env', 'tbl', 'key'], update: ['i1', 'i2', 'i3', 'sort', 'doc'] } });
+const insertRows = rowInserter('tidings_records', COLUMNS, { skipTaken: true, returning: 'key' });
 const selectByKeys = reusableQuery<{ env: string; tbl: string; keys: readonly string[] }>((db, { env, tbl, keys }) =>
   db.selectFrom('tidings_records').select(READ).where('env', '=', env).where('tbl', '=', tbl).where('key', 'in', keys),
 );
@@ -132,13 +129,7 @@ export function recordStore({ db, dialect, atomic }: RepoContext): RecordBackend
       const deleted: StoredRecord[] = [];
       if (limit === undefined) {
         for (const part of parts(where, dialect.maxParams)) {
-          const rows = await db
-            .deleteFrom('tidings_records')
-            .where('env', '=', env)
-            .where('tbl', '=', table)
-            .where((eb) => eb.and(conditions(eb, part)))
-            .returning(READ)
-            .execute();
+          const rows = await deleteReturningNow(db, dialect, 'tidings_records', (eb) => eb.and([eb('env', '=', env), eb('tbl', '=', table), ...conditions(eb, part)]), READ);
           for (const row of rows) deleted.push(fromRow(row));
         }
       } else {
@@ -146,7 +137,7 @@ export function recordStore({ db, dialect, atomic }: RepoContext): RecordBackend
         await atomic(async (tx) => {
           const doomed = await find(env, table, { ...where, limit }, tx);
           for (const part of byKeys(doomed.map((r) => r.key))) {
-            const rows = await tx.deleteFrom('tidings_records').where('env', '=', env).where('tbl', '=', table).where('key', 'in', part).returning(READ).execute();
+            const rows = await deleteReturningNow(tx, dialect, 'tidings_records', (eb) => eb.and([eb('env', '=', env), eb('tbl', '=', table), eb('key', 'in', part)]), READ);
             for (const row of rows) deleted.push(fromRow(row));
           }
         });

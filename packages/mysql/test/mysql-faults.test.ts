@@ -1,0 +1,3 @@
+import { describeMysql } from './conformance-backend.js';
+
+describeMysql('faults');
