@@ -147,8 +147,8 @@ export function digestMoves(dialect: SqlDialect): RecordsMove[] {
 
 /**
  * The tables migration 0020 moves into the record store, as core's repositories (`records/`) write
- * them: subscribers keyed and sorted by subscriberId; notifications keyed by transactionId, sorted by
- * (createdAt, id); decision records keyed by their trigger and sequence number, sorted by instant.
+ * them: subscribers keyed by subscriberId; notifications keyed by transactionId, sorted by
+ * (createdAt, id); decision records keyed by their trigger and sequence number (read by trigger, in key order).
  * Subscribers and notifications stay behind as read-only views with the columns they had.
  */
 export function peopleAndTriggerMoves(dialect: SqlDialect): RecordsMove[] {
@@ -160,7 +160,6 @@ export function peopleAndTriggerMoves(dialect: SqlDialect): RecordsMove[] {
       table: 'subscribers',
       key: sql`subscriber_id`,
       i1: sql`id`,
-      sort: sql`subscriber_id`,
       doc: sql`doc`,
       view: { env: sql`env`, subscriber_id: sql`key`, id: sql`i1`, doc: sql`doc` },
     },
@@ -178,8 +177,7 @@ export function peopleAndTriggerMoves(dialect: SqlDialect): RecordsMove[] {
       table: 'traces',
       key: pg ? sql`transaction_id || ${sep} || lpad(seq::text, 20, '0')` : sql`transaction_id || ${sep} || substr('00000000000000000000' || seq, -20)`,
       i1: sql`transaction_id`,
-      i2: sql`subscriber_id`,
-      sort: sql`at`,
+      i3: sql`subscriber_id`,
       doc: sql`doc`,
     },
   ];

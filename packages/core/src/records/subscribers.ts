@@ -6,7 +6,7 @@ import { docsOf } from './docs.js';
 const TABLE = 'subscribers';
 
 /**
- * Subscribers keyed (and sorted) by subscriberId, their internal id as the first index. Deleting
+ * Subscribers keyed (and so ordered) by subscriberId, their internal id as the first index. Deleting
  * one takes its preferences and memberships with it: `storageRepositories` wraps `delete` in one
  * atomic step with those.
  */
@@ -14,7 +14,7 @@ export function subscriberRepository(records: RecordStore): SubscriberRepository
   return {
     async putMany(env, subscribers) {
       if (subscribers.length === 0) return;
-      await records.put(env, TABLE, subscribers.map((s) => ({ key: s.subscriberId, i1: s._id, sort: s.subscriberId, doc: s })));
+      await records.put(env, TABLE, subscribers.map((s) => ({ key: s.subscriberId, i1: s._id, doc: s })));
     },
     async getMany(env, subscriberIds) {
       if (subscriberIds.length === 0) return [];
@@ -24,7 +24,8 @@ export function subscriberRepository(records: RecordStore): SubscriberRepository
     async idPage(env, { after, until, limit }) {
       if (limit <= 0) return [];
       const range = { ...(after !== null && { gt: after }), ...(until !== undefined && { lte: until }) };
-      const page = await records.find(env, TABLE, { ...(Object.keys(range).length > 0 && { sort: range }), limit });
+      // Every subscriber sorts as '' : naming it lets a backend seek its sort index to `after`.
+      const page = await records.find(env, TABLE, { sort: '', ...(Object.keys(range).length > 0 && { key: range }), limit });
       return page.map((r) => r.key);
     },
     delete: async (env, subscriberId) => (await records.delete(env, TABLE, [subscriberId])) > 0,

@@ -38,15 +38,18 @@ export function recordsOf(doc: TraceDoc, env: string, transactionId: string): De
 
 /**
  * Keys grow in the order this process appends (a clock that never goes back, then a counter), so
- * records of one instant read back in append order; the random tail keeps processes apart.
+ * records of one instant read back in append order, and each is written at the end of the key index
+ * (a key led by the random transactionId was a page write of its own per record); the random tail
+ * keeps processes apart.
  */
 const PROCESS = Math.random().toString(36).slice(2, 8);
 let appended = 0;
-const appendKey = (transactionId: string) => `${transactionId}\u0001${process.hrtime.bigint().toString().padStart(20, '0')}${(appended++ % 1e6).toString().padStart(6, '0')}${PROCESS}`;
+const appendKey = () => `${process.hrtime.bigint().toString().padStart(20, '0')}${(appended++ % 1e6).toString().padStart(6, '0')}${PROCESS}`;
 
 /**
- * Decision records, one record per trigger per append (the trigger as the first index, the
- * subscriber, or `*` when the append holds several, as the second), sorted by instant.
+ * Decision records, one record per trigger per append, read by trigger (the first index value) in
+ * key order and sorted by instant here; the subscriber, or `*` when the append holds several, is the
+ * third value (filtered among a trigger's few records, so not indexed).
  */
 export function traceRepository(records: RecordStore): TraceRepository {
   return {
@@ -62,7 +65,7 @@ export function traceRepository(records: RecordStore): TraceRepository {
       for (const group of groups.values()) {
         const first = group[0]!;
         const single = group.every((r) => r.subscriberId === first.subscriberId);
-        const record = { key: appendKey(first.transactionId), i1: first.transactionId, i2: single ? first.subscriberId : '*', sort: first.at, doc: runsOf(group) };
+        const record = { key: appendKey(), i1: first.transactionId, i3: single ? first.subscriberId : '*', doc: runsOf(group) };
         const same = byEnv.get(first.environmentId);
         if (same) same.push(record);
         else byEnv.set(first.environmentId, [record]);
@@ -70,7 +73,7 @@ export function traceRepository(records: RecordStore): TraceRepository {
       for (const [env, batch] of byEnv) await records.put(env, TABLE, batch);
     },
     async list(env, transactionId, subscriberId) {
-      const rows = await records.find(env, TABLE, { i1: transactionId, ...(subscriberId !== undefined && { i2: [subscriberId, '*'] }) });
+      const rows = await records.find(env, TABLE, { i1: transactionId, ...(subscriberId !== undefined && { i3: [subscriberId, '*'] }) });
       const found = rows.flatMap((row) => recordsOf(row.doc as TraceDoc, env, transactionId));
       found.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
       return subscriberId === undefined ? found : found.filter((r) => r.subscriberId === subscriberId);
