@@ -74,7 +74,7 @@ const VIEWS: Readonly<Record<string, string>> = {
   tidings_digests: `select env, i1 as id, ${member('key')} as \`key\`, ${member('status')} as status, i3 as subscriber_id, ${member('dueAt')} as due_at, doc,
     cast(json_extract(doc, '$.eventCount') as signed) as event_count from tidings_records where tbl = 'digests' and i2 is null`,
   tidings_topics: `select env, \`key\`, ${member('_id')} as id, doc from tidings_records where tbl = 'topics'`,
-  tidings_subscribers: `select env, \`key\` as subscriber_id, i1 as id, doc from tidings_records where tbl = 'subscribers'`,
+  tidings_subscribers: `select env, \`key\` as subscriber_id, ${member('_id')} as id, doc from tidings_records where tbl = 'subscribers'`,
   tidings_notifications: `select env, i1 as id, \`key\` as transaction_id, doc, substr(sort, 1, 24) as created_at from tidings_records where tbl = 'notifications'`,
 };
 

@@ -159,9 +159,8 @@ export function peopleAndTriggerMoves(dialect: SqlDialect): RecordsMove[] {
       from: 'tidings_subscribers',
       table: 'subscribers',
       key: sql`subscriber_id`,
-      i1: sql`id`,
       doc: sql`doc`,
-      view: { env: sql`env`, subscriber_id: sql`key`, id: sql`i1`, doc: sql`doc` },
+      view: { env: sql`env`, subscriber_id: sql`key`, id: pg ? sql`doc->>'_id'` : sql`json_extract(doc, '$._id')`, doc: sql`doc` },
     },
     {
       from: 'tidings_notifications',

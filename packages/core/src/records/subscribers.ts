@@ -6,7 +6,8 @@ import { docsOf } from './docs.js';
 const TABLE = 'subscribers';
 
 /**
- * Subscribers keyed (and so ordered) by subscriberId, their internal id as the first index. Deleting
+ * Subscribers keyed (and so ordered) by subscriberId, with no index value (nothing looks one up by
+ * its internal id: a write per subscriber fewer). Deleting
  * one takes its preferences and memberships with it: `storageRepositories` wraps `delete` in one
  * atomic step with those.
  */
@@ -14,7 +15,7 @@ export function subscriberRepository(records: RecordStore): SubscriberRepository
   return {
     async putMany(env, subscribers) {
       if (subscribers.length === 0) return;
-      await records.put(env, TABLE, subscribers.map((s) => ({ key: s.subscriberId, i1: s._id, doc: s })));
+      await records.put(env, TABLE, subscribers.map((s) => ({ key: s.subscriberId, doc: s })));
     },
     async getMany(env, subscriberIds) {
       if (subscriberIds.length === 0) return [];

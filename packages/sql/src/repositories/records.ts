@@ -66,6 +66,9 @@ function parts(where: RecordWhere, maxParams: number): RecordWhere[] {
   return chunk([...new Set(where[longest] as readonly string[])], 1, Math.max(1, room - others)).map((values) => ({ ...where, [longest]: values }));
 }
 
+/** A find by a list of keys or index values, unlimited and from the start: its rows are ordered after reading. */
+const byList = (query: RecordQuery) => query.limit === undefined && !query.after && MATCHED.some((column) => Array.isArray(query[column]));
+
 /**
  * The record store in the `tidings_records` table (see migration 0016). `get` is a fast path of
  * core's (a prepared statement: the lookup by keys is on every batch's path).
@@ -84,6 +87,9 @@ export function recordStore({ db, dialect, atomic }: RepoContext): RecordBackend
       const past = desc ? '<' : '>';
       query = query.where((eb) => eb.or([eb('sort', past, after.sort), eb.and([eb('sort', '=', after.sort), eb('key', past, after.key)])]));
     }
+    // A find by a list of values without a limit reads them by that column's index and is ordered
+    // here: asked to order, SQLite walks the sort index over the whole table instead.
+    if (byList(part)) return query;
     query = query.orderBy('sort', desc ? 'desc' : 'asc').orderBy('key', desc ? 'desc' : 'asc');
     return part.limit === undefined ? query : query.limit(Math.max(0, part.limit));
   };
@@ -91,7 +97,7 @@ export function recordStore({ db, dialect, atomic }: RepoContext): RecordBackend
     const split = parts(query, dialect.maxParams);
     const rows: StoredRecord[] = [];
     for (const part of split) for (const row of await select(part, env, table, runner).execute()) rows.push(fromRow(row));
-    if (split.length === 1) return rows;
+    if (split.length === 1 && !byList(query)) return rows;
     const sign = query.order === 'desc' ? -1 : 1;
     rows.sort((a, b) => sign * recordOrder(a, b));
     return query.limit === undefined ? rows : rows.slice(0, Math.max(0, query.limit));
