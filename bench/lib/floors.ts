@@ -22,16 +22,14 @@ export async function sqliteFloor(filename: string, mode: 'jobs' | 'inline'): Pr
   const db = new Database(filename);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  // Notifications, subscribers and decision records are records of the record store (core's `records/`).
-  const notification = db.prepare("insert into tidings_records (env, tbl, key, i1, sort, doc) values (?, 'notifications', ?, ?, ?, ?) on conflict do nothing returning key");
-  const subscriber = db.prepare(
-    "insert into tidings_records (env, tbl, key, i1, sort, doc) values (?, 'subscribers', ?, ?, ?, ?) on conflict (env, tbl, key) do update set i1 = excluded.i1, doc = excluded.doc",
-  );
+  // Notifications, subscribers and decision records are records of the record store (core's `records/`), each table in one of its own.
+  const notification = db.prepare("insert into tidings_record_notifications (env, key, i1, sort, doc) values (?, ?, ?, ?, ?) on conflict do nothing returning key");
+  const subscriber = db.prepare("insert into tidings_record_subscribers (env, key, sort, doc) values (?, ?, '', ?) on conflict (env, key) do update set doc = excluded.doc");
   const job = db.prepare('insert into tidings_jobs (id, env, kind, run_at, attempts, locked_by, locked_until, transaction_id, subscriber_id, data, last_error) values (?, ?, ?, ?, 0, null, null, ?, ?, ?, null)');
   const claim = db.prepare(`update tidings_jobs set locked_by = ?, locked_until = ?, attempts = attempts + 1
     where id in (select id from tidings_jobs where env = ? and run_at <= ? and (locked_until is null or locked_until <= ?) order by run_at, id limit 1000) returning *`);
   const message = db.prepare('insert into tidings_messages (id, env, subscriber_internal_id, transaction_id, channel, read, seen, created_at, doc, archived, snoozed_until, tags) values (?, ?, ?, ?, ?, 0, 0, ?, ?, 0, null, ?) on conflict do nothing returning id');
-  const trace = db.prepare("insert into tidings_records (env, tbl, key, i1, i2, sort, doc) values (?, 'traces', ?, ?, ?, ?, ?)");
+  const trace = db.prepare("insert into tidings_record_traces (env, key, i1, i3, sort, doc) values (?, ?, ?, ?, '', ?)");
   let traceSeq = 0;
   const done = db.prepare('delete from tidings_jobs where id = ? and locked_by = ?');
   const { id, transactionId } = orderedIds();
@@ -46,7 +44,7 @@ export async function sqliteFloor(filename: string, mode: 'jobs' | 'inline'): Pr
       for (let k = 0; k < perEvent; k++) {
         const subscriberId = `f-${n}-${k}`;
         const internalId = id();
-        subscriber.run('default', subscriberId, internalId, subscriberId, subscriberDocument(subscriberId, internalId, n, now));
+        subscriber.run('default', subscriberId, subscriberDocument(subscriberId, internalId, n, now));
         work.push({ tx, notificationId, subscriberId, internalId, n });
         if (mode === 'jobs') job.run(id(), 'default', 'walk', now, tx, subscriberId, JSON.stringify({ notificationId, stepIndex: 0 }));
       }
@@ -58,7 +56,7 @@ export async function sqliteFloor(filename: string, mode: 'jobs' | 'inline'): Pr
     for (const w of work) {
       message.get(`${w.notificationId}000${w.internalId}`, 'default', w.internalId, w.tx, 'in_app', now, messageDocument(w.notificationId, w.subscriberId, w.n, now), '');
       const entries = [{ stepIndex: 0, stepId: BENCH_STEP_ID, type: 'in_app', decision: 'delivered', reason: 'rendered for in_app' }];
-      trace.run('default', `${w.tx}\u0001${String(traceSeq++).padStart(20, '0')}`, w.tx, w.subscriberId, now, JSON.stringify({ runs: [{ at: now, entries, who: [[w.subscriberId, w.notificationId]] }] }));
+      trace.run('default', String(traceSeq++).padStart(20, '0'), w.tx, w.subscriberId, JSON.stringify({ runs: [{ at: now, entries, who: [[w.subscriberId, w.notificationId]] }] }));
     }
     for (const jobId of claimed) done.run(jobId, 'w-floor');
   });

@@ -55,7 +55,7 @@ export type { Walker, WalkInput, WalkResult, WalkSubject, Delivery } from './wal
 export { joinDigest, touchDigestKey } from './digests/digest-rules.js';
 export { HOPELESS_AFTER } from './engine/walk/render-memo.js';
 export { slugify } from './util/slugify.js';
-export { byteOrder, findRecords, recordMeets, recordOrder, storedRecord } from './records/record-match.js';
+export { byteOrder, findRecords, recordMeets, recordOrder } from './records/record-match.js';
 export { deleteOwnedDigests, DIGEST_RECORDS, openDigestTransactions } from './records/digests.js';
 export { recordRepositories, storageRepositories, type Atomically, type RecordRepositories } from './records/record-repositories.js';
 export type { KernelFeedQuery, KernelJobs, KernelMessages, KernelRepositories, KernelRetention, KernelTopicMembers, MessageLookup, MessageSweep } from './kernel/kernel.js';

@@ -30,7 +30,7 @@ export class Tables {
   /** env|table → key → record (the record store) */
   readonly records = new Map<string, Map<string, StoredRecord>>();
   /** env|table|i1 → key → true: the records of each first index value */
-  readonly recordsByI1 = new Map<string, Map<string, true>>();
+  readonly recordsByI1 = new Map<string, string | Map<string, true>>();
 
   /** What each write of the running transaction replaced: the map, the key, and the old entry if any. */
   private undoLog: { map: Map<unknown, unknown>; key: unknown; had: boolean; old: unknown }[] | null = null;

@@ -1,6 +1,7 @@
 import { sql, type ColumnDefinitionBuilder } from 'kysely';
 import type { Db, SqlDialect } from './dialect.js';
 import { moveToRecords } from './move-to-records.js';
+import { OWN_RECORD_TABLES } from './record-tables.js';
 import { deliveryStatusMoves } from './delivery-status-moves.js';
 import { digestMoves, recordsMoves, topicsMove, peopleAndTriggerMoves } from './records-moves.js';
 
@@ -461,7 +462,26 @@ export const MIGRATIONS: readonly Migration[] = [
     name: '0020_people_and_triggers_records',
     async up(db, dialect) {
       // Subscribers, notifications and decision records join the record store (core writes them):
-      // what a backend writes itself is down to jobs, messages and topic memberships.
+      // what a backend writes itself is down to jobs, messages and topic memberships. Each gets a
+      // table of its own with only the indexes its finds use (`OWN_RECORD_TABLES`).
+      const collate = (c: ColumnDefinitionBuilder) => (dialect.name === 'postgres' ? c.modifyFront(sql`collate "C"`) : c);
+      for (const { name, indexes } of Object.values(OWN_RECORD_TABLES)) {
+        await db.schema
+          .createTable(name)
+          .addColumn('env', 'text', (c) => c.notNull())
+          .addColumn('key', 'text', (c) => collate(c).notNull())
+          .addColumn('i1', 'text', collate)
+          .addColumn('i2', 'text', collate)
+          .addColumn('i3', 'text', collate)
+          .addColumn('sort', 'text', (c) => collate(c).notNull())
+          .addColumn('doc', dialect.jsonType, (c) => c.notNull())
+          .addPrimaryKeyConstraint(`${name}_pk`, ['env', 'key'])
+          .execute();
+        for (const columns of indexes) {
+          const index = db.schema.createIndex(`${name}_${columns.join('_')}`).on(name).columns(['env', ...columns]);
+          await (columns[0] === 'i1' ? index.where(sql.ref('i1'), 'is not', null) : index).execute();
+        }
+      }
       for (const move of peopleAndTriggerMoves(dialect)) await moveToRecords(db, dialect, move);
       // Most records leave an index value empty (a subscriber its second, a decision record its
       // second): each index value's index holds only the records with one, a write fewer for each

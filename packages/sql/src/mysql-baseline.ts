@@ -21,6 +21,9 @@ const JSON_TEXT = 'longtext';
 /** Text in byte order (`utf8mb4_bin`), for every column not declared otherwise. */
 const TABLE_OPTIONS = 'engine=InnoDB default charset=utf8mb4 collate=utf8mb4_bin';
 
+/** The secondary indexes of the record tables with tables of their own (InnoDB appends the key to each). */
+const OWN_INDEXES: Readonly<Record<string, readonly (readonly string[])[]>> = { subscribers: [], notifications: [['i1'], ['sort']], traces: [['i1']] };
+
 const STATEMENTS: readonly string[] = [
   `create table if not exists tidings_topic_members (
     env ${ENV} not null, topic_key ${ID} not null, subscriber_id ${ID} not null, subscriber_internal_id ${ID} not null,
@@ -51,6 +54,13 @@ const STATEMENTS: readonly string[] = [
   // The record store (0016). Its secondary indexes end in the primary key's columns, which InnoDB
   // appends to every secondary index: (env, tbl, sort) orders by (sort, key) as the other dialects'
   // (env, tbl, sort, key) does, within the key-size limit.
+  // The record tables with tables of their own (0020, `OWN_RECORD_TABLES`).
+  ...Object.entries(OWN_INDEXES).map(
+    ([table, indexes]) => `create table if not exists tidings_record_${table} (
+    env ${ENV} not null, \`key\` ${RECORD_KEY} not null, i1 ${ID}, i2 ${ID}, i3 ${ID}, sort ${RECORD_SORT} not null, doc ${JSON_TEXT} not null,
+    ${['primary key (env, `key`)', ...indexes.map((columns) => `index tidings_record_${table}_${columns.join('_')} (env, ${columns.join(', ')})`)].join(',\n    ')}
+  ) ${TABLE_OPTIONS}`,
+  ),
   `create table if not exists tidings_records (
     env ${ENV} not null, tbl ${NAME} not null, \`key\` ${RECORD_KEY} not null, i1 ${ID}, i2 ${ID}, i3 ${ID},
     sort ${RECORD_SORT} not null, doc ${JSON_TEXT} not null,
@@ -74,8 +84,8 @@ const VIEWS: Readonly<Record<string, string>> = {
   tidings_digests: `select env, i1 as id, ${member('key')} as \`key\`, ${member('status')} as status, i3 as subscriber_id, ${member('dueAt')} as due_at, doc,
     cast(json_extract(doc, '$.eventCount') as signed) as event_count from tidings_records where tbl = 'digests' and i2 is null`,
   tidings_topics: `select env, \`key\`, ${member('_id')} as id, doc from tidings_records where tbl = 'topics'`,
-  tidings_subscribers: `select env, \`key\` as subscriber_id, ${member('_id')} as id, doc from tidings_records where tbl = 'subscribers'`,
-  tidings_notifications: `select env, i1 as id, \`key\` as transaction_id, doc, substr(sort, 1, 24) as created_at from tidings_records where tbl = 'notifications'`,
+  tidings_subscribers: `select env, \`key\` as subscriber_id, ${member('_id')} as id, doc from tidings_record_subscribers`,
+  tidings_notifications: `select env, i1 as id, \`key\` as transaction_id, doc, substr(sort, 1, 24) as created_at from tidings_record_notifications`,
 };
 
 const run = (db: Db, text: string): Promise<unknown> => (sql.raw(text) as RawBuilder<unknown>).execute(db);

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { SqlDialect } from './dialect.js';
 import { tableName, type RecordsMove } from './move-to-records.js';
+import { OWN_RECORD_TABLES } from './record-tables.js';
 
 /**
  * The tables migration 0016 moves into the record store, each row becoming the record core's
@@ -146,7 +147,8 @@ export function digestMoves(dialect: SqlDialect): RecordsMove[] {
 }
 
 /**
- * The tables migration 0020 moves into the record store, as core's repositories (`records/`) write
+ * The tables migration 0020 moves into the record store (each into a table of its own,
+ * `OWN_RECORD_TABLES`), as core's repositories (`records/`) write
  * them: subscribers keyed by subscriberId; notifications keyed by transactionId, sorted by
  * (createdAt, id); decision records keyed by their trigger and sequence number (read by trigger, in key order).
  * Subscribers and notifications stay behind as read-only views with the columns they had.
@@ -158,6 +160,7 @@ export function peopleAndTriggerMoves(dialect: SqlDialect): RecordsMove[] {
     {
       from: 'tidings_subscribers',
       table: 'subscribers',
+      into: OWN_RECORD_TABLES['subscribers']!.name,
       key: sql`subscriber_id`,
       doc: sql`doc`,
       view: { env: sql`env`, subscriber_id: sql`key`, id: pg ? sql`doc->>'_id'` : sql`json_extract(doc, '$._id')`, doc: sql`doc` },
@@ -165,6 +168,7 @@ export function peopleAndTriggerMoves(dialect: SqlDialect): RecordsMove[] {
     {
       from: 'tidings_notifications',
       table: 'notifications',
+      into: OWN_RECORD_TABLES['notifications']!.name,
       key: sql`transaction_id`,
       i1: sql`id`,
       sort: sql`coalesce(created_at, '') || ${sep} || id`,
@@ -174,6 +178,7 @@ export function peopleAndTriggerMoves(dialect: SqlDialect): RecordsMove[] {
     {
       from: 'tidings_traces',
       table: 'traces',
+      into: OWN_RECORD_TABLES['traces']!.name,
       key: pg ? sql`transaction_id || ${sep} || lpad(seq::text, 20, '0')` : sql`transaction_id || ${sep} || substr('00000000000000000000' || seq, -20)`,
       i1: sql`transaction_id`,
       i3: sql`subscriber_id`,

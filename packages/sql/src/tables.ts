@@ -46,6 +46,10 @@ export interface Database {
   tidings_traces: { seq: Generated<number>; env: string; transaction_id: string; subscriber_id: string; at: string; doc: unknown };
   /** The record store: JSON documents by (env, table, key), with the index and sort values finds use. */
   tidings_records: { env: string; tbl: string; key: string; i1: string | null; i2: string | null; i3: string | null; sort: string; doc: unknown };
+  /** Since 0020: the records of the tables that have a table of their own (`OWN_RECORD_TABLES`), `tbl` left out. */
+  tidings_record_subscribers: OwnRecordRow;
+  tidings_record_notifications: OwnRecordRow;
+  tidings_record_traces: OwnRecordRow;
   // Read-only views of records in `tidings_records` since 0016 (0017 for digests), with the columns of the tables they
   // replaced, for apps that read Tidings' tables themselves.
   tidings_workflows: { env: string; id: string; identifier: string; slug: string; created_at: string; doc: unknown };
@@ -59,5 +63,7 @@ export interface Database {
   /** Since 0019. */
   tidings_topics: { env: string; key: string; id: string; doc: unknown };
 }
+
+type OwnRecordRow = { env: string; key: string; i1: string | null; i2: string | null; i3: string | null; sort: string; doc: unknown };
 
 export type TableName = keyof Database;

@@ -1,7 +1,23 @@
-import type { RecordInput, RecordMatch, RecordQuery, RecordRange, RecordWhere, StoredRecord } from './record-store.js';
+import type { RecordMatch, RecordQuery, RecordRange, RecordWhere, StoredRecord } from './record-store.js';
 
-/** Byte order of text, as the SQL backends compare (`collate "C"`); equal to UTF-16 order for the ASCII ids and instants used. */
-export const byteOrder = (a: string, b: string): number => (a === b ? 0 : Buffer.compare(Buffer.from(a), Buffer.from(b)));
+/**
+ * Byte order of text's UTF-8, as the SQL backends compare (`collate "C"`), which is code point order.
+ * UTF-16 code units compare the same way except a surrogate (a code point past U+FFFF) against a
+ * unit from U+E000 up, so the first differing units decide, with that one case turned around.
+ */
+export function byteOrder(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    const surrogate = (u: number) => u >= 0xd800 && u <= 0xdfff;
+    if (surrogate(x) !== surrogate(y) && Math.min(x, y) >= 0xd800) return surrogate(x) ? 1 : -1;
+    return x < y ? -1 : 1;
+  }
+  return a.length - b.length;
+}
 
 export const isRange = (match: RecordMatch): match is RecordRange => match !== null && typeof match === 'object' && !Array.isArray(match);
 
@@ -37,6 +53,3 @@ export function findRecords(records: Iterable<StoredRecord>, query: RecordQuery)
   out.sort((a, b) => sign * recordOrder(a, b));
   return query.limit === undefined ? out : out.slice(0, Math.max(0, query.limit));
 }
-
-/** The record as stored: index values left out are null, a sort value left out is empty. */
-export const storedRecord = (input: RecordInput): StoredRecord => ({ key: input.key, i1: input.i1 ?? null, i2: input.i2 ?? null, i3: input.i3 ?? null, sort: input.sort ?? '', doc: input.doc });

@@ -17,12 +17,16 @@ interface TraceRun {
  */
 export function runsOf(records: readonly DecisionRecord[]): { runs: TraceRun[] } {
   const runs: TraceRun[] = [];
-  let lastKey: string | undefined;
+  let last: { run: TraceRun; entries: string | null } | undefined;
   for (const record of records) {
-    const key = `${record.at}\u0001${JSON.stringify(record.entries)}`;
-    if (key === lastKey) runs[runs.length - 1]!.who.push([record.subscriberId, record.jobId]);
-    else runs.push({ at: record.at, entries: record.entries, who: [[record.subscriberId, record.jobId]] });
-    lastKey = key;
+    // The entries are compared as text only when the instant matches (never for a record alone).
+    if (last && last.run.at === record.at && (last.entries ??= JSON.stringify(last.run.entries)) === JSON.stringify(record.entries)) {
+      last.run.who.push([record.subscriberId, record.jobId]);
+      continue;
+    }
+    const run: TraceRun = { at: record.at, entries: record.entries, who: [[record.subscriberId, record.jobId]] };
+    runs.push(run);
+    last = { run, entries: null };
   }
   return { runs };
 }

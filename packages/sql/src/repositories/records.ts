@@ -7,6 +7,7 @@ import { deleteReturningNow } from '../returning-write.js';
 import { reusableQuery } from '../reusable-query.js';
 import { rowInserter } from '../row-inserter.js';
 import type { Database } from '../tables.js';
+import { placeOf, type RecordPlace } from '../record-tables.js';
 import type { RepoContext } from './context.js';
 
 type Row = Database['tidings_records'];
@@ -16,14 +17,33 @@ const COLUMNS = ['env', 'tbl', 'key', 'i1', 'i2', 'i3', 'sort', 'doc'] as const;
 const READ = ['key', 'i1', 'i2', 'i3', 'sort', 'doc'] as const;
 const MATCHED = ['key', 'i1', 'i2', 'i3', 'sort'] as const;
 
-const upsertRows = rowInserter('tidings_records', COLUMNS, { upsert: { key: ['env', 'tbl', 'key'], update: ['i1', 'i2', 'i3', 'sort', 'doc'] } });
-const insertRows = rowInserter('tidings_records', COLUMNS, { skipTaken: true, returning: 'key' });
-const selectByKeys = reusableQuery<{ env: string; tbl: string; keys: readonly string[] }>((db, { env, tbl, keys }) =>
-  db.selectFrom('tidings_records').select(READ).where('env', '=', env).where('tbl', '=', tbl).where('key', 'in', keys),
-);
+/** The statements each place's records are written and read by keys with, built once per place. */
+function placeStatements(place: RecordPlace) {
+  const table = place.name as 'tidings_records';
+  const columns = place.shared ? COLUMNS : COLUMNS.filter((c) => c !== 'tbl');
+  const key: ('env' | 'tbl' | 'key')[] = place.shared ? ['env', 'tbl', 'key'] : ['env', 'key'];
+  return {
+    upsert: rowInserter(table, columns, { upsert: { key, update: ['i1', 'i2', 'i3', 'sort', 'doc'] } }),
+    insert: rowInserter(table, columns, { skipTaken: true, returning: 'key' }),
+    byKeys: reusableQuery<{ env: string; tbl: string; keys: readonly string[] }>((db, { env, tbl, keys }) => {
+      const q = db.selectFrom(table).select(READ).where('env', '=', env).where('key', 'in', keys);
+      return place.shared ? q.where('tbl', '=', tbl) : q;
+    }),
+  };
+}
+const statements = new Map<string, ReturnType<typeof placeStatements>>();
+const statementsOf = (place: RecordPlace) => {
+  let found = statements.get(place.name);
+  if (!found) statements.set(place.name, (found = placeStatements(place)));
+  return found;
+};
 
 const fromRow = (row: Omit<Row, 'env' | 'tbl'>): StoredRecord => ({ key: row.key, i1: row.i1, i2: row.i2, i3: row.i3, sort: row.sort, doc: decodeJson(row.doc) });
-const cells = (env: string, table: string, r: RecordInput) => [env, table, r.key, r.i1 ?? null, r.i2 ?? null, r.i3 ?? null, r.sort ?? '', encodeJson(r.doc)];
+const cells = (env: string, table: string, place: RecordPlace, r: RecordInput) =>
+  place.shared ? [env, table, r.key, r.i1 ?? null, r.i2 ?? null, r.i3 ?? null, r.sort ?? '', encodeJson(r.doc)] : [env, r.key, r.i1 ?? null, r.i2 ?? null, r.i3 ?? null, r.sort ?? '', encodeJson(r.doc)];
+
+/** The rows of `table` in its place: the environment's, and in the shared table those named `table`. */
+const ofTable = (eb: Eb, env: string, table: string, place: RecordPlace): Expression<SqlBool>[] => (place.shared ? [eb('env', '=', env), eb('tbl', '=', table)] : [eb('env', '=', env)]);
 
 /** The records of a batch each once, the first or the last of a key's duplicates. */
 function unique(records: readonly RecordInput[], keep: 'first' | 'last'): RecordInput[] {
@@ -70,18 +90,18 @@ function parts(where: RecordWhere, maxParams: number): RecordWhere[] {
 const byList = (query: RecordQuery) => query.limit === undefined && !query.after && MATCHED.some((column) => Array.isArray(query[column]));
 
 /**
- * The record store in the `tidings_records` table (see migration 0016). `get` is a fast path of
+ * The record store in the `tidings_records` table (see migration 0016), and the tables some record
+ * tables have of their own (`OWN_RECORD_TABLES`, migration 0020). `get` is a fast path of
  * core's (a prepared statement: the lookup by keys is on every batch's path).
  */
 export function recordStore({ db, dialect, atomic }: RepoContext): RecordBackend {
   const select = (part: RecordQuery, env: string, table: string, runner: Db = db) => {
     const desc = part.order === 'desc';
+    const place = placeOf(table);
     let query = runner
-      .selectFrom('tidings_records')
+      .selectFrom(place.name as 'tidings_records')
       .select(READ)
-      .where('env', '=', env)
-      .where('tbl', '=', table)
-      .where((eb) => eb.and(conditions(eb, part)));
+      .where((eb) => eb.and([...ofTable(eb, env, table, place), ...conditions(eb, part)]));
     const after = part.after;
     if (after) {
       const past = desc ? '<' : '>';
@@ -105,27 +125,29 @@ export function recordStore({ db, dialect, atomic }: RepoContext): RecordBackend
   const byKeys = (keys: readonly string[]) => chunk([...new Set(keys)], 1, dialect.maxParams - 2);
   return {
     async put(env, table, records) {
-      await upsertRows(db, dialect, unique(records, 'last').map((r) => cells(env, table, r)));
+      const place = placeOf(table);
+      await statementsOf(place).upsert(db, dialect, unique(records, 'last').map((r) => cells(env, table, place, r)));
     },
     async insertNew(env, table, records) {
-      const inserted = new Set((await insertRows(db, dialect, unique(records, 'first').map((r) => cells(env, table, r)))).map((row) => row.key));
+      const place = placeOf(table);
+      const inserted = new Set((await statementsOf(place).insert(db, dialect, unique(records, 'first').map((r) => cells(env, table, place, r)))).map((row) => row.key));
       return [...new Set(records.map((r) => r.key))].filter((key) => inserted.has(key));
     },
     async get(env, table, keys) {
       const found = new Map<string, StoredRecord>();
-      for (const part of byKeys(keys)) for (const row of (await selectByKeys<Omit<Row, 'env' | 'tbl'>>(db, dialect, { env, tbl: table, keys: part })).rows) found.set(row.key, fromRow(row));
+      const byKeysOf = statementsOf(placeOf(table)).byKeys;
+      for (const part of byKeys(keys)) for (const row of (await byKeysOf<Omit<Row, 'env' | 'tbl'>>(db, dialect, { env, tbl: table, keys: part })).rows) found.set(row.key, fromRow(row));
       return [...new Set(keys)].flatMap((key) => found.get(key) ?? []);
     },
     find: (env, table, query) => find(env, table, query),
     async count(env, table, where) {
       let n = 0;
+      const place = placeOf(table);
       for (const part of parts(where, dialect.maxParams)) {
         const row = await db
-          .selectFrom('tidings_records')
+          .selectFrom(place.name as 'tidings_records')
           .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
-          .where('env', '=', env)
-          .where('tbl', '=', table)
-          .where((eb) => eb.and(conditions(eb, part)))
+          .where((eb) => eb.and([...ofTable(eb, env, table, place), ...conditions(eb, part)]))
           .executeTakeFirstOrThrow();
         n += Number(row.n);
       }
@@ -133,9 +155,11 @@ export function recordStore({ db, dialect, atomic }: RepoContext): RecordBackend
     },
     async deleteWhere(env, table, { limit, ...where }) {
       const deleted: StoredRecord[] = [];
+      const place = placeOf(table);
+      const name = place.name as 'tidings_records';
       if (limit === undefined) {
         for (const part of parts(where, dialect.maxParams)) {
-          const rows = await deleteReturningNow(db, dialect, 'tidings_records', (eb) => eb.and([eb('env', '=', env), eb('tbl', '=', table), ...conditions(eb, part)]), READ);
+          const rows = await deleteReturningNow(db, dialect, name, (eb) => eb.and([...ofTable(eb, env, table, place), ...conditions(eb, part)]), READ);
           for (const row of rows) deleted.push(fromRow(row));
         }
       } else {
@@ -143,7 +167,7 @@ export function recordStore({ db, dialect, atomic }: RepoContext): RecordBackend
         await atomic(async (tx) => {
           const doomed = await find(env, table, { ...where, limit }, tx);
           for (const part of byKeys(doomed.map((r) => r.key))) {
-            const rows = await deleteReturningNow(tx, dialect, 'tidings_records', (eb) => eb.and([eb('env', '=', env), eb('tbl', '=', table), eb('key', 'in', part)]), READ);
+            const rows = await deleteReturningNow(tx, dialect, name, (eb) => eb.and([...ofTable(eb, env, table, place), eb('key', 'in', part)]), READ);
             for (const row of rows) deleted.push(fromRow(row));
           }
         });
