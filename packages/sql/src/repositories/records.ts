@@ -29,7 +29,25 @@ function placeStatements(place: RecordPlace) {
       const q = db.selectFrom(table).select(READ).where('env', '=', env).where('key', 'in', keys);
       return place.shared ? q.where('tbl', '=', tbl) : q;
     }),
+    /** Finds by one index value's list alone (a batch's notifications by id, its subscribers' preferences), built once. */
+    byValues: Object.fromEntries(
+      (['i1', 'i2', 'i3'] as const).map((column) => [
+        column,
+        reusableQuery<{ env: string; tbl: string; values: readonly string[] }>((db, { env, tbl, values }) => {
+          const q = db.selectFrom(table).select(READ).where('env', '=', env).where(column, 'in', values);
+          return place.shared ? q.where('tbl', '=', tbl) : q;
+        }),
+      ]),
+    ) as Record<'i1' | 'i2' | 'i3', ReturnType<typeof reusableQuery<{ env: string; tbl: string; values: readonly string[] }>>>,
   };
+}
+
+/** The index column a find names alone, by a non-empty list, unlimited and from the start; null for any other find. */
+function listOnly(query: RecordQuery): 'i1' | 'i2' | 'i3' | null {
+  if (!byList(query)) return null;
+  const named = MATCHED.filter((column) => query[column] !== undefined);
+  const [column] = named;
+  return named.length === 1 && column !== 'key' && column !== 'sort' && column !== undefined && (query[column] as readonly string[]).length > 0 ? column : null;
 }
 const statements = new Map<string, ReturnType<typeof placeStatements>>();
 const statementsOf = (place: RecordPlace) => {
@@ -116,7 +134,11 @@ export function recordStore({ db, dialect, atomic }: RepoContext): RecordBackend
   const find = async (env: string, table: string, query: RecordQuery, runner: Db = db): Promise<StoredRecord[]> => {
     const split = parts(query, dialect.maxParams);
     const rows: StoredRecord[] = [];
-    for (const part of split) for (const row of await select(part, env, table, runner).execute()) rows.push(fromRow(row));
+    const column = listOnly(query);
+    if (column) {
+      const statement = statementsOf(placeOf(table)).byValues[column];
+      for (const part of split) for (const row of (await statement<Omit<Row, 'env' | 'tbl'>>(runner, dialect, { env, tbl: table, values: [...new Set(part[column] as readonly string[])] })).rows) rows.push(fromRow(row));
+    } else for (const part of split) for (const row of await select(part, env, table, runner).execute()) rows.push(fromRow(row));
     if (split.length === 1 && !byList(query)) return rows;
     const sign = query.order === 'desc' ? -1 : 1;
     rows.sort((a, b) => sign * recordOrder(a, b));
