@@ -11,6 +11,24 @@ export interface Migration {
 }
 
 /** Ordered, append-only: a released migration is never edited, only followed by a new one. */
+/**
+ * A table of records: the record store's columns (`tbl` where several tables' records share it),
+ * keys, index and sort values compared in byte order, as every other ordered column.
+ */
+function recordTable(db: Db, dialect: SqlDialect, name: string, shared: boolean) {
+  const collate = (c: ColumnDefinitionBuilder) => (dialect.name === 'postgres' ? c.modifyFront(sql`collate "C"`) : c);
+  const table = db.schema.createTable(name).addColumn('env', 'text', (c) => c.notNull());
+  return (shared ? table.addColumn('tbl', 'text', (c) => c.notNull()) : table)
+    .addColumn('key', 'text', (c) => collate(c).notNull())
+    .addColumn('i1', 'text', collate)
+    .addColumn('i2', 'text', collate)
+    .addColumn('i3', 'text', collate)
+    .addColumn('sort', 'text', (c) => collate(c).notNull())
+    .addColumn('doc', dialect.jsonType, (c) => c.notNull())
+    // (The builder's type knows `tbl` on one branch only.)
+    .addPrimaryKeyConstraint(`${name}_pk`, (shared ? ['env', 'tbl', 'key'] : ['env', 'key']) as ['env', 'key']);
+}
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     name: '0001_initial',
@@ -413,19 +431,7 @@ export const MIGRATIONS: readonly Migration[] = [
     async up(db, dialect) {
       // The record store: the repositories core keeps as keyed JSON records, in one table. Keys, index
       // and sort values are compared in byte order, as every other ordered column.
-      const collate = (c: ColumnDefinitionBuilder) => (dialect.name === 'postgres' ? c.modifyFront(sql`collate "C"`) : c);
-      await db.schema
-        .createTable('tidings_records')
-        .addColumn('env', 'text', (c) => c.notNull())
-        .addColumn('tbl', 'text', (c) => c.notNull())
-        .addColumn('key', 'text', (c) => collate(c).notNull())
-        .addColumn('i1', 'text', collate)
-        .addColumn('i2', 'text', collate)
-        .addColumn('i3', 'text', collate)
-        .addColumn('sort', 'text', (c) => collate(c).notNull())
-        .addColumn('doc', dialect.jsonType, (c) => c.notNull())
-        .addPrimaryKeyConstraint('tidings_records_pk', ['env', 'tbl', 'key'])
-        .execute();
+      await recordTable(db, dialect, 'tidings_records', true).execute();
       // Finds filter on an index value or none, and read in (sort, key) order.
       await db.schema.createIndex('tidings_records_sort').on('tidings_records').columns(['env', 'tbl', 'sort', 'key']).execute();
       await db.schema.createIndex('tidings_records_i1').on('tidings_records').columns(['env', 'tbl', 'i1', 'sort', 'key']).execute();
@@ -464,19 +470,8 @@ export const MIGRATIONS: readonly Migration[] = [
       // Subscribers, notifications and decision records join the record store (core writes them):
       // what a backend writes itself is down to jobs, messages and topic memberships. Each gets a
       // table of its own with only the indexes its finds use (`OWN_RECORD_TABLES`).
-      const collate = (c: ColumnDefinitionBuilder) => (dialect.name === 'postgres' ? c.modifyFront(sql`collate "C"`) : c);
       for (const { name, indexes } of Object.values(OWN_RECORD_TABLES)) {
-        await db.schema
-          .createTable(name)
-          .addColumn('env', 'text', (c) => c.notNull())
-          .addColumn('key', 'text', (c) => collate(c).notNull())
-          .addColumn('i1', 'text', collate)
-          .addColumn('i2', 'text', collate)
-          .addColumn('i3', 'text', collate)
-          .addColumn('sort', 'text', (c) => collate(c).notNull())
-          .addColumn('doc', dialect.jsonType, (c) => c.notNull())
-          .addPrimaryKeyConstraint(`${name}_pk`, ['env', 'key'])
-          .execute();
+        await recordTable(db, dialect, name, false).execute();
         for (const columns of indexes) {
           const index = db.schema.createIndex(`${name}_${columns.join('_')}`).on(name).columns(['env', ...columns]);
           await (columns[0] === 'i1' ? index.where(sql.ref('i1'), 'is not', null) : index).execute();
