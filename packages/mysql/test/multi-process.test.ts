@@ -3,6 +3,7 @@ import { fixtures } from '@tidings/core/testing';
 import { MIGRATIONS } from '@tidings/sql';
 import mysql from 'mysql2';
 import { afterEach, describe, expect, it } from 'vitest';
+import { seedTwoStep, waitForMessages } from '../../../test-support/two-step-drain.js';
 import { killSpawned, spawnTs, waitForOutput } from '../../../test-support/spawn-ts.js';
 import { createMysqlStorage } from '../src/index.js';
 import { freshDatabases, withAdmin } from './databases.js';
@@ -16,36 +17,7 @@ const WORKER = 'packages/mysql/test/fixtures/worker.ts';
 describe.skipIf(!url)('mysql — many processes on one database', () => {
   const freshDatabase = freshDatabases(url, 'tidings_mp');
 
-  async function seed(at: string, subscribers: number) {
-    const storage = createMysqlStorage({ url: at });
-    const tidings = createTidings({ storage, inlineInApp: false });
-    await tidings.workflows.upsert({
-      name: 'two-step',
-      triggers: [{ identifier: 'two-step' }],
-      steps: [
-        { template: { type: 'in_app', content: 'first {{ payload.i }}' } },
-        { template: { type: 'delay' }, metadata: { type: 'regular', amount: 1, unit: 'seconds' } },
-        { template: { type: 'in_app', content: 'second {{ payload.i }}' } },
-        { template: { type: 'digest' }, metadata: { type: 'regular', amount: 1, unit: 'seconds' } },
-        { template: { type: 'in_app', content: 'digest {{ step.total_count }}' } },
-      ],
-    });
-    for (let i = 0; i < subscribers; i += 100) {
-      const results = await tidings.triggerBulk(Array.from({ length: Math.min(100, subscribers - i) }, (_, k) => ({ name: 'two-step', to: `u${i + k}`, payload: { i: i + k } })));
-      expect(results.every((r) => r.status === 'processed')).toBe(true);
-    }
-    return { storage, tidings };
-  }
-
-  async function waitForMessages(storage: ReturnType<typeof createMysqlStorage>, expected: number, timeoutMs: number) {
-    const started = Date.now();
-    for (;;) {
-      const rows = await storage.db.selectFrom('tidings_messages').select((eb) => eb.fn.countAll().as('n')).execute();
-      const n = Number(rows[0]!.n);
-      if (n >= expected || Date.now() - started > timeoutMs) return n;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+  const seed = (at: string, subscribers: number) => seedTwoStep(createMysqlStorage({ url: at }), subscribers);
 
   it('two worker processes drain the same jobs (delays and digests included): every message exactly once, no job lost', async () => {
     const at = await freshDatabase();

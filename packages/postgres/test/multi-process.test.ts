@@ -1,6 +1,7 @@
 import { createTidings } from '@tidings/core';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { seedTwoStep, waitForMessages } from '../../../test-support/two-step-drain.js';
 import { killSpawned, spawnTs, waitForOutput } from '../../../test-support/spawn-ts.js';
 import { channelsOf, postgresDialectOn } from '../src/postgres-dialect.js';
 import { postgresStorage } from '../src/index.js';
@@ -15,36 +16,7 @@ const WORKER = 'packages/postgres/test/fixtures/worker.ts';
 describe.skipIf(!url)('postgres — many processes on one database', () => {
   const freshSchema = freshSchemas(url, 'tidings_mp');
 
-  async function seed(schema: string, subscribers: number) {
-    const storage = postgresStorage({ connectionString: url!, schema });
-    const tidings = createTidings({ storage, inlineInApp: false });
-    await tidings.workflows.upsert({
-      name: 'two-step',
-      triggers: [{ identifier: 'two-step' }],
-      steps: [
-        { template: { type: 'in_app', content: 'first {{ payload.i }}' } },
-        { template: { type: 'delay' }, metadata: { type: 'regular', amount: 1, unit: 'seconds' } },
-        { template: { type: 'in_app', content: 'second {{ payload.i }}' } },
-        { template: { type: 'digest' }, metadata: { type: 'regular', amount: 1, unit: 'seconds' } },
-        { template: { type: 'in_app', content: 'digest {{ step.total_count }}' } },
-      ],
-    });
-    for (let i = 0; i < subscribers; i += 100) {
-      const results = await tidings.triggerBulk(Array.from({ length: Math.min(100, subscribers - i) }, (_, k) => ({ name: 'two-step', to: `u${i + k}`, payload: { i: i + k } })));
-      expect(results.every((r) => r.status === 'processed')).toBe(true);
-    }
-    return { storage, tidings };
-  }
-
-  async function waitForMessages(storage: ReturnType<typeof postgresStorage>, expected: number, timeoutMs: number) {
-    const started = Date.now();
-    for (;;) {
-      const { rows } = await storage.db.selectFrom('tidings_messages').select((eb) => eb.fn.countAll().as('n')).execute().then((r) => ({ rows: r }));
-      const n = Number(rows[0]!.n);
-      if (n >= expected || Date.now() - started > timeoutMs) return n;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+  const seed = (schema: string, subscribers: number) => seedTwoStep(postgresStorage({ connectionString: url!, schema }), subscribers);
 
   it('two worker processes drain the same jobs (delays and digests included): every message exactly once, no job lost', async () => {
     const schema = freshSchema();
