@@ -214,6 +214,8 @@ export interface NotificationRepository {
   insertMany(env: string, notifications: readonly Notification[]): Promise<string[]>;
   getMany(env: string, ids: readonly string[]): Promise<Notification[]>;
   getByTransactionId(env: string, transactionId: string): Promise<Notification | null>;
+  /** The notifications of these triggers (by their key: the cheapest read), in the order given; unknown ones are left out. */
+  getByTransactionIds(env: string, transactionIds: readonly string[]): Promise<Notification[]>;
   /**
    * The environment's notifications newest first (`createdAt`, then `_id`, descending), created within
    * the bounds when given. The cursor is a position (of the last item), so pages stay

@@ -39,7 +39,7 @@ const unique = <T>(items: readonly T[]) => [...new Set(items)];
 export async function loadBatch(ctx: EngineContext, jobs: readonly Job[]): Promise<BatchData> {
   const { storage, env } = ctx;
   const walks = jobs.filter((j) => j.kind === 'walk');
-  const sourced = jobs.flatMap((j) => (j.kind === 'walk' || j.kind === 'fanout' ? [j.data.notificationId] : []));
+  const sourced = jobs.flatMap((j) => (j.kind === 'walk' || j.kind === 'fanout' ? [{ notificationId: j.data.notificationId, transactionId: j.transactionId }] : []));
   const { notifications, workflows, tenants } = await readWalkSources(storage, env, sourced);
   const people = unique([...walks.map((j) => j.subscriberId), ...[...notifications.values()].flatMap((n) => (n.actorId ? [n.actorId] : []))]);
   const subscribers = byKey(people.length > 0 ? await storage.subscribers.getMany(env, people) : [], (s) => s.subscriberId);

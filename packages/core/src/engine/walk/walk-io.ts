@@ -45,11 +45,16 @@ export async function messagesForWalk(ctx: EngineContext, subject: WalkSubject, 
 }
 
 /**
- * The notifications of `notificationIds`, their workflows and their tenants, read once for a batch of
+ * The notifications of the jobs' `sources`, their workflows and their tenants, read once for a batch of
  * walks (by the job runner before its walks).
  */
-export async function readWalkSources(repos: Pick<StorageRepositories, 'notifications' | 'workflows' | 'tenants'>, env: string, notificationIds: readonly string[]) {
-  const notifications = new Map((await repos.notifications.getMany(env, [...new Set(notificationIds)])).map((n) => [n._id, n] as const));
+export async function readWalkSources(repos: Pick<StorageRepositories, 'notifications' | 'workflows' | 'tenants'>, env: string, sources: readonly { notificationId: string; transactionId: string }[]) {
+  // A job's notification is nearly always its trigger's, read by its key; any other by its id.
+  const wanted = new Set(sources.map((s) => s.notificationId));
+  const byTrigger = await repos.notifications.getByTransactionIds(env, [...new Set(sources.map((s) => s.transactionId))]);
+  const notifications = new Map(byTrigger.filter((n) => wanted.has(n._id)).map((n) => [n._id, n] as const));
+  const others = [...wanted].filter((id) => !notifications.has(id));
+  if (others.length > 0) for (const n of await repos.notifications.getMany(env, others)) notifications.set(n._id, n);
   const stored = [...notifications.values()];
   const workflows = new Map((await repos.workflows.getMany(env, [...new Set(stored.map((n) => n._templateId))])).map((w) => [w._id, w] as const));
   const tenants = new Map<string, Tenant | null>();

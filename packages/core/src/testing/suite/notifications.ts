@@ -34,13 +34,17 @@ export function notificationsSuite({ get }: SuiteContext): void {
       expect(results.flat()).toHaveLength(1);
     });
 
-    it('notifications — another environment cannot read them', async () => {
+    it('notifications — another environment cannot read them; by transactionIds in the order asked', async () => {
       const s = get();
       const n = notificationRecord('env-a');
       await s.notifications.insertMany('env-a', [n]);
       expect(await s.notifications.getMany('env-b', [n._id])).toEqual([]);
       expect(await s.notifications.getByTransactionId('env-b', n.transactionId)).toBeNull();
       expect(await s.notifications.getMany('env-a', [n._id, 'missing'])).toEqual([n]);
+      const m = notificationRecord('env-a');
+      await s.notifications.insertMany('env-a', [m]);
+      expect(await s.notifications.getByTransactionIds('env-a', [m.transactionId, 'missing', n.transactionId])).toEqual([m, n]);
+      expect(await s.notifications.getByTransactionIds('env-b', [n.transactionId])).toEqual([]);
     });
 
     it('notifications.list — newest first (ties by id), within the time bounds, paged by a cursor, one environment only', async () => {
