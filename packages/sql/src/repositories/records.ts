@@ -17,38 +17,36 @@ const COLUMNS = ['env', 'tbl', 'key', 'i1', 'i2', 'i3', 'sort', 'doc'] as const;
 const READ = ['key', 'i1', 'i2', 'i3', 'sort', 'doc'] as const;
 const MATCHED = ['key', 'i1', 'i2', 'i3', 'sort'] as const;
 
-/** The statements each place's records are written and read by keys with, built once per place. */
+/** The columns a find may name by a list of values alone, each read by a statement built once. */
+const LISTED = ['key', 'i1', 'i2', 'i3'] as const;
+type Listed = (typeof LISTED)[number];
+
+/** The statements each place's records are written with and read by a list of values with, built once per place. */
 function placeStatements(place: RecordPlace) {
   const table = place.name as 'tidings_records';
   const columns = place.shared ? COLUMNS : COLUMNS.filter((c) => c !== 'tbl');
   const key: ('env' | 'tbl' | 'key')[] = place.shared ? ['env', 'tbl', 'key'] : ['env', 'key'];
+  const inList = (column: Listed) =>
+    reusableQuery<{ env: string; tbl: string; values: readonly string[] }>((db, { env, tbl, values }) => {
+      const q = db.selectFrom(table).select(READ).where('env', '=', env).where(column, 'in', values);
+      return place.shared ? q.where('tbl', '=', tbl) : q;
+    });
   return {
     upsert: rowInserter(table, columns, { upsert: { key, update: ['i1', 'i2', 'i3', 'sort', 'doc'] } }),
     insert: rowInserter(table, columns, { skipTaken: true, returning: 'key' }),
-    byKeys: reusableQuery<{ env: string; tbl: string; keys: readonly string[] }>((db, { env, tbl, keys }) => {
-      const q = db.selectFrom(table).select(READ).where('env', '=', env).where('key', 'in', keys);
-      return place.shared ? q.where('tbl', '=', tbl) : q;
-    }),
-    /** Finds by one index value's list alone (a batch's notifications by id, its subscribers' preferences), built once. */
-    byValues: Object.fromEntries(
-      (['i1', 'i2', 'i3'] as const).map((column) => [
-        column,
-        reusableQuery<{ env: string; tbl: string; values: readonly string[] }>((db, { env, tbl, values }) => {
-          const q = db.selectFrom(table).select(READ).where('env', '=', env).where(column, 'in', values);
-          return place.shared ? q.where('tbl', '=', tbl) : q;
-        }),
-      ]),
-    ) as Record<'i1' | 'i2' | 'i3', ReturnType<typeof reusableQuery<{ env: string; tbl: string; values: readonly string[] }>>>,
+    /** By keys (`get`), or by one index value's list alone (a batch's notifications by id, its subscribers' preferences). */
+    byValues: { key: inList('key'), i1: inList('i1'), i2: inList('i2'), i3: inList('i3') },
   };
 }
 
-/** The index column a find names alone, by a non-empty list, unlimited and from the start; null for any other find. */
-function listOnly(query: RecordQuery): 'i1' | 'i2' | 'i3' | null {
+/** The column a find names alone, by a non-empty list, unlimited and from the start; null for any other find. */
+function listOnly(query: RecordQuery): Listed | null {
   if (!byList(query)) return null;
   const named = MATCHED.filter((column) => query[column] !== undefined);
-  const [column] = named;
-  return named.length === 1 && column !== 'key' && column !== 'sort' && column !== undefined && (query[column] as readonly string[]).length > 0 ? column : null;
+  const column = named[0];
+  return named.length === 1 && column !== undefined && column !== 'sort' && (query[column] as readonly string[]).length > 0 ? column : null;
 }
+
 const statements = new Map<string, ReturnType<typeof placeStatements>>();
 const statementsOf = (place: RecordPlace) => {
   let found = statements.get(place.name);
@@ -157,8 +155,8 @@ export function recordStore({ db, dialect, atomic }: RepoContext): RecordBackend
     },
     async get(env, table, keys) {
       const found = new Map<string, StoredRecord>();
-      const byKeysOf = statementsOf(placeOf(table)).byKeys;
-      for (const part of byKeys(keys)) for (const row of (await byKeysOf<Omit<Row, 'env' | 'tbl'>>(db, dialect, { env, tbl: table, keys: part })).rows) found.set(row.key, fromRow(row));
+      const byKeysOf = statementsOf(placeOf(table)).byValues.key;
+      for (const part of byKeys(keys)) for (const row of (await byKeysOf<Omit<Row, 'env' | 'tbl'>>(db, dialect, { env, tbl: table, values: part })).rows) found.set(row.key, fromRow(row));
       return [...new Set(keys)].flatMap((key) => found.get(key) ?? []);
     },
     find: (env, table, query) => find(env, table, query),
