@@ -3,8 +3,8 @@ import { fixtures } from '@tidings/core/testing';
 import { MIGRATIONS } from '@tidings/sql';
 import mysql from 'mysql2';
 import { afterEach, describe, expect, it } from 'vitest';
-import { seedTwoStep, waitForMessages } from '../../../test-support/two-step-drain.js';
-import { killSpawned, spawnTs, waitForOutput } from '../../../test-support/spawn-ts.js';
+import { sigkillTakeover, throttleAcrossWorkers, twoWorkersDrain, type MultiProcessBackend } from '../../../test-support/multi-process-scenarios.js';
+import { killSpawned } from '../../../test-support/spawn-ts.js';
 import { createMysqlStorage } from '../src/index.js';
 import { freshDatabases, withAdmin } from './databases.js';
 
@@ -17,65 +17,20 @@ const WORKER = 'packages/mysql/test/fixtures/worker.ts';
 describe.skipIf(!url)('mysql — many processes on one database', () => {
   const freshDatabase = freshDatabases(url, 'tidings_mp');
 
-  const seed = (at: string, subscribers: number) => seedTwoStep(createMysqlStorage({ url: at }), subscribers);
+  const backend: MultiProcessBackend = {
+    worker: WORKER,
+    waitMs: 60_000,
+    async fresh() {
+      const at = await freshDatabase();
+      return { args: [at], open: () => createMysqlStorage({ url: at }) };
+    },
+  };
 
-  it('two worker processes drain the same jobs (delays and digests included): every message exactly once, no job lost', async () => {
-    const at = await freshDatabase();
-    const { storage } = await seed(at, 300);
-    const workers = [spawnTs(WORKER, ['work', at]), spawnTs(WORKER, ['work', at])];
-    await Promise.all(workers.map((w) => waitForOutput(w, 'READY')));
-    expect(await waitForMessages(storage, 900, 60_000)).toBe(900);
-    for (const w of workers) w.kill('SIGTERM');
-    await Promise.all(workers.map((w) => w.exited));
-    const perWorker = workers.map((w) => Number(/DONE (\d+)/.exec(w.output())?.[1] ?? NaN));
-    expect(perWorker.reduce((a, b) => a + b, 0)).toBe(900);
-    expect(perWorker.every((n) => n > 0)).toBe(true);
-    const messages = await storage.db.selectFrom('tidings_messages').select(['subscriber_internal_id', 'doc']).execute();
-    const content = (doc: unknown) => (JSON.parse(doc as string) as { content: string }).content;
-    expect(new Set(messages.map((m) => `${m.subscriber_internal_id}:${content(m.doc).split(' ')[0]}`)).size).toBe(900);
-    expect(messages.filter((m) => content(m.doc) === 'digest 1')).toHaveLength(300);
-    expect(await storage.digests.listOpen('default')).toEqual([]);
-    expect(await storage.jobs.list('default')).toEqual([]);
-    await storage.close();
-  }, 120_000);
+  it('two worker processes drain the same jobs (delays and digests included): every message exactly once, no job lost', () => twoWorkersDrain(backend), 120_000);
 
-  it('throttle across two worker processes: 200 runs racing against a limit of 5 let exactly 5 through', async () => {
-    const at = await freshDatabase();
-    const storage = createMysqlStorage({ url: at });
-    const tidings = createTidings({ storage, inlineInApp: false });
-    await tidings.workflows.upsert({
-      name: 'throttled',
-      triggers: [{ identifier: 'throttled' }],
-      steps: [{ template: { type: 'throttle' }, metadata: { amount: 1, unit: 'hours', limit: 5 } }, { template: { type: 'in_app', content: 'through {{ payload.i }}' } }],
-    });
-    for (let i = 0; i < 200; i += 100) await tidings.triggerBulk(Array.from({ length: 100 }, (_, k) => ({ name: 'throttled', to: 'ada', payload: { i: i + k } })));
-    const workers = [spawnTs(WORKER, ['work', at]), spawnTs(WORKER, ['work', at])];
-    await Promise.all(workers.map((w) => waitForOutput(w, 'READY')));
-    const started = Date.now();
-    const walks = async () => (await tidings.pending({ subscriberId: 'ada' })).jobs;
-    while ((await walks()).length > 0 && Date.now() - started < 60_000) await new Promise((resolve) => setTimeout(resolve, 100));
-    for (const w of workers) w.kill('SIGTERM');
-    await Promise.all(workers.map((w) => w.exited));
-    expect(await walks()).toEqual([]);
-    expect((await tidings.messages.counts('ada')).total).toBe(5);
-    await storage.close();
-  }, 120_000);
+  it('throttle across two worker processes: 200 runs racing against a limit of 5 let exactly 5 through', () => throttleAcrossWorkers(backend), 120_000);
 
-  it('a worker killed with SIGKILL holding leased jobs: another finishes them after the lease', async () => {
-    const at = await freshDatabase();
-    const { storage } = await seed(at, 40);
-    const doomed = spawnTs(WORKER, ['claim-and-die', at, '25']);
-    await doomed.exited;
-    expect(doomed.output()).toContain('CLAIMED 25');
-    expect((await storage.jobs.list('default')).filter((j) => j.lockedBy === 'doomed')).toHaveLength(25);
-    const survivor = spawnTs(WORKER, ['work', at]);
-    await waitForOutput(survivor, 'READY');
-    expect(await waitForMessages(storage, 120, 30_000)).toBe(120);
-    survivor.kill('SIGTERM');
-    await survivor.exited;
-    expect(await storage.jobs.list('default')).toEqual([]);
-    await storage.close();
-  }, 60_000);
+  it('a worker killed with SIGKILL holding leased jobs: another finishes them after the lease', () => sigkillTakeover(backend), 60_000);
 
   it('no LISTEN/NOTIFY: an idle job loop finds jobs another engine enqueued when it next looks (maxIdleMs)', async () => {
     const at = await freshDatabase();

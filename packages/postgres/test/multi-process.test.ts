@@ -1,8 +1,8 @@
 import { createTidings } from '@tidings/core';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { seedTwoStep, waitForMessages } from '../../../test-support/two-step-drain.js';
-import { killSpawned, spawnTs, waitForOutput } from '../../../test-support/spawn-ts.js';
+import { sigkillTakeover, throttleAcrossWorkers, twoWorkersDrain, type MultiProcessBackend } from '../../../test-support/multi-process-scenarios.js';
+import { killSpawned } from '../../../test-support/spawn-ts.js';
 import { channelsOf, postgresDialectOn } from '../src/postgres-dialect.js';
 import { postgresStorage } from '../src/index.js';
 import { freshSchemas } from './schemas.js';
@@ -16,67 +16,20 @@ const WORKER = 'packages/postgres/test/fixtures/worker.ts';
 describe.skipIf(!url)('postgres — many processes on one database', () => {
   const freshSchema = freshSchemas(url, 'tidings_mp');
 
-  const seed = (schema: string, subscribers: number) => seedTwoStep(postgresStorage({ connectionString: url!, schema }), subscribers);
+  const backend: MultiProcessBackend = {
+    worker: WORKER,
+    waitMs: 40_000,
+    async fresh() {
+      const schema = freshSchema();
+      return { args: [url!, schema], open: () => postgresStorage({ connectionString: url!, schema }) };
+    },
+  };
 
-  it('two worker processes drain the same jobs (delays and digests included): every message exactly once, no job lost', async () => {
-    const schema = freshSchema();
-    const { storage } = await seed(schema, 300);
-    const workers = [spawnTs(WORKER, ['work', url!, schema]), spawnTs(WORKER, ['work', url!, schema])];
-    await Promise.all(workers.map((w) => waitForOutput(w, 'READY')));
-    expect(await waitForMessages(storage, 900, 40_000)).toBe(900);
-    for (const w of workers) w.kill('SIGTERM');
-    await Promise.all(workers.map((w) => w.exited));
-    const perWorker = workers.map((w) => Number(/DONE (\d+)/.exec(w.output())?.[1] ?? NaN));
-    expect(perWorker.reduce((a, b) => a + b, 0)).toBe(900);
-    expect(perWorker.every((n) => n > 0)).toBe(true);
-    const messages = await storage.db.selectFrom('tidings_messages').select(['subscriber_internal_id', 'doc']).execute();
-    const contents = new Set(messages.map((m) => `${m.subscriber_internal_id}:${(m.doc as { content: string }).content.split(' ')[0]}`));
-    expect(contents.size).toBe(900);
-    expect(messages.filter((m) => (m.doc as { content: string }).content === 'digest 1')).toHaveLength(300);
-    expect(await storage.digests.listOpen('default')).toEqual([]);
-    expect(await storage.jobs.list('default')).toEqual([]);
-    await storage.close();
-  }, 90_000);
+  it('two worker processes drain the same jobs (delays and digests included): every message exactly once, no job lost', () => twoWorkersDrain(backend), 90_000);
 
-  it('throttle across two worker processes: 200 runs racing against a limit of 5 let exactly 5 through', async () => {
-    const schema = freshSchema();
-    const storage = postgresStorage({ connectionString: url!, schema });
-    const tidings = createTidings({ storage, inlineInApp: false });
-    await tidings.workflows.upsert({
-      name: 'throttled',
-      triggers: [{ identifier: 'throttled' }],
-      steps: [{ template: { type: 'throttle' }, metadata: { amount: 1, unit: 'hours', limit: 5 } }, { template: { type: 'in_app', content: 'through {{ payload.i }}' } }],
-    });
-    for (let i = 0; i < 200; i += 100) await tidings.triggerBulk(Array.from({ length: 100 }, (_, k) => ({ name: 'throttled', to: 'ada', payload: { i: i + k } })));
-    const workers = [spawnTs(WORKER, ['work', url!, schema]), spawnTs(WORKER, ['work', url!, schema])];
-    await Promise.all(workers.map((w) => waitForOutput(w, 'READY')));
-    const started = Date.now();
-    const walks = async () => (await tidings.pending({ subscriberId: 'ada' })).jobs;
-    while ((await walks()).length > 0 && Date.now() - started < 40_000) await new Promise((resolve) => setTimeout(resolve, 100));
-    for (const w of workers) w.kill('SIGTERM');
-    await Promise.all(workers.map((w) => w.exited));
-    expect(await walks()).toEqual([]);
-    expect((await tidings.messages.counts('ada')).total).toBe(5);
-    await storage.close();
-  });
+  it('throttle across two worker processes: 200 runs racing against a limit of 5 let exactly 5 through', () => throttleAcrossWorkers(backend));
 
-  it('a worker killed with SIGKILL holding leased jobs: another finishes them after the lease', async () => {
-    const schema = freshSchema();
-    const { storage } = await seed(schema, 40);
-    const expected = 120;
-    const doomed = spawnTs(WORKER, ['claim-and-die', url!, schema, '25']);
-    await doomed.exited;
-    expect(doomed.output()).toContain('CLAIMED 25');
-    const leased = (await storage.jobs.list('default')).filter((j) => j.lockedBy === 'doomed');
-    expect(leased).toHaveLength(25);
-    const survivor = spawnTs(WORKER, ['work', url!, schema]);
-    await waitForOutput(survivor, 'READY');
-    expect(await waitForMessages(storage, expected, 30_000)).toBe(expected);
-    survivor.kill('SIGTERM');
-    await survivor.exited;
-    expect(await storage.jobs.list('default')).toEqual([]);
-    await storage.close();
-  }, 60_000);
+  it('a worker killed with SIGKILL holding leased jobs: another finishes them after the lease', () => sigkillTakeover(backend), 60_000);
 
   it('LISTEN/NOTIFY: an idle job loop in one engine wakes when another engine on another pool enqueues', async () => {
     const schema = freshSchema();
