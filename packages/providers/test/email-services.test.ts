@@ -15,6 +15,9 @@ import { fakeSendgrid } from './services/email-sendgrid.js';
 import { awsError, fakeSes } from './services/email-ses.js';
 import { started } from './started.js';
 
+/** The welcome email without a layout (`layoutId: null`): the body in a bare document. */
+const BARE_HTML = '<!doctype html><html lang="en" dir="ltr"><head><meta charset="utf-8"></head><body>Hello <b>Ada</b></body></html>';
+
 /** The fake services listen on loopback, which providers refuse unless allowed. */
 const at = (url: string) => ({ baseUrl: url, network: { allow: ['127.0.0.1'] } });
 
@@ -41,7 +44,7 @@ async function engine(provider: Provider, credentials: Credentials) {
   await tidings.workflows.upsert({
     name: 'welcome',
     triggers: [{ identifier: 'welcome' }],
-    steps: [{ template: { type: 'email', subject: 'Welcome {{ subscriber.firstName }}', content: 'Hello <b>{{ subscriber.firstName }}</b>' } }],
+    steps: [{ template: { type: 'email', subject: 'Welcome {{ subscriber.firstName }}', content: 'Hello <b>{{ subscriber.firstName }}</b>', layoutId: null } }],
   });
   const send = async (email = 'ada@example.test', overrides: JsonObject = {}) => {
     const result = await tidings.trigger({ name: 'welcome', to: { subscriberId: 'ada', firstName: 'Ada', email }, overrides });
@@ -68,7 +71,7 @@ describe('SendGrid', () => {
       subject: 'Welcome Ada',
       content: [
         { type: 'text/plain', value: 'Hello Ada' },
-        { type: 'text/html', value: 'Hello <b>Ada</b>' },
+        { type: 'text/html', value: BARE_HTML },
       ],
       ip_pool_name: 'transactional',
     });
@@ -131,7 +134,7 @@ describe('Resend', () => {
     const tx = await send();
     expect(resend.accepted).toHaveLength(1);
     const mail = resend.accepted[0]!;
-    expect(mail).toMatchObject({ from: 'Tidings <noreply@tidings.test>', to: ['ada@example.test'], subject: 'Welcome Ada', html: 'Hello <b>Ada</b>', text: 'Hello Ada' });
+    expect(mail).toMatchObject({ from: 'Tidings <noreply@tidings.test>', to: ['ada@example.test'], subject: 'Welcome Ada', html: BARE_HTML, text: 'Hello Ada' });
     expect(await message(tx)).toMatchObject({ status: 'sent', providerId: 'resend' });
     expect(await trace(tx)).toContain(`as ${mail.id}`);
   });
@@ -184,7 +187,7 @@ describe('Postmark', () => {
     const tx = await send();
     expect(postmark.accepted).toHaveLength(1);
     const mail = postmark.accepted[0]!;
-    expect(mail).toMatchObject({ From: '"Acme, Inc." <noreply@tidings.test>', To: 'ada@example.test', Subject: 'Welcome Ada', HtmlBody: 'Hello <b>Ada</b>', TextBody: 'Hello Ada' });
+    expect(mail).toMatchObject({ From: '"Acme, Inc." <noreply@tidings.test>', To: 'ada@example.test', Subject: 'Welcome Ada', HtmlBody: BARE_HTML, TextBody: 'Hello Ada' });
     expect(mailboxName(mail.From)).toBe('Acme, Inc.');
     expect(await message(tx)).toMatchObject({ status: 'sent', providerId: 'postmark' });
     expect(await trace(tx)).toContain(`as ${mail.MessageID}`);
@@ -238,7 +241,7 @@ describe('Mailgun', () => {
       to: ['ada@example.test'],
       subject: ['Welcome Ada'],
       text: ['Hello Ada'],
-      html: ['Hello <b>Ada</b>'],
+      html: [BARE_HTML],
       'o:tag': ['welcome', 'onboarding'],
       'h:Reply-To': ['help@tidings.test'],
     });
@@ -290,7 +293,7 @@ describe('Amazon SES', () => {
     const mail = ses.accepted[0]!;
     expect(mail).toMatchObject({
       Destination: { ToAddresses: ['ada@example.test'] },
-      Content: { Simple: { Subject: { Data: 'Welcome Ada' }, Body: { Text: { Data: 'Hello Ada' }, Html: { Data: 'Hello <b>Ada</b>' } } } },
+      Content: { Simple: { Subject: { Data: 'Welcome Ada' }, Body: { Text: { Data: 'Hello Ada' }, Html: { Data: BARE_HTML } } } },
     });
     // A non-ASCII display name goes as a MIME encoded-word, as SES requires.
     expect(mail.FromEmailAddress).toMatch(/^=\?UTF-8\?B\?.+\?= <noreply@tidings\.test>$/);

@@ -38,6 +38,9 @@ import { engineTelemetry } from './telemetry/telemetry.js';
 import { activityApi } from './activity/activity-api.js';
 import { storageProbe } from './activity/storage-probe.js';
 import { idempotencyApi } from './idempotency/idempotency-api.js';
+import { brandsApi } from './email/brands-api.js';
+import { layoutsApi } from './email/layouts-api.js';
+import { previewApi } from './email/preview-api.js';
 
 export interface TidingsOptions {
   /** Where every record lives: `memoryStorage()`, `sqliteStorage(...)`, `postgresStorage(...)`. */
@@ -224,6 +227,9 @@ export function createTidings(options: TidingsOptions): Tidings {
     subscribers: subscribersApi(ctx),
     topics: topicsApi(ctx),
     tenants: tenantsApi(ctx),
+    layouts: layoutsApi(ctx),
+    brands: brandsApi(ctx),
+    preview: previewApi(ctx),
     integrations: integrationsApi(ctx),
     messages: messagesApi(ctx),
     preferences: preferencesApi(ctx),

@@ -6,6 +6,9 @@ import type { Storage } from '../storage.js';
 import type { DecisionRecord } from '../walk/trace.js';
 import type { activityApi } from './activity/activity-api.js';
 import type { idempotencyApi } from './idempotency/idempotency-api.js';
+import type { brandsApi } from './email/brands-api.js';
+import type { layoutsApi } from './email/layouts-api.js';
+import type { previewApi } from './email/preview-api.js';
 import type { integrationsApi, tenantsApi, workflowsApi } from './catalog/catalog-api.js';
 import type { subscribersApi, topicsApi } from './catalog/people-api.js';
 import type { preferencesApi } from './catalog/preferences-api.js';
@@ -47,6 +50,15 @@ export interface Tidings {
   readonly topics: ReturnType<typeof topicsApi>;
   /** Tenants, whose data templates and integration conditions read. */
   readonly tenants: ReturnType<typeof tenantsApi>;
+  /** Email layouts (HTML or MJML around the body), the environment's default among them. */
+  readonly layouts: ReturnType<typeof layoutsApi>;
+  /** Brands: the environment's and each tenant's (logo, colours, sender name, Reply-To, footer, layout). */
+  readonly brands: ReturnType<typeof brandsApi>;
+  /**
+   * Renders a workflow's steps as they would be sent to one subscriber (subject, email HTML and text,
+   * in-app content, push title and body), storing and sending nothing.
+   */
+  readonly preview: ReturnType<typeof previewApi>;
   /** Provider integrations per channel, one primary each. */
   readonly integrations: ReturnType<typeof integrationsApi>;
   /** The in-app inbox: feed, counts, flags, actions, snooze, archive, delete, a trigger's messages. */

@@ -67,6 +67,7 @@ export function buildMessage(
     ...(rendered.subject !== undefined && { subject: rendered.subject }),
     ...(rendered.title !== undefined && { title: rendered.title }),
     ...(rendered.avatar !== undefined && { avatar: rendered.avatar }),
+    ...(channel === 'email' && rendered.email && { html: rendered.email.html, layoutId: rendered.email.layoutId, ...(rendered.email.preheader && { preheader: rendered.email.preheader }) }),
     ...(channel === 'email' && subscriber.email ? { email: subscriber.email } : {}),
     ...(channel === 'sms' && subscriber.phone ? { phone: subscriber.phone } : {}),
   };

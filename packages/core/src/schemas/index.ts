@@ -20,3 +20,5 @@ export * from './suppression.js';
 export * from './webhook.js';
 export * from './frequency.js';
 export * from './expiry.js';
+export * from './email-look.js';
+export * from './preview.js';

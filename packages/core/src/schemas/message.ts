@@ -37,6 +37,12 @@ export const messageSchema = z.object({
   content: z.union([z.string(), z.array(emailBlockSchema)]),
   transactionId: z.string(),
   subject: z.string().optional(),
+  /** An email's HTML as sent: the body in its layout (see `composeEmail`); its text part is made from it. */
+  html: z.string().optional(),
+  /** An email's hidden preheader. */
+  preheader: z.string().optional(),
+  /** The layout an email was rendered in; null for none. */
+  layoutId: z.string().nullable().optional(),
   channel: channelSchema,
   read: z.boolean(),
   seen: z.boolean(),

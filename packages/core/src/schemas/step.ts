@@ -78,8 +78,11 @@ export const stepTemplateSchema = z.strictObject({
   name: z.string().optional(),
   subject: z.string().optional(),
   title: z.string().optional(),
+  /** Hidden text shown after the subject in mail clients' lists (email). */
   preheader: z.string().optional(),
   senderName: z.string().optional(),
+  /** The layout of an email step: a layout's identifier, or `null` for none; absent, the workflow's, the brand's or the default. */
+  layoutId: z.string().min(1, 'must not be empty').nullable().optional(),
   content: z.union([z.string(), z.array(emailBlockSchema)]).optional(),
   avatar: z.string().optional(),
   cta: messageCtaSchema.optional(),

@@ -85,6 +85,8 @@ const workflowFields = {
   preferenceSettings: channelPreferencesSchema.default({}),
   tags: z.array(z.string()).default([]),
   steps: z.array(stepSchema).default([]),
+  /** The layout of the workflow's email steps that name none; `null` for none. */
+  layoutId: z.string().min(1, 'must not be empty').nullable().optional(),
   triggers: z.array(triggerSchema).min(1, 'a workflow needs a trigger identifier'),
   slug: z.string().optional(),
   _notificationGroupId: z.string().optional(),

@@ -10,6 +10,21 @@ export interface RenderedContent {
   readonly cta: MessageCta;
   /** The step's `data`, every text in it rendered. */
   readonly data?: JsonObject;
+  /** An email step's email as it is sent (see `composeEmail`). */
+  readonly email?: RenderedEmail;
+}
+
+/** An email as it is sent: the layout around the body, and what the brand adds to the sending. */
+export interface RenderedEmail {
+  readonly html: string;
+  readonly text: string;
+  readonly preheader?: string;
+  /** The layout used; null for none. */
+  readonly layoutId: string | null;
+  /** The sender name the step or the brand gives (a trigger's overrides still win). */
+  readonly senderName?: string;
+  /** Reply-To of the brand (a trigger's overrides still win). */
+  readonly replyTo?: string;
 }
 
 /** A JSON value with every string in it rendered. */

@@ -22,6 +22,7 @@ import { statusCallbacksSuite } from './suite/status-callbacks.js';
 import { unitsOfWorkSuite } from './suite/units-of-work.js';
 import { webhookLaneSuite } from './suite/webhook-lane.js';
 import { recordsSuite } from './suite/records.js';
+import { emailLookSuite } from './suite/email-look.js';
 import type { StorageUnderTest, SuiteContext } from './storage-under-test.js';
 
 export type { StorageUnderTest, SuiteContext } from './storage-under-test.js';
@@ -76,6 +77,7 @@ export function describeStorage(name: string, backend: StorageUnderTest, part: C
     countsSuite(context);
     engineSuite(context);
     statusCallbacksSuite(context);
+    emailLookSuite(context);
     retrySuite(context);
     reliabilitySuite(context);
     if (part === 'all') faultsSuite({ ...context, name });

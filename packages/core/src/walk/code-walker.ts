@@ -1,3 +1,6 @@
+import { withEmail } from '../email/email-step.js';
+import { RenderBudgetSpent } from '../templates/render.js';
+import { emailLocale, walkVariables } from './walk-variables.js';
 import { messageId } from '../messages/build-message.js';
 import type { JsonObject, Message, RanStep, StepVariant, WalkState, Workflow } from '../schemas/index.js';
 import { CHANNELS } from '../schemas/enums.js';
@@ -154,7 +157,20 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
         entry('held', gate.reason);
         return { deliveries, resume: { stepIndex, runAt: gate.runAt }, trace, state: state() };
       }
-      const delivery: Delivery = { stepIndex, step: stepOf(run.stepId, run.type, { ...(run.fallbackTo && { fallbackTo: run.fallbackTo }), ...(run.ttl && { ttl: run.ttl }) }), channel: run.type, rendered: contentOfOutputs(run.type, run.outputs) };
+      let rendered = contentOfOutputs(run.type, run.outputs);
+      if (run.type === 'email') {
+        try {
+          rendered = withEmail({ rendered, template: {}, workflow: input.workflow, look: input.look, variables: walkVariables(input), locale: emailLocale(input), budget: input.renderBudget });
+        } catch (error) {
+          // The layout's render ran out of time: this step runs again later, in a batch of its own (its resolver's output is replayed).
+          if (error instanceof RenderBudgetSpent && (!input.renderBudget?.alone || deliveries.length > 0 || error.spentBy === 'busy')) {
+            entry('held', `${error.message}: the walk goes on from this step in a batch of its own`);
+            return { deliveries, resume: null, spent: { stepIndex }, trace, state: state() };
+          }
+          return fail(stepIndex, run.stepId, run.type, `the email could not be laid out: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+      const delivery: Delivery = { stepIndex, step: stepOf(run.stepId, run.type, { ...(run.fallbackTo && { fallbackTo: run.fallbackTo }), ...(run.ttl && { ttl: run.ttl }) }), channel: run.type, rendered };
       deliveries.push(delivery);
       entry('delivered', `${run.type} outputs from the step's resolver`);
       keep({});

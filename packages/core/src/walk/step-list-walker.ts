@@ -3,12 +3,13 @@ import type { Channel, DelayMetadata, Step, StepVariant, ThrottleMetadata, Workf
 import { throttleRuleOf } from '../frequency/throttle.js';
 import { CHANNELS } from '../schemas/enums.js';
 import { renderStep } from '../templates/render-step.js';
+import { withEmail } from '../email/email-step.js';
 import { RenderBudgetSpent } from '../templates/render.js';
 import { delayDueAt } from '../timing/delay-due-at.js';
 import { delayOverride } from '../timing/delay-override.js';
 import { channelGate } from './channel-gate.js';
 import type { TraceEntry } from './trace.js';
-import { walkVariables } from './walk-variables.js';
+import { emailLocale, walkVariables } from './walk-variables.js';
 import type { Delivery, WalkInput, WalkResult, Walker } from './walker.js';
 
 const isChannel = (type: string): type is Channel => (CHANNELS as readonly string[]).includes(type);
@@ -87,7 +88,8 @@ export function walkSteps(input: WalkInput): WalkResult {
       continue;
     }
     try {
-      deliveries.push({ stepIndex, step, channel: type, rendered: renderStep(step.template, variables, input.renderBudget) });
+      const rendered = renderStep(step.template, variables, input.renderBudget);
+      deliveries.push({ stepIndex, step, channel: type, rendered: type === 'email' ? withEmail({ rendered, template: step.template, workflow, look: input.look, variables, locale: emailLocale(input), budget: input.renderBudget }) : rendered });
       entry('delivered', `rendered for ${type}`, chosen);
     } catch (error) {
       // Spent by this step alone, in a walk that rendered nothing before it, the step fails; otherwise it runs later.

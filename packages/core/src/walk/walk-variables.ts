@@ -9,8 +9,12 @@ export function walkVariables(input: WalkInput): Record<string, unknown> & Filte
     payload: notification.payload,
     actor: actor ?? {},
     tenant: tenant ? { identifier: tenant.identifier, name: tenant.name, data: tenant.data } : {},
+    brand: input.look?.brand ?? {},
     step: input.digestEvents
       ? { events: input.digestEvents.map((e) => e.payload), total_count: input.digestEvents.length, digest: true }
       : { events: [notification.payload], total_count: 1, digest: false },
   };
 }
+
+/** The locale a walk's emails are written in: the subscriber's. */
+export const emailLocale = (input: Pick<WalkInput, 'subscriber'>): string | null => input.subscriber.locale ?? null;

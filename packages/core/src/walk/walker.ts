@@ -3,6 +3,7 @@ import type { RenderedContent } from '../templates/render-step.js';
 import type { RenderBudget } from '../templates/render.js';
 import type { TraceEntry } from './trace.js';
 import type { ThrottleRule } from '../frequency/throttle.js';
+import type { EmailLook } from '../email/email-look.js';
 
 /** A channel step that passed every check, rendered and ready to become a message. */
 export interface Delivery {
@@ -45,6 +46,8 @@ export interface WalkInput extends WalkSubject {
   readonly messages?: ReadonlyMap<string, Message> | undefined;
   /** This walk's render budget (RENDER_BUDGET_MS); none renders without one. */
   readonly renderBudget?: RenderBudget | undefined;
+  /** The brand and layouts emails are rendered with; none: the built-in layout, no brand. */
+  readonly look?: EmailLook | undefined;
   /** Steps whose templates ran out of render time alone for several recipients of this trigger: they fail without rendering. */
   readonly hopeless?: ReadonlySet<number> | undefined;
 }

@@ -135,8 +135,10 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
     const channelOverrides = context.notification.overrides[delivery.channel];
     const named = typeof channelOverrides === 'object' && channelOverrides !== null ? (channelOverrides as { integrationIdentifier?: unknown }).integrationIdentifier : undefined;
     const choice = selectIntegration(context.integrations, delivery.channel, context.tenant, typeof named === 'string' ? named : undefined);
-    const body =
-      typeof base.content === 'string' && delivery.channel !== 'email'
+    const laidOut = delivery.channel === 'email' ? delivery.rendered.email : undefined;
+    const body = laidOut
+      ? { content: laidOut.text, html: laidOut.html }
+      : typeof base.content === 'string' && delivery.channel !== 'email'
         ? { content: base.content }
         : (() => {
             const { html, text } = renderEmailBody(base.content);
@@ -183,6 +185,9 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
           return failed(base, integration, new ProviderError(text, { retryable: false, code: 'invalid_overrides' }), reasonWith(`failed: ${text}`), attempts);
         }
         ({ email, overrides } = addressing);
+        // The step's or the brand's sender name and Reply-To, unless the trigger's overrides gave them.
+        if (laidOut?.senderName && email.senderName === undefined) email = { ...email, senderName: laidOut.senderName };
+        if (laidOut?.replyTo && email.replyTo === undefined) email = { ...email, replyTo: laidOut.replyTo };
       }
       const slot = (await context.rate?.(integration, `${base._id}:${attempts.length}:${now()}`)) ?? { ok: true };
       if (!slot.ok) return { kind: 'defer', until: slot.until, reason: slot.reason };

@@ -6,6 +6,8 @@ import { capsInForce, type SlotRef } from '../frequency/caps.js';
 import { cpuTurns } from '../runtime/loop-yield.js';
 import type { JobHandler } from '../runtime/job-result.js';
 import { readWalkSources } from './walk-io.js';
+import { NO_LOOK, readLooks } from '../email/read-looks.js';
+import type { EmailLook } from '../../email/email-look.js';
 
 /** What a batch's jobs read, loaded once for the whole batch. */
 export interface BatchData {
@@ -19,6 +21,8 @@ export interface BatchData {
   readonly preferences: ReadonlyMap<string, PreferenceRow[]>;
   /** The batch's subscribers' addresses on the suppression list, by `channel\u0000address`. */
   readonly suppressed: ReadonlyMap<string, Suppression>;
+  /** The brand and layouts of a notification's emails, by its tenant (null: none). */
+  readonly look: (tenantId: string | null | undefined) => EmailLook;
   /** The caps in force (each send takes its slots in the storage). */
   readonly caps: readonly Cap[];
   /** Cap slots of the batch's sends that did not go, until a reservation or the commit deletes them. */
@@ -47,7 +51,8 @@ export async function loadBatch(ctx: EngineContext, jobs: readonly Job[]): Promi
   const preferences = groupBy(walks.length > 0 ? await storage.preferences.listMany(env, unique(walks.map((j) => j.subscriberId))) : [], (row) => row.subscriberId);
   const suppressed = await suppressedAddresses(ctx, walks.flatMap((j) => subscribers.get(j.subscriberId) ?? []), integrations);
   const caps = sourced.length > 0 ? await capsInForce(ctx) : [];
-  return { jobs, notifications, subscribers, workflows, tenants, integrations, preferences, suppressed, caps, slotsGivenBack: [], renderMeter: { spentMs: 0 }, cpuTurns: cpuTurns() };
+  const look = walks.length > 0 ? await readLooks(storage.records, env, [...tenants.keys()], integrations.some((i) => i.channel === 'email')) : () => NO_LOOK;
+  return { jobs, notifications, subscribers, workflows, tenants, integrations, preferences, suppressed, look, caps, slotsGivenBack: [], renderMeter: { spentMs: 0 }, cpuTurns: cpuTurns() };
 }
 
 /** The suppression entries of these subscribers' email addresses and phones, read only for channels with an integration. */

@@ -70,7 +70,7 @@ async function walkJob(job: JobOf<'walk'>, context: HandlerContext<BatchData>, d
   const actor = notification.actorId ? batch.subscribers.get(notification.actorId) ?? null : null;
   const subject = { workflow, notification, subscriber, actor, tenant, preferences: batch.preferences.get(subscriber.subscriberId) ?? [] };
   const messagesRead = await messagesForWalk(ctx, subject, state);
-  const walkIt = () => walkSubject(ctx, subject, job.data.stepIndex, now, { digestEvents, renderBudget: renderBudget({ alone: batch.jobs.length === 1, meter: batch.renderMeter }), hopeless: hopelessSteps(ctx, notification._id, workflow.steps.length), state, messages: messagesRead });
+  const walkIt = () => walkSubject(ctx, subject, job.data.stepIndex, now, { digestEvents, renderBudget: renderBudget({ alone: batch.jobs.length === 1, meter: batch.renderMeter }), hopeless: hopelessSteps(ctx, notification._id, workflow.steps.length), state, messages: messagesRead, look: batch.look(notification.tenantId) });
   // A stored workflow's walk is the batch's CPU (its templates): one at a time, letting the loop turn between them.
   const walked = ctx.walker.runsUserCode(workflow) ? await walkIt() : await batch.cpuTurns(async () => (batch.renderMeter.spentMs >= BATCH_RENDER_MS ? null : walkIt()));
   // The batch spent its render time before this walk's turn: it runs in a later batch.

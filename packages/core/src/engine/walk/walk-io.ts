@@ -4,6 +4,7 @@ import type { DecisionRecord } from '../../walk/trace.js';
 import type { DigestedEvent, WalkResult, WalkSubject } from '../../walk/walker.js';
 import type { RenderBudget } from '../../templates/render.js';
 import type { EngineContext } from '../context.js';
+import type { EmailLook } from '../../email/email-look.js';
 import { messageEvents, queueWebhookEvents } from '../webhooks/webhook-outbox.js';
 import { sweepWhenExpiring } from '../retention/sweep.js';
 
@@ -14,10 +15,11 @@ export interface WalkOptions {
   readonly hopeless?: ReadonlySet<number> | undefined;
   readonly state?: WalkState | undefined;
   readonly messages?: ReadonlyMap<string, Message> | undefined;
+  readonly look?: EmailLook | undefined;
 }
 
 /** Walks the subject's steps from `startIndex` with the engine's walker and settings. */
-export function walkSubject(ctx: EngineContext, subject: WalkSubject, startIndex: number, now: Date, { digestEvents, renderBudget, hopeless, state, messages }: WalkOptions = {}): Promise<WalkResult> {
+export function walkSubject(ctx: EngineContext, subject: WalkSubject, startIndex: number, now: Date, { digestEvents, renderBudget, hopeless, state, messages, look }: WalkOptions = {}): Promise<WalkResult> {
   // One object shape for every call (no spread), so the walker's hot code sees a single shape.
   return ctx.walker.walk({
     workflow: subject.workflow,
@@ -34,6 +36,7 @@ export function walkSubject(ctx: EngineContext, subject: WalkSubject, startIndex
     hopeless,
     state,
     messages,
+    look,
   });
 }
 

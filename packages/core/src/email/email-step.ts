@@ -1,0 +1,51 @@
+import type { StepTemplate, Workflow } from '../schemas/index.js';
+import type { RenderedContent, RenderedEmail } from '../templates/render-step.js';
+import { renderTemplate, type RenderBudget } from '../templates/render.js';
+import { chooseLayout, type EmailLook } from './email-look.js';
+import { composeEmail } from './compose-email.js';
+
+/** A layout named by an email step that is not stored: the step fails with this reason. */
+export class MissingLayout extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'MissingLayout';
+  }
+}
+
+// A body that is a whole document (React Email's output, a hand-written page) already has its layout.
+const WHOLE_DOCUMENT = /^\s*(<!doctype\s|<html[\s>])/i;
+
+export interface EmailStepInput {
+  readonly rendered: RenderedContent;
+  readonly template: Pick<StepTemplate, 'layoutId' | 'preheader' | 'senderName'>;
+  readonly workflow: Pick<Workflow, 'layoutId'>;
+  readonly look: EmailLook | undefined;
+  /** The step's variables (the brand among them). */
+  readonly variables: Record<string, unknown>;
+  readonly locale: string | null | undefined;
+  readonly budget?: RenderBudget | undefined;
+}
+
+/**
+ * An email step's rendered content with the email as it is sent: its layout chosen, its preheader
+ * rendered, the brand's sender name and Reply-To. Throws MissingLayout for a layout named and not
+ * stored, and what rendering throws (RenderBudgetSpent: the walk goes on later).
+ */
+export function withEmail(input: EmailStepInput): RenderedContent {
+  const { rendered, template, look, variables } = input;
+  const whole = typeof rendered.content === 'string' && WHOLE_DOCUMENT.test(rendered.content);
+  const choice = whole ? ({ ok: true, layout: null } as const) : chooseLayout(look, template, input.workflow);
+  if (!choice.ok) throw new MissingLayout(choice.reason);
+  const preheader = template.preheader ? renderTemplate(template.preheader, variables, { budget: input.budget }) : undefined;
+  const composed = composeEmail({ body: rendered.content, subject: rendered.subject, preheader, layout: choice.layout, variables, locale: input.locale, budget: input.budget });
+  const brand = look?.brand;
+  const senderName = template.senderName ? renderTemplate(template.senderName, variables, { budget: input.budget }) : brand?.fromName;
+  const email: RenderedEmail = {
+    ...composed,
+    layoutId: choice.layout?.identifier ?? null,
+    ...(preheader && { preheader }),
+    ...(senderName && { senderName }),
+    ...(brand?.replyTo && { replyTo: brand.replyTo }),
+  };
+  return { ...rendered, email };
+}

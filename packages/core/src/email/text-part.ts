@@ -1,0 +1,24 @@
+import { compile } from 'html-to-text';
+
+// Compiled once: html-to-text's per-call option handling is most of its cost on small emails.
+const toText = compile({
+  wordwrap: 78,
+  selectors: [
+    { selector: 'a', options: { linkBrackets: ['(', ')'], hideLinkHrefIfSameAsText: true } },
+    { selector: 'img', format: 'skip' },
+    { selector: 'div[data-tidings-preheader]', format: 'skip' },
+    { selector: 'h1', options: { uppercase: false } },
+    { selector: 'h2', options: { uppercase: false } },
+    { selector: 'h3', options: { uppercase: false } },
+    { selector: 'h4', options: { uppercase: false } },
+    { selector: 'h5', options: { uppercase: false } },
+    { selector: 'h6', options: { uppercase: false } },
+    { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
+  ],
+});
+
+/**
+ * The plain-text part of an email: block elements end lines, a link keeps its address as
+ * `text (url)`, images and the hidden preheader are left out.
+ */
+export const textPart = (html: string): string => toText(html).trim();

@@ -1,0 +1,71 @@
+import { notFound } from '@tidings/core/internal';
+import { brandInputSchema, layoutInputSchema } from '@tidings/core/schemas';
+import { z } from 'zod';
+import { route, type RouteDefinition } from './route.js';
+
+/** A brand's members without its tenant, which the path names. */
+const brandBodySchema = brandInputSchema.omit({ tenant: true });
+/** A preview's members without its workflow, which the path names. */
+const previewBodySchema = z.object({}).passthrough();
+
+/** Layouts, brands and previews: Tidings' own routes (Novu's layouts API is its dashboard's). */
+export function emailLookRoutes(): RouteDefinition[] {
+  const brandOf = async (found: Promise<unknown>, what: string) => {
+    const brand = await found;
+    if (!brand) throw notFound('Brand', what);
+    return brand;
+  };
+  return [
+    route({ method: 'post', path: '/v1/layouts', summary: 'Create or replace an email layout (HTML or MJML with a {{ content }} slot)', status: 201, envelope: 'data', body: layoutInputSchema, handle: ({ tidings, body }) => tidings.layouts.upsert(body as never) }),
+    route({ method: 'get', path: '/v1/layouts', summary: 'Every email layout of the environment', status: 200, envelope: 'data', handle: ({ tidings }) => tidings.layouts.list() }),
+    route({
+      method: 'get',
+      path: '/v1/layouts/:layoutId',
+      summary: 'An email layout by identifier',
+      status: 200,
+      envelope: 'data',
+      async handle({ tidings, params }) {
+        const layout = await tidings.layouts.get(params['layoutId']!);
+        if (!layout) throw notFound('Layout', params['layoutId']!);
+        return layout;
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/v1/layouts/:layoutId/default',
+      summary: "Make a layout the environment's default",
+      status: 200,
+      envelope: 'data',
+      async handle({ tidings, params }) {
+        const layout = await tidings.layouts.get(params['layoutId']!);
+        if (!layout) throw notFound('Layout', params['layoutId']!);
+        return tidings.layouts.upsert({ identifier: layout.identifier, name: layout.name, type: layout.type, content: layout.content, isDefault: true });
+      },
+    }),
+    route({ method: 'delete', path: '/v1/layouts/:layoutId', summary: 'Remove an email layout', status: 204, envelope: 'data', handle: ({ tidings, params }) => tidings.layouts.delete(params['layoutId']!) }),
+    route({ method: 'put', path: '/v1/brand', summary: "Set the environment's brand", status: 200, envelope: 'data', body: brandBodySchema, handle: ({ tidings, body }) => tidings.brands.upsert(body as never) }),
+    route({ method: 'get', path: '/v1/brand', summary: "The environment's brand", status: 200, envelope: 'data', handle: ({ tidings }) => brandOf(tidings.brands.get(), 'of the environment') }),
+    route({ method: 'delete', path: '/v1/brand', summary: "Remove the environment's brand", status: 204, envelope: 'data', handle: ({ tidings }) => tidings.brands.delete() }),
+    route({
+      method: 'put',
+      path: '/v1/tenants/:tenantId/brand',
+      summary: "Set a tenant's brand (laid over the environment's)",
+      status: 200,
+      envelope: 'data',
+      body: brandBodySchema,
+      handle: ({ tidings, params, body }) => tidings.brands.upsert({ ...(body as object), tenant: params['tenantId']! } as never),
+    }),
+    route({ method: 'get', path: '/v1/tenants/:tenantId/brand', summary: "A tenant's own brand", status: 200, envelope: 'data', handle: ({ tidings, params }) => brandOf(tidings.brands.get(params['tenantId']!), params['tenantId']!) }),
+    route({ method: 'delete', path: '/v1/tenants/:tenantId/brand', summary: "Remove a tenant's brand", status: 204, envelope: 'data', handle: ({ tidings, params }) => tidings.brands.delete(params['tenantId']!) }),
+    route({
+      method: 'post',
+      path: '/v1/workflows/:workflowId/preview',
+      summary: 'Render a workflow for one subscriber and payload as it would be sent, storing nothing',
+      status: 200,
+      envelope: 'data',
+      body: previewBodySchema,
+      // The engine validates the whole preview (one schema), the workflow taken from the path.
+      handle: ({ tidings, params, body }) => tidings.preview({ ...(body as object), workflowId: params['workflowId']! } as never),
+    }),
+  ];
+}
