@@ -243,4 +243,24 @@ describe('/v2/workflows with @novu/api', () => {
     expect(stored.steps[1]!.template.variables).toEqual([{ name: 'topic', defaultValue: 'your day' }]);
     expect(stored.steps.map((s) => s.uuid)).toEqual(['delay-step-1', 'remind']);
   });
+  it('workflows.steps.generatePreview renders the stored step for the preview payload (the email in its layout), and refuses unsaved controls by name', async () => {
+    await sdk.novu.workflows.create({ name: 'Preview me', workflowId: 'preview-me', active: true, steps: [STEPS[0]!, STEPS[1]!] });
+    const { result: email } = await sdk.novu.workflows.steps.generatePreview({
+      workflowId: 'preview-me',
+      stepId: 'email',
+      generatePreviewRequestDto: { previewPayload: { subscriber: { subscriberId: 'sam', firstName: 'Sam' }, payload: { author: 'Ada' } } },
+    });
+    expect(email.result).toMatchObject({ type: 'email', preview: { subject: 'A comment from Ada' } });
+    const body = (email.result as { preview: { body: string } }).preview.body;
+    expect(body).toMatch(/^<!doctype html>/i);
+    expect(body).toContain('<p>Ada commented.</p>');
+    expect(email.previewPayloadExample).toMatchObject({ subscriber: { firstName: 'Sam' }, payload: { author: 'Ada' } });
+    const { result: inApp } = await sdk.novu.workflows.steps.generatePreview({ workflowId: 'preview-me', stepId: 'notify-in-app', generatePreviewRequestDto: { previewPayload: { payload: { author: 'Ada', postId: 'p1' } } } });
+    expect(inApp.result).toMatchObject({ type: 'in_app', preview: { subject: 'New comment', body: 'Ada commented on p1' } });
+    const refused = await rejection(sdk.novu.workflows.steps.generatePreview({ workflowId: 'preview-me', stepId: 'email', generatePreviewRequestDto: { controlValues: { subject: 'Draft' } } }));
+    expect(refused).toBeInstanceOf(ValidationErrorDto);
+    expect(JSON.stringify(refused)).toContain('controlValues');
+    const missing = await rejection(sdk.novu.workflows.steps.generatePreview({ workflowId: 'preview-me', stepId: 'nope', generatePreviewRequestDto: {} }));
+    expect(missing).toBeInstanceOf(ErrorDto);
+  });
 });

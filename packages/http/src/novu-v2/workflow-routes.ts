@@ -5,6 +5,7 @@ import { parseBody } from '../body.js';
 import type { AppEnv } from '../context.js';
 import { HttpError } from '../errors.js';
 import { checkedParams } from '../params.js';
+import { stepPreview } from './step-preview.js';
 import { listWorkflows, novuPathOf, slugify, stepIdsOf, stepToNovu, workflowInputFromNovu, workflowToNovu } from './workflow-mapping.js';
 import {
   createWorkflowSchema,
@@ -116,6 +117,15 @@ export function workflowsV2Routes() {
     const index = workflow.steps.findIndex((s, i) => s._id === stepId || s._templateId === stepId || stepIds[i] === stepId);
     if (index < 0) throw new TidingsError('not_found', `Step "${stepId}" was not found in workflow "${workflow.identifier}"`);
     return c.json({ data: stepToNovu(workflow, index, stepIds) });
+  });
+
+  router.post('/v2/workflows/:workflowId/step/:stepId/preview', async (c) => {
+    const { stepId } = checkedParams({ stepId: c.req.param('stepId') ?? '' });
+    const workflow = await requireWorkflow(c.get('tidings'), workflowIdOf(c));
+    const stepIds = stepIdsOf(workflow.steps);
+    const index = workflow.steps.findIndex((s, i) => s._id === stepId || s._templateId === stepId || stepIds[i] === stepId);
+    if (index < 0) throw new TidingsError('not_found', `Step "${stepId}" was not found in workflow "${workflow.identifier}"`);
+    return c.json({ data: await stepPreview(c.get('tidings'), workflow, index, bodyOf(c)) }, 201);
   });
 
   return router;
