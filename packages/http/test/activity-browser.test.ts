@@ -120,6 +120,14 @@ describe.skipIf(!chromiumAvailable)('activity page in a real browser (Chromium)'
       await page.goto(`${app.url}/activity/#/tx/${tx.welcome}/ada`);
       const welcomeEmail = await emailOf(tx.welcome);
       expect(await page.textContent('.step[data-type="email"][data-decision="delivered"] .via')).toBe(`via local-mail as ${welcomeEmail!.providerMessageId}`);
+      // The email as sent, in a sandboxed frame (the built-in layout around the body), and its text part.
+      await page.click(`details.email-view[data-message="${welcomeEmail!._id}"] summary`);
+      await page.waitForSelector('.email-view pre.email-text');
+      expect(await page.textContent('.email-view pre.email-text')).toBe('Hello Ada');
+      expect(await page.getAttribute('.email-view iframe.email-html', 'sandbox')).toBe('');
+      const frame = page.frameLocator('.email-view iframe.email-html');
+      await expect.poll(() => frame.locator('body').textContent()).toContain('Hello Ada');
+      expect(await frame.locator('td', { hasText: 'Hello Ada' }).last().evaluate((td) => getComputedStyle(td).backgroundColor)).toBe('rgb(255, 255, 255)');
 
       // Failed: each attempt with its error; the retry button sends it once the provider takes it.
       await page.goto(`${app.url}/activity/#/tx/${tx.invoice}/ada`);

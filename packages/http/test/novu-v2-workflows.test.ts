@@ -248,7 +248,7 @@ describe('/v2/workflows with @novu/api', () => {
     const { result: email } = await sdk.novu.workflows.steps.generatePreview({
       workflowId: 'preview-me',
       stepId: 'email',
-      generatePreviewRequestDto: { previewPayload: { subscriber: { subscriberId: 'sam', firstName: 'Sam' }, payload: { author: 'Ada' } } },
+      generatePreviewRequestDto: { previewPayload: { subscriber: { firstName: 'Sam' }, payload: { author: 'Ada' } } },
     });
     expect(email.result).toMatchObject({ type: 'email', preview: { subject: 'A comment from Ada' } });
     const body = (email.result as { preview: { body: string } }).preview.body;

@@ -60,7 +60,7 @@ function page(api: string): string {
 function securityHeaders(api: string): Record<string, string> {
   const origin = /^https?:\/\//i.test(api) ? ` ${new URL(api).origin}` : '';
   return {
-    'content-security-policy': `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'${origin}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    'content-security-policy': `default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: https:; frame-src 'self'; connect-src 'self'${origin}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',
     'cache-control': 'no-cache',

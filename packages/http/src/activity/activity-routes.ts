@@ -1,4 +1,4 @@
-import { notFound } from '@tidings/core/internal';
+import { htmlToText, notFound, renderEmailBody } from '@tidings/core/internal';
 import { Hono } from 'hono';
 import type { AppEnv } from '../context.js';
 import { checkedParams } from '../params.js';
@@ -34,6 +34,18 @@ export function activityRoutes() {
     const { subscriberId, transactionId } = parseQuery(c.req, jobsQuerySchema);
     const pending = await c.get('tidings').pending({ ...(subscriberId !== undefined && { subscriberId }), ...(transactionId !== undefined && { transactionId }) });
     return c.json({ data: pending });
+  });
+
+  /**
+   * An email message as sent: `{ data: { subject, html, text, preheader, layoutId } }` (the text part
+   * made from the HTML as the send made it); 404 for an unknown message or one that is not an email.
+   */
+  router.get('/v1/subscribers/:subscriberId/messages/:messageId/email', async (c) => {
+    const { subscriberId, messageId } = checkedParams({ subscriberId: c.req.param('subscriberId'), messageId: c.req.param('messageId') });
+    const message = await c.get('tidings').messages.get(subscriberId!, messageId!);
+    if (!message || message.channel !== 'email') throw notFound('Email message', messageId!);
+    const html = message.html ?? renderEmailBody(message.content).html;
+    return c.json({ data: { subject: message.subject ?? '', html, text: htmlToText(html), preheader: message.preheader ?? null, layoutId: message.layoutId ?? null } });
   });
 
   return router;

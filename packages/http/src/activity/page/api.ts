@@ -20,6 +20,15 @@ export interface ActivityMessage {
   readonly errorText?: string;
 }
 
+/** An email message as it was sent. */
+export interface SentEmail {
+  readonly subject: string;
+  readonly html: string;
+  readonly text: string;
+  readonly preheader: string | null;
+  readonly layoutId: string | null;
+}
+
 /** One notification as one subscriber had it. */
 export interface ActivityItem {
   readonly _id: string;
@@ -102,6 +111,7 @@ export const api = {
     (await call<{ data: Pending }>('GET', `v1/jobs?${new URLSearchParams(Object.entries(filter).filter((e): e is [string, string] => e[1] !== undefined)).toString()}`)).data,
   retry: async (transactionId: string, subscriberId: string) => (await call<{ data: { retried: RetriedStep[] } }>('POST', `v1/notifications/${enc(transactionId)}/retry`, { subscriberId })).data,
   cancel: (transactionId: string) => call<unknown>('DELETE', `v1/events/trigger/${enc(transactionId)}`),
+  email: async (subscriberId: string, messageId: string) => (await call<{ data: SentEmail }>('GET', `v1/subscribers/${enc(subscriberId)}/messages/${enc(messageId)}/email`)).data,
 };
 
 /** A message that failed for good and no provider took: what a retry sends again. */

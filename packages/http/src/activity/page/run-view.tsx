@@ -6,6 +6,7 @@ import { useLoad } from './load.js';
 import { PendingTables, pollFor } from './pending-tables.js';
 import { listOf, transactionOf } from './route.js';
 import { Steps } from './steps.js';
+import { EmailView } from './email-view.js';
 import { ActionButton, Badge, Json, Problem, Time } from './widgets.js';
 
 function Messages({ messages }: { messages: readonly ActivityMessage[] }) {
@@ -71,6 +72,7 @@ export function RunView({ transactionId, subscriberId }: { transactionId: string
           </header>
           <h3>Messages</h3>
           <Messages messages={item?.messages ?? []} />
+          {(item?.messages ?? []).filter((m) => m.channel === 'email').map((m) => <EmailView subscriberId={subscriberId} message={m} />)}
           <h3>Steps</h3>
           <Steps records={value.records} messages={item?.messages ?? []} />
           <h3>Pending</h3>
