@@ -9,6 +9,7 @@ import { broadcastWorkload } from './workloads/broadcast.js';
 import { codeWorkflowsWorkload } from './workloads/code-workflows.js';
 import { digestWorkload } from './workloads/digest.js';
 import { fanoutWorkload } from './workloads/fanout.js';
+import { emailLookWorkload } from './workloads/email-look.js';
 import { httpWorkload } from './workloads/http.js';
 import { inboxCountsWorkload } from './workloads/inbox-counts.js';
 import { memoryWorkload } from './workloads/memory-growth.js';
@@ -19,7 +20,7 @@ import { pgScalingWorkload } from './workloads/pg-scaling.js';
 import { pgSustainedWorkload } from './workloads/pg-sustained.js';
 import type { BenchContext, Row } from './workloads/types.js';
 
-const WORKLOADS = { peer: peerWorkload, bulk: bulkWorkload, 'bulk-jobs': bulkJobsWorkload, 'code-workflows': codeWorkflowsWorkload, fanout: fanoutWorkload, broadcast: broadcastWorkload, digest: digestWorkload, http: httpWorkload, inbox: inboxCountsWorkload, 'pg-scaling': pgScalingWorkload, 'pg-processes': pgProcessesWorkload, 'pg-sustained': pgSustainedWorkload, 'pg-fanout': pgFanoutWorkload, memory: memoryWorkload };
+const WORKLOADS = { peer: peerWorkload, bulk: bulkWorkload, 'bulk-jobs': bulkJobsWorkload, 'code-workflows': codeWorkflowsWorkload, fanout: fanoutWorkload, broadcast: broadcastWorkload, digest: digestWorkload, http: httpWorkload, inbox: inboxCountsWorkload, 'pg-scaling': pgScalingWorkload, 'pg-processes': pgProcessesWorkload, 'pg-sustained': pgSustainedWorkload, 'pg-fanout': pgFanoutWorkload, memory: memoryWorkload, 'email-look': emailLookWorkload };
 
 /** DESIGN §10 targets for the bulk rows (default options): ratios to the same run's raw baseline. The memory backend has none. */
 function withTargets(row: Row): Row {
