@@ -10,6 +10,8 @@ export interface EmailLook {
   readonly brand: BrandVariables | null;
   /** The environment's layouts by identifier. */
   readonly layouts: ReadonlyMap<string, Layout>;
+  /** The environment's partials (`{% render 'name' %}`) by identifier: their liquid text. */
+  readonly partials?: ReadonlyMap<string, string>;
 }
 
 /** The layout used when none is stored or chosen (see `BASIC_LAYOUT`). */

@@ -40,6 +40,7 @@ import { storageProbe } from './activity/storage-probe.js';
 import { idempotencyApi } from './idempotency/idempotency-api.js';
 import { brandsApi } from './email/brands-api.js';
 import { layoutsApi } from './email/layouts-api.js';
+import { partialsApi } from './email/partials-api.js';
 import { previewApi } from './email/preview-api.js';
 
 export interface TidingsOptions {
@@ -228,6 +229,7 @@ export function createTidings(options: TidingsOptions): Tidings {
     topics: topicsApi(ctx),
     tenants: tenantsApi(ctx),
     layouts: layoutsApi(ctx),
+    partials: partialsApi(ctx),
     brands: brandsApi(ctx),
     preview: previewApi(ctx),
     integrations: integrationsApi(ctx),

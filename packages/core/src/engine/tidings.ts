@@ -8,6 +8,7 @@ import type { activityApi } from './activity/activity-api.js';
 import type { idempotencyApi } from './idempotency/idempotency-api.js';
 import type { brandsApi } from './email/brands-api.js';
 import type { layoutsApi } from './email/layouts-api.js';
+import type { partialsApi } from './email/partials-api.js';
 import type { previewApi } from './email/preview-api.js';
 import type { integrationsApi, tenantsApi, workflowsApi } from './catalog/catalog-api.js';
 import type { subscribersApi, topicsApi } from './catalog/people-api.js';
@@ -52,6 +53,8 @@ export interface Tidings {
   readonly tenants: ReturnType<typeof tenantsApi>;
   /** Email layouts (HTML or MJML around the body), the environment's default among them. */
   readonly layouts: ReturnType<typeof layoutsApi>;
+  /** Partials: liquid blocks layouts and email steps include with `{% render 'name', … %}`. */
+  readonly partials: ReturnType<typeof partialsApi>;
   /** Brands: the environment's and each tenant's (logo, colours, sender name, Reply-To, footer, layout). */
   readonly brands: ReturnType<typeof brandsApi>;
   /**

@@ -76,3 +76,11 @@ export const brandInputSchema = z.strictObject({
 });
 export type BrandInput = z.input<typeof brandInputSchema>;
 export type Brand = z.infer<typeof brandInputSchema> & { readonly updatedAt: string };
+
+/** A partial as given: a liquid template that layouts and email steps include with `{% render 'name', … %}`. */
+export const partialInputSchema = z.strictObject({
+  identifier,
+  content: z.string().max(100_000, 'must be at most 100,000 characters'),
+});
+export type PartialInput = z.input<typeof partialInputSchema>;
+export type Partial = z.infer<typeof partialInputSchema> & { readonly revision: number; readonly updatedAt: string };

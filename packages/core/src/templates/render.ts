@@ -1,4 +1,4 @@
-import { Liquid, type Template } from 'liquidjs';
+import { Liquid, type FS, type LiquidOptions, type Template } from 'liquidjs';
 import { readPath } from '../util/path.js';
 
 /**
@@ -63,9 +63,33 @@ const MEMORY_LIMIT = 10_000_000;
 const PARSE_LIMIT = 1_000_000;
 const limits = { renderLimit: RENDER_LIMIT_MS, memoryLimit: MEMORY_LIMIT, parseLimit: PARSE_LIMIT };
 
-const liquid = new Liquid({ strictFilters: true, cache: false, ownPropertyOnly: true, ...limits });
+/**
+ * Where `{% render 'name' %}` finds its template: the partials of the walk being rendered (records of
+ * its environment, in the variables under PARTIALS), never the process's files. Renders are
+ * synchronous, so the partials of the render in progress are set just around it.
+ */
+export const PARTIALS = Symbol('partials');
+let partialsNow: ReadonlyMap<string, string> = new Map<string, string>();
+const partialText = (name: string) => {
+  const text = partialsNow.get(name);
+  if (text === undefined) throw new Error(`the partial "${name}" does not exist`);
+  return text;
+};
+const partialFs: FS = {
+  // Every name "exists", so that a missing one fails with our own words when it is read.
+  existsSync: () => true,
+  exists: async () => true,
+  readFileSync: partialText,
+  readFile: async (name) => partialText(name),
+  resolve: (_dir, name) => name,
+  containsSync: () => true,
+  contains: async () => true,
+};
+const engineOptions: LiquidOptions = { strictFilters: true, cache: false, ownPropertyOnly: true, fs: partialFs, root: [''], extname: '', relativeReference: false, ...limits };
+
+const liquid = new Liquid(engineOptions);
 // For HTML bodies: every `{{ }}` output is HTML-escaped, so payload values cannot inject markup.
-const htmlLiquid = new Liquid({ strictFilters: true, cache: false, ownPropertyOnly: true, outputEscape: 'escape', ...limits });
+const htmlLiquid = new Liquid({ ...engineOptions, outputEscape: 'escape' });
 
 // Parsing dominates rendering; workflows reuse a handful of texts, so parsed forms are kept (bounded).
 const parsed = new Map<string, Template[]>();
@@ -170,6 +194,18 @@ function starved(before: NodeJS.CpuUsage, wallMs: number): boolean {
 }
 
 function liquidRender(text: string, variables: Record<string, unknown>, options: RenderOptions): string {
+  const before = partialsNow;
+  partialsNow = (variables as { [PARTIALS]?: ReadonlyMap<string, string> })[PARTIALS] ?? NO_PARTIALS;
+  try {
+    return timedRender(text, variables, options);
+  } finally {
+    partialsNow = before;
+  }
+}
+
+const NO_PARTIALS: ReadonlyMap<string, string> = new Map();
+
+function timedRender(text: string, variables: Record<string, unknown>, options: RenderOptions): string {
   const engine = options.html ? htmlLiquid : liquid;
   const templates = parse(text, options.html);
   const { budget } = options;

@@ -1,6 +1,6 @@
 import { withEmail } from '../email/email-step.js';
 import { RenderBudgetSpent } from '../templates/render.js';
-import { emailLocale, walkVariables } from './walk-variables.js';
+import { emailLocale, emailVariables, walkVariables } from './walk-variables.js';
 import { messageId } from '../messages/build-message.js';
 import type { JsonObject, Message, RanStep, StepVariant, WalkState, Workflow } from '../schemas/index.js';
 import { CHANNELS } from '../schemas/enums.js';
@@ -160,7 +160,7 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
       let rendered = contentOfOutputs(run.type, run.outputs);
       if (run.type === 'email') {
         try {
-          rendered = withEmail({ rendered, template: {}, workflow: input.workflow, look: input.look, variables: walkVariables(input), locale: emailLocale(input), budget: input.renderBudget });
+          rendered = withEmail({ rendered, template: {}, workflow: input.workflow, look: input.look, variables: emailVariables(walkVariables(input), input), locale: emailLocale(input), budget: input.renderBudget });
         } catch (error) {
           // The layout's render ran out of time: this step runs again later, in a batch of its own (its resolver's output is replayed).
           if (error instanceof RenderBudgetSpent && (!input.renderBudget?.alone || deliveries.length > 0 || error.spentBy === 'busy')) {

@@ -1,5 +1,5 @@
 import { notFound } from '@tidings/core/internal';
-import { brandInputSchema, layoutInputSchema } from '@tidings/core/schemas';
+import { brandInputSchema, layoutInputSchema, partialInputSchema } from '@tidings/core/schemas';
 import { z } from 'zod';
 import { route, type RouteDefinition } from './route.js';
 
@@ -8,7 +8,7 @@ const brandBodySchema = brandInputSchema.omit({ tenant: true });
 /** A preview's members without its workflow, which the path names. */
 const previewBodySchema = z.object({}).passthrough();
 
-/** Layouts, brands and previews: Tidings' own routes (Novu's layouts API is its dashboard's). */
+/** Layouts, partials, brands and previews: Tidings' own routes (Novu's layouts API is its dashboard's). */
 export function emailLookRoutes(): RouteDefinition[] {
   const brandOf = async (found: Promise<unknown>, what: string) => {
     const brand = await found;
@@ -43,6 +43,21 @@ export function emailLookRoutes(): RouteDefinition[] {
       },
     }),
     route({ method: 'delete', path: '/v1/layouts/:layoutId', summary: 'Remove an email layout', status: 204, envelope: 'data', handle: ({ tidings, params }) => tidings.layouts.delete(params['layoutId']!) }),
+    route({ method: 'post', path: '/v1/partials', summary: "Create or replace a partial (a liquid block layouts and email steps include with {% render 'name' %})", status: 201, envelope: 'data', body: partialInputSchema, handle: ({ tidings, body }) => tidings.partials.upsert(body as never) }),
+    route({ method: 'get', path: '/v1/partials', summary: 'Every partial of the environment', status: 200, envelope: 'data', handle: ({ tidings }) => tidings.partials.list() }),
+    route({
+      method: 'get',
+      path: '/v1/partials/:partialId',
+      summary: 'A partial by identifier',
+      status: 200,
+      envelope: 'data',
+      async handle({ tidings, params }) {
+        const partial = await tidings.partials.get(params['partialId']!);
+        if (!partial) throw notFound('Partial', params['partialId']!);
+        return partial;
+      },
+    }),
+    route({ method: 'delete', path: '/v1/partials/:partialId', summary: 'Remove a partial', status: 204, envelope: 'data', handle: ({ tidings, params }) => tidings.partials.delete(params['partialId']!) }),
     route({ method: 'put', path: '/v1/brand', summary: "Set the environment's brand", status: 200, envelope: 'data', body: brandBodySchema, handle: ({ tidings, body }) => tidings.brands.upsert(body as never) }),
     route({ method: 'get', path: '/v1/brand', summary: "The environment's brand", status: 200, envelope: 'data', handle: ({ tidings }) => brandOf(tidings.brands.get(), 'of the environment') }),
     route({ method: 'delete', path: '/v1/brand', summary: "Remove the environment's brand", status: 204, envelope: 'data', handle: ({ tidings }) => tidings.brands.delete() }),

@@ -1,9 +1,10 @@
 import { docsOf, firstDoc } from '../../records/docs.js';
 import type { RecordStore } from '../../records/record-store.js';
-import type { Brand, Layout } from '../../schemas/index.js';
+import type { Brand, Layout, Partial } from '../../schemas/index.js';
 
 export const LAYOUTS = 'layouts';
 export const BRANDS = 'brands';
+export const PARTIALS_TABLE = 'partials';
 /** The environment's own brand's key: no tenant identifier can be it (they start with a letter or digit). */
 export const ENVIRONMENT_BRAND = '~environment';
 
@@ -32,4 +33,8 @@ export async function readBrands(records: RecordStore, env: string, tenants: rea
 
 export async function listBrands(records: RecordStore, env: string): Promise<Brand[]> {
   return docsOf<Brand>(await records.find(env, BRANDS, {}));
+}
+
+export async function listPartials(records: RecordStore, env: string): Promise<Partial[]> {
+  return docsOf<Partial>(await records.find(env, PARTIALS_TABLE, {}));
 }

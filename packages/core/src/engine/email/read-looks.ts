@@ -1,22 +1,23 @@
 import { brandOf, type EmailLook } from '../../email/email-look.js';
 import type { RecordStore } from '../../records/record-store.js';
-import { brandKey, listLayouts, readBrands } from './look-records.js';
+import { brandKey, listLayouts, listPartials, readBrands } from './look-records.js';
 
 export const NO_LOOK: EmailLook = { brand: null, layouts: new Map() };
 
 /**
  * The looks of a batch's messages, read once for the batch: the environment's brand and these
- * tenants', and (when emails may be sent) the environment's layouts.
+ * tenants', and (when emails may be sent) the environment's layouts and partials.
  */
 export async function readLooks(records: RecordStore, env: string, tenants: readonly string[], withLayouts: boolean): Promise<(tenantId: string | null | undefined) => EmailLook> {
   const brands = await readBrands(records, env, tenants);
   const layouts = withLayouts ? new Map((await listLayouts(records, env)).map((l) => [l.identifier, l] as const)) : new Map();
+  const partials = withLayouts ? new Map((await listPartials(records, env)).map((p) => [p.identifier, p.content] as const)) : undefined;
   const looks = new Map<string, EmailLook>();
   return (tenantId) => {
     const key = brandKey(tenantId ?? undefined);
     let look = looks.get(key);
     if (!look) {
-      look = { brand: brandOf(brands.get(brandKey(undefined)) ?? null, tenantId ? brands.get(key) ?? null : null), layouts };
+      look = { brand: brandOf(brands.get(brandKey(undefined)) ?? null, tenantId ? brands.get(key) ?? null : null), layouts, ...(partials && { partials }) };
       looks.set(key, look);
     }
     return look;

@@ -134,5 +134,32 @@ export function emailLookSuite({ get }: SuiteContext): void {
       await expect(tidings.preview({ workflowId: 'nope', subscriberId: 'x' })).rejects.toSatisfy((e) => isTidingsError(e, 'not_found'));
       await expect(tidings.preview({ workflowId: 'digest-ish' } as never)).rejects.toThrow(/subscriberId: give exactly one of subscriberId and subscriber/);
     });
+    it("partials — layouts and email steps include them with {% render %}; a missing one fails the step by name; no template reads the process's files", async () => {
+      const { tidings, sent } = engine();
+      await tidings.integrations.upsert({ name: 'Mail', identifier: 'mail', providerId: 'mailer', channel: 'email', active: true, primary: true });
+      await tidings.partials.upsert({ identifier: 'button', content: '<a class="btn" href="{{ url }}">{{ label }}</a>' });
+      expect((await tidings.partials.upsert({ identifier: 'button', content: '<a class="button" href="{{ url }}">{{ label }}</a>' })).revision).toBe(2);
+      await tidings.partials.upsert({ identifier: 'signature', content: '<p>— The {{ team }} team</p>' });
+      await tidings.layouts.upsert({ identifier: 'signed', content: "<html><body>{{ content }}{% render 'signature', team: brand.name %}</body></html>", isDefault: true });
+      await tidings.brands.upsert({ name: 'Acme' });
+      await tidings.workflows.upsert({ name: 'cta', triggers: [{ identifier: 'cta' }], steps: [{ template: { type: 'email', subject: 's', content: "<p>Hi</p>{% render 'button', label: 'Open', url: payload.url %}" } }] });
+      await tidings.workflows.upsert({ name: 'broken', triggers: [{ identifier: 'broken' }], steps: [{ template: { type: 'email', subject: 's', content: "{% render 'nowhere' %}" } }] });
+      await tidings.workflows.upsert({ name: 'snoop', triggers: [{ identifier: 'snoop' }], steps: [{ template: { type: 'email', subject: 's', content: "{% include 'package.json' %}{% render '/etc/hostname' %}" } }] });
+      await tidings.trigger({ name: 'cta', to: { subscriberId: 'al', email: 'al@x.test' }, payload: { url: 'https://x.test/?a=1&b=2' } });
+      const broken = await tidings.trigger({ name: 'broken', to: { subscriberId: 'al', email: 'al@x.test' } });
+      const snoop = await tidings.trigger({ name: 'snoop', to: { subscriberId: 'al', email: 'al@x.test' } });
+      await tidings.runDue();
+      expect(sent).toHaveLength(1);
+      expect(sent[0]!.html).toContain('<a class="button" href="https://x.test/?a=1&amp;b=2">Open</a>');
+      expect(sent[0]!.html).toContain('<p>— The Acme team</p>');
+      for (const [transactionId, name] of [[broken.transactionId!, 'nowhere'], [snoop.transactionId!, 'package.json']] as const) {
+        const entry = (await tidings.explain(transactionId)).flatMap((r) => r.entries)[0];
+        expect(entry).toMatchObject({ decision: 'failed', reason: expect.stringContaining(`the partial "${name}" does not exist`) });
+      }
+      expect((await tidings.partials.list()).map((p) => p.identifier)).toEqual(['button', 'signature']);
+      await expect(tidings.partials.upsert({ identifier: 'bad', content: '{% if %}' })).rejects.toThrow(/content: is not a valid template/);
+      await tidings.partials.delete('signature');
+      expect(await tidings.partials.get('signature')).toBeNull();
+    });
   });
 }
