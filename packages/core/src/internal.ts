@@ -62,3 +62,4 @@ export type { KernelFeedQuery, KernelJobs, KernelMessages, KernelRepositories, K
 export { hasEarlierJob } from './kernel/jobs.js';
 export { deleteByWhere, getByFind, recordStoreOver } from './records/record-store.js';
 export { cursorAfter, decodePosition, type PagePosition } from './util/page-cursor.js';
+export { linkEnvironment } from './links/link-token.js';

@@ -16,6 +16,7 @@ import { metricsRoute } from './metrics-route.js';
 import { withoutNovuExtras } from './novu-extras.js';
 import { openApiDocument } from './openapi.js';
 import { providerWebhookRoutes } from './provider-webhooks.js';
+import { preferencePageRoutes } from './preference-pages/preference-routes.js';
 import { interfaceRoutes } from './routes/interface-routes.js';
 import { serverRoutes } from './routes/server.js';
 import { legacyRoutes } from './routes/legacy-routes.js';
@@ -59,6 +60,7 @@ export function createHttpApp(options: HttpAppOptions) {
   inboxRoutes(app, inboxEnvironments, options.inbox ?? {}, clock, limit);
 
   providerWebhookRoutes(app, [...new Set(options.environments.map((e) => e.tidings))], limit, options.trustProxy ?? false);
+  preferencePageRoutes(app, [...new Set(options.environments.map((e) => e.tidings))]);
 
   app.use('/v1/*', authenticate);
   app.use('/v2/*', authenticate);

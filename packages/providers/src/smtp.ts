@@ -46,7 +46,7 @@ export function smtpProvider(options: SmtpProviderOptions = {}): Provider {
           subject: message.subject ?? '',
           text: message.content,
           ...(message.html !== undefined && { html: message.html }),
-          headers: { 'X-Tidings-Transaction': message.transactionId },
+          headers: { 'X-Tidings-Transaction': message.transactionId, ...mail.headers },
         });
         return { id: info.messageId };
       } catch (error) {

@@ -17,10 +17,10 @@ const LAYOUT = `<!doctype html>
 <body><div class="card"><img src="{{ brand.logoUrl }}" alt="{{ brand.name }}">{{ content }}</div><p class="footer">{{ brand.footer }}</p></body></html>`;
 
 describe('an email as it reaches an SMTP server: layout, brand, locale', () => {
-  it("is multipart/alternative with the layout around the body, styles inlined, the preheader hidden, lang from the locale and the tenant's sender name", async () => {
+  it("is multipart/alternative with the layout around the body, styles inlined, the preheader hidden, lang from the locale, the tenant's sender name and one-click unsubscribe headers", async () => {
     const smtp = await smtpServer();
     closers.push(smtp.close);
-    const tidings = createTidings({ storage: memoryStorage(), clock: manualClock('2026-06-01T12:00:00.000Z'), providers: [smtpProvider()] });
+    const tidings = createTidings({ storage: memoryStorage(), clock: manualClock('2026-06-01T12:00:00.000Z'), providers: [smtpProvider()], links: { baseUrl: 'https://notify.tidings.test' } });
     await tidings.integrations.upsert({ name: 'smtp', providerId: 'nodemailer', channel: 'email', credentials: { host: '127.0.0.1', port: String(smtp.port), from: 'noreply@tidings.test', senderName: 'Tidings', ignoreTls: true } });
     await tidings.layouts.upsert({ identifier: 'card', content: LAYOUT, isDefault: true });
     await tidings.brands.upsert({ name: 'Tidings', logoUrl: 'https://tidings.test/logo.png', footer: 'Tidings, 1 Main St.' });
@@ -49,5 +49,8 @@ describe('an email as it reaches an SMTP server: layout, brand, locale', () => {
     expect(mail.text).toContain('Invoice 42 is ready. View it (https://tidings.test/i/42)');
     expect(mail.text).toContain('Globex Corp.');
     expect(mail.text).not.toContain('Due on 1 July');
+    // RFC 8058: both headers, the signed one-click URL of this subscriber and workflow.
+    expect(raw).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click\r?$/m);
+    expect(raw).toMatch(/^List-Unsubscribe:\s+<https:\/\/notify\.tidings\.test\/unsubscribe\/[\w-]+\.[\w-]+>/m);
   });
 });

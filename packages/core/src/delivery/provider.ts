@@ -61,6 +61,11 @@ export interface ProviderMessage {
    */
   readonly email?: EmailAddressing;
   /**
+   * Email only: headers the message carries (`List-Unsubscribe` and `List-Unsubscribe-Post` for
+   * one-click unsubscribe). A provider sets them the way its service documents.
+   */
+  readonly headers?: Readonly<Record<string, string>>;
+  /**
    * Push only: the members a code workflow's push step returned beside `subject` and `body`
    * (`badge`, `sound`, `data`, …). A push provider puts those its service has a field for in the
    * service's payload; the trigger's `overrides` win a clash.

@@ -12,6 +12,15 @@ export interface EmailLook {
   readonly layouts: ReadonlyMap<string, Layout>;
   /** The environment's partials (`{% render 'name' %}`) by identifier: their liquid text. */
   readonly partials?: ReadonlyMap<string, string>;
+  /** How to sign preference and unsubscribe links (when the engine has `links`). */
+  readonly links?: LinkSigning;
+}
+
+/** What a walk signs its links with. */
+export interface LinkSigning {
+  readonly baseUrl: string;
+  readonly secret: string;
+  readonly mailto?: string | undefined;
 }
 
 /** The layout used when none is stored or chosen (see `BASIC_LAYOUT`). */

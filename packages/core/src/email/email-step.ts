@@ -18,7 +18,7 @@ const WHOLE_DOCUMENT = /^\s*(<!doctype\s|<html[\s>])/i;
 export interface EmailStepInput {
   readonly rendered: RenderedContent;
   readonly template: Pick<StepTemplate, 'layoutId' | 'preheader' | 'senderName'>;
-  readonly workflow: Pick<Workflow, 'layoutId'>;
+  readonly workflow: Pick<Workflow, 'layoutId' | 'critical' | 'unsubscribe'>;
   readonly look: EmailLook | undefined;
   /** The step's variables (the brand among them). */
   readonly variables: Record<string, unknown>;
@@ -40,12 +40,26 @@ export function withEmail(input: EmailStepInput): RenderedContent {
   const composed = composeEmail({ body: rendered.content, subject: rendered.subject, preheader, layout: choice.layout, variables, locale: input.locale, budget: input.budget });
   const brand = look?.brand;
   const senderName = template.senderName ? renderTemplate(template.senderName, variables, { budget: input.budget }) : brand?.fromName;
+  const headers = oneClick(input);
   const email: RenderedEmail = {
     ...composed,
     layoutId: choice.layout?.identifier ?? null,
     ...(preheader && { preheader }),
     ...(senderName && { senderName }),
     ...(brand?.replyTo && { replyTo: brand.replyTo }),
+    ...(headers && { headers }),
   };
   return { ...rendered, email };
+}
+
+/**
+ * RFC 8058 one-click unsubscribe headers: the signed unsubscribe URL (and the mailto form when one is
+ * set), for workflows that are not critical and did not opt out (`unsubscribe: 'none'`).
+ */
+function oneClick(input: EmailStepInput): Record<string, string> | undefined {
+  const links = input.look?.links;
+  if (!links || input.workflow.critical || input.workflow.unsubscribe === 'none') return undefined;
+  const url = input.variables['unsubscribeUrl'];
+  if (typeof url !== 'string') return undefined;
+  return { 'List-Unsubscribe': `<${url}>${links.mailto ? `, <mailto:${links.mailto}?subject=unsubscribe>` : ''}`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };
 }

@@ -1,3 +1,4 @@
+import type { LinksOptions } from '../schemas/index.js';
 import type { Clock } from '../clock.js';
 import type { TidingsEmitter } from '../events.js';
 import type { Storage } from '../storage.js';
@@ -58,4 +59,6 @@ export interface EngineOptions {
   readonly fanoutChunk: number;
   /** What the sweeper deletes besides expired messages, and how many rows per transaction. */
   readonly retention: RetentionPolicy;
+  /** Where signed preference and unsubscribe links point; none: no links, no unsubscribe headers. */
+  readonly links?: LinksOptions | undefined;
 }

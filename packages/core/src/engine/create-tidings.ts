@@ -9,7 +9,7 @@ import { applyProviderCallback } from './delivery/provider-status.js';
 import { suppressionsApi } from './delivery/suppressions-api.js';
 import { webhooksApi } from './webhooks/webhooks-api.js';
 import { capsApi } from './frequency/caps.js';
-import { capsSchema, type CapInput } from '../schemas/index.js';
+import { capsSchema, linksOptionsSchema, type CapInput, type LinksOptions } from '../schemas/index.js';
 import type { Storage } from '../storage.js';
 import { parseInput } from '../validation.js';
 import { integrationsApi, tenantsApi, workflowsApi } from './catalog/catalog-api.js';
@@ -41,6 +41,8 @@ import { idempotencyApi } from './idempotency/idempotency-api.js';
 import { brandsApi } from './email/brands-api.js';
 import { layoutsApi } from './email/layouts-api.js';
 import { partialsApi } from './email/partials-api.js';
+import { withLinks } from './links/links-api.js';
+import { linkSecrets } from './links/link-secrets.js';
 import { previewApi } from './email/preview-api.js';
 
 export interface TidingsOptions {
@@ -123,6 +125,13 @@ export interface TidingsOptions {
    */
   retention?: RetentionPolicyInput;
   /**
+   * Where signed preference and unsubscribe links point: `baseUrl` is the public address under
+   * which the preference pages are served (`tidings serve`'s, or where you mount them), `mailto` an
+   * address for `List-Unsubscribe`'s mailto form. Without it, `preferences.link` is refused and
+   * emails carry no unsubscribe headers. See docs/preferences-and-unsubscribe.md.
+   */
+  links?: LinksOptions;
+  /**
    * Where the spans `tidings.trigger`, `tidings.job` and `tidings.provider.send` go. @default the
    * global tracer provider of `@opentelemetry/api` (no spans until an OpenTelemetry SDK registers one)
    */
@@ -154,6 +163,7 @@ const optionsSchema = z.object({
   fanoutChunk: z.number().int().min(1).max(10_000).default(100),
   caps: capsSchema.default([]),
   retention: retentionPolicySchema.default({ batchSize: 500 }),
+  links: linksOptionsSchema.optional(),
 });
 
 /** The code workflows by id; anything else in the list, or an id given twice, is refused naming it. */
@@ -209,9 +219,9 @@ export function createTidings(options: TidingsOptions): Tidings {
   const jobs = engineJobs(ctx, providers, options.webhookTransport);
   const runner = createJobRunner(ctx, jobs, options.storage, { exceptKinds: WEBHOOK_KINDS, batchSize: engineOptions.batchSize, takeBackDeadLeases });
   const webhookRunner = createJobRunner(ctx, jobs, options.storage, { kinds: WEBHOOK_KINDS, batchSize: engineOptions.deliveryConcurrency, takeBackDeadLeases });
-  // A retention policy's sweep is made sure of once per engine, when jobs first run.
+  // A retention policy's sweep and the link secret are made sure of once per engine, when jobs first run.
   let sweepReady: Promise<void> | null = null;
-  const sweepEnsured = () => (sweepReady ??= ensureSweep(ctx).catch((error: unknown) => {
+  const sweepEnsured = () => (sweepReady ??= Promise.all([ensureSweep(ctx), engineOptions.links && linkSecrets(ctx.storage.records, environmentId, ctx.now())]).then(() => undefined).catch((error: unknown) => {
     sweepReady = null;
     throw error;
   }));
@@ -234,7 +244,7 @@ export function createTidings(options: TidingsOptions): Tidings {
     preview: previewApi(ctx),
     integrations: integrationsApi(ctx),
     messages: messagesApi(ctx),
-    preferences: preferencesApi(ctx),
+    preferences: withLinks(ctx, preferencesApi(ctx)),
     suppressions: suppressionsApi(ctx),
     webhooks: webhooksApi(ctx, options.webhookTransport !== undefined),
     caps: capsApi(ctx),

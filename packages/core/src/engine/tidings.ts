@@ -9,6 +9,7 @@ import type { idempotencyApi } from './idempotency/idempotency-api.js';
 import type { brandsApi } from './email/brands-api.js';
 import type { layoutsApi } from './email/layouts-api.js';
 import type { partialsApi } from './email/partials-api.js';
+import type { linksApi } from './links/links-api.js';
 import type { previewApi } from './email/preview-api.js';
 import type { integrationsApi, tenantsApi, workflowsApi } from './catalog/catalog-api.js';
 import type { subscribersApi, topicsApi } from './catalog/people-api.js';
@@ -67,7 +68,7 @@ export interface Tidings {
   /** The in-app inbox: feed, counts, flags, actions, snooze, archive, delete, a trigger's messages. */
   readonly messages: ReturnType<typeof messagesApi>;
   /** A subscriber's preferences: global, per workflow, per channel, schedules, digest cadence. */
-  readonly preferences: ReturnType<typeof preferencesApi>;
+  readonly preferences: ReturnType<typeof preferencesApi> & ReturnType<typeof linksApi>;
   /** Addresses never sent to (bounces, complaints, by hand). */
   readonly suppressions: ReturnType<typeof suppressionsApi>;
   /** Webhook endpoints and their deliveries. */

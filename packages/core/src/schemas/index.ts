@@ -22,3 +22,4 @@ export * from './frequency.js';
 export * from './expiry.js';
 export * from './email-look.js';
 export * from './preview.js';
+export * from './links.js';

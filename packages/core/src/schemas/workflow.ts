@@ -85,6 +85,11 @@ const workflowFields = {
   preferenceSettings: channelPreferencesSchema.default({}),
   tags: z.array(z.string()).default([]),
   steps: z.array(stepSchema).default([]),
+  /**
+   * What an email's one-click unsubscribe (List-Unsubscribe) opts out of: the workflow, or nothing
+   * (no headers). @default 'workflow', and 'none' for a critical workflow
+   */
+  unsubscribe: z.enum(['workflow', 'none']).optional(),
   /** The layout of the workflow's email steps that name none; `null` for none. */
   layoutId: z.string().min(1, 'must not be empty').nullable().optional(),
   triggers: z.array(triggerSchema).min(1, 'a workflow needs a trigger identifier'),

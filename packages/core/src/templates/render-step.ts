@@ -25,6 +25,8 @@ export interface RenderedEmail {
   readonly senderName?: string;
   /** Reply-To of the brand (a trigger's overrides still win). */
   readonly replyTo?: string;
+  /** Headers the email carries: List-Unsubscribe and List-Unsubscribe-Post (RFC 8058). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** A JSON value with every string in it rendered. */

@@ -1,11 +1,13 @@
 import type { FilterContext } from '../filters/evaluate.js';
 import type { WalkInput } from './walker.js';
 import { PARTIALS } from '../templates/render.js';
+import type { LinkSigning } from '../email/email-look.js';
+import { linkUrl, signLink, type LinkClaims, type LinkPurpose } from '../links/link-token.js';
 
 /** The data templates and filters see in a walk. */
 export function walkVariables(input: WalkInput): Record<string, unknown> & FilterContext {
   const { subscriber, notification, actor, tenant } = input;
-  return {
+  const variables = {
     subscriber: { ...subscriber, data: subscriber.data ?? {} },
     payload: notification.payload,
     actor: actor ?? {},
@@ -15,6 +17,26 @@ export function walkVariables(input: WalkInput): Record<string, unknown> & Filte
       ? { events: input.digestEvents.map((e) => e.payload), total_count: input.digestEvents.length, digest: true }
       : { events: [notification.payload], total_count: 1, digest: false },
   };
+  if (input.look?.links) withLinkVariables(variables, input, input.look.links);
+  return variables;
+}
+
+/**
+ * `preferencesUrl` and `unsubscribeUrl` of the walk's subscriber and workflow, signed only when a
+ * template reads them (an HMAC per walk would cost every in-app message that never shows a link).
+ */
+function withLinkVariables(variables: Record<string, unknown>, input: WalkInput, links: LinkSigning): void {
+  const claims = (purpose: LinkPurpose): LinkClaims => ({
+    environmentId: input.notification._environmentId,
+    subscriberId: input.subscriber.subscriberId,
+    purpose,
+    workflowId: input.workflow._id,
+    ...(input.notification.tenantId && { tenant: input.notification.tenantId }),
+  });
+  for (const [name, purpose] of [['preferencesUrl', 'preferences'], ['unsubscribeUrl', 'unsubscribe']] as const) {
+    let url: string | undefined;
+    Object.defineProperty(variables, name, { enumerable: true, get: () => (url ??= linkUrl(links.baseUrl, purpose, signLink(links.secret, claims(purpose)))) });
+  }
 }
 
 /** The locale a walk's emails are written in: the subscriber's. */

@@ -10,6 +10,8 @@ export interface MailEnvelope {
   readonly from: string | undefined;
   readonly senderName: string | undefined;
   readonly replyTo: string | undefined;
+  /** Headers the message carries (one-click unsubscribe's), by name; empty when none. */
+  readonly headers: Readonly<Record<string, string>>;
 }
 
 /**
@@ -26,6 +28,7 @@ export function envelopeOf(message: ProviderMessage, credentials: Credentials): 
     from: email?.from ?? credentials.from,
     senderName: email?.senderName ?? credentials.senderName,
     replyTo: email?.replyTo,
+    headers: message.headers ?? {},
   };
 }
 
@@ -47,3 +50,8 @@ export function mailbox(address: string, name: string | undefined): string {
   if (!name) return address;
   return `${/[()<>[\]:;@\\,."]/.test(name) ? `"${name.replace(/["\\]/g, '\\$&')}"` : name} <${address}>`;
 }
+
+/** Headers as the `[{ Name, Value }]` list Postmark and SES take. */
+export const headerList = (headers: Readonly<Record<string, string>>) => Object.entries(headers).map(([Name, Value]) => ({ Name, Value }));
+
+export const hasHeaders = (headers: Readonly<Record<string, string>>) => Object.keys(headers).length > 0;

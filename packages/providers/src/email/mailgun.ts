@@ -39,6 +39,7 @@ export function mailgunProvider(options: ServiceProviderOptions = {}): Provider 
       for (const address of mail.cc) form.append('cc', address);
       for (const address of mail.bcc) form.append('bcc', address);
       if (mail.replyTo) form.set('h:Reply-To', mail.replyTo);
+      for (const [name, value] of Object.entries(mail.headers)) form.set(`h:${name}`, value);
       form.set('subject', message.subject ?? '');
       if (message.content) form.set('text', message.content);
       if (message.html) form.set('html', message.html);

@@ -1,7 +1,7 @@
 import { ProviderError, type Provider } from '@tidings/core';
 import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
 import { baseUrlOf, requestOptions, type ServiceProviderOptions } from '../service-options.js';
-import { checkMail, mailbox } from './mail-fields.js';
+import { checkMail, hasHeaders, headerList, mailbox } from './mail-fields.js';
 import { readPostmarkStatus } from './postmark-status.js';
 
 const SEND_URL = 'https://api.postmarkapp.com/email';
@@ -29,6 +29,7 @@ export function postmarkProvider(options: ServiceProviderOptions = {}): Provider
         ...(mail.cc.length > 0 && { Cc: mail.cc.join(', ') }),
         ...(mail.bcc.length > 0 && { Bcc: mail.bcc.join(', ') }),
         ...(mail.replyTo && { ReplyTo: mail.replyTo }),
+        ...(hasHeaders(mail.headers) && { Headers: headerList(mail.headers) }),
         Subject: message.subject ?? '',
         ...(message.html && { HtmlBody: message.html }),
         ...(message.content && { TextBody: message.content }),

@@ -1,7 +1,7 @@
 import { type Provider } from '@tidings/core';
 import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
 import { baseUrlOf, requestOptions, type ServiceProviderOptions } from '../service-options.js';
-import { checkMail, mailbox } from './mail-fields.js';
+import { checkMail, hasHeaders, mailbox } from './mail-fields.js';
 import { readResendStatus } from './resend-status.js';
 
 const SEND_URL = 'https://api.resend.com/emails';
@@ -33,6 +33,7 @@ export function resendProvider(options: ServiceProviderOptions = {}): Provider {
         ...(mail.cc.length > 0 && { cc: mail.cc }),
         ...(mail.bcc.length > 0 && { bcc: mail.bcc }),
         ...(mail.replyTo && { reply_to: mail.replyTo }),
+        ...(hasHeaders(mail.headers) && { headers: mail.headers }),
         subject: message.subject ?? '',
         ...(message.html && { html: message.html }),
         ...(message.content && { text: message.content }),

@@ -1,7 +1,7 @@
 import { type Provider, type ProviderMessage } from '@tidings/core';
 import { answerError, atBase, serviceRequest } from '../http.js';
 import { baseUrlOf, requestOptions, type ServiceProviderOptions } from '../service-options.js';
-import { checkMail } from './mail-fields.js';
+import { checkMail, hasHeaders } from './mail-fields.js';
 import { readSendgridStatus } from './sendgrid-status.js';
 
 const SEND_URL = 'https://api.sendgrid.com/v3/mail/send';
@@ -38,6 +38,7 @@ export function sendgridProvider(options: ServiceProviderOptions = {}): Provider
         personalizations: [{ to: emails(mail.to), ...(mail.cc.length > 0 && { cc: emails(mail.cc) }), ...(mail.bcc.length > 0 && { bcc: emails(mail.bcc) }) }],
         from: { email: mail.from, ...(mail.senderName && { name: mail.senderName }) },
         ...(mail.replyTo && { reply_to: { email: mail.replyTo } }),
+        ...(hasHeaders(mail.headers) && { headers: mail.headers }),
         subject: message.subject ?? '',
         content: contentParts(message),
         ...(credentials.ipPoolName && { ip_pool_name: credentials.ipPoolName }),

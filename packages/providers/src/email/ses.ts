@@ -2,7 +2,7 @@ import { ProviderError, type Credentials, type Provider, type ProviderMessage } 
 import { AwsV4Signer } from 'aws4fetch';
 import { answerError, answerJson, atBase, serviceRequest, type ServiceAnswer } from '../http.js';
 import { baseUrlOf, requestOptions, type ServiceProviderOptions } from '../service-options.js';
-import { checkMail } from './mail-fields.js';
+import { checkMail, hasHeaders, headerList } from './mail-fields.js';
 import { readSesStatus, snsCertificates } from './ses-status.js';
 
 /** Throttling answers AWS may give with status 400 rather than 429: still worth another try. */
@@ -65,6 +65,7 @@ export function sesProvider(options: ServiceProviderOptions = {}): Provider {
               ...(message.content && { Text: { Data: message.content, Charset: charset } }),
               ...(message.html && { Html: { Data: message.html, Charset: charset } }),
             },
+            ...(hasHeaders(mail.headers) && { Headers: headerList(mail.headers) }),
           },
         },
         ...message.overrides,

@@ -202,6 +202,7 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
         payload: base.payload,
         overrides,
         ...(email && { email }),
+        ...(laidOut?.headers && { headers: laidOut.headers }),
         ...(delivery.channel === 'push' && base.data !== undefined && { data: base.data }),
       };
       const probe = sendProbe(telemetry, integration, delivery.channel);

@@ -1,5 +1,7 @@
 import { brandOf, type EmailLook } from '../../email/email-look.js';
 import type { RecordStore } from '../../records/record-store.js';
+import type { LinksOptions } from '../../schemas/index.js';
+import { readLinkSecrets } from '../links/link-secrets.js';
 import { brandKey, listLayouts, listPartials, readBrands } from './look-records.js';
 
 export const NO_LOOK: EmailLook = { brand: null, layouts: new Map() };
@@ -8,16 +10,19 @@ export const NO_LOOK: EmailLook = { brand: null, layouts: new Map() };
  * The looks of a batch's messages, read once for the batch: the environment's brand and these
  * tenants', and (when emails may be sent) the environment's layouts and partials.
  */
-export async function readLooks(records: RecordStore, env: string, tenants: readonly string[], withLayouts: boolean): Promise<(tenantId: string | null | undefined) => EmailLook> {
+export async function readLooks(records: RecordStore, env: string, tenants: readonly string[], withLayouts: boolean, links?: LinksOptions): Promise<(tenantId: string | null | undefined) => EmailLook> {
   const brands = await readBrands(records, env, tenants);
   const layouts = withLayouts ? new Map((await listLayouts(records, env)).map((l) => [l.identifier, l] as const)) : new Map();
   const partials = withLayouts ? new Map((await listPartials(records, env)).map((p) => [p.identifier, p.content] as const)) : undefined;
+  // The engine makes the secret before its jobs first run (and `preferences.link` on first use).
+  const secrets = links ? await readLinkSecrets(records, env) : null;
+  const signing = links && secrets ? { baseUrl: links.baseUrl, mailto: links.mailto, secret: secrets.current } : undefined;
   const looks = new Map<string, EmailLook>();
   return (tenantId) => {
     const key = brandKey(tenantId ?? undefined);
     let look = looks.get(key);
     if (!look) {
-      look = { brand: brandOf(brands.get(brandKey(undefined)) ?? null, tenantId ? brands.get(key) ?? null : null), layouts, ...(partials && { partials }) };
+      look = { brand: brandOf(brands.get(brandKey(undefined)) ?? null, tenantId ? brands.get(key) ?? null : null), layouts, ...(partials && { partials }), ...(signing && { links: signing }) };
       looks.set(key, look);
     }
     return look;

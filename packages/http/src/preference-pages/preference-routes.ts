@@ -1,0 +1,126 @@
+import { isTidingsError, type Tidings } from '@tidings/core';
+import { linkEnvironment } from '@tidings/core/internal';
+import type { Context, Hono } from 'hono';
+import { readBody } from '../body.js';
+import type { AppEnv } from '../context.js';
+import { esc, page } from './page-html.js';
+
+const CHANNEL_NAMES: Record<string, string> = { email: 'Email', sms: 'SMS', in_app: 'In-app', chat: 'Chat', push: 'Push' };
+const SECURITY = {
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+};
+const FORM_LIMIT = 64 * 1024;
+
+type Claims = Awaited<ReturnType<Tidings['preferences']['openLink']>>;
+
+/**
+ * The pages a subscriber reaches from an email, with no login and no API key: the signed link is the
+ * only credential, and it opens that one subscriber's preferences of that one environment.
+ * `GET /unsubscribe/:token` asks, `POST` unsubscribes (RFC 8058's one-click `POST` with the form body
+ * `List-Unsubscribe=One-Click`, or the page's button), with a way back in; `GET /preferences/:token`
+ * lists what the subscriber can change, `POST` saves it.
+ */
+export function preferencePageRoutes(app: Hono<AppEnv>, environments: readonly Tidings[]): void {
+  const byEnvironment = new Map(environments.map((t) => [t.environmentId, t]));
+
+  const html = (c: Context<AppEnv>, body: string, status = 200) => c.html(body, status as 200, SECURITY);
+  const refused = (c: Context<AppEnv>, message: string, status: number) =>
+    html(c, page({ title: 'This link does not work', brand: null, lang: 'en', body: `<h1>This link does not work</h1><p>${esc(message)}.</p><p class="muted">Use the link of a more recent email, or ask for a new one.</p>` }), status);
+
+  /** The engine and checked claims of a token, or the page saying why it is refused. */
+  async function opened(c: Context<AppEnv>, purpose: 'preferences' | 'unsubscribe'): Promise<{ tidings: Tidings; claims: Claims } | Response> {
+    const token = c.req.param('token') ?? '';
+    const tidings = byEnvironment.get(linkEnvironment(token) ?? '');
+    if (!tidings) return refused(c, 'the link is not a valid link', 404);
+    try {
+      return { tidings, claims: await tidings.preferences.openLink(token, purpose) };
+    } catch (error) {
+      if (isTidingsError(error, 'unauthorized')) return refused(c, error.message, 403);
+      throw error;
+    }
+  }
+
+  const brandOf = async (tidings: Tidings, claims: Claims) => (claims.tenant ? ((await tidings.brands.get(claims.tenant)) ?? (await tidings.brands.get())) : await tidings.brands.get());
+  const localeOf = async (tidings: Tidings, claims: Claims) => (await tidings.subscribers.get(claims.subscriberId))?.locale ?? 'en';
+  const workflowName = async (tidings: Tidings, claims: Claims) => (claims.workflowId ? ((await tidings.workflows.get(claims.workflowId))?.name ?? claims.workflowId) : '');
+  const preferencesLink = async (tidings: Tidings, claims: Claims) =>
+    (await tidings.preferences.link(claims.subscriberId, { ...(claims.tenant && { tenant: claims.tenant }), expiresIn: 7 * 86_400 })).url;
+
+  async function unsubscribePage(c: Context<AppEnv>, tidings: Tidings, claims: Claims, state: 'ask' | 'unsubscribed' | 'resubscribed') {
+    const name = esc(await workflowName(tidings, claims));
+    const token = esc(c.req.param('token') ?? '');
+    const manage = `<p><a href="${esc(await preferencesLink(tidings, claims))}">Manage all your notification preferences</a></p>`;
+    const body =
+      state === 'ask'
+        ? `<h1>Unsubscribe</h1><p>Stop receiving “${name}” emails?</p><form method="post" action="${token}"><input type="hidden" name="action" value="unsubscribe"><button type="submit">Unsubscribe</button></form>${manage}`
+        : state === 'unsubscribed'
+          ? `<h1>You are unsubscribed</h1><p>You will no longer receive “${name}” emails.</p><form method="post" action="${token}"><input type="hidden" name="action" value="resubscribe"><button type="submit" class="secondary">Resubscribe</button></form>${manage}`
+          : `<h1>You are subscribed again</h1><p>You will receive “${name}” emails again.</p>${manage}`;
+    return html(c, page({ title: 'Unsubscribe', brand: await brandOf(tidings, claims), lang: await localeOf(tidings, claims), body }));
+  }
+
+  app.get('/unsubscribe/:token', async (c) => {
+    const open = await opened(c, 'unsubscribe');
+    if (open instanceof Response) return open;
+    return unsubscribePage(c, open.tidings, open.claims, 'ask');
+  });
+
+  app.post('/unsubscribe/:token', async (c) => {
+    const open = await opened(c, 'unsubscribe');
+    if (open instanceof Response) return open;
+    const form = new URLSearchParams(await readBody(c.req.raw, FORM_LIMIT));
+    const token = c.req.param('token');
+    // RFC 8058: a mail client's one-click POST carries exactly this field, no cookie, no login.
+    if (form.get('List-Unsubscribe') === 'One-Click') {
+      await open.tidings.preferences.unsubscribe(token);
+      return c.text('Unsubscribed.', 200, SECURITY);
+    }
+    if (form.get('action') === 'resubscribe') {
+      await open.tidings.preferences.resubscribe(token);
+      return unsubscribePage(c, open.tidings, open.claims, 'resubscribed');
+    }
+    await open.tidings.preferences.unsubscribe(token);
+    return unsubscribePage(c, open.tidings, open.claims, 'unsubscribed');
+  });
+
+  async function preferencesPage(c: Context<AppEnv>, tidings: Tidings, claims: Claims, saved: boolean) {
+    const prefs = await tidings.preferences.get(claims.subscriberId);
+    const critical = (await tidings.workflows.list()).filter((w) => w.critical && w.active);
+    const box = (name: string, channel: string, on: boolean, id: string) =>
+      `<label for="${esc(id)}"><input type="checkbox" id="${esc(id)}" name="${esc(name)}" value="on"${on ? ' checked' : ''}> ${esc(CHANNEL_NAMES[channel] ?? channel)}</label><input type="hidden" name="shown" value="${esc(name)}">`;
+    const channelsOf = (channels: Record<string, boolean | undefined>) => Object.entries(channels).filter((e): e is [string, boolean] => typeof e[1] === 'boolean');
+    const global = `<fieldset><legend>All notifications</legend>${channelsOf(prefs.global.channels).map(([ch, on]) => box(`global:${ch}`, ch, on, `g-${ch}`)).join('')}</fieldset>`;
+    const workflows = prefs.workflows
+      .map((w, i) => `<fieldset><legend>${esc(w.workflow.name)}</legend>${channelsOf(w.channels).map(([ch, on]) => box(`wf:${w.workflow.identifier}:${ch}`, ch, on, `w${i}-${ch}`)).join('')}</fieldset>`)
+      .join('');
+    const fixed = critical.length > 0 ? `<p class="fixed">Always sent: ${critical.map((w) => esc(w.name)).join(', ')}.</p>` : '';
+    const body = `<h1>Notification preferences</h1>${saved ? '<p role="status"><strong>Saved.</strong></p>' : ''}<form method="post" action="${esc(c.req.param('token') ?? '')}">${global}${workflows}${fixed}<button type="submit">Save</button></form>`;
+    return html(c, page({ title: 'Notification preferences', brand: await brandOf(tidings, claims), lang: await localeOf(tidings, claims), body }));
+  }
+
+  app.get('/preferences/:token', async (c) => {
+    const open = await opened(c, 'preferences');
+    if (open instanceof Response) return open;
+    return preferencesPage(c, open.tidings, open.claims, false);
+  });
+
+  app.post('/preferences/:token', async (c) => {
+    const open = await opened(c, 'preferences');
+    if (open instanceof Response) return open;
+    const form = new URLSearchParams(await readBody(c.req.raw, FORM_LIMIT));
+    const on = new Set(form.getAll('shown').filter((name) => form.get(name) === 'on'));
+    const global: Record<string, boolean> = {};
+    const workflows = new Map<string, Record<string, boolean>>();
+    for (const name of form.getAll('shown')) {
+      const parts = name.split(':');
+      if (parts[0] === 'global' && parts.length === 2) global[parts[1]!] = on.has(name);
+      else if (parts[0] === 'wf' && parts.length === 3) workflows.set(parts[1]!, { ...workflows.get(parts[1]!), [parts[2]!]: on.has(name) });
+    }
+    const patches = [...(Object.keys(global).length > 0 ? [{ channels: global }] : []), ...[...workflows].map(([workflowId, channels]) => ({ workflowId, channels }))];
+    if (patches.length > 0) await open.tidings.preferences.updateMany(open.claims.subscriberId, patches as never);
+    return preferencesPage(c, open.tidings, open.claims, true);
+  });
+}
