@@ -37,9 +37,9 @@ const toAList = {
  * An engine with one email integration of `provider`, and a welcome workflow sent to Ada. Returns
  * the transaction, the stored message and the provider's message id (from the delivery trace).
  */
-async function engine(provider: Provider, credentials: Credentials) {
+async function engine(provider: Provider, credentials: Credentials, options: { links?: { baseUrl: string } } = {}) {
   const clock = manualClock('2026-06-01T12:00:00.000Z');
-  const tidings = createTidings({ storage: memoryStorage(), clock, providers: [provider] });
+  const tidings = createTidings({ storage: memoryStorage(), clock, providers: [provider], ...options });
   await tidings.integrations.upsert({ providerId: provider.id, channel: 'email', credentials, active: true, primary: true });
   await tidings.workflows.upsert({
     name: 'welcome',
@@ -341,5 +341,44 @@ describe('Amazon SES', () => {
     const { send, message } = await engine(sesProvider(at(ses.url)), { ...credentials, region: undefined });
     expect(await message(await send())).toMatchObject({ status: 'error', errorId: 'missing_credentials', errorText: 'the SES integration has no region' });
     expect(ses.calls).toHaveLength(0);
+  });
+});
+
+describe('one-click unsubscribe headers, as each service documents them', () => {
+  const links = { links: { baseUrl: 'https://notify.tidings.test' } };
+  const ONE_CLICK = 'List-Unsubscribe=One-Click';
+  const LINK = /^<https:\/\/notify\.tidings\.test\/unsubscribe\/[\w-]+\.[\w-]+>$/;
+  const sender = { from: 'noreply@tidings.test', senderName: 'Tidings' };
+
+  it('SendGrid: the top-level headers object', async () => {
+    const sendgrid = await started(fakeSendgrid({ apiKey: 'SG.key', verifiedSenders: ['noreply@tidings.test'] }));
+    await (await engine(sendgridProvider(at(sendgrid.url)), { apiKey: 'SG.key', ...sender }, links)).send();
+    expect(sendgrid.accepted[0]!['headers']).toEqual({ 'List-Unsubscribe': expect.stringMatching(LINK), 'List-Unsubscribe-Post': ONE_CLICK });
+  });
+
+  it('Resend: the headers object', async () => {
+    const resend = await started(fakeResend({ apiKey: 're_key', verifiedDomains: ['tidings.test'] }));
+    await (await engine(resendProvider(at(resend.url)), { apiKey: 're_key', ...sender }, links)).send();
+    expect(resend.accepted[0]!['headers']).toEqual({ 'List-Unsubscribe': expect.stringMatching(LINK), 'List-Unsubscribe-Post': ONE_CLICK });
+  });
+
+  it('Postmark: the Headers list of { Name, Value }', async () => {
+    const postmark = await started(fakePostmark({ token: 'server-token', senderSignatures: ['noreply@tidings.test'] }));
+    await (await engine(postmarkProvider(at(postmark.url)), { apiKey: 'server-token', ...sender }, links)).send();
+    expect(postmark.accepted[0]!['Headers']).toEqual([{ Name: 'List-Unsubscribe', Value: expect.stringMatching(LINK) }, { Name: 'List-Unsubscribe-Post', Value: ONE_CLICK }]);
+  });
+
+  it('Mailgun: h: form fields', async () => {
+    const mailgun = await started(fakeMailgun({ apiKey: 'key-123', domains: ['mg.tidings.test'] }));
+    await (await engine(mailgunProvider(at(mailgun.url)), { apiKey: 'key-123', user: 'api', domain: 'mg.tidings.test', from: 'noreply@mg.tidings.test' }, links)).send();
+    const fields = mailgun.accepted[0]!.fields;
+    expect(fields['h:List-Unsubscribe']).toEqual([expect.stringMatching(LINK)]);
+    expect(fields['h:List-Unsubscribe-Post']).toEqual([ONE_CLICK]);
+  });
+
+  it('Amazon SES: Content.Simple.Headers', async () => {
+    const ses = await started(fakeSes({ region: 'eu-west-1', accessKeyId: 'AKIAEXAMPLE', secretAccessKey: 'secret/EXAMPLE+key', verifiedIdentities: ['tidings.test'] }));
+    await (await engine(sesProvider(at(ses.url)), { apiKey: 'AKIAEXAMPLE', secretKey: 'secret/EXAMPLE+key', region: 'eu-west-1', ...sender }, links)).send();
+    expect(ses.accepted[0]!['Content']).toMatchObject({ Simple: { Headers: [{ Name: 'List-Unsubscribe', Value: expect.stringMatching(LINK) }, { Name: 'List-Unsubscribe-Post', Value: ONE_CLICK }] } });
   });
 });
