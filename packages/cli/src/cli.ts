@@ -62,6 +62,7 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
     meaning: 'Clients reach the server only through a proxy that sets X-Forwarded-Proto and X-Forwarded-Host\n      (overwriting what clients send): status callbacks signed over their URL (Twilio) are checked\n      against the URL those name. Off, the headers are ignored, since any client can send them.',
     default: "off (the request's own URL)",
   },
+  { flag: 'public-url', value: '<url>', env: 'TIDINGS_PUBLIC_URL', meaning: 'The address people reach this server at (https://notify.example.com): signed preference and\n      unsubscribe links point there, and emails get one-click unsubscribe headers.', default: 'none (no links, no unsubscribe headers)' },
   { flag: 'no-activity', env: 'TIDINGS_NO_ACTIVITY', meaning: 'Do not serve the activity page at /activity (its data always needs the API key).', default: 'off (the page is served)' },
   { flag: 'quiet', env: 'TIDINGS_QUIET', meaning: 'No log line per HTTP request (failed and not-sent deliveries are still logged).', default: 'off' },
   {
@@ -292,6 +293,8 @@ export function readArguments(args: string[], env: NodeJS.ProcessEnv) {
   const noActivity = toggle('no-activity');
   const trustProxy = toggle('trust-proxy');
   const workflows = text('workflows');
+  const publicUrl = setting('public-url');
+  if (publicUrl && !/^https?:\/\/[^\s/]+/i.test(publicUrl.value)) throw new ArgumentError(`${publicUrl.source} must be an http(s) URL (https://notify.example.com)`);
   const metrics = toggle('metrics');
   // The token is never repeated in a message.
   const metricsToken = setting('metrics-token');
@@ -315,6 +318,7 @@ export function readArguments(args: string[], env: NodeJS.ProcessEnv) {
     ...(workflows && { workflows }),
     ...(noActivity && { activity: false }),
     ...(trustProxy && { trustProxy }),
+    ...(publicUrl && { publicUrl: publicUrl.value.trim() }),
     ...(metrics && { metrics: metricsToken ? { token: metricsToken.value } : true }),
     log: { requests: !quiet, deliveries: true },
   };

@@ -89,6 +89,12 @@ export interface ServeOptions {
    * @default false
    */
   trustProxy?: boolean;
+  /**
+   * The address people reach the server at: signed preference and unsubscribe links point there
+   * (`createTidings`' `links.baseUrl`), and emails carry one-click unsubscribe headers.
+   * @default none: no links, no unsubscribe headers
+   */
+  publicUrl?: string;
 }
 
 /** Start-up failed for a reason one line can say (a database that is not there, a port in use). */
@@ -257,6 +263,7 @@ export async function serve(options: ServeOptions = {}): Promise<ServeHandle> {
     workflows,
     ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
     ...(options.environmentId && { environmentId: options.environmentId }),
+    ...(options.publicUrl && { links: { baseUrl: options.publicUrl } }),
     providers: [
       smtpProvider(),
       chatWebhookProvider({ network }),
