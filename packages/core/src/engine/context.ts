@@ -1,4 +1,5 @@
 import type { LinksOptions } from '../schemas/index.js';
+import type { CatalogEntries } from '../translations/translator.js';
 import type { Clock } from '../clock.js';
 import type { TidingsEmitter } from '../events.js';
 import type { Storage } from '../storage.js';
@@ -59,6 +60,10 @@ export interface EngineOptions {
   readonly fanoutChunk: number;
   /** What the sweeper deletes besides expired messages, and how many rows per transaction. */
   readonly retention: RetentionPolicy;
+  /** Translation catalogs given in code, by locale (stored catalogs lie over them). */
+  readonly translations: Readonly<Record<string, CatalogEntries>>;
+  /** The locale of messages whose trigger and subscriber name none, and the last fallback. @default 'en' */
+  readonly defaultLocale: string;
   /** Where signed preference and unsubscribe links point; none: no links, no unsubscribe headers. */
   readonly links?: LinksOptions | undefined;
 }

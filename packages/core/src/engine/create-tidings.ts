@@ -9,7 +9,7 @@ import { applyProviderCallback } from './delivery/provider-status.js';
 import { suppressionsApi } from './delivery/suppressions-api.js';
 import { webhooksApi } from './webhooks/webhooks-api.js';
 import { capsApi } from './frequency/caps.js';
-import { capsSchema, linksOptionsSchema, type CapInput, type LinksOptions } from '../schemas/index.js';
+import { capsSchema, catalogEntriesSchema, linksOptionsSchema, localeSchema, type CapInput, type LinksOptions } from '../schemas/index.js';
 import type { Storage } from '../storage.js';
 import { parseInput } from '../validation.js';
 import { integrationsApi, tenantsApi, workflowsApi } from './catalog/catalog-api.js';
@@ -42,6 +42,8 @@ import { brandsApi } from './email/brands-api.js';
 import { layoutsApi } from './email/layouts-api.js';
 import { partialsApi } from './email/partials-api.js';
 import { withLinks } from './links/links-api.js';
+import { translationsApi } from './translations/translations-api.js';
+import type { CatalogEntries } from '../translations/translator.js';
 import { linkSecrets } from './links/link-secrets.js';
 import { previewApi } from './email/preview-api.js';
 
@@ -132,6 +134,14 @@ export interface TidingsOptions {
    */
   links?: LinksOptions;
   /**
+   * Translation catalogs by locale (`{ en: { invoice: { due: 'Due {date}' } }, 'pt-BR': { … } }`):
+   * nested keys, ICU MessageFormat texts. Catalogs stored with `translations.upsert` lie over these,
+   * key by key. See docs/email-layouts-brands-translations.md.
+   */
+  translations?: Readonly<Record<string, { readonly [key: string]: unknown }>>;
+  /** The locale of messages whose trigger and subscriber name none, and the last fallback. @default 'en' */
+  defaultLocale?: string;
+  /**
    * Where the spans `tidings.trigger`, `tidings.job` and `tidings.provider.send` go. @default the
    * global tracer provider of `@opentelemetry/api` (no spans until an OpenTelemetry SDK registers one)
    */
@@ -164,6 +174,8 @@ const optionsSchema = z.object({
   caps: capsSchema.default([]),
   retention: retentionPolicySchema.default({ batchSize: 500 }),
   links: linksOptionsSchema.optional(),
+  translations: z.record(localeSchema, catalogEntriesSchema).default({}),
+  defaultLocale: localeSchema.default('en'),
 });
 
 /** The code workflows by id; anything else in the list, or an id given twice, is refused naming it. */
@@ -203,7 +215,8 @@ export function createTidings(options: TidingsOptions): Tidings {
     env: environmentId,
     organizationId,
     events,
-    options: engineOptions,
+    // Validated as nested objects of texts (catalogEntriesSchema).
+    options: { ...engineOptions, translations: engineOptions.translations as Record<string, CatalogEntries> },
     walker: code.workflows.size === 0 ? stepListWalker : routerWalker(stepListWalker, codeWalker(code), (workflow) => workflow._creatorId === 'code' && code.workflows.has(workflow._id)),
     now: () => clock.now().toISOString(),
     telemetry,
@@ -241,6 +254,7 @@ export function createTidings(options: TidingsOptions): Tidings {
     layouts: layoutsApi(ctx),
     partials: partialsApi(ctx),
     brands: brandsApi(ctx),
+    translations: translationsApi(ctx),
     preview: previewApi(ctx),
     integrations: integrationsApi(ctx),
     messages: messagesApi(ctx),

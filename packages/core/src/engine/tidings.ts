@@ -10,6 +10,7 @@ import type { brandsApi } from './email/brands-api.js';
 import type { layoutsApi } from './email/layouts-api.js';
 import type { partialsApi } from './email/partials-api.js';
 import type { linksApi } from './links/links-api.js';
+import type { translationsApi } from './translations/translations-api.js';
 import type { previewApi } from './email/preview-api.js';
 import type { integrationsApi, tenantsApi, workflowsApi } from './catalog/catalog-api.js';
 import type { subscribersApi, topicsApi } from './catalog/people-api.js';
@@ -56,6 +57,8 @@ export interface Tidings {
   readonly layouts: ReturnType<typeof layoutsApi>;
   /** Partials: liquid blocks layouts and email steps include with `{% render 'name', … %}`. */
   readonly partials: ReturnType<typeof partialsApi>;
+  /** Translation catalogs per locale (the environment's, a tenant's), over those given in code. */
+  readonly translations: ReturnType<typeof translationsApi>;
   /** Brands: the environment's and each tenant's (logo, colours, sender name, Reply-To, footer, layout). */
   readonly brands: ReturnType<typeof brandsApi>;
   /**

@@ -31,6 +31,10 @@ export interface TraceEntry {
   readonly failedFilter?: PartTrace;
   /** The integration that delivered (or would have delivered) a channel step. */
   readonly integration?: string;
+  /** The locale the step's translations were made in, when it used any (`t`). */
+  readonly locale?: string;
+  /** Keys the step translated from another locale's catalog than its own (a parent or the default). */
+  readonly translationFallbacks?: readonly string[];
   /** When more than one integration was tried for a channel step: each, in order, and how it went. */
   readonly attempts?: readonly { readonly integration: string; readonly outcome: 'sent' | 'failed' | 'passed_over'; readonly reason: string }[];
 }

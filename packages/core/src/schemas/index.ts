@@ -23,3 +23,4 @@ export * from './expiry.js';
 export * from './email-look.js';
 export * from './preview.js';
 export * from './links.js';
+export * from './translations.js';

@@ -15,6 +15,8 @@ export const notificationSchema = z.object({
   actorId: z.string().nullable(),
   tenantId: z.string().nullable(),
   context: z.record(z.string(), z.string()),
+  /** The trigger's locale, when it gave one. */
+  locale: z.string().optional(),
   createdAt: isoInstantSchema,
   /** The trigger's `expiresAt`: its in-app messages are gone from then on. */
   expiresAt: isoInstantSchema.optional(),

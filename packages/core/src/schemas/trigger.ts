@@ -27,6 +27,20 @@ export const recipientSchema = z.union([
 export type Recipient = z.input<typeof recipientSchema>;
 
 /** One event. A member it does not know is refused (`workflowId` is `name` here), so nothing given is silently dropped. */
+/** A BCP 47 language tag (`en`, `pt-BR`, `zh-Hant-TW`); Novu's `en_US` spelling is accepted. */
+export const localeSchema = z
+  .string()
+  .trim()
+  .max(35, 'must be at most 35 characters')
+  .refine((tag) => {
+    try {
+      new Intl.Locale(tag.replace(/_/g, '-'));
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'must be a language tag such as en, pt-BR or zh-Hant-TW');
+
 export const triggerEventSchema = z.strictObject({
   name: z.string({ error: 'is required: the workflow trigger identifier' }).trim().min(1, 'must not be empty').max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`),
   payload: jsonObjectSchema.default({}),
@@ -39,6 +53,8 @@ export const triggerEventSchema = z.strictObject({
   actor: z.union([idSchema, subscriberInputSchema]).optional(),
   tenant: z.union([idSchema, z.strictObject({ identifier: idSchema, name: z.string().optional(), data: jsonObjectSchema.optional() })]).optional(),
   context: z.record(z.string(), z.string()).optional(),
+  /** The locale its messages are written in (a BCP 47 tag: `pt-BR`), over the subscriber's. */
+  locale: localeSchema.optional(),
   /** When the trigger's in-app messages expire: out of the feed and counts from then on, then deleted. */
   expiresAt: expiresAtSchema.optional(),
 });

@@ -1,5 +1,6 @@
 import { Liquid, type FS, type LiquidOptions, type Template } from 'liquidjs';
 import { readPath } from '../util/path.js';
+import type { Translator } from '../translations/translator.js';
 
 /**
  * Limits of one render, so a template (or the data it loops over) cannot block the process: a render
@@ -87,9 +88,25 @@ const partialFs: FS = {
 };
 const engineOptions: LiquidOptions = { strictFilters: true, cache: false, ownPropertyOnly: true, fs: partialFs, root: [''], extname: '', relativeReference: false, ...limits };
 
+/** The walk's translator (the `t` filter's catalogs and locale), in the variables under TRANSLATOR. */
+export const TRANSLATOR = Symbol('translator');
+let translatorNow: Translator | undefined;
+
+/** `{{ 'invoice.due' | t: amount: payload.amount }}`: keyword arguments are the message's values. */
+function translateFilter(key: unknown, ...args: unknown[]): string {
+  if (!translatorNow) throw new Error('translations are not available in this template');
+  const values: Record<string, unknown> = {};
+  for (const arg of args) {
+    if (Array.isArray(arg) && arg.length === 2 && typeof arg[0] === 'string') values[arg[0]] = arg[1];
+    else if (typeof arg === 'object' && arg !== null) Object.assign(values, arg);
+  }
+  return translatorNow.t(String(key), values);
+}
+
 const liquid = new Liquid(engineOptions);
 // For HTML bodies: every `{{ }}` output is HTML-escaped, so payload values cannot inject markup.
 const htmlLiquid = new Liquid({ ...engineOptions, outputEscape: 'escape' });
+for (const engine of [liquid, htmlLiquid]) engine.registerFilter('t', translateFilter);
 
 // Parsing dominates rendering; workflows reuse a handful of texts, so parsed forms are kept (bounded).
 const parsed = new Map<string, Template[]>();
@@ -194,12 +211,15 @@ function starved(before: NodeJS.CpuUsage, wallMs: number): boolean {
 }
 
 function liquidRender(text: string, variables: Record<string, unknown>, options: RenderOptions): string {
-  const before = partialsNow;
-  partialsNow = (variables as { [PARTIALS]?: ReadonlyMap<string, string> })[PARTIALS] ?? NO_PARTIALS;
+  const before = { partials: partialsNow, translator: translatorNow };
+  const own = variables as { [PARTIALS]?: ReadonlyMap<string, string>; [TRANSLATOR]?: Translator };
+  partialsNow = own[PARTIALS] ?? NO_PARTIALS;
+  translatorNow = own[TRANSLATOR];
   try {
     return timedRender(text, variables, options);
   } finally {
-    partialsNow = before;
+    partialsNow = before.partials;
+    translatorNow = before.translator;
   }
 }
 

@@ -9,7 +9,7 @@ import { delayDueAt } from '../timing/delay-due-at.js';
 import { delayOverride } from '../timing/delay-override.js';
 import { channelGate } from './channel-gate.js';
 import type { TraceEntry } from './trace.js';
-import { emailLocale, emailVariables, walkVariables } from './walk-variables.js';
+import { emailLocale, emailVariables, translationNote, walkVariables } from './walk-variables.js';
 import type { Delivery, WalkInput, WalkResult, Walker } from './walker.js';
 
 const isChannel = (type: string): type is Channel => (CHANNELS as readonly string[]).includes(type);
@@ -91,7 +91,7 @@ export function walkSteps(input: WalkInput): WalkResult {
       const seen = type === 'email' ? emailVariables(variables, input) : variables;
       const rendered = renderStep(step.template, seen, input.renderBudget);
       deliveries.push({ stepIndex, step, channel: type, rendered: type === 'email' ? withEmail({ rendered, template: step.template, workflow, look: input.look, variables: seen, locale: emailLocale(input), budget: input.renderBudget }) : rendered });
-      entry('delivered', `rendered for ${type}`, chosen);
+      entry('delivered', `rendered for ${type}`, { ...chosen, ...translationNote(seen) });
     } catch (error) {
       // Spent by this step alone, in a walk that rendered nothing before it, the step fails; otherwise it runs later.
       if (error instanceof RenderBudgetSpent && (!input.renderBudget?.alone || deliveries.length > 0 || error.spentBy === 'busy')) {

@@ -1,6 +1,7 @@
 import type { FilterContext } from '../filters/evaluate.js';
 import type { WalkInput } from './walker.js';
-import { PARTIALS } from '../templates/render.js';
+import { PARTIALS, TRANSLATOR } from '../templates/render.js';
+import { translator, type Translator } from '../translations/translator.js';
 import type { LinkSigning } from '../email/email-look.js';
 import { linkUrl, signLink, type LinkClaims, type LinkPurpose } from '../links/link-token.js';
 
@@ -18,7 +19,24 @@ export function walkVariables(input: WalkInput): Record<string, unknown> & Filte
       : { events: [notification.payload], total_count: 1, digest: false },
   };
   if (input.look?.links) withLinkVariables(variables, input, input.look.links);
+  const translations = input.look?.translations;
+  if (translations) {
+    const translate = translator(translations.source, { locale: walkLocale(input) ?? translations.defaultLocale, defaultLocale: translations.defaultLocale, tenant: input.notification.tenantId });
+    Object.defineProperty(variables, 't', { enumerable: true, get: () => translate.tree() });
+    Object.assign(variables, { locale: translate.locale, [TRANSLATOR]: translate });
+  }
   return variables;
+}
+
+/** The locale of a walk's messages: the trigger's, else the subscriber's; null leaves it to the environment's default. */
+export const walkLocale = (input: Pick<WalkInput, 'subscriber' | 'notification'>): string | null => input.notification.locale ?? input.subscriber.locale ?? null;
+
+/** What `explain` notes of a step's translations: the locale used and each key that fell back. */
+export function translationNote(variables: Record<string, unknown>): { locale?: string; translationFallbacks?: string[] } {
+  const translate = (variables as { [TRANSLATOR]?: Translator })[TRANSLATOR];
+  if (!translate?.used) return {};
+  const fallbacks = translate.takeFallbacks();
+  return { locale: translate.locale, ...(fallbacks.length > 0 && { translationFallbacks: fallbacks }) };
 }
 
 /**
@@ -39,8 +57,8 @@ function withLinkVariables(variables: Record<string, unknown>, input: WalkInput,
   }
 }
 
-/** The locale a walk's emails are written in: the subscriber's. */
-export const emailLocale = (input: Pick<WalkInput, 'subscriber'>): string | null => input.subscriber.locale ?? null;
+/** The locale a walk's emails are written in (their `lang`): the walk's, else the environment's default. */
+export const emailLocale = (input: Pick<WalkInput, 'subscriber' | 'notification' | 'look'>): string | null => walkLocale(input) ?? input.look?.translations?.defaultLocale ?? null;
 
 /** The variables of an email step and its layout: the walk's, with the environment's partials for `{% render %}`. */
 export const emailVariables = (variables: Record<string, unknown>, input: Pick<WalkInput, 'look'>): Record<string, unknown> =>

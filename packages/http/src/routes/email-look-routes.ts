@@ -1,5 +1,5 @@
 import { notFound } from '@tidings/core/internal';
-import { brandInputSchema, layoutInputSchema, partialInputSchema } from '@tidings/core/schemas';
+import { brandInputSchema, catalogEntriesSchema, layoutInputSchema, partialInputSchema } from '@tidings/core/schemas';
 import { z } from 'zod';
 import { route, type RouteDefinition } from './route.js';
 
@@ -8,7 +8,7 @@ const brandBodySchema = brandInputSchema.omit({ tenant: true });
 /** A preview's members without its workflow, which the path names. */
 const previewBodySchema = z.object({}).passthrough();
 
-/** Layouts, partials, brands and previews: Tidings' own routes (Novu's layouts API is its dashboard's). */
+/** Layouts, partials, translations, brands and previews: Tidings' own routes (Novu's layouts API is its dashboard's). */
 export function emailLookRoutes(): RouteDefinition[] {
   const brandOf = async (found: Promise<unknown>, what: string) => {
     const brand = await found;
@@ -58,6 +58,29 @@ export function emailLookRoutes(): RouteDefinition[] {
       },
     }),
     route({ method: 'delete', path: '/v1/partials/:partialId', summary: 'Remove a partial', status: 204, envelope: 'data', handle: ({ tidings, params }) => tidings.partials.delete(params['partialId']!) }),
+    route({ method: 'get', path: '/v1/translations', summary: 'Every stored translation catalog of the environment', status: 200, envelope: 'data', handle: ({ tidings }) => tidings.translations.list() }),
+    route({
+      method: 'put',
+      path: '/v1/translations/:locale',
+      summary: "Store a locale's catalog (?tenant= for a tenant's): nested keys, ICU MessageFormat texts",
+      status: 200,
+      envelope: 'data',
+      body: catalogEntriesSchema,
+      handle: ({ tidings, params, query, body }) => tidings.translations.upsert({ locale: params['locale']!, entries: body as never, ...(query['tenant'] && { tenant: query['tenant'] }) }),
+    }),
+    route({
+      method: 'get',
+      path: '/v1/translations/:locale',
+      summary: "A locale's stored catalog (?tenant= for a tenant's)",
+      status: 200,
+      envelope: 'data',
+      async handle({ tidings, params, query }) {
+        const catalog = await tidings.translations.get(params['locale']!, query['tenant'] ? { tenant: query['tenant'] } : {});
+        if (!catalog) throw notFound('Translations', params['locale']!);
+        return catalog;
+      },
+    }),
+    route({ method: 'delete', path: '/v1/translations/:locale', summary: "Remove a locale's stored catalog (?tenant= for a tenant's)", status: 204, envelope: 'data', handle: ({ tidings, params, query }) => tidings.translations.delete(params['locale']!, query['tenant'] ? { tenant: query['tenant'] } : {}) }),
     route({ method: 'put', path: '/v1/brand', summary: "Set the environment's brand", status: 200, envelope: 'data', body: brandBodySchema, handle: ({ tidings, body }) => tidings.brands.upsert(body as never) }),
     route({ method: 'get', path: '/v1/brand', summary: "The environment's brand", status: 200, envelope: 'data', handle: ({ tidings }) => brandOf(tidings.brands.get(), 'of the environment') }),
     route({ method: 'delete', path: '/v1/brand', summary: "Remove the environment's brand", status: 204, envelope: 'data', handle: ({ tidings }) => tidings.brands.delete() }),

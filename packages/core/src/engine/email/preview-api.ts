@@ -89,7 +89,7 @@ export function previewApi(ctx: EngineContext) {
       context: {},
       createdAt: now.toISOString(),
     };
-    const look = (await readLooks(storage.records, env, tenant ? [tenant.identifier] : [], true, ctx.options.links))(tenant?.identifier);
+    const look = (await readLooks(storage.records, env, tenant ? [tenant.identifier] : [], true, ctx.options))(tenant?.identifier);
     const steps: PreviewedStep[] = [];
     const trace: TraceEntry[] = [];
     let startIndex = 0;

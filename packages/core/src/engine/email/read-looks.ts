@@ -1,6 +1,7 @@
 import { brandOf, type EmailLook } from '../../email/email-look.js';
 import type { RecordStore } from '../../records/record-store.js';
-import type { LinksOptions } from '../../schemas/index.js';
+import type { EngineOptions } from '../context.js';
+import { catalogSource, listCatalogs } from '../translations/catalog-records.js';
 import { readLinkSecrets } from '../links/link-secrets.js';
 import { brandKey, listLayouts, listPartials, readBrands } from './look-records.js';
 
@@ -8,21 +9,24 @@ export const NO_LOOK: EmailLook = { brand: null, layouts: new Map() };
 
 /**
  * The looks of a batch's messages, read once for the batch: the environment's brand and these
- * tenants', and (when emails may be sent) the environment's layouts and partials.
+ * tenants', its translation catalogs, and (when emails may be sent) its layouts and partials.
  */
-export async function readLooks(records: RecordStore, env: string, tenants: readonly string[], withLayouts: boolean, links?: LinksOptions): Promise<(tenantId: string | null | undefined) => EmailLook> {
+export async function readLooks(records: RecordStore, env: string, tenants: readonly string[], withLayouts: boolean, options: Pick<EngineOptions, 'links' | 'translations' | 'defaultLocale'>): Promise<(tenantId: string | null | undefined) => EmailLook> {
+  const { links } = options;
   const brands = await readBrands(records, env, tenants);
   const layouts = withLayouts ? new Map((await listLayouts(records, env)).map((l) => [l.identifier, l] as const)) : new Map();
   const partials = withLayouts ? new Map((await listPartials(records, env)).map((p) => [p.identifier, p.content] as const)) : undefined;
   // The engine makes the secret before its jobs first run (and `preferences.link` on first use).
   const secrets = links ? await readLinkSecrets(records, env) : null;
   const signing = links && secrets ? { baseUrl: links.baseUrl, mailto: links.mailto, secret: secrets.current } : undefined;
+  const source = catalogSource(options.translations, await listCatalogs(records, env));
+  const translations = source && { source, defaultLocale: options.defaultLocale };
   const looks = new Map<string, EmailLook>();
   return (tenantId) => {
     const key = brandKey(tenantId ?? undefined);
     let look = looks.get(key);
     if (!look) {
-      look = { brand: brandOf(brands.get(brandKey(undefined)) ?? null, tenantId ? brands.get(key) ?? null : null), layouts, ...(partials && { partials }), ...(signing && { links: signing }) };
+      look = { brand: brandOf(brands.get(brandKey(undefined)) ?? null, tenantId ? brands.get(key) ?? null : null), layouts, ...(partials && { partials }), ...(signing && { links: signing }), ...(translations && { translations }) };
       looks.set(key, look);
     }
     return look;

@@ -61,7 +61,7 @@ export async function walkInline(ctx: EngineContext, repos: Pick<StorageReposito
   if (missing.length > 0) for (const s of await tx.subscribers.getMany(env, missing)) subscribers.set(s.subscriberId, s);
   const preferences = groupBy(await tx.preferences.listMany(env, walks.map((w) => w.subscriberId)), (row) => row.subscriberId);
   // In-app walks only: brands for their templates, no layouts.
-  const look = await readLooks(tx.records, env, [...new Set(walks.flatMap((w) => (w.tenant ? [w.tenant.identifier] : [])))], false, ctx.options.links);
+  const look = await readLooks(tx.records, env, [...new Set(walks.flatMap((w) => (w.tenant ? [w.tenant.identifier] : [])))], false, ctx.options);
   const now = ctx.clock.now();
   const at = now.toISOString();
   const jobs: Job[] = [];

@@ -175,6 +175,7 @@ export function triggerApi(ctx: EngineContext) {
       actorId,
       tenantId: typeof event.tenant === 'object' ? event.tenant.identifier : tenant?.identifier ?? null,
       context: event.context ?? {},
+      ...(event.locale !== undefined && { locale: event.locale }),
       createdAt: now,
       ...(event.expiresAt !== undefined && { expiresAt: event.expiresAt }),
     };

@@ -51,7 +51,7 @@ export async function loadBatch(ctx: EngineContext, jobs: readonly Job[]): Promi
   const preferences = groupBy(walks.length > 0 ? await storage.preferences.listMany(env, unique(walks.map((j) => j.subscriberId))) : [], (row) => row.subscriberId);
   const suppressed = await suppressedAddresses(ctx, walks.flatMap((j) => subscribers.get(j.subscriberId) ?? []), integrations);
   const caps = sourced.length > 0 ? await capsInForce(ctx) : [];
-  const look = walks.length > 0 ? await readLooks(storage.records, env, [...tenants.keys()], integrations.some((i) => i.channel === 'email'), ctx.options.links) : () => NO_LOOK;
+  const look = walks.length > 0 ? await readLooks(storage.records, env, [...tenants.keys()], integrations.some((i) => i.channel === 'email'), ctx.options) : () => NO_LOOK;
   return { jobs, notifications, subscribers, workflows, tenants, integrations, preferences, suppressed, look, caps, slotsGivenBack: [], renderMeter: { spentMs: 0 }, cpuTurns: cpuTurns() };
 }
 

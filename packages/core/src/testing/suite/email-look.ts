@@ -161,5 +161,54 @@ export function emailLookSuite({ get }: SuiteContext): void {
       await tidings.partials.delete('signature');
       expect(await tidings.partials.get('signature')).toBeNull();
     });
+    it("translations — the trigger's, else the subscriber's locale; tenant+region → tenant+language → region → language → default; ICU plurals; explain notes the locale and each key that fell back; a key missing everywhere fails the step by name", async () => {
+      const sent: ProviderMessage[] = [];
+      const mail: Provider = { id: 'mailer', channel: 'email', send: async (message) => (sent.push(message), { id: `pm-${sent.length}` }) };
+      const tidings = createTidings({
+        storage: get(),
+        clock: manualClock('2026-05-04T08:00:00.000Z'),
+        environmentId: 'i18n',
+        providers: [mail],
+        translations: { en: { invoice: { subject: 'Your invoice', due: '{count, plural, one {# invoice is} other {# invoices are}} due', footer: 'Thanks' } }, pt: { invoice: { subject: 'Sua fatura' } } },
+      });
+      await tidings.integrations.upsert({ name: 'Mail', identifier: 'mail', providerId: 'mailer', channel: 'email', active: true, primary: true });
+      await tidings.tenants.upsert({ identifier: 'acme' });
+      await tidings.translations.upsert({ locale: 'pt-BR', entries: { invoice: { due: '{count, plural, one {# fatura vence} other {# faturas vencem}}' } } });
+      await tidings.translations.upsert({ locale: 'pt_BR', tenant: 'acme', entries: { invoice: { subject: 'Fatura da Acme' } } });
+      expect((await tidings.translations.list()).map((c) => [c.tenant, c.locale])).toEqual(expect.arrayContaining([[null, 'pt-BR'], ['acme', 'pt-BR']]));
+      await tidings.workflows.upsert({
+        name: 'invoice',
+        triggers: [{ identifier: 'invoice' }],
+        steps: [
+          { template: { type: 'in_app', content: "{{ 'invoice.due' | t: count: payload.n }} · {{ t.invoice.footer }}" } },
+          { template: { type: 'email', subject: "{{ 'invoice.subject' | t }}", content: "<p>{{ 'invoice.due' | t: count: payload.n }}</p>" } },
+        ],
+      });
+      await tidings.workflows.upsert({ name: 'broken', triggers: [{ identifier: 'broken' }], steps: [{ template: { type: 'in_app', content: "{{ 'nowhere.key' | t }}" } }] });
+      const ana = { subscriberId: 'ana', email: 'ana@x.test', locale: 'pt-BR' };
+      const acme = await tidings.trigger({ name: 'invoice', to: ana, payload: { n: 2 }, tenant: 'acme' });
+      const plain = await tidings.trigger({ name: 'invoice', to: ana, payload: { n: 1 } });
+      const english = await tidings.trigger({ name: 'invoice', to: ana, payload: { n: 1 }, locale: 'en-GB' });
+      const broken = await tidings.trigger({ name: 'broken', to: ana });
+      await tidings.runDue();
+      const inApp = async (transactionId: string) => (await tidings.messages.byTransaction(transactionId)).find((m) => m.channel === 'in_app')?.content;
+      expect(await inApp(acme.transactionId!)).toBe('2 faturas vencem · Thanks');
+      expect(await inApp(plain.transactionId!)).toBe('1 fatura vence · Thanks');
+      expect(await inApp(english.transactionId!)).toBe('1 invoice is due · Thanks');
+      const subjects = Object.fromEntries(sent.map((m) => [m.transactionId, m.subject]));
+      expect(subjects).toEqual({ [acme.transactionId!]: 'Fatura da Acme', [plain.transactionId!]: 'Sua fatura', [english.transactionId!]: 'Your invoice' });
+      expect(sent.find((m) => m.transactionId === acme.transactionId)!.html).toMatch(/<html[^>]* lang="pt-BR"/);
+      const entries = (await tidings.explain(acme.transactionId!)).flatMap((r) => r.entries);
+      expect(entries.find((e) => e.type === 'email')).toMatchObject({ decision: 'delivered', locale: 'pt-BR' });
+      expect(entries.find((e) => e.type === 'email')?.translationFallbacks).toBeUndefined();
+      const plainEmail = (await tidings.explain(plain.transactionId!)).flatMap((r) => r.entries).find((e) => e.type === 'email');
+      expect(plainEmail).toMatchObject({ locale: 'pt-BR', translationFallbacks: ['invoice.subject'] });
+      expect((await tidings.explain(broken.transactionId!)).flatMap((r) => r.entries)[0]).toMatchObject({ decision: 'failed', reason: expect.stringContaining('the translation "nowhere.key" is missing') });
+      expect(await tidings.translations.translate('invoice.due', { locale: 'pt-BR', values: { count: 1 } })).toBe('1 fatura vence');
+      await expect(tidings.translations.upsert({ locale: 'xx-!!', entries: {} })).rejects.toThrow(/locale: must be a language tag/);
+      await expect(tidings.translations.upsert({ locale: 'en', entries: { a: { 'b.c': 'x' } } })).rejects.toThrow(/entries\.a\.b\.c: a key must be non-empty and hold no "\."/);
+      await tidings.translations.delete('pt-BR', { tenant: 'acme' });
+      expect(await tidings.translations.get('pt-BR', { tenant: 'acme' })).toBeNull();
+    });
   });
 }

@@ -1,0 +1,39 @@
+import { docsOf } from '../../records/docs.js';
+import type { RecordStore } from '../../records/record-store.js';
+import type { TranslationCatalog } from '../../schemas/index.js';
+import { canonicalLocale, type CatalogRef } from '../../translations/locale-chain.js';
+import type { CatalogEntries, CatalogSource } from '../../translations/translator.js';
+
+export const TRANSLATIONS = 'translations';
+
+/** A catalog's key: its tenant ('' for the environment's) and its locale. */
+export const catalogKey = (ref: CatalogRef) => `${ref.tenant ?? ''}\u0001${canonicalLocale(ref.locale)}`;
+
+export async function listCatalogs(records: RecordStore, env: string): Promise<TranslationCatalog[]> {
+  return docsOf<TranslationCatalog>(await records.find(env, TRANSLATIONS, {}));
+}
+
+const deepMerge = (base: CatalogEntries, over: CatalogEntries): CatalogEntries => {
+  const out: Record<string, string | CatalogEntries> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const before = out[key];
+    out[key] = typeof value === 'object' && typeof before === 'object' ? deepMerge(before, value) : value;
+  }
+  return out;
+};
+
+/**
+ * The catalogs of an environment by place: those given in code (`createTidings({ translations })`,
+ * the environment's) with the stored ones over them, key by key.
+ */
+export function catalogSource(code: Readonly<Record<string, CatalogEntries>>, stored: readonly TranslationCatalog[]): CatalogSource | undefined {
+  if (stored.length === 0 && Object.keys(code).length === 0) return undefined;
+  const byKey = new Map<string, CatalogEntries>();
+  for (const [locale, entries] of Object.entries(code)) byKey.set(catalogKey({ tenant: null, locale }), entries);
+  for (const catalog of stored) {
+    const key = catalogKey(catalog);
+    const before = byKey.get(key);
+    byKey.set(key, before ? deepMerge(before, catalog.entries as CatalogEntries) : (catalog.entries as CatalogEntries));
+  }
+  return (ref) => byKey.get(catalogKey(ref));
+}

@@ -1,0 +1,38 @@
+import { notFound } from '../../errors.js';
+import { translationCatalogInputSchema, type TranslationCatalog, type TranslationCatalogInput } from '../../schemas/index.js';
+import { canonicalLocale } from '../../translations/locale-chain.js';
+import { translator } from '../../translations/translator.js';
+import { parseInput } from '../../validation.js';
+import type { EngineContext } from '../context.js';
+import { TRANSLATIONS, catalogKey, catalogSource, listCatalogs } from './catalog-records.js';
+
+/**
+ * Translation catalogs per locale, for the environment or one tenant, stored as records (over the
+ * catalogs given in code). Templates translate with `{{ 'key' | t: name: value }}` or `{{ t.key }}`.
+ */
+export function translationsApi(ctx: EngineContext) {
+  const { storage, env } = ctx;
+  return {
+    /** Stores a locale's catalog (the environment's, or a tenant's), replacing the one stored before. */
+    async upsert(input: TranslationCatalogInput): Promise<TranslationCatalog> {
+      const parsed = parseInput(translationCatalogInputSchema, input, 'translations');
+      const catalog: TranslationCatalog = { locale: canonicalLocale(parsed.locale), tenant: parsed.tenant ?? null, entries: parsed.entries, updatedAt: ctx.now() };
+      await storage.records.put(env, TRANSLATIONS, [{ key: catalogKey(catalog), i1: catalog.tenant ?? '', doc: catalog }]);
+      return catalog;
+    },
+    async get(locale: string, options: { tenant?: string } = {}): Promise<TranslationCatalog | null> {
+      const [found] = await storage.records.get(env, TRANSLATIONS, [catalogKey({ tenant: options.tenant ?? null, locale })]);
+      return found ? (found.doc as TranslationCatalog) : null;
+    },
+    /** Every stored catalog of the environment. */
+    list: (): Promise<TranslationCatalog[]> => listCatalogs(storage.records, env),
+    async delete(locale: string, options: { tenant?: string } = {}): Promise<void> {
+      if ((await storage.records.delete(env, TRANSLATIONS, [catalogKey({ tenant: options.tenant ?? null, locale })])) === 0) throw notFound('translations', `${locale}${options.tenant ? ` of tenant ${options.tenant}` : ''}`);
+    },
+    /** Translates one key as a template would (`{{ key | t: values }}`), for a locale and a tenant: what a message would say. */
+    async translate(key: string, options: { locale?: string; tenant?: string; values?: Record<string, unknown> } = {}): Promise<string> {
+      const source = catalogSource(ctx.options.translations, await listCatalogs(storage.records, env)) ?? (() => undefined);
+      return translator(source, { locale: options.locale ?? ctx.options.defaultLocale, defaultLocale: ctx.options.defaultLocale, tenant: options.tenant ?? null }).t(key, options.values);
+    },
+  };
+}
