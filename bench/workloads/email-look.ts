@@ -9,7 +9,8 @@ import { freshName, tempDir } from '../lib/temp.js';
 import type { BenchContext, Row } from './types.js';
 
 /**
- * Bulk email through a layout, a brand and translations against the same email without them: one
+ * Bulk email through a layout, a brand and translations (ICU messages, a fallback to the default
+ * locale) against the same email without them: one
  * email step per event to a local SMTP sink (nodemailer's pool against smtp-server, in this
  * process), on SQLite. Runs alternate (plain, laid out, plain, …) so both see the same machine.
  */
@@ -24,6 +25,12 @@ const LAYOUT = `<mjml>
   </mj-body>
 </mjml>`;
 
+/** The laid-out email's texts, in the locale its subscribers have and the default they fall back to. */
+const TRANSLATIONS = {
+  en: { order: { subject: 'Order {n} for {name}', preheader: 'Your order {n} is on its way', hello: 'Hello {name},', shipped: '{n, plural, one {Your order # has shipped.} other {Your order # has shipped.}}', track: 'Track it' } },
+  'en-GB': { order: { track: 'Follow it' } },
+};
+
 const workflow = (laidOut: boolean): WorkflowInput => ({
   name: 'Bench email',
   triggers: [{ identifier: 'bench-email' }],
@@ -31,10 +38,18 @@ const workflow = (laidOut: boolean): WorkflowInput => ({
     {
       template: {
         type: 'email',
-        subject: 'Order {{ payload.n }} for {{ subscriber.firstName }}',
-        preheader: 'Your order {{ payload.n }} is on its way',
-        content: '<p>Hello {{ subscriber.firstName }},</p><p>Your order <b>{{ payload.n }}</b> has shipped. <a href="https://bench.test/orders/{{ payload.n }}">Track it</a>.</p>',
-        ...(!laidOut && { layoutId: null }),
+        ...(laidOut
+          ? {
+              subject: "{{ 'order.subject' | t: n: payload.n, name: subscriber.firstName }}",
+              preheader: "{{ 'order.preheader' | t: n: payload.n }}",
+              content: "<p>{{ 'order.hello' | t: name: subscriber.firstName }}</p><p>{{ 'order.shipped' | t: n: payload.n }} <a href=\"https://bench.test/orders/{{ payload.n }}\">{{ 'order.track' | t }}</a>.</p>",
+            }
+          : {
+              subject: 'Order {{ payload.n }} for {{ subscriber.firstName }}',
+              preheader: 'Your order {{ payload.n }} is on its way',
+              content: '<p>Hello {{ subscriber.firstName }},</p><p>Your order <b>{{ payload.n }}</b> has shipped. <a href="https://bench.test/orders/{{ payload.n }}">Track it</a>.</p>',
+              layoutId: null,
+            }),
       },
     },
   ],
@@ -63,7 +78,7 @@ async function smtpSink() {
 async function run(dir: string, laidOut: boolean, calls: number): Promise<number> {
   const sink = await smtpSink();
   const storage = sqliteStorage({ filename: join(dir, `${freshName('email')}.db`) });
-  const tidings = createTidings({ storage, providers: [smtpProvider()], onError: (error) => console.error('[bench]', error) });
+  const tidings = createTidings({ storage, providers: [smtpProvider()], onError: (error) => console.error('[bench]', error), ...(laidOut && { translations: TRANSLATIONS }) });
   try {
     await tidings.integrations.upsert({ name: 'Sink', identifier: 'sink', providerId: 'nodemailer', channel: 'email', primary: true, active: true, credentials: { host: '127.0.0.1', port: String(sink.port), from: 'bench@tidings.test', ignoreTls: true } });
     if (laidOut) {
@@ -101,10 +116,10 @@ export async function emailLookWorkload(ctx: BenchContext): Promise<Row[]> {
   const base = summarize(plain);
   const measured = summarize(laidOut);
   const ratio = measured.median / base.median;
-  ctx.log(`  bulk email, SQLite, to an SMTP sink: plain ${Math.round(base.median)}/s, with an MJML layout and a brand ${Math.round(measured.median)}/s (${(ratio * 100).toFixed(0)}%)`);
+  ctx.log(`  bulk email, SQLite, to an SMTP sink: plain ${Math.round(base.median)}/s, with an MJML layout, a brand and translations ${Math.round(measured.median)}/s (${(ratio * 100).toFixed(0)}%)`);
   return [
     {
-      workload: `bulk email to a local SMTP sink, SQLite, ${calls} calls of 100 events: with an MJML layout and a brand, against the same email without them`,
+      workload: `bulk email to a local SMTP sink, SQLite, ${calls} calls of 100 events: with an MJML layout, a brand and translations, against the same email without them`,
       backend: 'sqlite (email)',
       batch: 1,
       unit: 'emails/s',
