@@ -1,5 +1,5 @@
 import type { Brand, Layout, StepTemplate, Workflow } from '../schemas/index.js';
-import type { CatalogSource } from '../translations/translator.js';
+import type { CatalogEntries, CatalogSource } from '../translations/translator.js';
 import { BASIC_LAYOUT } from './basic-layout.js';
 import type { LayoutTemplate } from './compose-email.js';
 
@@ -16,7 +16,7 @@ export interface EmailLook {
   /** How to sign preference and unsubscribe links (when the engine has `links`). */
   readonly links?: LinkSigning;
   /** The environment's translation catalogs (stored over those given in code); none: no `t`. */
-  readonly translations?: { readonly source: CatalogSource; readonly defaultLocale: string };
+  readonly translations?: { readonly source: CatalogSource; readonly defaultLocale: string; readonly trees?: Map<string, CatalogEntries> };
 }
 
 /** What a walk signs its links with. */

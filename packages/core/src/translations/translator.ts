@@ -63,7 +63,11 @@ const deepMerge = (base: CatalogEntries, over: CatalogEntries): CatalogEntries =
   return out;
 };
 
-export function translator(source: CatalogSource, options: { locale: string; defaultLocale: string; tenant: string | null }): Translator {
+/**
+ * `trees`, when given, keeps the merged catalogs per chain for the walks that share them (a batch's),
+ * so Novu's `{{ t.key }}` costs one merge per locale and tenant, not one per walk.
+ */
+export function translator(source: CatalogSource, options: { locale: string; defaultLocale: string; tenant: string | null; trees?: Map<string, CatalogEntries> }): Translator {
   const locale = canonicalLocale(options.locale);
   const chain = catalogChain(locale, options.defaultLocale, options.tenant);
   const own = new Set(chain.filter((ref) => ref.locale === locale).map((ref) => `${ref.tenant ?? ''}\u0000${ref.locale}`));
@@ -86,7 +90,11 @@ export function translator(source: CatalogSource, options: { locale: string; def
       throw new MissingTranslation(key, locale);
     },
     tree() {
-      return (merged ??= [...chain].reverse().reduce<CatalogEntries>((acc, ref) => deepMerge(acc, source(ref) ?? {}), {}));
+      if (merged) return merged;
+      const key = chain.map((ref) => `${ref.tenant ?? ''}\u0000${ref.locale}`).join('\u0001');
+      merged = options.trees?.get(key) ?? [...chain].reverse().reduce<CatalogEntries>((acc, ref) => deepMerge(acc, source(ref) ?? {}), {});
+      options.trees?.set(key, merged);
+      return merged;
     },
     takeFallbacks() {
       const taken = fallbacks;

@@ -21,7 +21,7 @@ export function walkVariables(input: WalkInput): Record<string, unknown> & Filte
   if (input.look?.links) withLinkVariables(variables, input, input.look.links);
   const translations = input.look?.translations;
   if (translations) {
-    const translate = translator(translations.source, { locale: walkLocale(input) ?? translations.defaultLocale, defaultLocale: translations.defaultLocale, tenant: input.notification.tenantId });
+    const translate = translator(translations.source, { locale: walkLocale(input) ?? translations.defaultLocale, defaultLocale: translations.defaultLocale, tenant: input.notification.tenantId, ...(translations.trees && { trees: translations.trees }) });
     Object.defineProperty(variables, 't', { enumerable: true, get: () => translate.tree() });
     Object.assign(variables, { locale: translate.locale, [TRANSLATOR]: translate });
   }

@@ -2,6 +2,7 @@ import { brandOf, type EmailLook } from '../../email/email-look.js';
 import type { RecordStore } from '../../records/record-store.js';
 import type { EngineOptions } from '../context.js';
 import { catalogSource, listCatalogs } from '../translations/catalog-records.js';
+import type { CatalogEntries } from '../../translations/translator.js';
 import { readLinkSecrets } from '../links/link-secrets.js';
 import { brandKey, listLayouts, listPartials, readBrands } from './look-records.js';
 
@@ -20,7 +21,7 @@ export async function readLooks(records: RecordStore, env: string, tenants: read
   const secrets = links ? await readLinkSecrets(records, env) : null;
   const signing = links && secrets ? { baseUrl: links.baseUrl, mailto: links.mailto, secret: secrets.current } : undefined;
   const source = catalogSource(options.translations, await listCatalogs(records, env));
-  const translations = source && { source, defaultLocale: options.defaultLocale };
+  const translations = source && { source, defaultLocale: options.defaultLocale, trees: new Map<string, CatalogEntries>() };
   const looks = new Map<string, EmailLook>();
   return (tenantId) => {
     const key = brandKey(tenantId ?? undefined);
