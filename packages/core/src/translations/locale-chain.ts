@@ -4,13 +4,21 @@ export interface CatalogRef {
   readonly locale: string;
 }
 
+// Intl.Locale is slow to make, and a process sees a handful of tags: each is canonicalized once.
+const canonical = new Map<string, string>();
+
 /** `pt_BR` and `pt-br` as `pt-BR`; an unknown spelling as given. */
 export function canonicalLocale(tag: string): string {
-  try {
-    return new Intl.Locale(tag.replace(/_/g, '-')).toString();
-  } catch {
-    return tag;
+  let known = canonical.get(tag);
+  if (known === undefined) {
+    try {
+      known = new Intl.Locale(tag.replace(/_/g, '-')).toString();
+    } catch {
+      known = tag;
+    }
+    if (canonical.size < 10_000) canonical.set(tag, known);
   }
+  return known;
 }
 
 /** `pt-BR` → [`pt-BR`, `pt`]; `zh-Hant-TW` → [`zh-Hant-TW`, `zh-Hant`, `zh`]. */
