@@ -116,11 +116,15 @@ describe('one-click unsubscribe (RFC 8058) and signed links', () => {
     const { a, visit } = await setup();
     await a.subscribers.upsert({ subscriberId: 'ed', email: 'ed@x.test', locale: 'pt-BR' });
     await a.brands.upsert({ name: 'Acme', colors: { primary: '#d92d20' }, footer: 'Acme Inc.' });
+    await a.translations.upsert({ locale: 'pt', entries: { tidings: { pages: { preferencesTitle: 'Preferências de notificação', channel: { email: 'E-mail' } } } } });
     const { url } = await a.preferences.link('ed');
     const html = await (await visit('GET', url)).text();
+    // The page in the subscriber's language where a catalog has its texts, in English where none has.
+    expect(html).toContain('<h1>Preferências de notificação</h1>');
+    expect(html).toContain('<legend>All notifications</legend>');
     expect(html).toContain('<html lang="pt-BR">');
     expect(html).toContain('<legend>Weekly digest</legend>');
-    expect(html).toMatch(/<label for="w0-email"><input type="checkbox" id="w0-email" name="wf:weekly:email" value="on" checked> Email<\/label>/);
+    expect(html).toMatch(/<label for="w0-email"><input type="checkbox" id="w0-email" name="wf:weekly:email" value="on" checked> E-mail<\/label>/);
     expect(html).toContain('Always sent: Password reset.');
     expect(html).toContain('#d92d20');
     expect(html).not.toContain('<script');

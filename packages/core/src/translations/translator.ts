@@ -54,11 +54,12 @@ export interface Translator {
   readonly used: boolean;
 }
 
-const deepMerge = (base: CatalogEntries, over: CatalogEntries): CatalogEntries => {
+/** `over` laid on `base` key by key, at every depth. */
+export const mergeCatalogs = (base: CatalogEntries, over: CatalogEntries): CatalogEntries => {
   const out: Record<string, string | CatalogEntries> = { ...base };
   for (const [key, value] of Object.entries(over)) {
     const before = out[key];
-    out[key] = typeof value === 'object' && typeof before === 'object' ? deepMerge(before, value) : value;
+    out[key] = typeof value === 'object' && typeof before === 'object' ? mergeCatalogs(before, value) : value;
   }
   return out;
 };
@@ -92,7 +93,7 @@ export function translator(source: CatalogSource, options: { locale: string; def
     tree() {
       if (merged) return merged;
       const key = chain.map((ref) => `${ref.tenant ?? ''}\u0000${ref.locale}`).join('\u0001');
-      merged = options.trees?.get(key) ?? [...chain].reverse().reduce<CatalogEntries>((acc, ref) => deepMerge(acc, source(ref) ?? {}), {});
+      merged = options.trees?.get(key) ?? [...chain].reverse().reduce<CatalogEntries>((acc, ref) => mergeCatalogs(acc, source(ref) ?? {}), {});
       options.trees?.set(key, merged);
       return merged;
     },

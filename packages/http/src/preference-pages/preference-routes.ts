@@ -4,8 +4,8 @@ import type { Context, Hono } from 'hono';
 import { readBody } from '../body.js';
 import type { AppEnv } from '../context.js';
 import { esc, page } from './page-html.js';
+import { PAGE_TEXTS } from './page-texts.js';
 
-const CHANNEL_NAMES: Record<string, string> = { email: 'Email', sms: 'SMS', in_app: 'In-app', chat: 'Chat', push: 'Push' };
 const SECURITY = {
   'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
   'referrer-policy': 'no-referrer',
@@ -43,23 +43,29 @@ export function preferencePageRoutes(app: Hono<AppEnv>, environments: readonly T
     }
   }
 
+  /** The pages' texts in the subscriber's language (the link's tenant's catalogs first), escaped. */
+  async function textsOf(tidings: Tidings, claims: Claims) {
+    const locale = (await tidings.subscribers.get(claims.subscriberId))?.locale ?? null;
+    const translate = await tidings.translations.forLocale(locale, { tenant: claims.tenant ?? null, defaults: PAGE_TEXTS });
+    return { lang: translate.locale, say: (key: string, values: Record<string, unknown> = {}) => esc(translate.t(`tidings.pages.${key}`, values)) };
+  }
   const brandOf = async (tidings: Tidings, claims: Claims) => (claims.tenant ? ((await tidings.brands.get(claims.tenant)) ?? (await tidings.brands.get())) : await tidings.brands.get());
-  const localeOf = async (tidings: Tidings, claims: Claims) => (await tidings.subscribers.get(claims.subscriberId))?.locale ?? 'en';
   const workflowName = async (tidings: Tidings, claims: Claims) => (claims.workflowId ? ((await tidings.workflows.get(claims.workflowId))?.name ?? claims.workflowId) : '');
   const preferencesLink = async (tidings: Tidings, claims: Claims) =>
     (await tidings.preferences.link(claims.subscriberId, { ...(claims.tenant && { tenant: claims.tenant }), expiresIn: 7 * 86_400 })).url;
 
   async function unsubscribePage(c: Context<AppEnv>, tidings: Tidings, claims: Claims, state: 'ask' | 'unsubscribed' | 'resubscribed') {
-    const name = esc(await workflowName(tidings, claims));
+    const { lang, say } = await textsOf(tidings, claims);
+    const workflow = await workflowName(tidings, claims);
     const token = esc(c.req.param('token') ?? '');
-    const manage = `<p><a href="${esc(await preferencesLink(tidings, claims))}">Manage all your notification preferences</a></p>`;
+    const manage = `<p><a href="${esc(await preferencesLink(tidings, claims))}">${say('manageLink')}</a></p>`;
     const body =
       state === 'ask'
-        ? `<h1>Unsubscribe</h1><p>Stop receiving “${name}” emails?</p><form method="post" action="${token}"><input type="hidden" name="action" value="unsubscribe"><button type="submit">Unsubscribe</button></form>${manage}`
+        ? `<h1>${say('unsubscribeTitle')}</h1><p>${say('unsubscribeAsk', { workflow })}</p><form method="post" action="${token}"><input type="hidden" name="action" value="unsubscribe"><button type="submit">${say('unsubscribeButton')}</button></form>${manage}`
         : state === 'unsubscribed'
-          ? `<h1>You are unsubscribed</h1><p>You will no longer receive “${name}” emails.</p><form method="post" action="${token}"><input type="hidden" name="action" value="resubscribe"><button type="submit" class="secondary">Resubscribe</button></form>${manage}`
-          : `<h1>You are subscribed again</h1><p>You will receive “${name}” emails again.</p>${manage}`;
-    return html(c, page({ title: 'Unsubscribe', brand: await brandOf(tidings, claims), lang: await localeOf(tidings, claims), body }));
+          ? `<h1>${say('unsubscribedTitle')}</h1><p>${say('unsubscribedText', { workflow })}</p><form method="post" action="${token}"><input type="hidden" name="action" value="resubscribe"><button type="submit" class="secondary">${say('resubscribeButton')}</button></form>${manage}`
+          : `<h1>${say('resubscribedTitle')}</h1><p>${say('resubscribedText', { workflow })}</p>${manage}`;
+    return html(c, page({ title: say('unsubscribeTitle'), brand: await brandOf(tidings, claims), lang, body }));
   }
 
   app.get('/unsubscribe/:token', async (c) => {
@@ -87,18 +93,19 @@ export function preferencePageRoutes(app: Hono<AppEnv>, environments: readonly T
   });
 
   async function preferencesPage(c: Context<AppEnv>, tidings: Tidings, claims: Claims, saved: boolean) {
+    const { lang, say } = await textsOf(tidings, claims);
     const prefs = await tidings.preferences.get(claims.subscriberId);
     const critical = (await tidings.workflows.list()).filter((w) => w.critical && w.active);
     const box = (name: string, channel: string, on: boolean, id: string) =>
-      `<label for="${esc(id)}"><input type="checkbox" id="${esc(id)}" name="${esc(name)}" value="on"${on ? ' checked' : ''}> ${esc(CHANNEL_NAMES[channel] ?? channel)}</label><input type="hidden" name="shown" value="${esc(name)}">`;
+      `<label for="${esc(id)}"><input type="checkbox" id="${esc(id)}" name="${esc(name)}" value="on"${on ? ' checked' : ''}> ${say(`channel.${channel}`)}</label><input type="hidden" name="shown" value="${esc(name)}">`;
     const channelsOf = (channels: Record<string, boolean | undefined>) => Object.entries(channels).filter((e): e is [string, boolean] => typeof e[1] === 'boolean');
-    const global = `<fieldset><legend>All notifications</legend>${channelsOf(prefs.global.channels).map(([ch, on]) => box(`global:${ch}`, ch, on, `g-${ch}`)).join('')}</fieldset>`;
+    const global = `<fieldset><legend>${say('allNotifications')}</legend>${channelsOf(prefs.global.channels).map(([ch, on]) => box(`global:${ch}`, ch, on, `g-${ch}`)).join('')}</fieldset>`;
     const workflows = prefs.workflows
       .map((w, i) => `<fieldset><legend>${esc(w.workflow.name)}</legend>${channelsOf(w.channels).map(([ch, on]) => box(`wf:${w.workflow.identifier}:${ch}`, ch, on, `w${i}-${ch}`)).join('')}</fieldset>`)
       .join('');
-    const fixed = critical.length > 0 ? `<p class="fixed">Always sent: ${critical.map((w) => esc(w.name)).join(', ')}.</p>` : '';
-    const body = `<h1>Notification preferences</h1>${saved ? '<p role="status"><strong>Saved.</strong></p>' : ''}<form method="post" action="${esc(c.req.param('token') ?? '')}">${global}${workflows}${fixed}<button type="submit">Save</button></form>`;
-    return html(c, page({ title: 'Notification preferences', brand: await brandOf(tidings, claims), lang: await localeOf(tidings, claims), body }));
+    const fixed = critical.length > 0 ? `<p class="fixed">${say('alwaysSent', { workflows: critical.map((w) => w.name).join(', ') })}</p>` : '';
+    const body = `<h1>${say('preferencesTitle')}</h1>${saved ? `<p role="status"><strong>${say('saved')}</strong></p>` : ''}<form method="post" action="${esc(c.req.param('token') ?? '')}">${global}${workflows}${fixed}<button type="submit">${say('save')}</button></form>`;
+    return html(c, page({ title: say('preferencesTitle'), brand: await brandOf(tidings, claims), lang, body }));
   }
 
   app.get('/preferences/:token', async (c) => {

@@ -2,7 +2,7 @@ import { docsOf } from '../../records/docs.js';
 import type { RecordStore } from '../../records/record-store.js';
 import type { TranslationCatalog } from '../../schemas/index.js';
 import { canonicalLocale, type CatalogRef } from '../../translations/locale-chain.js';
-import type { CatalogEntries, CatalogSource } from '../../translations/translator.js';
+import { mergeCatalogs, type CatalogEntries, type CatalogSource } from '../../translations/translator.js';
 
 export const TRANSLATIONS = 'translations';
 
@@ -13,14 +13,6 @@ export async function listCatalogs(records: RecordStore, env: string): Promise<T
   return docsOf<TranslationCatalog>(await records.find(env, TRANSLATIONS, {}));
 }
 
-const deepMerge = (base: CatalogEntries, over: CatalogEntries): CatalogEntries => {
-  const out: Record<string, string | CatalogEntries> = { ...base };
-  for (const [key, value] of Object.entries(over)) {
-    const before = out[key];
-    out[key] = typeof value === 'object' && typeof before === 'object' ? deepMerge(before, value) : value;
-  }
-  return out;
-};
 
 /**
  * The catalogs of an environment by place: those given in code (`createTidings({ translations })`,
@@ -33,7 +25,7 @@ export function catalogSource(code: Readonly<Record<string, CatalogEntries>>, st
   for (const catalog of stored) {
     const key = catalogKey(catalog);
     const before = byKey.get(key);
-    byKey.set(key, before ? deepMerge(before, catalog.entries as CatalogEntries) : (catalog.entries as CatalogEntries));
+    byKey.set(key, before ? mergeCatalogs(before, catalog.entries as CatalogEntries) : (catalog.entries as CatalogEntries));
   }
   return (ref) => byKey.get(catalogKey(ref));
 }

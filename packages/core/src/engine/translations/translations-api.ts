@@ -1,7 +1,7 @@
 import { notFound } from '../../errors.js';
 import { translationCatalogInputSchema, type TranslationCatalog, type TranslationCatalogInput } from '../../schemas/index.js';
 import { canonicalLocale } from '../../translations/locale-chain.js';
-import { translator } from '../../translations/translator.js';
+import { mergeCatalogs, translator, type CatalogEntries, type CatalogSource, type Translator } from '../../translations/translator.js';
 import { parseInput } from '../../validation.js';
 import type { EngineContext } from '../context.js';
 import { TRANSLATIONS, catalogKey, catalogSource, listCatalogs } from './catalog-records.js';
@@ -28,6 +28,21 @@ export function translationsApi(ctx: EngineContext) {
     list: (): Promise<TranslationCatalog[]> => listCatalogs(storage.records, env),
     async delete(locale: string, options: { tenant?: string } = {}): Promise<void> {
       if ((await storage.records.delete(env, TRANSLATIONS, [catalogKey({ tenant: options.tenant ?? null, locale })])) === 0) throw notFound('translations', `${locale}${options.tenant ? ` of tenant ${options.tenant}` : ''}`);
+    },
+    /**
+     * A translator for one locale and tenant, with the catalogs read once: `t(key, values)` as a
+     * template's `t` filter. `defaults` are English texts used when no catalog has a key (the texts
+     * of your own pages, say), under the key names you give.
+     */
+    async forLocale(locale: string | null | undefined, options: { tenant?: string | null; defaults?: CatalogEntries } = {}): Promise<Pick<Translator, 't' | 'locale'>> {
+      const stored = catalogSource(ctx.options.translations, await listCatalogs(storage.records, env));
+      const defaults = options.defaults;
+      const source: CatalogSource = (ref) => {
+        const found = stored?.(ref);
+        if (!defaults || ref.tenant !== null || canonicalLocale(ref.locale) !== canonicalLocale(ctx.options.defaultLocale)) return found;
+        return found ? mergeCatalogs(defaults, found) : defaults;
+      };
+      return translator(source, { locale: locale ?? ctx.options.defaultLocale, defaultLocale: ctx.options.defaultLocale, tenant: options.tenant ?? null });
     },
     /** Translates one key as a template would (`{{ key | t: values }}`), for a locale and a tenant: what a message would say. */
     async translate(key: string, options: { locale?: string; tenant?: string; values?: Record<string, unknown> } = {}): Promise<string> {
