@@ -110,21 +110,23 @@ export function workflowsV2Routes() {
     return c.body(null, 204);
   });
 
-  router.get('/v2/workflows/:workflowId/steps/:stepId', async (c) => {
+  /** The workflow of the path and the index of its step `:stepId` (its _id, template id or Novu stepId); 404 for either missing. */
+  async function stepOf(c: Context<AppEnv>) {
     const { stepId } = checkedParams({ stepId: c.req.param('stepId') ?? '' });
     const workflow = await requireWorkflow(c.get('tidings'), workflowIdOf(c));
     const stepIds = stepIdsOf(workflow.steps);
     const index = workflow.steps.findIndex((s, i) => s._id === stepId || s._templateId === stepId || stepIds[i] === stepId);
     if (index < 0) throw new TidingsError('not_found', `Step "${stepId}" was not found in workflow "${workflow.identifier}"`);
+    return { workflow, index, stepIds };
+  }
+
+  router.get('/v2/workflows/:workflowId/steps/:stepId', async (c) => {
+    const { workflow, index, stepIds } = await stepOf(c);
     return c.json({ data: stepToNovu(workflow, index, stepIds) });
   });
 
   router.post('/v2/workflows/:workflowId/step/:stepId/preview', async (c) => {
-    const { stepId } = checkedParams({ stepId: c.req.param('stepId') ?? '' });
-    const workflow = await requireWorkflow(c.get('tidings'), workflowIdOf(c));
-    const stepIds = stepIdsOf(workflow.steps);
-    const index = workflow.steps.findIndex((s, i) => s._id === stepId || s._templateId === stepId || stepIds[i] === stepId);
-    if (index < 0) throw new TidingsError('not_found', `Step "${stepId}" was not found in workflow "${workflow.identifier}"`);
+    const { workflow, index } = await stepOf(c);
     return c.json({ data: await stepPreview(c.get('tidings'), workflow, index, bodyOf(c)) }, 201);
   });
 

@@ -1,5 +1,5 @@
 import { notFound } from '@tidings/core/internal';
-import { brandInputSchema, catalogEntriesSchema, layoutInputSchema, partialInputSchema } from '@tidings/core/schemas';
+import { brandInputSchema, catalogEntriesSchema, layoutInputSchema, partialInputSchema, type Layout } from '@tidings/core/schemas';
 import { z } from 'zod';
 import { route, type RouteDefinition } from './route.js';
 
@@ -10,26 +10,16 @@ const previewBodySchema = z.object({}).passthrough();
 
 /** Layouts, partials, translations, brands and previews: Tidings' own routes (Novu's layouts API is its dashboard's). */
 export function emailLookRoutes(): RouteDefinition[] {
-  const brandOf = async (found: Promise<unknown>, what: string) => {
-    const brand = await found;
-    if (!brand) throw notFound('Brand', what);
-    return brand;
+  /** What a read found, or the 404 naming it. */
+  const orNotFound = async (found: Promise<unknown>, what: string, id: string) => {
+    const value = await found;
+    if (!value) throw notFound(what, id);
+    return value;
   };
   return [
     route({ method: 'post', path: '/v1/layouts', summary: 'Create or replace an email layout (HTML or MJML with a {{ content }} slot)', status: 201, envelope: 'data', body: layoutInputSchema, handle: ({ tidings, body }) => tidings.layouts.upsert(body as never) }),
     route({ method: 'get', path: '/v1/layouts', summary: 'Every email layout of the environment', status: 200, envelope: 'data', handle: ({ tidings }) => tidings.layouts.list() }),
-    route({
-      method: 'get',
-      path: '/v1/layouts/:layoutId',
-      summary: 'An email layout by identifier',
-      status: 200,
-      envelope: 'data',
-      async handle({ tidings, params }) {
-        const layout = await tidings.layouts.get(params['layoutId']!);
-        if (!layout) throw notFound('Layout', params['layoutId']!);
-        return layout;
-      },
-    }),
+    route({ method: 'get', path: '/v1/layouts/:layoutId', summary: 'An email layout by identifier', status: 200, envelope: 'data', handle: ({ tidings, params }) => orNotFound(tidings.layouts.get(params['layoutId']!), 'Layout', params['layoutId']!) }),
     route({
       method: 'post',
       path: '/v1/layouts/:layoutId/default',
@@ -37,26 +27,14 @@ export function emailLookRoutes(): RouteDefinition[] {
       status: 200,
       envelope: 'data',
       async handle({ tidings, params }) {
-        const layout = await tidings.layouts.get(params['layoutId']!);
-        if (!layout) throw notFound('Layout', params['layoutId']!);
+        const layout = (await orNotFound(tidings.layouts.get(params['layoutId']!), 'Layout', params['layoutId']!)) as Layout;
         return tidings.layouts.upsert({ identifier: layout.identifier, name: layout.name, type: layout.type, content: layout.content, isDefault: true });
       },
     }),
     route({ method: 'delete', path: '/v1/layouts/:layoutId', summary: 'Remove an email layout', status: 204, envelope: 'data', handle: ({ tidings, params }) => tidings.layouts.delete(params['layoutId']!) }),
     route({ method: 'post', path: '/v1/partials', summary: "Create or replace a partial (a liquid block layouts and email steps include with {% render 'name' %})", status: 201, envelope: 'data', body: partialInputSchema, handle: ({ tidings, body }) => tidings.partials.upsert(body as never) }),
     route({ method: 'get', path: '/v1/partials', summary: 'Every partial of the environment', status: 200, envelope: 'data', handle: ({ tidings }) => tidings.partials.list() }),
-    route({
-      method: 'get',
-      path: '/v1/partials/:partialId',
-      summary: 'A partial by identifier',
-      status: 200,
-      envelope: 'data',
-      async handle({ tidings, params }) {
-        const partial = await tidings.partials.get(params['partialId']!);
-        if (!partial) throw notFound('Partial', params['partialId']!);
-        return partial;
-      },
-    }),
+    route({ method: 'get', path: '/v1/partials/:partialId', summary: 'A partial by identifier', status: 200, envelope: 'data', handle: ({ tidings, params }) => orNotFound(tidings.partials.get(params['partialId']!), 'Partial', params['partialId']!) }),
     route({ method: 'delete', path: '/v1/partials/:partialId', summary: 'Remove a partial', status: 204, envelope: 'data', handle: ({ tidings, params }) => tidings.partials.delete(params['partialId']!) }),
     route({ method: 'get', path: '/v1/translations', summary: 'Every stored translation catalog of the environment', status: 200, envelope: 'data', handle: ({ tidings }) => tidings.translations.list() }),
     route({
@@ -74,15 +52,11 @@ export function emailLookRoutes(): RouteDefinition[] {
       summary: "A locale's stored catalog (?tenant= for a tenant's)",
       status: 200,
       envelope: 'data',
-      async handle({ tidings, params, query }) {
-        const catalog = await tidings.translations.get(params['locale']!, query['tenant'] ? { tenant: query['tenant'] } : {});
-        if (!catalog) throw notFound('Translations', params['locale']!);
-        return catalog;
-      },
+      handle: ({ tidings, params, query }) => orNotFound(tidings.translations.get(params['locale']!, query['tenant'] ? { tenant: query['tenant'] } : {}), 'Translations', params['locale']!),
     }),
     route({ method: 'delete', path: '/v1/translations/:locale', summary: "Remove a locale's stored catalog (?tenant= for a tenant's)", status: 204, envelope: 'data', handle: ({ tidings, params, query }) => tidings.translations.delete(params['locale']!, query['tenant'] ? { tenant: query['tenant'] } : {}) }),
     route({ method: 'put', path: '/v1/brand', summary: "Set the environment's brand", status: 200, envelope: 'data', body: brandBodySchema, handle: ({ tidings, body }) => tidings.brands.upsert(body as never) }),
-    route({ method: 'get', path: '/v1/brand', summary: "The environment's brand", status: 200, envelope: 'data', handle: ({ tidings }) => brandOf(tidings.brands.get(), 'of the environment') }),
+    route({ method: 'get', path: '/v1/brand', summary: "The environment's brand", status: 200, envelope: 'data', handle: ({ tidings }) => orNotFound(tidings.brands.get(), 'Brand', 'of the environment') }),
     route({ method: 'delete', path: '/v1/brand', summary: "Remove the environment's brand", status: 204, envelope: 'data', handle: ({ tidings }) => tidings.brands.delete() }),
     route({
       method: 'put',
@@ -93,7 +67,7 @@ export function emailLookRoutes(): RouteDefinition[] {
       body: brandBodySchema,
       handle: ({ tidings, params, body }) => tidings.brands.upsert({ ...(body as object), tenant: params['tenantId']! } as never),
     }),
-    route({ method: 'get', path: '/v1/tenants/:tenantId/brand', summary: "A tenant's own brand", status: 200, envelope: 'data', handle: ({ tidings, params }) => brandOf(tidings.brands.get(params['tenantId']!), params['tenantId']!) }),
+    route({ method: 'get', path: '/v1/tenants/:tenantId/brand', summary: "A tenant's own brand", status: 200, envelope: 'data', handle: ({ tidings, params }) => orNotFound(tidings.brands.get(params['tenantId']!), 'Brand', params['tenantId']!) }),
     route({ method: 'delete', path: '/v1/tenants/:tenantId/brand', summary: "Remove a tenant's brand", status: 204, envelope: 'data', handle: ({ tidings, params }) => tidings.brands.delete(params['tenantId']!) }),
     route({
       method: 'post',
