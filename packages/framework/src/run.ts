@@ -70,6 +70,10 @@ export interface RunContext {
   readonly subscriber: Record<string, unknown>;
   readonly context: Record<string, string>;
   readonly env: Record<string, string>;
+  /** Translates a key in the run's locale with the engine's catalogs (`t('invoice.due', { count })`). */
+  readonly t: (key: string, values?: Record<string, unknown>) => string;
+  /** The run's locale: the trigger's, else the subscriber's, else the engine's default. */
+  readonly locale: string;
 }
 
 export type Execute = (input: RunContext & { step: Step; controls: Record<string, unknown> }) => Promise<unknown>;
@@ -88,7 +92,7 @@ export async function discoverSteps(execute: Execute): Promise<CodeStepDeclarati
     return structuredClone(PLACEHOLDERS[type]);
   });
   try {
-    await execute({ step, payload: {}, subscriber: {}, context: {}, env: {}, controls: {} });
+    await execute({ step, payload: {}, subscriber: {}, context: {}, env: {}, controls: {}, t: (key) => key, locale: 'en' });
   } catch {
     // A line that reads a placeholder too deeply stops discovery there; the steps found so far stand,
     // and a step declared later fails its walk with a message saying so.

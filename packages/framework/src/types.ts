@@ -169,6 +169,10 @@ export interface ExecuteInput<P, C> {
   context: Record<string, string>;
   env: Record<string, string>;
   controls: C;
+  /** Translates a key in the run's locale with the engine's catalogs, as templates' `t` filter (Tidings' own, not in @novu/framework). */
+  t: (key: string, values?: Record<string, unknown>) => string;
+  /** The run's locale: the trigger's, else the subscriber's, else the engine's `defaultLocale`. */
+  locale: string;
 }
 
 export interface ChannelPreference {

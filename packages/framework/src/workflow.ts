@@ -6,6 +6,11 @@ import type { Schema } from './schema.js';
 import { triggerOverHttp, type TriggerRequest, type TriggerResult } from './trigger.js';
 import type { Awaitable, ExecuteInput, PayloadOf, WorkflowOptions } from './types.js';
 
+/** Without the engine's translations (a run outside an engine), every key is refused by name. */
+const untranslated = (key: string): string => {
+  throw new Error(`the translation "${key}" is missing: no translation catalogs are given`);
+};
+
 const PREFERENCE_KEYS = { in_app: 'inApp', email: 'email', sms: 'sms', chat: 'chat', push: 'push' } as const;
 
 /** A workflow written in code: what `createTidings({ workflows })` runs, and a `trigger` as @novu/framework's. */
@@ -45,7 +50,7 @@ export function workflow<P extends Schema | undefined = undefined, C extends Sch
       return options.payloadSchema ? checkedPayload(options.payloadSchema, payload) : { ok: true, payload: {} };
     },
     runNext(input: CodeRunInput) {
-      const base = { payload: input.payload, subscriber: frameworkSubscriber(input.subscriber), context: { ...input.context }, env: {} };
+      const base = { payload: input.payload, subscriber: frameworkSubscriber(input.subscriber), context: { ...input.context }, env: {}, t: input.t ?? untranslated, locale: input.locale ?? 'en' };
       return runToNextStep(run, input, base, info);
     },
     trigger: (event) => triggerOverHttp(id, event, options.payloadSchema),

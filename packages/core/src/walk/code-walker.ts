@@ -1,6 +1,7 @@
 import { withEmail } from '../email/email-step.js';
-import { RenderBudgetSpent } from '../templates/render.js';
-import { emailLocale, emailVariables, walkVariables } from './walk-variables.js';
+import { RenderBudgetSpent, TRANSLATOR } from '../templates/render.js';
+import type { Translator } from '../translations/translator.js';
+import { emailLocale, emailVariables, walkLocale, walkVariables } from './walk-variables.js';
 import { messageId } from '../messages/build-message.js';
 import type { JsonObject, Message, RanStep, StepVariant, WalkState, Workflow } from '../schemas/index.js';
 import { CHANNELS } from '../schemas/enums.js';
@@ -96,6 +97,7 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
         context: input.notification.context,
         environmentId: input.notification._environmentId,
         results: resultsOf(ran, input),
+        ...translationOf(input),
       });
       if (run.kind === 'end') return end();
       if (run.kind === 'failed') {
@@ -193,4 +195,14 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
       return (state?.steps ?? []).filter((s) => s.type === 'in_app' && !s.skipped).map((s) => messageId(notificationId, subscriberInternalId, s.stepIndex));
     },
   };
+}
+
+const untranslated = (key: string) => {
+  throw new Error(`the translation "${key}" is missing: the environment has no translation catalogs`);
+};
+
+/** The run's `t` and locale: the walk's translator (see walkVariables), or one that refuses every key. */
+function translationOf(input: WalkInput): { t: (key: string, values?: Record<string, unknown>) => string; locale: string } {
+  const translate = (walkVariables(input) as { [TRANSLATOR]?: Translator })[TRANSLATOR];
+  return translate ? { t: (key, values) => translate.t(key, values), locale: translate.locale } : { t: untranslated, locale: walkLocale(input) ?? 'en' };
 }

@@ -21,6 +21,10 @@ export interface CodeRunInput {
   readonly environmentId: string;
   /** The results of the steps that already ran, by step id: each returns its result instead of running again. */
   readonly results: ReadonlyMap<string, JsonObject>;
+  /** Translates a key in the run's locale, as a template's `t` filter (throws for a key found in no catalog). */
+  readonly t?: (key: string, values?: Record<string, unknown>) => string;
+  /** The run's locale. */
+  readonly locale?: string;
 }
 
 /** Where a run of the function stopped. */
