@@ -47,7 +47,10 @@ describe.skipIf(!url)('postgres — a failing database', () => {
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     const ours = async () => Number((await admin.query('select count(*) from pg_stat_activity where application_name = $1', [applicationName])).rows[0].count);
-    await eventually(async () => (await ours()) > 0);
+    // The LISTEN connection is the one whose loss the storage reports (a pool connection lost in a
+    // query fails that query instead): wait until it is open, so the cut cannot come before it.
+    const listening = async () => Number((await admin.query(`select count(*) from pg_stat_activity where application_name = $1 and query ilike 'listen %'`, [applicationName])).rows[0].count);
+    await eventually(async () => (await listening()) > 0);
     await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [applicationName]);
     await eventually(async () => lost.length > 0);
     // Still alive: it serves, and the job loop (listening again) runs a job another process enqueued.
