@@ -1,5 +1,5 @@
 import mitt, { type Emitter } from 'mitt';
-import type { Job, Message, Notification, WebhookEndpoint } from './schemas/index.js';
+import type { Job, Message, Notification, PreferenceChange, WebhookEndpoint } from './schemas/index.js';
 
 /** Every state change the engine makes, by name, with what it carries. */
 export type TidingsEvents = {
@@ -27,6 +27,8 @@ export type TidingsEvents = {
   'message.expired': { message: Message };
   /** A provider reported on a sent message (delivered, bounced, opened, …): `message.delivery` holds the state and its history. */
   'message.delivery': { message: Message };
+  /** A subscriber's preferences changed (through the API, the Inbox, the preference page or one-click unsubscribe). */
+  'preference.updated': { change: PreferenceChange };
   'digest.flushed': { transactionIds: string[]; subscriberId: string; count: number };
   'job.failed': { job: Job; error: string };
   /** A webhook endpoint's deliveries kept failing for good: it was disabled (see `webhooks.update` to enable it). */

@@ -63,3 +63,4 @@ export { hasEarlierJob } from './kernel/jobs.js';
 export { deleteByWhere, getByFind, recordStoreOver } from './records/record-store.js';
 export { cursorAfter, decodePosition, type PagePosition } from './util/page-cursor.js';
 export { linkEnvironment } from './links/link-token.js';
+export { categoryName } from './preferences/categories.js';

@@ -1,4 +1,4 @@
-import type { Brand, Layout, StepTemplate, Workflow } from '../schemas/index.js';
+import type { Brand, Category, Layout, StepTemplate, Workflow } from '../schemas/index.js';
 import type { CatalogEntries, CatalogSource } from '../translations/translator.js';
 import { BASIC_LAYOUT } from './basic-layout.js';
 import type { LayoutTemplate } from './compose-email.js';
@@ -15,6 +15,8 @@ export interface EmailLook {
   readonly partials?: ReadonlyMap<string, string>;
   /** How to sign preference and unsubscribe links (when the engine has `links`). */
   readonly links?: LinkSigning;
+  /** The environment's stored categories by key (when the engine has `links`: they set unsubscribe scopes). */
+  readonly categories?: ReadonlyMap<string, Category>;
   /** The environment's translation catalogs (stored over those given in code); none: no `t`. */
   readonly translations?: { readonly source: CatalogSource; readonly defaultLocale: string; readonly trees?: Map<string, CatalogEntries> };
 }

@@ -3,6 +3,7 @@ import type { RenderedContent, RenderedEmail } from '../templates/render-step.js
 import { renderTemplate, type RenderBudget } from '../templates/render.js';
 import { chooseLayout, type EmailLook } from './email-look.js';
 import { composeEmail } from './compose-email.js';
+import { unsubscribeScope } from '../preferences/categories.js';
 
 /** A layout named by an email step that is not stored: the step fails with this reason. */
 export class MissingLayout extends Error {
@@ -18,7 +19,7 @@ const WHOLE_DOCUMENT = /^\s*(<!doctype\s|<html[\s>])/i;
 export interface EmailStepInput {
   readonly rendered: RenderedContent;
   readonly template: Pick<StepTemplate, 'layoutId' | 'preheader' | 'senderName'>;
-  readonly workflow: Pick<Workflow, 'layoutId' | 'critical' | 'unsubscribe'>;
+  readonly workflow: Pick<Workflow, 'layoutId' | 'critical' | 'unsubscribe' | 'category'>;
   readonly look: EmailLook | undefined;
   /** The step's variables (the brand among them). */
   readonly variables: Record<string, unknown>;
@@ -54,11 +55,11 @@ export function withEmail(input: EmailStepInput): RenderedContent {
 
 /**
  * RFC 8058 one-click unsubscribe headers: the signed unsubscribe URL (and the mailto form when one is
- * set), for workflows that are not critical and did not opt out (`unsubscribe: 'none'`).
+ * set), unless the workflow's unsubscribe scope is `none` (critical, transactional, or set so).
  */
 function oneClick(input: EmailStepInput): Record<string, string> | undefined {
   const links = input.look?.links;
-  if (!links || input.workflow.critical || input.workflow.unsubscribe === 'none') return undefined;
+  if (!links || unsubscribeScope(input.workflow, input.look?.categories) === 'none') return undefined;
   const url = input.variables['unsubscribeUrl'];
   if (typeof url !== 'string') return undefined;
   return { 'List-Unsubscribe': `<${url}>${links.mailto ? `, <mailto:${links.mailto}?subject=unsubscribe>` : ''}`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };

@@ -22,7 +22,7 @@ import { wakingStorage } from './runtime/waking-storage.js';
 import { publishLive } from './inbox/publish-live.js';
 import { messagesApi } from './inbox/messages-api.js';
 import { subscribersApi, topicsApi } from './catalog/people-api.js';
-import { preferencesApi } from './catalog/preferences-api.js';
+import { preferencesApi } from './preferences/preferences-api.js';
 import { triggerApi } from './trigger/trigger-api.js';
 import { retryApi } from './walk/retry-api.js';
 import { stepListWalker } from '../walk/step-list-walker.js';
@@ -42,6 +42,7 @@ import { brandsApi } from './email/brands-api.js';
 import { layoutsApi } from './email/layouts-api.js';
 import { partialsApi } from './email/partials-api.js';
 import { withLinks } from './links/links-api.js';
+import { categoriesApi } from './categories/categories-api.js';
 import { translationsApi } from './translations/translations-api.js';
 import type { CatalogEntries } from '../translations/translator.js';
 import { linkSecrets } from './links/link-secrets.js';
@@ -259,6 +260,7 @@ export function createTidings(options: TidingsOptions): Tidings {
     integrations: integrationsApi(ctx),
     messages: messagesApi(ctx),
     preferences: withLinks(ctx, preferencesApi(ctx)),
+    categories: categoriesApi(ctx),
     suppressions: suppressionsApi(ctx),
     webhooks: webhooksApi(ctx, options.webhookTransport !== undefined),
     caps: capsApi(ctx),

@@ -14,7 +14,8 @@ import type { translationsApi } from './translations/translations-api.js';
 import type { previewApi } from './email/preview-api.js';
 import type { integrationsApi, tenantsApi, workflowsApi } from './catalog/catalog-api.js';
 import type { subscribersApi, topicsApi } from './catalog/people-api.js';
-import type { preferencesApi } from './catalog/preferences-api.js';
+import type { preferencesApi } from './preferences/preferences-api.js';
+import type { categoriesApi } from './categories/categories-api.js';
 import type { suppressionsApi } from './delivery/suppressions-api.js';
 import type { capsApi } from './frequency/caps.js';
 import type { messagesApi } from './inbox/messages-api.js';
@@ -72,6 +73,8 @@ export interface Tidings {
   readonly messages: ReturnType<typeof messagesApi>;
   /** A subscriber's preferences: global, per workflow, per channel, schedules, digest cadence. */
   readonly preferences: ReturnType<typeof preferencesApi> & ReturnType<typeof linksApi>;
+  /** Categories of workflows (`marketing`, …): names for the preference page, unsubscribe defaults. */
+  readonly categories: ReturnType<typeof categoriesApi>;
   /** Addresses never sent to (bounces, complaints, by hand). */
   readonly suppressions: ReturnType<typeof suppressionsApi>;
   /** Webhook endpoints and their deliveries. */

@@ -1,2 +1,3 @@
-export { resolvePreferences, resolveGlobalPreference, resolveChannel, channelPermitted, workflowChannels } from './resolve-preferences.js';
-export { applyPreferencesPatch, type PreferencePatch } from './merge-patch.js';
+export { resolvePreferences, resolveGlobalPreference, resolveCategories, resolveChannel, channelPermitted, workflowChannels, type PreferenceLayer } from './resolve-preferences.js';
+export { applyPreferencesPatch, preferenceRowKey, type PreferencePatch } from './merge-patch.js';
+export { categoryFromTags, categoryName, unsubscribeScope } from './categories.js';

@@ -4,12 +4,16 @@ import type { PreferenceRepository } from '../storage.js';
 import { docsOf } from './docs.js';
 
 const TABLE = 'preferences';
+/** The audit trail of preference changes, by subscriber (`i1`). */
+export const PREFERENCE_CHANGES = 'preference-changes';
 
 /**
  * A row's key: the subscriber, then the workflow (empty for the global row), apart by a control
- * character no id uses; migration 0016 writes the same keys (`chr(1)`).
+ * character no id uses; migration 0016 writes the same keys (`chr(1)`). A category's row puts `chr(2)`
+ * between the subscriber and the category instead.
  */
-const keyOf = (row: Pick<PreferenceRow, 'subscriberId' | 'workflowId'>) => `${row.subscriberId}\u0001${row.workflowId ?? ''}`;
+const keyOf = (row: Pick<PreferenceRow, 'subscriberId' | 'workflowId' | 'category'>) =>
+  row.workflowId === null && row.category !== undefined ? `${row.subscriberId}\u0002${row.category}` : `${row.subscriberId}\u0001${row.workflowId ?? ''}`;
 
 /** Preference rows keyed by (subscriber, workflow), indexed by subscriber (`i1`). */
 export function preferenceRepository(records: RecordStore): PreferenceRepository {
@@ -23,9 +27,10 @@ export function preferenceRepository(records: RecordStore): PreferenceRepository
 }
 
 /**
- * Deletes the subscriber's preferences: the other half of a subscriber's deletion, which
+ * Deletes the subscriber's preferences and their audit trail: the other half of a subscriber's deletion, which
  * `storageRepositories` runs with the backend's in one atomic step.
  */
 export async function deletePreferencesOf(records: RecordStore, env: string, subscriberId: string): Promise<void> {
   await records.deleteWhere(env, TABLE, { i1: subscriberId });
+  await records.deleteWhere(env, PREFERENCE_CHANGES, { i1: subscriberId });
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { categoryKeySchema } from './category.js';
 
 /** Where signed preference and unsubscribe links point (`createTidings({ links })`). */
 export const linksOptionsSchema = z.strictObject({
@@ -16,7 +17,7 @@ export type LinksOptions = z.infer<typeof linksOptionsSchema>;
 export const linkOptionsSchema = z.strictObject({
   /** An unsubscribe link opts out of this workflow's email (its category's, when it has one). */
   workflowId: z.string().min(1, 'must not be empty').optional(),
-  category: z.string().min(1, 'must not be empty').optional(),
+  category: categoryKeySchema.optional(),
   /** The tenant whose brand the page wears. */
   tenant: z.string().min(1, 'must not be empty').optional(),
   /** Seconds until the link stops working; absent: it does not expire. */

@@ -15,6 +15,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'message.seen',
   'message.action',
   'digest.flushed',
+  'preference.updated',
   'workflow.run.completed',
   'webhook.endpoint.disabled',
 ] as const;

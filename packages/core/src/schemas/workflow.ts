@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { categoryKeySchema, unsubscribeScopeSchema } from './category.js';
 import { idSchema } from './limits.js';
 import { channelPreferencesSchema } from './schedule.js';
 import { isoInstantSchema, jsonObjectSchema, severitySchema } from './enums.js';
@@ -86,10 +87,15 @@ const workflowFields = {
   tags: z.array(z.string()).default([]),
   steps: z.array(stepSchema).default([]),
   /**
-   * What an email's one-click unsubscribe (List-Unsubscribe) opts out of: the workflow, or nothing
-   * (no headers). @default 'workflow', and 'none' for a critical workflow
+   * The workflow's category (`marketing`, `product-updates`, …): subscribers can turn a whole category
+   * off, and one-click unsubscribe opts out of it. A tag `category:<key>` sets it when this is absent.
    */
-  unsubscribe: z.enum(['workflow', 'none']).optional(),
+  category: categoryKeySchema.optional(),
+  /**
+   * What an email's one-click unsubscribe (List-Unsubscribe) opts out of. @default the category's
+   * setting, else 'category' when the workflow has one, else 'workflow'; always 'none' when critical
+   */
+  unsubscribe: unsubscribeScopeSchema.optional(),
   /** The layout of the workflow's email steps that name none; `null` for none. */
   layoutId: z.string().min(1, 'must not be empty').nullable().optional(),
   triggers: z.array(triggerSchema).min(1, 'a workflow needs a trigger identifier'),

@@ -1,4 +1,4 @@
-import { channelPermitted } from '../preferences/resolve-preferences.js';
+import { channelPermitted, globalRow } from '../preferences/resolve-preferences.js';
 import type { Channel, Workflow } from '../schemas/index.js';
 import { isWithinSchedule, nextScheduleOpening } from '../schedule/weekly-schedule.js';
 import type { WalkInput } from './walker.js';
@@ -14,7 +14,7 @@ export function channelGate(input: Pick<WalkInput, 'preferences' | 'subscriber' 
   const permitted = channelPermitted(workflow, input.preferences, channel);
   if (!permitted.allowed) return { kind: 'skip', reason: permitted.reason };
   if (channel === 'in_app' || workflow.critical) return { kind: 'send' };
-  const schedule = input.preferences.find((row) => row.workflowId === null)?.schedule;
+  const schedule = globalRow(input.preferences)?.schedule;
   const zone = input.subscriber.timezone ?? 'UTC';
   if (isWithinSchedule(schedule, input.now, zone)) return { kind: 'send' };
   const opening = input.outsideSchedule === 'defer' ? nextScheduleOpening(schedule, input.now, zone) : null;

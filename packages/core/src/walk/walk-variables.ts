@@ -3,6 +3,7 @@ import type { WalkInput } from './walker.js';
 import { PARTIALS, TRANSLATOR } from '../templates/render.js';
 import { translator, type Translator } from '../translations/translator.js';
 import type { LinkSigning } from '../email/email-look.js';
+import { unsubscribeScope } from '../preferences/categories.js';
 import { linkUrl, signLink, type LinkClaims, type LinkPurpose } from '../links/link-token.js';
 
 /** The data templates and filters see in a walk. */
@@ -44,11 +45,14 @@ export function translationNote(variables: Record<string, unknown>): { locale?: 
  * template reads them (an HMAC per walk would cost every in-app message that never shows a link).
  */
 function withLinkVariables(variables: Record<string, unknown>, input: WalkInput, links: LinkSigning): void {
+  const { category } = input.workflow;
+  const byCategory = unsubscribeScope(input.workflow, input.look?.categories) === 'category';
   const claims = (purpose: LinkPurpose): LinkClaims => ({
     environmentId: input.notification._environmentId,
     subscriberId: input.subscriber.subscriberId,
     purpose,
     workflowId: input.workflow._id,
+    ...(purpose === 'unsubscribe' && byCategory && { category }),
     ...(input.notification.tenantId && { tenant: input.notification.tenantId }),
   });
   for (const [name, purpose] of [['preferencesUrl', 'preferences'], ['unsubscribeUrl', 'unsubscribe']] as const) {

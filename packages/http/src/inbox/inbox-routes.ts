@@ -18,6 +18,8 @@ const ALLOWED_HEADERS = ['authorization', 'content-type', 'novu-api-version', 'n
 const PROFILE_MEMBERS = ['firstName', 'lastName', 'email', 'phone', 'avatar', 'locale', 'data', 'timezone'] as const;
 /** What a session sets of a subscriber that exists: what the browser knows best. */
 const BROWSER_MEMBERS = ['timezone', 'locale'] as const;
+/** Preference changes made through the Inbox are recorded as such in the audit trail. */
+const INBOX = { origin: 'inbox' } as const;
 
 /**
  * The upsert a session makes of the subscriber it opens, or null when nothing changes: the whole
@@ -130,7 +132,7 @@ export function inboxRoutes(app: Hono<AppEnv>, environments: readonly InboxEnvir
     const upsert = sessionUpsert(given, subscriberId, await tidings.subscribers.get(subscriberId), sessionUpdatesProfile && hashed);
     if (upsert !== null) await tidings.subscribers.upsert(upsert as SubscriberInput);
     if (input.defaultSchedule !== undefined && (await tidings.preferences.get(subscriberId)).global.schedule === undefined) {
-      await tidings.preferences.update(subscriberId, { schedule: input.defaultSchedule as never });
+      await tidings.preferences.update(subscriberId, { schedule: input.defaultSchedule as never }, INBOX);
     }
     const unreadCount = await unreadCounts(tidings, subscriberId);
     const token = issueToken(environment, subscriberId, clock.now().getTime() + SESSION_MS);
@@ -235,7 +237,7 @@ export function inboxRoutes(app: Hono<AppEnv>, environments: readonly InboxEnvir
     // The client sends only what changed (`{ isEnabled: false }` from the switch): merge it into the stored schedule.
     const stored = input?.schedule === undefined ? undefined : (await tidings.preferences.get(subscriberId)).global.schedule;
     const schedule = input?.schedule === undefined ? undefined : { ...stored, ...(input.schedule as object) };
-    const after = await tidings.preferences.update(subscriberId, { channels: channelFlags(input), ...(schedule !== undefined && { schedule: schedule as never }) });
+    const after = await tidings.preferences.update(subscriberId, { channels: channelFlags(input), ...(schedule !== undefined && { schedule: schedule as never }) }, INBOX);
     return c.json({ data: inboxGlobalPreference(after.global) });
   });
   /** The preferences of the workflows `refs` name (internal id, identifier or slug), in order, as the Inbox reads them. */
@@ -250,7 +252,7 @@ export function inboxRoutes(app: Hono<AppEnv>, environments: readonly InboxEnvir
     const { tidings, subscriberId } = await scope(c);
     const { preferences } = parseInput(bulkPreferencesSchema, body(c) ?? {}, 'request body');
     // One transaction for the whole list: every item applies, or (a missing or critical workflow) none.
-    const after = await tidings.preferences.updateMany(subscriberId, preferences.map(({ workflowId, digest, ...channels }) => ({ workflowId, channels, ...(digest !== undefined && { digest }) })));
+    const after = await tidings.preferences.updateMany(subscriberId, preferences.map(({ workflowId, digest, ...channels }) => ({ workflowId, channels, ...(digest !== undefined && { digest }) })), INBOX);
     return c.json({ data: await workflowPreferences(tidings, after, preferences.map((p) => p.workflowId)) });
   });
   app.patch('/v1/inbox/preferences/:workflow', async (c) => {
@@ -259,7 +261,7 @@ export function inboxRoutes(app: Hono<AppEnv>, environments: readonly InboxEnvir
     const input = body(c);
     // Tidings' digest cadence rides beside the channel flags; the engine checks it.
     const digest = typeof input === 'object' && input !== null ? (input as { digest?: unknown }).digest : undefined;
-    const after = await tidings.preferences.update(subscriberId, { workflowId: ref, channels: channelFlags(input), ...(digest !== undefined && { digest: digest as string | null }) });
+    const after = await tidings.preferences.update(subscriberId, { workflowId: ref, channels: channelFlags(input), ...(digest !== undefined && { digest: digest as string | null }) }, INBOX);
     return c.json({ data: (await workflowPreferences(tidings, after, [ref]))[0] });
   });
 }

@@ -1,5 +1,5 @@
 import { isTidingsError, type Tidings } from '@tidings/core';
-import { linkEnvironment } from '@tidings/core/internal';
+import { categoryName, linkEnvironment } from '@tidings/core/internal';
 import type { Context, Hono } from 'hono';
 import { readBody } from '../body.js';
 import type { AppEnv } from '../context.js';
@@ -50,13 +50,17 @@ export function preferencePageRoutes(app: Hono<AppEnv>, environments: readonly T
     return { lang: translate.locale, say: (key: string, values: Record<string, unknown> = {}) => esc(translate.t(`tidings.pages.${key}`, values)) };
   }
   const brandOf = async (tidings: Tidings, claims: Claims) => (claims.tenant ? ((await tidings.brands.get(claims.tenant)) ?? (await tidings.brands.get())) : await tidings.brands.get());
-  const workflowName = async (tidings: Tidings, claims: Claims) => (claims.workflowId ? ((await tidings.workflows.get(claims.workflowId))?.name ?? claims.workflowId) : '');
+  /** What an unsubscribe link opts out of, by name: its category, else its workflow. */
+  async function scopeName(tidings: Tidings, claims: Claims): Promise<string> {
+    if (claims.category) return (await tidings.categories.get(claims.category))?.name ?? categoryName(claims.category);
+    return claims.workflowId ? ((await tidings.workflows.get(claims.workflowId))?.name ?? claims.workflowId) : '';
+  }
   const preferencesLink = async (tidings: Tidings, claims: Claims) =>
     (await tidings.preferences.link(claims.subscriberId, { ...(claims.tenant && { tenant: claims.tenant }), expiresIn: 7 * 86_400 })).url;
 
   async function unsubscribePage(c: Context<AppEnv>, tidings: Tidings, claims: Claims, state: 'ask' | 'unsubscribed' | 'resubscribed') {
     const { lang, say } = await textsOf(tidings, claims);
-    const workflow = await workflowName(tidings, claims);
+    const workflow = await scopeName(tidings, claims);
     const token = esc(c.req.param('token') ?? '');
     const manage = `<p><a href="${esc(await preferencesLink(tidings, claims))}">${say('manageLink')}</a></p>`;
     const body =
@@ -85,10 +89,10 @@ export function preferencePageRoutes(app: Hono<AppEnv>, environments: readonly T
       return c.text('Unsubscribed.', 200, SECURITY);
     }
     if (form.get('action') === 'resubscribe') {
-      await open.tidings.preferences.resubscribe(token);
+      await open.tidings.preferences.resubscribe(token, { origin: 'page' });
       return unsubscribePage(c, open.tidings, open.claims, 'resubscribed');
     }
-    await open.tidings.preferences.unsubscribe(token);
+    await open.tidings.preferences.unsubscribe(token, { origin: 'page' });
     return unsubscribePage(c, open.tidings, open.claims, 'unsubscribed');
   });
 
@@ -100,11 +104,14 @@ export function preferencePageRoutes(app: Hono<AppEnv>, environments: readonly T
       `<label for="${esc(id)}"><input type="checkbox" id="${esc(id)}" name="${esc(name)}" value="on"${on ? ' checked' : ''}> ${say(`channel.${channel}`)}</label><input type="hidden" name="shown" value="${esc(name)}">`;
     const channelsOf = (channels: Record<string, boolean | undefined>) => Object.entries(channels).filter((e): e is [string, boolean] => typeof e[1] === 'boolean');
     const global = `<fieldset><legend>${say('allNotifications')}</legend>${channelsOf(prefs.global.channels).map(([ch, on]) => box(`global:${ch}`, ch, on, `g-${ch}`)).join('')}</fieldset>`;
+    const categories = prefs.categories
+      .map((k, i) => `<fieldset><legend>${esc(k.name)}</legend>${k.description ? `<p class="muted">${esc(k.description)}</p>` : ''}${channelsOf(k.channels).map(([ch, on]) => box(`cat:${k.key}:${ch}`, ch, on, `c${i}-${ch}`)).join('')}</fieldset>`)
+      .join('');
     const workflows = prefs.workflows
       .map((w, i) => `<fieldset><legend>${esc(w.workflow.name)}</legend>${channelsOf(w.channels).map(([ch, on]) => box(`wf:${w.workflow.identifier}:${ch}`, ch, on, `w${i}-${ch}`)).join('')}</fieldset>`)
       .join('');
     const fixed = critical.length > 0 ? `<p class="fixed">${say('alwaysSent', { workflows: critical.map((w) => w.name).join(', ') })}</p>` : '';
-    const body = `<h1>${say('preferencesTitle')}</h1>${saved ? `<p role="status"><strong>${say('saved')}</strong></p>` : ''}<form method="post" action="${esc(c.req.param('token') ?? '')}">${global}${workflows}${fixed}<button type="submit">${say('save')}</button></form>`;
+    const body = `<h1>${say('preferencesTitle')}</h1>${saved ? `<p role="status"><strong>${say('saved')}</strong></p>` : ''}<form method="post" action="${esc(c.req.param('token') ?? '')}">${global}${categories}${workflows}${fixed}<button type="submit">${say('save')}</button></form>`;
     return html(c, page({ title: say('preferencesTitle'), brand: await brandOf(tidings, claims), lang, body }));
   }
 
@@ -119,15 +126,33 @@ export function preferencePageRoutes(app: Hono<AppEnv>, environments: readonly T
     if (open instanceof Response) return open;
     const form = new URLSearchParams(await readBody(c.req.raw, FORM_LIMIT));
     const on = new Set(form.getAll('shown').filter((name) => form.get(name) === 'on'));
+    // Only the boxes the subscriber changed: a box left as shown keeps inheriting from the level above.
+    const shown = boxStates(await open.tidings.preferences.get(open.claims.subscriberId));
+    const changed = form.getAll('shown').filter((name) => shown.get(name) !== on.has(name));
     const global: Record<string, boolean> = {};
+    const categories: Record<string, Record<string, boolean>> = {};
     const workflows = new Map<string, Record<string, boolean>>();
-    for (const name of form.getAll('shown')) {
+    for (const name of changed) {
       const parts = name.split(':');
       if (parts[0] === 'global' && parts.length === 2) global[parts[1]!] = on.has(name);
+      else if (parts[0] === 'cat' && parts.length === 3) categories[parts[1]!] = { ...categories[parts[1]!], [parts[2]!]: on.has(name) };
       else if (parts[0] === 'wf' && parts.length === 3) workflows.set(parts[1]!, { ...workflows.get(parts[1]!), [parts[2]!]: on.has(name) });
     }
-    const patches = [...(Object.keys(global).length > 0 ? [{ channels: global }] : []), ...[...workflows].map(([workflowId, channels]) => ({ workflowId, channels }))];
-    if (patches.length > 0) await open.tidings.preferences.updateMany(open.claims.subscriberId, patches as never);
+    const broad = { ...(Object.keys(global).length > 0 && { channels: global }), ...(Object.keys(categories).length > 0 && { categories }) };
+    const patches = [...(Object.keys(broad).length > 0 ? [broad] : []), ...[...workflows].map(([workflowId, channels]) => ({ workflowId, channels }))];
+    if (patches.length > 0) await open.tidings.preferences.updateByLink(c.req.param('token'), patches as never);
     return preferencesPage(c, open.tidings, open.claims, true);
   });
+}
+
+/** Each box of the preference page by its form name, as the page shows it for these preferences. */
+function boxStates(prefs: Awaited<ReturnType<Tidings['preferences']['get']>>): Map<string, boolean> {
+  const states = new Map<string, boolean>();
+  const add = (prefix: string, channels: Record<string, boolean | undefined>) => {
+    for (const [channel, on] of Object.entries(channels)) if (typeof on === 'boolean') states.set(`${prefix}${channel}`, on);
+  };
+  add('global:', prefs.global.channels);
+  for (const category of prefs.categories) add(`cat:${category.key}:`, category.channels);
+  for (const workflow of prefs.workflows) add(`wf:${workflow.workflow.identifier}:`, workflow.channels);
+  return states;
 }

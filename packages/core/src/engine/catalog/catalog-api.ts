@@ -15,6 +15,7 @@ import {
   type Workflow,
   type WorkflowInput,
 } from '../../schemas/index.js';
+import { categoryFromTags } from '../../preferences/categories.js';
 import { slugify } from '../../util/slugify.js';
 import { parseInput } from '../../validation.js';
 import type { EngineContext } from '../context.js';
@@ -46,8 +47,10 @@ export function workflowsApi(ctx: EngineContext) {
             }),
           };
         });
+        const category = parsed.category ?? categoryFromTags(parsed.tags);
         const workflow: Workflow = {
           ...parsed,
+          ...(category !== undefined && { category }),
           _id,
           identifier,
           slug: parsed.slug ?? match?.slug ?? `${slugify(parsed.name)}_wf_${_id}`,

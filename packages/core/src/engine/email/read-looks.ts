@@ -4,6 +4,7 @@ import type { EngineOptions } from '../context.js';
 import { catalogSource, listCatalogs } from '../translations/catalog-records.js';
 import type { CatalogEntries } from '../../translations/translator.js';
 import { readLinkSecrets } from '../links/link-secrets.js';
+import { categoriesByKey } from '../categories/category-records.js';
 import { brandKey, listLayouts, listPartials, readBrands } from './look-records.js';
 
 export const NO_LOOK: EmailLook = { brand: null, layouts: new Map() };
@@ -20,6 +21,7 @@ export async function readLooks(records: RecordStore, env: string, tenants: read
   // The engine makes the secret before its jobs first run (and `preferences.link` on first use).
   const secrets = links ? await readLinkSecrets(records, env) : null;
   const signing = links && secrets ? { baseUrl: links.baseUrl, mailto: links.mailto, secret: secrets.current } : undefined;
+  const categories = signing ? await categoriesByKey(records, env) : undefined;
   const source = catalogSource(options.translations, await listCatalogs(records, env));
   const translations = source && { source, defaultLocale: options.defaultLocale, trees: new Map<string, CatalogEntries>() };
   const looks = new Map<string, EmailLook>();
@@ -27,7 +29,7 @@ export async function readLooks(records: RecordStore, env: string, tenants: read
     const key = brandKey(tenantId ?? undefined);
     let look = looks.get(key);
     if (!look) {
-      look = { brand: brandOf(brands.get(brandKey(undefined)) ?? null, tenantId ? brands.get(key) ?? null : null), layouts, ...(partials && { partials }), ...(signing && { links: signing }), ...(translations && { translations }) };
+      look = { brand: brandOf(brands.get(brandKey(undefined)) ?? null, tenantId ? brands.get(key) ?? null : null), layouts, ...(partials && { partials }), ...(signing && { links: signing }), ...(categories && { categories }), ...(translations && { translations }) };
       looks.set(key, look);
     }
     return look;

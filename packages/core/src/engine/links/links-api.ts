@@ -1,9 +1,11 @@
 import { TidingsError, notFound } from '../../errors.js';
 import { linkUrl, signLink, verifyLink, type LinkClaims, type LinkPurpose } from '../../links/link-token.js';
-import { linkOptionsSchema, type LinkOptions, type Preferences } from '../../schemas/index.js';
+import { linkOptionsSchema, type LinkOptions, type LinkScope, type PreferenceOrigin, type Preferences, type PreferencesPatch } from '../../schemas/index.js';
+import { unsubscribeScope } from '../../preferences/categories.js';
+import { categoriesByKey } from '../categories/category-records.js';
 import { parseInput } from '../../validation.js';
 import type { EngineContext } from '../context.js';
-import type { preferencesApi } from '../catalog/preferences-api.js';
+import type { preferencesApi } from '../preferences/preferences-api.js';
 import { linkSecrets, rotateLinkSecret, verifyingSecrets } from './link-secrets.js';
 
 /** A signed link and when it stops working. */
@@ -53,17 +55,36 @@ export function linksApi(ctx: EngineContext, preferences: ReturnType<typeof pref
     return checked.claims;
   }
 
-  /** Email of the link's workflow on (`true`) or off; `changed` says whether it was not so already. */
-  async function setEmail(claims: LinkClaims, on: boolean): Promise<LinkOutcome> {
+  /** What a link allowed, as the audit trail records it. */
+  const scopeOf = (claims: LinkClaims): LinkScope => ({
+    purpose: claims.purpose,
+    ...(claims.workflowId && { workflowId: claims.workflowId }),
+    ...(claims.category && { category: claims.category }),
+    ...(claims.tenant && { tenant: claims.tenant }),
+    ...(claims.expiresAt !== undefined && { expiresAt: new Date(claims.expiresAt).toISOString() }),
+  });
+
+  /**
+   * Email of the link's category (when it names one) or workflow on (`true`) or off; `changed` says
+   * whether it was not so already (nothing is written then).
+   */
+  async function setEmail(claims: LinkClaims, on: boolean, origin: PreferenceOrigin): Promise<LinkOutcome> {
+    const before = await preferences.get(claims.subscriberId);
+    const outcome = (changed: boolean, after: Preferences): LinkOutcome => ({ subscriberId: claims.subscriberId, workflowId: claims.workflowId ?? null, category: claims.category ?? null, changed, preferences: after });
+    const options = { origin, scope: scopeOf(claims) };
+    if (claims.category) {
+      const was = before.categories.find((c) => c.key === claims.category)?.channels.email ?? before.global.channels.email ?? true;
+      if (was === on) return outcome(false, before);
+      return outcome(true, await preferences.update(claims.subscriberId, { categories: { [claims.category]: { email: on } } }, options));
+    }
     if (!claims.workflowId) throw new TidingsError('validation_failed', 'the link names no workflow to unsubscribe from', { issues: [{ path: 'token', message: 'names no workflow' }] });
     const workflow = await storage.workflows.find(env, claims.workflowId);
     if (!workflow) throw new TidingsError('not_found', 'the workflow of the link no longer exists');
     if (workflow.critical) throw new TidingsError('conflict', `"${workflow.name}" is critical: its emails are always sent`);
-    const before = await preferences.get(claims.subscriberId);
     const row = before.workflows.find((w) => w.workflow.identifier === workflow.identifier);
     const was = row ? row.channels.email !== false : true;
-    const after = was === on ? before : await preferences.update(claims.subscriberId, { workflowId: claims.workflowId, channels: { email: on } });
-    return { subscriberId: claims.subscriberId, workflowId: claims.workflowId, category: claims.category ?? null, changed: was !== on, preferences: after };
+    if (was === on) return outcome(false, before);
+    return outcome(true, await preferences.update(claims.subscriberId, { workflowId: claims.workflowId, channels: { email: on } }, options));
   }
 
   return {
@@ -76,28 +97,39 @@ export function linksApi(ctx: EngineContext, preferences: ReturnType<typeof pref
       const base = baseUrl();
       if (!(await storage.subscribers.getMany(env, [subscriberId]))[0]) throw notFound('subscriber', subscriberId);
       let workflowId = parsed.workflowId;
+      let category = parsed.category;
       if (workflowId !== undefined) {
         const workflow = await storage.workflows.find(env, workflowId);
         if (!workflow) throw notFound('workflow', workflowId);
         workflowId = workflow._id;
+        // An unsubscribe link opts out of what the workflow's emails' List-Unsubscribe would.
+        if (parsed.purpose === 'unsubscribe' && category === undefined && unsubscribeScope(workflow, await categoriesByKey(storage.records, env)) === 'category') category = workflow.category;
       }
       const expiresAt = parsed.expiresIn !== undefined ? ctx.clock.now().getTime() + parsed.expiresIn * 1000 : undefined;
       const purpose = parsed.purpose ?? 'preferences';
       const secrets = await linkSecrets(storage.records, env, ctx.now());
-      const token = signLink(secrets.current, { environmentId: env, subscriberId, purpose, ...(workflowId && { workflowId }), ...(parsed.category && { category: parsed.category }), ...(parsed.tenant && { tenant: parsed.tenant }), ...(expiresAt !== undefined && { expiresAt }) });
+      const token = signLink(secrets.current, { environmentId: env, subscriberId, purpose, ...(workflowId && { workflowId }), ...(category && { category }), ...(parsed.tenant && { tenant: parsed.tenant }), ...(expiresAt !== undefined && { expiresAt }) });
       return { url: linkUrl(base, purpose, token), token, expiresAt: expiresAt === undefined ? null : new Date(expiresAt).toISOString() };
     },
     /** A new link secret: every link signed before stops working, unless `keepPrevious` (the one before keeps verifying until the next rotation). */
     rotateLinkSecret: (options: { keepPrevious?: boolean } = {}) => rotateLinkSecret(storage.records, env, ctx.now(), options.keepPrevious ?? false),
     /** The claims of a link, checked (signature, environment, expiry, the subscriber still there); `unauthorized` otherwise. */
     openLink: (token: string, purpose?: LinkPurpose) => open(token, purpose),
-    /** One-click unsubscribe (RFC 8058): the link's workflow's email off for its subscriber. Idempotent. */
-    async unsubscribe(token: string): Promise<LinkOutcome> {
-      return setEmail(await open(token, 'unsubscribe'), false);
+    /**
+     * One-click unsubscribe (RFC 8058): the email of the link's category (or workflow) off for its
+     * subscriber. Idempotent. Recorded with `origin` (default `one-click`) and the link's scope.
+     */
+    async unsubscribe(token: string, options: { origin?: PreferenceOrigin } = {}): Promise<LinkOutcome> {
+      return setEmail(await open(token, 'unsubscribe'), false, options.origin ?? 'one-click');
     },
-    /** The way back in from an unsubscribe link: that workflow's email on again. */
-    async resubscribe(token: string): Promise<LinkOutcome> {
-      return setEmail(await open(token, 'unsubscribe'), true);
+    /** The way back in from an unsubscribe link: that category's (or workflow's) email on again. */
+    async resubscribe(token: string, options: { origin?: PreferenceOrigin } = {}): Promise<LinkOutcome> {
+      return setEmail(await open(token, 'unsubscribe'), true, options.origin ?? 'page');
+    },
+    /** `preferences.update` through a preferences link: recorded with origin `page` and the link's scope. */
+    async updateByLink(token: string, patches: readonly PreferencesPatch[]): Promise<Preferences> {
+      const claims = await open(token, 'preferences');
+      return preferences.updateMany(claims.subscriberId, patches, { origin: 'page', scope: scopeOf(claims) });
     },
   };
 }
