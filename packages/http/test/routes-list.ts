@@ -73,6 +73,18 @@ export const ROUTES: [string, string][] = [
   ['DELETE', '/v2/topics/{a}/subscriptions'],
   ['GET', '/v2/topics/{a}/subscriptions/{b}'],
   ['PATCH', '/v2/topics/{a}/subscriptions/{b}'],
+  ['GET', '/v1/categories'],
+  ['PUT', '/v1/categories/{a}'],
+  ['GET', '/v1/categories/{a}'],
+  ['DELETE', '/v1/categories/{a}'],
+  ['GET', '/v1/subscribers/{a}/preferences/history'],
+  ['POST', '/v1/layouts'],
+  ['GET', '/v1/layouts/{a}'],
+  ['DELETE', '/v1/layouts/{a}'],
+  ['POST', '/v1/partials'],
+  ['PUT', '/v1/translations/{a}'],
+  ['PUT', '/v1/brand'],
+  ['POST', '/v1/workflows/{a}/preview'],
 ];
 // GET /v1/subscribers/{id}/events is left out: a valid request opens a stream that never ends.
 

@@ -132,4 +132,40 @@ describe('one-click unsubscribe (RFC 8058) and signed links', () => {
     expect(saved).toContain('Saved.');
     expect((await a.preferences.get('ed')).workflows.find((w) => w.workflow.identifier === 'weekly')?.channels.email).toBe(false);
   });
+
+  it('categories: the page lists a category with its name and saves it; the one-click POST of a category email opts out of every workflow in it; each change is in the history with how it came', async () => {
+    const { a, sent, visit } = await setup();
+    const app = createHttpApp({ environments: [{ tidings: a, apiKeys: ['key-a'] }] });
+    const api = (method: string, path: string, body?: unknown) => app.request(path, { method, headers: { authorization: 'ApiKey key-a', 'content-type': 'application/json' }, ...(body !== undefined && { body: JSON.stringify(body) }) });
+    expect((await api('PUT', '/v1/categories/marketing', { name: 'Offers', description: 'Sales and launches' })).status).toBe(200);
+    const refused = await api('PUT', '/v1/categories/Bad%20Key', {});
+    expect(refused.status).toBe(422);
+    expect(JSON.stringify(await refused.json())).toContain('category key');
+    expect(((await (await api('GET', '/v1/categories')).json()) as { data: { key: string }[] }).data.map((c) => c.key)).toEqual(['marketing']);
+    await a.workflows.upsert({ name: 'Spring sale', category: 'marketing', triggers: [{ identifier: 'sale' }], steps: [{ template: { type: 'email', subject: 'Sale', content: 'Sale!' } }] });
+    await a.workflows.upsert({ name: 'Launch', category: 'marketing', triggers: [{ identifier: 'launch' }], steps: [{ template: { type: 'email', subject: 'Launch', content: 'New!' } }] });
+
+    await a.trigger({ name: 'sale', to: { subscriberId: 'fay', email: 'fay@x.test' } });
+    await a.runDue();
+    const url = headerUrl(sent[0]!)!;
+    expect(await (await visit('GET', url)).text()).toContain('Stop receiving “Offers” emails?');
+    expect((await visit('POST', url, 'List-Unsubscribe=One-Click')).status).toBe(200);
+    await a.trigger({ name: 'launch', to: 'fay' });
+    await a.runDue();
+    expect(sent).toHaveLength(1);
+
+    const page = (await a.preferences.link('fay')).url;
+    const html = await (await visit('GET', page)).text();
+    expect(html).toContain('<legend>Offers</legend><p class="muted">Sales and launches</p>');
+    expect(html).toMatch(/<input type="checkbox" id="c0-email" name="cat:marketing:email" value="on"> Email/);
+    // Ticking the category back on (the other boxes as shown) changes that category only.
+    await visit('POST', page, 'shown=global%3Aemail&global%3Aemail=on&shown=cat%3Amarketing%3Aemail&cat%3Amarketing%3Aemail=on&shown=wf%3Aweekly%3Aemail&wf%3Aweekly%3Aemail=on');
+    expect((await a.preferences.get('fay')).categories.find((c) => c.key === 'marketing')?.channels.email).toBe(true);
+
+    const history = ((await (await api('GET', '/v1/subscribers/fay/preferences/history')).json()) as { data: { origin: string; patches: unknown[]; scope?: { category?: string } }[] }).data;
+    expect(history.map((h) => h.origin)).toEqual(['page', 'one-click']);
+    expect(history[0]!.patches).toEqual([{ categories: { marketing: { email: true } } }]);
+    expect(history[1]!.scope).toMatchObject({ purpose: 'unsubscribe', category: 'marketing' });
+    expect((await api('GET', '/v1/subscribers/fay/preferences/history?limit=abc')).status).toBe(422);
+  });
 });

@@ -1,7 +1,6 @@
-import { notFound } from '@tidings/core/internal';
 import { brandInputSchema, catalogEntriesSchema, layoutInputSchema, partialInputSchema, type Layout } from '@tidings/core/schemas';
 import { z } from 'zod';
-import { route, type RouteDefinition } from './route.js';
+import { orNotFound, route, type RouteDefinition } from './route.js';
 
 /** A brand's members without its tenant, which the path names. */
 const brandBodySchema = brandInputSchema.omit({ tenant: true });
@@ -10,12 +9,6 @@ const previewBodySchema = z.object({}).passthrough();
 
 /** Layouts, partials, translations, brands and previews: Tidings' own routes (Novu's layouts API is its dashboard's). */
 export function emailLookRoutes(): RouteDefinition[] {
-  /** What a read found, or the 404 naming it. */
-  const orNotFound = async (found: Promise<unknown>, what: string, id: string) => {
-    const value = await found;
-    if (!value) throw notFound(what, id);
-    return value;
-  };
   return [
     route({ method: 'post', path: '/v1/layouts', summary: 'Create or replace an email layout (HTML or MJML with a {{ content }} slot)', status: 201, envelope: 'data', body: layoutInputSchema, handle: ({ tidings, body }) => tidings.layouts.upsert(body as never) }),
     route({ method: 'get', path: '/v1/layouts', summary: 'Every email layout of the environment', status: 200, envelope: 'data', handle: ({ tidings }) => tidings.layouts.list() }),

@@ -1,3 +1,4 @@
+import { notFound } from '@tidings/core/internal';
 import type { Tidings } from '@tidings/core';
 import type { z } from 'zod';
 import type { IdempotentRequest } from '../context.js';
@@ -28,3 +29,10 @@ export interface RouteDefinition {
 }
 
 export const route = (definition: RouteDefinition) => definition;
+
+/** What a read found, or the 404 naming it. */
+export async function orNotFound<T>(found: Promise<T | null>, what: string, id: string): Promise<T> {
+  const value = await found;
+  if (!value) throw notFound(what, id);
+  return value;
+}
