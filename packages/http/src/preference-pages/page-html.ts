@@ -35,6 +35,7 @@ fieldset{border:1px solid #d0d7de;border-radius:6px;margin:0 0 16px;padding:12px
 legend{font-weight:600;padding:0 4px}
 label{display:inline-flex;align-items:center;gap:6px;margin:4px 16px 4px 0}
 .muted{color:#57606a;font-size:.9rem}
+fieldset p.muted{margin:0 0 4px}
 .fixed{color:#57606a}
 footer{margin-top:16px;font-size:.8rem;color:#57606a;text-align:center}
 </style>
