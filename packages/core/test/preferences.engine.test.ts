@@ -74,8 +74,8 @@ describe('preferences in the engine', () => {
     expect(await tidings.messages.byTransaction(transactionId!)).toEqual([]);
     const [record] = await tidings.explain(transactionId!);
     expect(record!.entries.map((e) => [e.decision, e.reason])).toEqual([
-      ['skipped', "in_app is off by the subscriber's global preferences"],
-      ['skipped', "email is off by the subscriber's preferences for this workflow"],
+      ['skipped', "in_app is off by the subscriber's preferences"],
+      ['skipped', "email is off by the subscriber's preferences"],
     ]);
   });
 

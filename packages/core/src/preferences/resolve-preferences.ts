@@ -132,7 +132,7 @@ export function channelPermitted(workflow: Workflow, rows: readonly PreferenceRo
 
 const OFF_BY: Record<PreferenceLayer, (workflow: Workflow) => string> = {
   defaults: () => "the workflow's preference settings",
-  global: () => "the subscriber's global preferences",
+  global: () => "the subscriber's preferences",
   category: (workflow) => `the subscriber's preferences for the category "${workflow.category}"`,
-  workflow: () => "the subscriber's preferences for this workflow",
+  workflow: () => "the subscriber's preferences",
 };
