@@ -88,36 +88,8 @@ export function composeEmail(input: EmailToCompose): ComposedEmail {
   const around = finish(renderTemplate(input.layout.html, variables, { html: true, budget: input.budget }), lang, input.preheader || undefined);
   const joined = around.split(SLOT).join(body);
   const html = inlined(joined, input.layout.type);
-  return { html, text: html === joined ? textAround(around, body, joined) : textPart(html) };
+  return { html, text: textPart(html) };
 }
 
 /** An HTML layout's `<style>` inlined; MJML inlined its own when compiled. */
 const inlined = (html: string, type: LayoutTemplate['type']) => (type !== 'mjml' && /<style\b/i.test(html) ? juice(html) : html);
-
-// The text of a layout as rendered around the slot is the same for every message of a tenant and
-// locale (when the layout reads no per-message variable): it is made once, and each message's body
-// goes in its place. The body is a block of its own in the layout, so converting it alone gives the
-// lines converting the whole document gives.
-const seenOnce = new Set<string>();
-const layoutTexts = new Map<string, string | null>();
-const MAX_LAYOUTS = 200;
-const remember = <K, V>(map: Map<K, V> | Set<K>, key: K, value?: V) => {
-  if (map.size >= MAX_LAYOUTS) map.delete(map.keys().next().value as K);
-  if (map instanceof Map) map.set(key, value as V);
-  else map.add(key);
-};
-function textAround(around: string, body: string, joined: string): string {
-  let text = layoutTexts.get(around);
-  if (text === undefined) {
-    // A layout output seen once is converted whole: it may read per-message variables and never repeat.
-    if (!seenOnce.has(around)) {
-      remember(seenOnce, around);
-      return textPart(joined);
-    }
-    const made = textPart(around);
-    // The slot must come out as one whole word for the body's text to go in its place.
-    text = made.split(SLOT).length === 2 ? made : null;
-    remember(layoutTexts, around, text);
-  }
-  return text === null ? textPart(joined) : text.replace(SLOT, () => textPart(body));
-}

@@ -13,12 +13,20 @@ const toText = compile({
     { selector: 'h4', options: { uppercase: false } },
     { selector: 'h5', options: { uppercase: false } },
     { selector: 'h6', options: { uppercase: false } },
-    { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
+    // Emails lay out with tables: a table's cells are blocks of text, unless it says it holds data
+    // (`<table class="data-table">` or `data-table`), which is set out in columns.
+    { selector: 'table', format: 'block' },
+    { selector: 'tr', format: 'block', options: { leadingLineBreaks: 1, trailingLineBreaks: 1 } },
+    { selector: 'td', format: 'block', options: { leadingLineBreaks: 1, trailingLineBreaks: 1 } },
+    { selector: 'th', format: 'block', options: { leadingLineBreaks: 1, trailingLineBreaks: 1 } },
+    { selector: 'table.data-table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
+    { selector: 'table[data-table]', format: 'dataTable', options: { uppercaseHeaderCells: false } },
   ],
 });
 
 /**
- * The plain-text part of an email: block elements end lines, a link keeps its address as
- * `text (url)`, images and the hidden preheader are left out.
+ * The plain-text part of an email: block elements (and layout tables' cells) end lines, a data
+ * table is set out in columns, a link keeps its address as `text (url)`, images and the hidden
+ * preheader are left out.
  */
 export const textPart = (html: string): string => toText(html).trim();
