@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isTidingsError } from '../src/index.js';
+import { createTidings, isTidingsError } from '../src/index.js';
+import { memoryStorage } from '@tidings/memory';
 import { topicAudience } from '../src/trigger/read-recipients.js';
 import { testEngine } from './helpers.js';
 
@@ -14,6 +15,23 @@ const digestThenInApp = {
 };
 
 describe('inputs that never fail silently', () => {
+  it('an engine option we do not know (a typo) is refused naming it, with the option it was probably meant to be', () => {
+    const refused = (() => {
+      try {
+        createTidings({ storage: memoryStorage(), inlineInAp: false, colour: 'red' } as never);
+      } catch (error) {
+        return error;
+      }
+      return null;
+    })();
+    expect(isTidingsError(refused, 'validation_failed')).toBe(true);
+    expect((refused as { issues: { path: string; message: string }[] }).issues).toEqual([
+      { path: 'inlineInAp', message: 'is not an option of createTidings (did you mean inlineInApp?)' },
+      { path: 'colour', message: 'is not an option of createTidings' },
+    ]);
+    expect(() => createTidings({ storage: memoryStorage(), inlineInApp: false, onError: () => {} })).not.toThrow();
+  });
+
   it('a workflow member we do not know is a validation_failed naming it, with a hint where one is obvious; nothing is saved', async () => {
     const { tidings } = testEngine();
     const misplaced = { ...digestThenInApp, steps: [{ template: { type: 'digest', metadata: { type: 'regular', amount: 5, unit: 'minutes' } } }, digestThenInApp.steps[1]!] };

@@ -191,8 +191,37 @@ function codeWorkflowsOf(list: readonly CodeWorkflow[] | undefined): Map<string,
   return byId;
 }
 
+/** The options that are objects or functions of the app's, not data the schema checks. */
+const GIVEN_OPTIONS = new Set<string>(['storage', 'clock', 'providers', 'webhookTransport', 'onError', 'workflows', 'tracerProvider', 'meterProvider'] satisfies (keyof TidingsOptions)[]);
+
+/** An option the engine does not know (a typo such as `inlineInAp`) is refused naming it, never ignored. */
+function refuseUnknownOptions(options: object): void {
+  const unknown = Object.keys(options).filter((key) => !(key in optionsSchema.shape) && !GIVEN_OPTIONS.has(key));
+  if (unknown.length === 0) return;
+  const message = (key: string) => `is not an option of createTidings${hint(key)}`;
+  throw new TidingsError('validation_failed', `Invalid engine options: ${unknown.map((key) => `${key}: ${message(key)}`).join('; ')}`, { issues: unknown.map((key) => ({ path: key, message: message(key) })) });
+}
+
+/** ` (did you mean …?)` for an option one or two letters away from a known one. */
+function hint(key: string): string {
+  const known = [...Object.keys(optionsSchema.shape), ...GIVEN_OPTIONS];
+  const near = known.find((name) => name.toLowerCase() === key.toLowerCase() || editDistance(name, key) <= 2);
+  return near ? ` (did you mean ${near}?)` : '';
+}
+
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
 /** Creates an engine over a storage. Nothing runs in the background until `start()`. */
 export function createTidings(options: TidingsOptions): Tidings {
+  refuseUnknownOptions(options);
   const { clock = systemClock, onError = (error: unknown) => console.error('[tidings]', error) } = options;
   const { environmentId, organizationId, ...engineOptions } = parseInput(
     optionsSchema,
