@@ -264,6 +264,21 @@ describe('apps/api/src/app/subscribers-v2/e2e/patch-subscriber-preferences.e2e.t
     expect(result.workflows[0]!.channels).toEqual({ inApp: false, email: false });
   });
 
+  it('bulkUpdate: several workflows in one call, each answered as the Inbox shows it; a missing workflow changes none', async () => {
+    const other = await inAppWorkflow('prefs-other', { steps: [{ template: { type: 'in_app', content: 'x' } }, { template: { type: 'email', subject: 's', content: 'x' } }] });
+    const { result } = await sdk.novu.subscribers.preferences.bulkUpdate({ preferences: [{ workflowId: 'prefs', channels: { email: false } }, { workflowId: other._id, channels: { inApp: false } }] }, 'sub-p');
+    expect(result.map((p) => [p.workflow?.identifier, p.channels])).toEqual([
+      ['prefs', { inApp: true, email: false }],
+      ['prefs-other', { inApp: false, email: true }],
+    ]);
+    await expect(sdk.novu.subscribers.preferences.bulkUpdate({ preferences: [{ workflowId: 'prefs', channels: { email: true } }, { workflowId: 'no-such-workflow', channels: { email: true } }] }, 'sub-p')).rejects.toSatisfy((e) => e instanceof ErrorDto && e.statusCode === 404);
+    const after = await sdk.novu.subscribers.preferences.list({ subscriberId: 'sub-p' });
+    expect(after.result.workflows.find((w) => w.workflow.identifier === 'prefs')?.channels.email).toBe(false);
+    const refused = await http('PATCH', '/v2/subscribers/sub-p/preferences/bulk', { preferences: [{ workflowId: 'prefs', channels: { fax: true } }] });
+    expect(refused.status).toBe(422);
+    expect(JSON.stringify(refused.body)).toContain('fax');
+  });
+
   it('should return 404 when patching non-existent subscriber preferences / should return 400 when patching with invalid workflow id (an error either way)', async () => {
     await expect(sdk.novu.subscribers.preferences.update({ channels: { email: false } }, 'non-existent-ab12')).rejects.toSatisfy((e) => e instanceof ErrorDto && e.statusCode === 404);
     await expect(sdk.novu.subscribers.preferences.update({ channels: { email: false }, workflowId: 'invalid-workflow-id' }, 'sub-p')).rejects.toBeInstanceOf(Error);

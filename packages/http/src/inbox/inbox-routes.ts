@@ -1,4 +1,4 @@
-import { TidingsError, type Clock, type Message, type Preferences, type Subscriber, type SubscriberInput, type Tidings } from '@tidings/core';
+import { TidingsError, type Clock, type Message, type Subscriber, type SubscriberInput, type Tidings } from '@tidings/core';
 import { parseInput } from '@tidings/core/internal';
 import { CHANNELS, MAX_PREFERENCE_UPDATES, SEVERITIES } from '@tidings/core/schemas';
 import type { Context, Hono } from 'hono';
@@ -9,7 +9,7 @@ import type { AppEnv } from '../context.js';
 import type { InboxOptions } from './inbox-options.js';
 import { HttpError } from '../errors.js';
 import { bodyFilter, countFilters, listFilter, parseJsonParameter } from './inbox-filters.js';
-import { inboxGlobalPreference, inboxNotification, inboxWorkflowPreference } from './inbox-shapes.js';
+import { inboxGlobalPreference, inboxNotification, inboxPreferencesOf, inboxWorkflowPreference } from './inbox-shapes.js';
 import { issueToken, readToken, SESSION_MS, validSubscriberHash, type InboxEnvironment } from './session.js';
 
 const ALLOWED_HEADERS = ['authorization', 'content-type', 'novu-api-version', 'novu-client-version', 'novu-application-identifier'];
@@ -241,19 +241,12 @@ export function inboxRoutes(app: Hono<AppEnv>, environments: readonly InboxEnvir
     return c.json({ data: inboxGlobalPreference(after.global) });
   });
   /** The preferences of the workflows `refs` name (internal id, identifier or slug), in order, as the Inbox reads them. */
-  const workflowPreferences = async (tidings: Tidings, after: Preferences, refs: readonly string[]) => {
-    const workflows = await tidings.workflows.list();
-    return refs.map((ref) => {
-      const workflow = workflows.find((w) => w._id === ref || w.identifier === ref || w.slug === ref)!;
-      return inboxWorkflowPreference(after.workflows.find((p) => p.workflow.identifier === workflow.identifier)!, workflow);
-    });
-  };
   app.patch('/v1/inbox/preferences/bulk', async (c) => {
     const { tidings, subscriberId } = await scope(c);
     const { preferences } = parseInput(bulkPreferencesSchema, body(c) ?? {}, 'request body');
     // One transaction for the whole list: every item applies, or (a missing or critical workflow) none.
     const after = await tidings.preferences.updateMany(subscriberId, preferences.map(({ workflowId, digest, ...channels }) => ({ workflowId, channels, ...(digest !== undefined && { digest }) })), INBOX);
-    return c.json({ data: await workflowPreferences(tidings, after, preferences.map((p) => p.workflowId)) });
+    return c.json({ data: inboxPreferencesOf(await tidings.workflows.list(), after, preferences.map((p) => p.workflowId)) });
   });
   app.patch('/v1/inbox/preferences/:workflow', async (c) => {
     const { tidings, subscriberId } = await scope(c);
@@ -262,6 +255,6 @@ export function inboxRoutes(app: Hono<AppEnv>, environments: readonly InboxEnvir
     // Tidings' digest cadence rides beside the channel flags; the engine checks it.
     const digest = typeof input === 'object' && input !== null ? (input as { digest?: unknown }).digest : undefined;
     const after = await tidings.preferences.update(subscriberId, { workflowId: ref, channels: channelFlags(input), ...(digest !== undefined && { digest: digest as string | null }) }, INBOX);
-    return c.json({ data: (await workflowPreferences(tidings, after, [ref]))[0] });
+    return c.json({ data: inboxPreferencesOf(await tidings.workflows.list(), after, [ref])[0] });
   });
 }

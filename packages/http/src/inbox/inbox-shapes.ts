@@ -1,6 +1,6 @@
 import { type ActionButton, type Message, type Subscriber, type Workflow } from '@tidings/core';
 import { isSnoozed } from '@tidings/core/internal';
-import { type GlobalPreference, type WorkflowPreference } from '@tidings/core/schemas';
+import { type GlobalPreference, type Preferences, type WorkflowPreference } from '@tidings/core/schemas';
 
 /** The workflow as Novu's Inbox shows it on notifications and preferences. */
 export const inboxWorkflow = (workflow: Workflow) => ({
@@ -97,3 +97,11 @@ export const inboxWorkflowPreference = (preference: Pick<WorkflowPreference, 'en
   workflow: inboxWorkflow(workflow),
   ...(preference.digest && { digest: preference.digest }),
 });
+
+/** The preferences of the workflows `refs` names (id, identifier or slug), each as the Inbox shows it, in the order of `refs`. */
+export function inboxPreferencesOf(workflows: readonly Workflow[], after: Pick<Preferences, 'workflows'>, refs: readonly string[]) {
+  return refs.map((ref) => {
+    const workflow = workflows.find((w) => w._id === ref || w.identifier === ref || w.slug === ref)!;
+    return inboxWorkflowPreference(after.workflows.find((p) => p.workflow.identifier === workflow.identifier)!, workflow);
+  });
+}

@@ -13,6 +13,7 @@ import {
 } from './people-schemas.js';
 import { countMatches, cursor, scanPage, type IdPager } from './scan-page.js';
 import { requireSubscriber } from '../routes/require-subscriber.js';
+import { preferencesBulkRoute } from './preferences-bulk-route.js';
 
 type RouteTidings = RouteInput['tidings'];
 
@@ -99,6 +100,7 @@ export function subscriberV2Routes(): RouteDefinition[] {
         return tidings.subscribers.upsert({ ...patch, subscriberId } as SubscriberInput);
       },
     }),
+    preferencesBulkRoute(),
     subscriberDeletion('/v2/subscribers/:subscriberId', 'Delete a subscriber with its preferences and topic subscriptions (404 when it does not exist)'),
     route({
       method: 'post',
