@@ -73,6 +73,7 @@ export const ROUTES: [string, string][] = [
   ['DELETE', '/v2/topics/{a}/subscriptions'],
   ['GET', '/v2/topics/{a}/subscriptions/{b}'],
   ['PATCH', '/v2/topics/{a}/subscriptions/{b}'],
+  ['PATCH', '/v2/subscribers/{a}/preferences/bulk'],
   ['GET', '/v1/categories'],
   ['PUT', '/v1/categories/{a}'],
   ['GET', '/v1/categories/{a}'],
