@@ -20,7 +20,7 @@ describe("a layout's named slots", () => {
   });
 
   it("an unfilled slot is no variable: `{{ aside }}` renders nothing and the layout's `{% if footer %}` fallback shows; a slot that rendered empty counts as unfilled", () => {
-    for (const slots of [undefined, {}, { footer: '  ', aside: '' }]) {
+    for (const slots of [undefined, {}, { footer: '  ', aside: '' }] as (Record<string, string> | undefined)[]) {
       const { html } = compose(slots);
       expect(html).toContain('<aside></aside><footer><p>Default footer for Acme &amp; Co</p></footer>');
     }
