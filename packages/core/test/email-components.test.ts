@@ -8,6 +8,7 @@ import { RENDER_BUDGET_MS, RenderBudgetSpent, renderBudget } from '../src/templa
 import { walkSteps } from '../src/walk/step-list-walker.js';
 import { notificationRecord, workflowRecord } from '../src/testing/fixtures.js';
 import type { Step, Subscriber } from '../src/schemas/index.js';
+import type { Storage } from '../src/storage.js';
 
 const Welcome = ({ name, items }: { name: string; items: string[] }) =>
   createElement('html', null, createElement('body', null, createElement('h1', null, `Welcome, ${name}`), createElement('ul', null, items.map((item) => createElement('li', { key: item }, item)))));
@@ -75,6 +76,36 @@ describe('email components', () => {
     const alone = await walk(true);
     expect(alone.deliveries).toEqual([]);
     expect(alone.trace[0]).toMatchObject({ decision: 'failed', reason: expect.stringContaining('ran out of render time') });
+  });
+
+  it('a component renders while no storage transaction is open: in the walk, before the batch commits', async () => {
+    const base = memoryStorage();
+    let open = 0;
+    let transactions = 0;
+    const storage: Storage = {
+      ...base,
+      async transaction(fn) {
+        open++;
+        transactions++;
+        try {
+          return await base.transaction(fn);
+        } finally {
+          open--;
+        }
+      },
+    };
+    const openAtRender: number[] = [];
+    const Probe = ({ name }: { name: string }) => (openAtRender.push(open), createElement('p', null, name));
+    const sent: string[] = [];
+    const tidings = createTidings({ storage, providers: [{ id: 'mailer', channel: 'email', send: async (m) => (sent.push(m.html ?? ''), { id: 'p-1' }) }], emailComponents: { Probe } });
+    await tidings.integrations.upsert({ name: 'Mail', identifier: 'mail', providerId: 'mailer', channel: 'email', active: true, primary: true });
+    await tidings.workflows.upsert({ name: 'probe', triggers: [{ identifier: 'probe' }], steps: [{ template: { type: 'email', subject: 's', component: 'Probe', props: { name: '{{ subscriber.firstName }}' } } }] });
+    await tidings.trigger({ name: 'probe', to: { subscriberId: 'ada', email: 'ada@x.test', firstName: 'Ada' } });
+    const before = transactions;
+    await tidings.runDue();
+    expect(sent[0]).toContain('<p>Ada</p>');
+    expect(openAtRender).toEqual([0]);
+    expect(transactions).toBeGreaterThan(before);
   });
 
   it('createTidings refuses what is not a component, naming it', () => {
