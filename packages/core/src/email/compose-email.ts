@@ -76,9 +76,9 @@ function finish(html: string, lang: { lang: string; dir: string }, preheader: st
 
 /**
  * An email as sent: the body in its layout (and the step's named slots in theirs), the layout's
- * liquid rendered with HTML escaping (under the walk's render budget), the CSS of an HTML layout inlined, `lang` and `dir` from the locale, the
- * hidden preheader, and the plain-text part made from the result. Pure: the same input gives the
- * same bytes, so a preview is the email that is sent.
+ * liquid rendered with HTML escaping (under the walk's render budget), the CSS of an HTML layout
+ * inlined, `lang` and `dir` from the locale, the hidden preheader, and the plain-text part made
+ * from the result. Pure: the same input gives the same bytes, so a preview is the email that is sent.
  */
 export function composeEmail(input: EmailToCompose): ComposedEmail {
   const brand = input.variables['brand'] as { colors?: { primary?: string } } | undefined;
