@@ -92,6 +92,9 @@ function blockDependencies(blocks) {
     // @novu/framework loads zod-to-json-schema at run time without depending on it; Novu's docs have
     // its users install it beside it, and so does ours.
     if ([...importedPackages(block.code)].includes('@novu/framework')) wanted.add('zod-to-json-schema');
+    // Email components render with React Email's renderer, an optional peer of @tidings/core that an
+    // app registering components installs (with react and react-dom) without importing it.
+    if (/\bemailComponents\b/.test(block.code)) ['react', 'react-dom', '@react-email/render'].forEach((dependency) => wanted.add(dependency));
   }
   return Object.fromEntries([...wanted].sort().map((dependency) => [dependency, catalogVersion(dependency)]));
 }

@@ -11,7 +11,7 @@ import { validateEvent } from '../../packages/core/src/trigger/validate-event.js
  * (filters, preferences, rendering) and build the message. Its rate is a ceiling for any backend:
  * the engine cannot store messages faster than it can compute them.
  */
-export function pureWorkRate(workflow: Workflow, messages: number): number {
+export async function pureWorkRate(workflow: Workflow, messages: number): Promise<number> {
   let checksum = 0;
   const started = performance.now();
   for (let n = 0; n < messages; n++) {
@@ -35,7 +35,7 @@ export function pureWorkRate(workflow: Workflow, messages: number): number {
       context: {},
       createdAt: at,
     };
-    const walk = walkSteps({ workflow, notification, subscriber, actor: null, tenant: null, startIndex: 0, now, preferences: [], outsideSchedule: 'defer' });
+    const walk = await walkSteps({ workflow, notification, subscriber, actor: null, tenant: null, startIndex: 0, now, preferences: [], outsideSchedule: 'defer' });
     for (const delivery of walk.deliveries) checksum += buildMessage(delivery, { workflow, notification, subscriber, now: at, status: 'sent' }).content.length;
   }
   const seconds = (performance.now() - started) / 1000;

@@ -45,6 +45,7 @@ export type { TimedRule } from './timing/timed-rule.js';
 export { beginIdempotencyKey, type BeginTimes } from './idempotency/begin-key.js';
 export { isCodeWorkflow, type CodeWorkflow, type CodeStepDeclaration, type CodeStepType, type CodeRunInput, type CodeStepRun } from './walk/code-workflow.js';
 export type { PreparedPayload } from './walk/walker.js';
+export type { EmailComponent, EmailComponents } from './email/email-components.js';
 
 export { wrapRepositories } from './wrap-repositories.js';
 export { newId, newTransactionId } from './ids.js';

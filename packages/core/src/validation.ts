@@ -99,6 +99,8 @@ export function issuesOf(error: z.ZodError, prefix = '', hints: MemberHints = {}
   return error.issues.flatMap((issue) => {
     const meant = issue.code === 'invalid_union' ? likeliestBranch(issue.errors) : null;
     if (meant) return issuesOf(new z.ZodError(meant.map((i) => ({ ...i, path: [...issue.path, ...i.path] }))), prefix, hints);
+    // A record's key that its key schema refused: zod says only "Invalid key"; the key schema says why.
+    if (issue.code === 'invalid_key') return issue.issues.map((inner) => ({ path: join(formatPath(issue.path)), message: inner.message }));
     if (issue.code !== 'unrecognized_keys') return [{ path: join(formatPath(issue.path)), message: issue.message }];
     return issue.keys.map((key) => {
       const at = [...issue.path, key];

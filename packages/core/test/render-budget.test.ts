@@ -48,16 +48,16 @@ describe('the render budget of one walk', () => {
     expect(meter.spentMs).toBeCloseTo(first.spentMs + second.spentMs, 6);
   });
 
-  it('a walk in a shared batch that runs out stops before the step, to go on later; the steps before it are kept', () => {
-    const walk = walkWithSpentBudget([inApp('{{ payload.n | plus: 1 }}'), inApp('{{ payload.n | plus: 2 }}')], false, 1);
+  it('a walk in a shared batch that runs out stops before the step, to go on later; the steps before it are kept', async () => {
+    const walk = await walkWithSpentBudget([inApp('{{ payload.n | plus: 1 }}'), inApp('{{ payload.n | plus: 2 }}')], false, 1);
     expect(walk.deliveries.map((d) => d.stepIndex)).toEqual([0]);
     expect(walk.spent).toEqual({ stepIndex: 1 });
     expect(walk.trace.at(-1)).toMatchObject({ stepIndex: 1, decision: 'held' });
   });
 
-  it('alone, a walk that already rendered a step still goes on later; only a step that spends the budget on its own fails, with the reason', () => {
-    expect(walkWithSpentBudget([inApp('{{ payload.n | plus: 1 }}'), inApp('{{ payload.n | plus: 2 }}')], true, 1).spent).toEqual({ stepIndex: 1 });
-    const failed = walkWithSpentBudget([inApp('{{ payload.n | plus: 1 }}'), inApp('plain {{ payload.n }}')], true, 0);
+  it('alone, a walk that already rendered a step still goes on later; only a step that spends the budget on its own fails, with the reason', async () => {
+    expect((await walkWithSpentBudget([inApp('{{ payload.n | plus: 1 }}'), inApp('{{ payload.n | plus: 2 }}')], true, 1)).spent).toEqual({ stepIndex: 1 });
+    const failed = await walkWithSpentBudget([inApp('{{ payload.n | plus: 1 }}'), inApp('plain {{ payload.n }}')], true, 0);
     expect(failed.spent).toBeUndefined();
     expect(failed.trace[0]).toMatchObject({ stepIndex: 0, decision: 'failed' });
     expect(failed.trace[0]!.reason).toMatch(/ran out of render time: the walk's budget is spent/);

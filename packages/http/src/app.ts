@@ -90,7 +90,7 @@ export function createHttpApp(options: HttpAppOptions) {
 
   for (const definition of routes) {
     app[definition.method](definition.path, async (c) => {
-      const body = withoutNovuExtras(`${definition.method.toUpperCase()} ${definition.path}`, parseBody(c.get('bodyText'), c.req.header('content-type')));
+      const body = definition.textBody !== undefined ? c.get('bodyText') : withoutNovuExtras(`${definition.method.toUpperCase()} ${definition.path}`, parseBody(c.get('bodyText'), c.req.header('content-type')));
       const params = checkedParams(c.req.param() as Record<string, string>);
       const query = definition.query ? (parseInput(definition.query, c.req.query(), 'query') as Record<string, string>) : c.req.query();
       const idempotency = c.get('idempotency');

@@ -15,6 +15,7 @@ export function openApiDocument(routes: readonly RouteDefinition[]) {
       security: [{ ApiKey: [] }],
       parameters: [...params, ...query, { name: 'idempotency-key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } }],
       ...(r.body && { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(r.body) } } } }),
+      ...(r.textBody && { requestBody: { required: true, content: { [r.textBody]: { schema: { type: 'string' } } } } }),
       responses: {
         [r.status]: { description: r.status === 204 ? 'Success, no content' : r.envelope === 'data' ? 'Success, wrapped as { "data": … }' : 'Success' },
         '4XX': { description: 'Error envelope { statusCode, message, error, timestamp, path }' },

@@ -21,6 +21,52 @@ describe('translation catalogs over HTTP', () => {
   });
 });
 
+const PO = `msgid ""
+msgstr ""
+"Content-Type: text/plain; charset=UTF-8\\n"
+"Language: pt_BR\\n"
+"Plural-Forms: nplurals=2; plural=(n > 1);\\n"
+
+msgctxt "welcome"
+msgid "title"
+msgstr "Olá, {name}"
+
+msgid "files"
+msgid_plural "files"
+msgstr[0] "# arquivo"
+msgstr[1] "# arquivos"
+
+msgid "later"
+msgstr ""
+`;
+
+describe('PO files over HTTP', () => {
+  it("PUT /v1/translations/{locale}/po stores the file (the body, as text) as the locale's catalog, a tenant's with ?tenant=; a bad entry is a 422 naming it and stores nothing; /openapi.json documents the body", async () => {
+    const { request, a, app } = await setup();
+    await a.tenants.upsert({ identifier: 'acme' });
+    const put = await request('PUT', '/v1/translations/pt-BR/po', PO, { 'content-type': 'text/x-gettext-translation' });
+    expect(put.status).toBe(200);
+    const answer = (await put.json()).data;
+    expect(answer).toMatchObject({ imported: 2, skipped: [{ key: 'later', reason: 'untranslated' }], catalog: { locale: 'pt-BR', tenant: null } });
+    expect(answer.catalog.entries.welcome).toEqual({ title: 'Olá, {name}' });
+    expect(await a.translations.translate('files', { locale: 'pt-BR', values: { count: 2 } })).toBe('2 arquivos');
+    expect(await a.translations.translate('files', { locale: 'pt-BR', values: { count: 1 } })).toBe('1 arquivo');
+    // Any content type is read as the file's text (curl --data-binary sends application/x-www-form-urlencoded).
+    expect((await request('PUT', '/v1/translations/pt-BR/po?tenant=acme', PO.replace('Olá', 'Oi'), { 'content-type': 'application/x-www-form-urlencoded' })).status).toBe(200);
+    expect(await a.translations.translate('welcome.title', { locale: 'pt-BR', tenant: 'acme', values: { name: 'Ana' } })).toBe('Oi, Ana');
+    const bad = await request('PUT', '/v1/translations/pt-BR/po', PO.replace('"Olá, {name}"', '"Olá, {name"'), { 'content-type': 'text/plain' });
+    expect(bad.status).toBe(422);
+    const refusal = JSON.stringify(await bad.json());
+    expect(refusal).toContain('entries.welcome.title');
+    expect(refusal).toContain('msgctxt \\"welcome\\" msgid \\"title\\"');
+    expect((await a.translations.get('pt-BR'))?.entries).toMatchObject({ welcome: { title: 'Olá, {name}' } });
+    expect((await request('PUT', '/v1/translations/de/po', PO, { 'content-type': 'text/plain' })).status).toBe(422);
+    expect((await request('PUT', '/v1/translations/pt-BR/po', undefined)).status).toBe(422);
+    const doc = (await (await app.request('/openapi.json')).json()) as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, unknown> } }>> };
+    expect(Object.keys(doc.paths['/v1/translations/{locale}/po']!['put']!.requestBody!.content)).toEqual(['text/x-gettext-translation']);
+  });
+});
+
 describe('layouts, partials, brands and previews over HTTP', () => {
   it('store and read each; a layout without its slot is a 422 naming content; the preview renders the email in the default layout and brand; unknown ones are 404s', async () => {
     const { request, a } = await setup();

@@ -20,6 +20,8 @@ export interface EmailToCompose {
   readonly preheader?: string | undefined;
   /** null: the body alone in a bare document. */
   readonly layout: LayoutTemplate | null;
+  /** The step's texts for the layout's named slots, rendered (HTML), by slot name. */
+  readonly slots?: Readonly<Record<string, string>> | undefined;
   /** What the layout's liquid sees (the step's variables: subscriber, payload, tenant, brand, …). */
   readonly variables: Record<string, unknown>;
   readonly locale?: string | null | undefined;
@@ -34,6 +36,8 @@ export interface ComposedEmail {
 // What the layout renders in place of `{{ content }}`: only characters HTML escaping leaves alone,
 // so the body goes in after the layout's own outputs were escaped, and only it stays unescaped.
 const SLOT = 'tidings-content-slot-3c9d1f';
+/** A named slot's place, made the same way (slot names are letters, digits and "_"). */
+const slotMark = (name: string) => `tidings-slot-${name}-3c9d1f`;
 
 /** Blocks as HTML: paragraphs and buttons (in the brand's primary colour), each with its alignment. */
 export function blocksHtml(blocks: readonly EmailBlock[], primary = '#2d6cdf'): string {
@@ -71,10 +75,10 @@ function finish(html: string, lang: { lang: string; dir: string }, preheader: st
 }
 
 /**
- * An email as sent: the body in its layout, the layout's liquid rendered with HTML escaping (under
- * the walk's render budget), the CSS of an HTML layout inlined, `lang` and `dir` from the locale, the
- * hidden preheader, and the plain-text part made from the result. Pure: the same input gives the
- * same bytes, so a preview is the email that is sent.
+ * An email as sent: the body in its layout (and the step's named slots in theirs), the layout's
+ * liquid rendered with HTML escaping (under the walk's render budget), the CSS of an HTML layout
+ * inlined, `lang` and `dir` from the locale, the hidden preheader, and the plain-text part made
+ * from the result. Pure: the same input gives the same bytes, so a preview is the email that is sent.
  */
 export function composeEmail(input: EmailToCompose): ComposedEmail {
   const brand = input.variables['brand'] as { colors?: { primary?: string } } | undefined;
@@ -84,8 +88,12 @@ export function composeEmail(input: EmailToCompose): ComposedEmail {
     const html = inlined(finish(body, lang, input.preheader || undefined), 'html');
     return { html, text: textPart(html) };
   }
-  const variables = { ...input.variables, content: SLOT, subject: input.subject ?? '', preheader: input.preheader ?? '', locale: lang.lang };
-  const around = finish(renderTemplate(input.layout.html, variables, { html: true, budget: input.budget }), lang, input.preheader || undefined);
+  // A slot whose text rendered empty is unfilled: the layout sees no variable, and its `{% if %}` fallback shows.
+  const filled = Object.entries(input.slots ?? {}).filter(([, html]) => html.trim() !== '');
+  const marks = Object.fromEntries(filled.map(([name]) => [name, slotMark(name)]));
+  const variables = { ...input.variables, ...marks, content: SLOT, subject: input.subject ?? '', preheader: input.preheader ?? '', locale: lang.lang };
+  let around = finish(renderTemplate(input.layout.html, variables, { html: true, budget: input.budget }), lang, input.preheader || undefined);
+  for (const [name, html] of filled) around = around.split(slotMark(name)).join(html);
   const joined = around.split(SLOT).join(body);
   const html = inlined(joined, input.layout.type);
   return { html, text: textPart(html) };

@@ -2,6 +2,7 @@ import type { Brand, Category, Layout, StepTemplate, Workflow } from '../schemas
 import type { CatalogEntries, CatalogSource } from '../translations/translator.js';
 import { BASIC_LAYOUT } from './basic-layout.js';
 import type { LayoutTemplate } from './compose-email.js';
+import type { EmailComponents } from './email-components.js';
 
 /** The brand a message is rendered with: the environment's, with its tenant's laid over it member by member. */
 export type BrandVariables = Omit<Brand, 'tenant' | 'updatedAt'>;
@@ -19,6 +20,8 @@ export interface EmailLook {
   readonly categories?: ReadonlyMap<string, Category>;
   /** The environment's translation catalogs (stored over those given in code); none: no `t`. */
   readonly translations?: { readonly source: CatalogSource; readonly defaultLocale: string; readonly trees?: Map<string, CatalogEntries> };
+  /** The React components email steps may name (`createTidings({ emailComponents })`). */
+  readonly components?: EmailComponents;
 }
 
 /** What a walk signs its links with. */

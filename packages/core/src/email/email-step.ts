@@ -18,7 +18,7 @@ const WHOLE_DOCUMENT = /^\s*(<!doctype\s|<html[\s>])/i;
 
 export interface EmailStepInput {
   readonly rendered: RenderedContent;
-  readonly template: Pick<StepTemplate, 'layoutId' | 'preheader' | 'senderName'>;
+  readonly template: Pick<StepTemplate, 'layoutId' | 'preheader' | 'senderName' | 'slots'>;
   readonly workflow: Pick<Workflow, 'layoutId' | 'critical' | 'unsubscribe' | 'category'>;
   readonly look: EmailLook | undefined;
   /** The step's variables (the brand among them). */
@@ -38,7 +38,8 @@ export function withEmail(input: EmailStepInput): RenderedContent {
   const choice = whole ? ({ ok: true, layout: null } as const) : chooseLayout(look, template, input.workflow);
   if (!choice.ok) throw new MissingLayout(choice.reason);
   const preheader = template.preheader ? renderTemplate(template.preheader, variables, { budget: input.budget }) : undefined;
-  const composed = composeEmail({ body: rendered.content, subject: rendered.subject, preheader, layout: choice.layout, variables, locale: input.locale, budget: input.budget });
+  const slots = choice.layout && template.slots ? renderSlots(template.slots, variables, input.budget) : undefined;
+  const composed = composeEmail({ body: rendered.content, subject: rendered.subject, preheader, layout: choice.layout, slots, variables, locale: input.locale, budget: input.budget });
   const brand = look?.brand;
   const senderName = template.senderName ? renderTemplate(template.senderName, variables, { budget: input.budget }) : brand?.fromName;
   const headers = oneClick(input);
@@ -52,6 +53,10 @@ export function withEmail(input: EmailStepInput): RenderedContent {
   };
   return { ...rendered, email };
 }
+
+/** The step's texts for its layout's named slots, rendered as its body is (every output HTML-escaped). */
+const renderSlots = (slots: Readonly<Record<string, string>>, variables: Record<string, unknown>, budget: RenderBudget | undefined) =>
+  Object.fromEntries(Object.entries(slots).map(([name, text]) => [name, renderTemplate(text, variables, { html: true, budget })]));
 
 /**
  * RFC 8058 one-click unsubscribe headers: the signed unsubscribe URL (and the mailto form when one is

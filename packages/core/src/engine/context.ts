@@ -1,5 +1,6 @@
 import type { LinksOptions } from '../schemas/index.js';
 import type { CatalogEntries } from '../translations/translator.js';
+import type { EmailComponents } from '../email/email-components.js';
 import type { Clock } from '../clock.js';
 import type { TidingsEmitter } from '../events.js';
 import type { Storage } from '../storage.js';
@@ -66,4 +67,6 @@ export interface EngineOptions {
   readonly defaultLocale: string;
   /** Where signed preference and unsubscribe links point; none: no links, no unsubscribe headers. */
   readonly links?: LinksOptions | undefined;
+  /** React components JSON email steps may name (`template.component`); none: such steps fail. */
+  readonly emailComponents?: EmailComponents | undefined;
 }

@@ -47,6 +47,7 @@ import { translationsApi } from './translations/translations-api.js';
 import type { CatalogEntries } from '../translations/translator.js';
 import { linkSecrets } from './links/link-secrets.js';
 import { previewApi } from './email/preview-api.js';
+import { emailComponentsOf, type EmailComponents } from '../email/email-components.js';
 
 export interface TidingsOptions {
   /** Where every record lives: `memoryStorage()`, `sqliteStorage(...)`, `postgresStorage(...)`. */
@@ -143,6 +144,14 @@ export interface TidingsOptions {
   /** The locale of messages whose trigger and subscriber name none, and the last fallback. @default 'en' */
   defaultLocale?: string;
   /**
+   * React components (React Email templates) that JSON email steps name by key:
+   * `{ type: 'email', subject, component: 'Welcome', props: { name: '{{ subscriber.firstName }}' } }`.
+   * Rendered with `@react-email/render`, which you install with `react` and `react-dom` (optional
+   * peers of `@tidings/core`, imported on the first render). With components given, a workflow that
+   * names another is refused when it is saved. See docs/email-layouts-brands-translations.md.
+   */
+  emailComponents?: EmailComponents;
+  /**
    * Where the spans `tidings.trigger`, `tidings.job` and `tidings.provider.send` go. @default the
    * global tracer provider of `@opentelemetry/api` (no spans until an OpenTelemetry SDK registers one)
    */
@@ -192,7 +201,7 @@ function codeWorkflowsOf(list: readonly CodeWorkflow[] | undefined): Map<string,
 }
 
 /** The options that are objects or functions of the app's, not data the schema checks. */
-const GIVEN_OPTIONS = new Set<string>(['storage', 'clock', 'providers', 'webhookTransport', 'onError', 'workflows', 'tracerProvider', 'meterProvider'] satisfies (keyof TidingsOptions)[]);
+const GIVEN_OPTIONS = new Set<string>(['storage', 'clock', 'providers', 'webhookTransport', 'onError', 'workflows', 'emailComponents', 'tracerProvider', 'meterProvider'] satisfies (keyof TidingsOptions)[]);
 
 /** An option the engine does not know (a typo such as `inlineInAp`) is refused naming it, never ignored. */
 function refuseUnknownOptions(options: object): void {
@@ -246,7 +255,7 @@ export function createTidings(options: TidingsOptions): Tidings {
     organizationId,
     events,
     // Validated as nested objects of texts (catalogEntriesSchema).
-    options: { ...engineOptions, translations: engineOptions.translations as Record<string, CatalogEntries> },
+    options: { ...engineOptions, translations: engineOptions.translations as Record<string, CatalogEntries>, emailComponents: emailComponentsOf(options.emailComponents) },
     walker: code.workflows.size === 0 ? stepListWalker : routerWalker(stepListWalker, codeWalker(code), (workflow) => workflow._creatorId === 'code' && code.workflows.has(workflow._id)),
     now: () => clock.now().toISOString(),
     telemetry,

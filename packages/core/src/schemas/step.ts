@@ -72,6 +72,22 @@ export const templateVariableSchema = z.strictObject({
 });
 export type TemplateVariable = z.infer<typeof templateVariableSchema>;
 
+/**
+ * Names every layout already sees as a variable, so no slot may take them: a slot would hide the
+ * step's own data (`brand`, `payload`, …) or the body's place.
+ */
+const LAYOUT_VARIABLES = ['content', 'subject', 'preheader', 'locale', 'subscriber', 'payload', 'actor', 'tenant', 'brand', 'step', 't', 'preferencesUrl', 'unsubscribeUrl'];
+
+/** A layout's named slot (`{{ footer }}`): a liquid variable name that is not one of the layout's own. */
+export const slotNameSchema = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,49}$/, 'a slot name must be letters, digits and "_" (starting with a letter or "_"), at most 50 characters')
+  .refine((name) => !LAYOUT_VARIABLES.includes(name), `a slot name must not be one of the layout's own variables (${LAYOUT_VARIABLES.join(', ')})`);
+
+/** An email step's texts for its layout's named slots, by slot name: liquid, rendered like the body. */
+export const emailSlotsSchema = z.record(slotNameSchema, z.string().max(100_000, 'must be at most 100,000 characters'));
+export type EmailSlots = z.infer<typeof emailSlotsSchema>;
+
 /** What a step renders: its type and the content fields of that channel. */
 export const stepTemplateSchema = z.strictObject({
   type: stepTypeSchema,
@@ -84,6 +100,12 @@ export const stepTemplateSchema = z.strictObject({
   /** The layout of an email step: a layout's identifier, or `null` for none; absent, the workflow's, the brand's or the default. */
   layoutId: z.string().min(1, 'must not be empty').nullable().optional(),
   content: z.union([z.string(), z.array(emailBlockSchema)]).optional(),
+  /** An email step's body made by a React component registered with `createTidings({ emailComponents })`, by its name. */
+  component: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').optional(),
+  /** The component's props: every text in them is rendered (liquid); a text that is one `{{ path }}` alone gives that value itself. */
+  props: jsonObjectSchema.optional(),
+  /** An email step's texts for its layout's named slots (`{{ footer }}`), by slot name. */
+  slots: emailSlotsSchema.optional(),
   avatar: z.string().optional(),
   cta: messageCtaSchema.optional(),
   data: jsonObjectSchema.optional(),

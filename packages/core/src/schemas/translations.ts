@@ -35,3 +35,24 @@ export interface TranslationCatalog {
   readonly entries: { readonly [key: string]: unknown };
   readonly updatedAt: string;
 }
+
+/** What `translations.importPo` reads: a gettext PO file for a locale (the environment's, or a tenant's). */
+export const poImportInputSchema = z.strictObject({
+  locale: localeSchema,
+  po: z.string().min(1, 'must not be empty').max(5_000_000, 'must be at most 5,000,000 characters'),
+  tenant: z.string().trim().min(1, 'must not be empty').optional(),
+});
+export type PoImportInput = z.input<typeof poImportInputSchema>;
+
+/** An entry of a PO file that was not imported: fuzzy, or without a translation (msgfmt leaves both out). */
+export interface PoSkipped {
+  readonly key: string;
+  readonly reason: 'fuzzy' | 'untranslated';
+}
+
+/** What a PO import stored: the catalog (replacing the one before), how many texts, and what it left out. */
+export interface PoImport {
+  readonly catalog: TranslationCatalog;
+  readonly imported: number;
+  readonly skipped: readonly PoSkipped[];
+}

@@ -44,12 +44,14 @@ const checkStepMetadata: StepCheck = (step, addIssue) => {
 
 /** Templates are parsed when the workflow is saved, so a syntax error never waits for the first send. */
 const checkTemplateSyntax: StepCheck = (step, addIssue) => {
-  const { subject, title, content, avatar, cta } = step.template;
+  const { subject, title, content, avatar, cta, slots, props } = step.template;
   const texts: [string, string | undefined][] = [
     ['subject', subject],
     ['title', title],
     ['avatar', avatar],
     ['cta.data.url', cta?.data?.url],
+    ...Object.entries(slots ?? {}).map(([name, text]): [string, string] => [`slots.${name}`, text]),
+    ...textsOf(props ?? {}, 'props'),
   ];
   if (typeof content === 'string') texts.push(['content', content]);
   else content?.forEach((block, i) => texts.push([`content[${i}].content`, block.content], [`content[${i}].url`, block.url]));
@@ -57,6 +59,21 @@ const checkTemplateSyntax: StepCheck = (step, addIssue) => {
     const error = text === undefined ? null : templateSyntaxError(text);
     if (error) addIssue(['template', ...field.split('.')], `template does not parse: ${error}`);
   }
+};
+
+/** Every text in a JSON value, with its path. */
+const textsOf = (value: unknown, path: string): [string, string][] =>
+  typeof value === 'string' ? [[path, value]] : typeof value === 'object' && value !== null ? Object.entries(value).flatMap(([key, inner]) => textsOf(inner, `${path}.${key}`)) : [];
+
+/** A component, its props and slots are an email's; a component makes the whole body, so it comes without `content`. */
+const checkEmailFields: StepCheck = (step, addIssue) => {
+  const { type, component, props, slots, content } = step.template;
+  for (const [field, value] of [['component', component], ['props', props], ['slots', slots]] as const) {
+    if (value !== undefined && type !== 'email') addIssue(['template', field], `only an email step takes ${field}; a ${type} step has none`);
+  }
+  if (type !== 'email') return;
+  if (component !== undefined && content !== undefined && content !== '') addIssue(['template', 'content'], 'give content or component, not both: the component renders the whole body');
+  if (props !== undefined && component === undefined) addIssue(['template', 'props'], 'props are for a component: name one in template.component');
 };
 
 /** A fallback channel is for channel steps, and another channel than the step's own. */
@@ -73,7 +90,7 @@ const checkTtl: StepCheck = (step, addIssue) => {
   if (step.ttl !== undefined && step.template.type !== 'in_app') addIssue(['ttl'], `only in-app messages expire; a ${step.template.type} step takes no ttl`);
 };
 
-const stepChecks: StepCheck[] = [checkStepMetadata, checkTemplateSyntax, checkFallback, checkTtl];
+const stepChecks: StepCheck[] = [checkStepMetadata, checkTemplateSyntax, checkEmailFields, checkFallback, checkTtl];
 
 const workflowFields = {
   _id: z.string().optional(),

@@ -51,7 +51,7 @@ export class RenderBudgetSpent extends Error {
   constructor(readonly spentBy: 'walk' | 'render' | 'busy') {
     super(
       spentBy === 'walk'
-        ? `ran out of render time: the walk's budget is spent (${RENDER_BUDGET_MS} ms of liquid rendering for one subscriber's walk)`
+        ? `ran out of render time: the walk's budget is spent (${RENDER_BUDGET_MS} ms of rendering (liquid and email components) for one subscriber's walk)`
         : spentBy === 'busy'
           ? `ran out of render time while the machine was busy (the process had the CPU for less than half of the render's ${RENDER_LIMIT_MS} ms)`
           : `ran out of render time: one render took longer than its limit (${RENDER_LIMIT_MS} ms)`,
@@ -224,7 +224,7 @@ function cpuReading(now: number): NodeJS.CpuUsage {
 }
 
 /** Whether the process had the CPU for less than half of `wallMs` since `before`: the render waited for the machine. */
-function starved(before: NodeJS.CpuUsage, wallMs: number): boolean {
+export function starved(before: NodeJS.CpuUsage, wallMs: number): boolean {
   const { user, system } = process.cpuUsage(before);
   return (user + system) / 1_000 < wallMs / 2;
 }

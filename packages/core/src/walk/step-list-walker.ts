@@ -4,6 +4,7 @@ import { throttleRuleOf } from '../frequency/throttle.js';
 import { CHANNELS } from '../schemas/enums.js';
 import { renderStep } from '../templates/render-step.js';
 import { withEmail } from '../email/email-step.js';
+import { componentBody } from '../email/component-step.js';
 import { RenderBudgetSpent } from '../templates/render.js';
 import { delayDueAt } from '../timing/delay-due-at.js';
 import { delayOverride } from '../timing/delay-override.js';
@@ -23,9 +24,10 @@ const formsOf = (step: Step): StepVariant[] => [step, ...step.variants.filter((v
 /**
  * Walks a workflow's steps for one subscriber from `startIndex`: picks each step's variant, applies
  * filters, renders channel steps, and stops at a delay (returning where to resume). Pure: it reads no
- * storage and no clock, so the same input always gives the same walk.
+ * storage and no clock, so the same input always gives the same walk. Async only for an email step
+ * that names a component (React's render is); every other step renders synchronously.
  */
-export function walkSteps(input: WalkInput): WalkResult {
+export async function walkSteps(input: WalkInput): Promise<WalkResult> {
   const { workflow, notification, now } = input;
   const variables = walkVariables(input);
   const deliveries: Delivery[] = [];
@@ -89,7 +91,9 @@ export function walkSteps(input: WalkInput): WalkResult {
     }
     try {
       const seen = type === 'email' ? emailVariables(variables, input) : variables;
-      const rendered = renderStep(step.template, seen, input.renderBudget);
+      const texts = renderStep(step.template, seen, input.renderBudget);
+      const component = type === 'email' ? step.template.component : undefined;
+      const rendered = component === undefined ? texts : { ...texts, content: await componentBody(component, step.template, seen, input.look, input.renderBudget) };
       deliveries.push({ stepIndex, step, channel: type, rendered: type === 'email' ? withEmail({ rendered, template: step.template, workflow, look: input.look, variables: seen, locale: emailLocale(input), budget: input.renderBudget }) : rendered });
       entry('delivered', `rendered for ${type}`, { ...chosen, ...translationNote(seen) });
     } catch (error) {
@@ -110,5 +114,5 @@ export function walkSteps(input: WalkInput): WalkResult {
 export const stepListWalker: Walker = {
   walksInline: (workflow: Workflow) => workflow.steps.every((step) => !step.active || formsOf(step).every(runsInline)),
   runsUserCode: () => false,
-  walk: async (input) => walkSteps(input),
+  walk: walkSteps,
 };

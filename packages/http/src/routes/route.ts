@@ -7,7 +7,7 @@ export interface RouteInput {
   readonly tidings: Tidings;
   readonly params: Record<string, string>;
   readonly query: Record<string, string>;
-  /** The parsed JSON body (undefined when there is none). */
+  /** The parsed JSON body (undefined when there is none), or the text of a `textBody` route's. */
   readonly body: unknown;
   /** Set when the request runs under an `idempotency-key`. */
   readonly idempotency?: IdempotentRequest;
@@ -22,6 +22,8 @@ export interface RouteDefinition {
   /** 204 answers with no body, whatever the handler returns. */
   readonly status: 200 | 201 | 204;
   readonly body?: z.ZodType;
+  /** The body is a file of this media type, not JSON: the handler gets its text as `body`. */
+  readonly textBody?: string;
   readonly query?: z.ZodType;
   /** `data`: `{ "data": result }` (Novu's envelope); `raw`: the result is the body. */
   readonly envelope: 'data' | 'raw';

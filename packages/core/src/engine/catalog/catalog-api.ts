@@ -17,6 +17,8 @@ import {
 } from '../../schemas/index.js';
 import { categoryFromTags } from '../../preferences/categories.js';
 import { slugify } from '../../util/slugify.js';
+import { componentIssues } from '../../email/email-components.js';
+import { issuesText } from '../../listed-issues.js';
 import { parseInput } from '../../validation.js';
 import type { EngineContext } from '../context.js';
 
@@ -29,6 +31,8 @@ export function workflowsApi(ctx: EngineContext) {
      */
     async upsert(input: WorkflowInput): Promise<Workflow> {
       const parsed = parseInput(workflowInputSchema, input, 'workflow', WORKFLOW_MEMBER_HINTS);
+      const unknown = componentIssues(parsed.steps, ctx.options.emailComponents);
+      if (unknown.length > 0) throw new TidingsError('validation_failed', `Invalid workflow: ${issuesText(unknown)}`, { issues: unknown });
       const identifier = parsed.triggers[0]!.identifier;
       const now = ctx.now();
       return storage.transaction(async (tx) => {

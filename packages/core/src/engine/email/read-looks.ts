@@ -11,10 +11,11 @@ export const NO_LOOK: EmailLook = { brand: null, layouts: new Map() };
 
 /**
  * The looks of a batch's messages, read once for the batch: the environment's brand and these
- * tenants', its translation catalogs, and (when emails may be sent) its layouts and partials.
+ * tenants', its translation catalogs, and (when emails may be sent) its layouts and partials; the
+ * email components registered in code beside them.
  */
-export async function readLooks(records: RecordStore, env: string, tenants: readonly string[], withLayouts: boolean, options: Pick<EngineOptions, 'links' | 'translations' | 'defaultLocale'>): Promise<(tenantId: string | null | undefined) => EmailLook> {
-  const { links } = options;
+export async function readLooks(records: RecordStore, env: string, tenants: readonly string[], withLayouts: boolean, options: Pick<EngineOptions, 'links' | 'translations' | 'defaultLocale' | 'emailComponents'>): Promise<(tenantId: string | null | undefined) => EmailLook> {
+  const { links, emailComponents: components } = options;
   const brands = await readBrands(records, env, tenants);
   const layouts = withLayouts ? new Map((await listLayouts(records, env)).map((l) => [l.identifier, l] as const)) : new Map();
   const partials = withLayouts ? new Map((await listPartials(records, env)).map((p) => [p.identifier, p.content] as const)) : undefined;
@@ -29,7 +30,7 @@ export async function readLooks(records: RecordStore, env: string, tenants: read
     const key = brandKey(tenantId ?? undefined);
     let look = looks.get(key);
     if (!look) {
-      look = { brand: brandOf(brands.get(brandKey(undefined)) ?? null, tenantId ? brands.get(key) ?? null : null), layouts, ...(partials && { partials }), ...(signing && { links: signing }), ...(categories && { categories }), ...(translations && { translations }) };
+      look = { brand: brandOf(brands.get(brandKey(undefined)) ?? null, tenantId ? brands.get(key) ?? null : null), layouts, ...(partials && { partials }), ...(signing && { links: signing }), ...(categories && { categories }), ...(translations && { translations }), ...(components && { components }) };
       looks.set(key, look);
     }
     return look;

@@ -1,5 +1,6 @@
 import { notFound } from '../../errors.js';
-import { translationCatalogInputSchema, type TranslationCatalog, type TranslationCatalogInput } from '../../schemas/index.js';
+import { poImportInputSchema, translationCatalogInputSchema, type PoImport, type TranslationCatalog, type TranslationCatalogInput } from '../../schemas/index.js';
+import { poEntries } from '../../translations/po-catalog.js';
 import { canonicalLocale } from '../../translations/locale-chain.js';
 import { mergeCatalogs, translator, type CatalogEntries, type CatalogSource, type Translator } from '../../translations/translator.js';
 import { parseInput } from '../../validation.js';
@@ -12,13 +13,26 @@ import { TRANSLATIONS, catalogKey, catalogSource, listCatalogs } from './catalog
  */
 export function translationsApi(ctx: EngineContext) {
   const { storage, env } = ctx;
+  async function upsert(input: TranslationCatalogInput): Promise<TranslationCatalog> {
+    const parsed = parseInput(translationCatalogInputSchema, input, 'translations');
+    const catalog: TranslationCatalog = { locale: canonicalLocale(parsed.locale), tenant: parsed.tenant ?? null, entries: parsed.entries, updatedAt: ctx.now() };
+    await storage.records.put(env, TRANSLATIONS, [{ key: catalogKey(catalog), i1: catalog.tenant ?? '', doc: catalog }]);
+    return catalog;
+  }
   return {
     /** Stores a locale's catalog (the environment's, or a tenant's), replacing the one stored before. */
-    async upsert(input: TranslationCatalogInput): Promise<TranslationCatalog> {
-      const parsed = parseInput(translationCatalogInputSchema, input, 'translations');
-      const catalog: TranslationCatalog = { locale: canonicalLocale(parsed.locale), tenant: parsed.tenant ?? null, entries: parsed.entries, updatedAt: ctx.now() };
-      await storage.records.put(env, TRANSLATIONS, [{ key: catalogKey(catalog), i1: catalog.tenant ?? '', doc: catalog }]);
-      return catalog;
+    upsert,
+    /**
+     * Stores a gettext PO file as a locale's catalog (replacing the one stored before, as `upsert`
+     * does): msgids are keys, a msgctxt their first part, plural entries ICU plurals on `count`.
+     * Fuzzy and untranslated entries are left out and listed; an entry that cannot be a catalog
+     * text refuses the whole file, naming it, and nothing is stored.
+     */
+    async importPo(locale: string, po: string, options: { tenant?: string } = {}): Promise<PoImport> {
+      const parsed = parseInput(poImportInputSchema, { locale, po, ...(options.tenant !== undefined && { tenant: options.tenant }) }, 'PO import');
+      const made = await poEntries(parsed.po, canonicalLocale(parsed.locale));
+      const catalog = await upsert({ locale: parsed.locale, entries: made.entries, ...(parsed.tenant !== undefined && { tenant: parsed.tenant }) });
+      return { catalog, imported: made.imported, skipped: made.skipped };
     },
     async get(locale: string, options: { tenant?: string } = {}): Promise<TranslationCatalog | null> {
       const [found] = await storage.records.get(env, TRANSLATIONS, [catalogKey({ tenant: options.tenant ?? null, locale })]);

@@ -15,6 +15,26 @@ const MJML_LAYOUT = `<mjml>
   </mj-body>
 </mjml>`;
 
+/** React and its renderer, when installed (optional peers of @tidings/core): the component tests need them. */
+const reactOrNull = () => Promise.all([import('react'), import('@react-email/render')]).then(([react]) => react, () => null);
+
+const PO_PT = `msgid ""
+msgstr ""
+"Language: pt_BR\\n"
+"Plural-Forms: nplurals=2; plural=(n > 1);\\n"
+
+msgctxt "invoice"
+msgid "due"
+msgid_plural "due"
+msgstr[0] "# fatura vence"
+msgstr[1] "# faturas vencem"
+
+#, fuzzy
+msgctxt "invoice"
+msgid "subject"
+msgstr "Fatura?"
+`;
+
 /** Layouts, brands and the email as sent, on every backend: records only, no adapter code. */
 export function emailLookSuite({ get }: SuiteContext): void {
   describe('email layouts and brands over this storage', () => {
@@ -209,6 +229,116 @@ export function emailLookSuite({ get }: SuiteContext): void {
       await expect(tidings.translations.upsert({ locale: 'en', entries: { a: { 'b.c': 'x' } } })).rejects.toThrow(/entries\.a\.b\.c: a key must be non-empty and hold no "\."/);
       await tidings.translations.delete('pt-BR', { tenant: 'acme' });
       expect(await tidings.translations.get('pt-BR', { tenant: 'acme' })).toBeNull();
+    });
+
+    it("email components — with components registered, a workflow naming another is refused when saved, by field; the sent email is the component's document with the preheader and a text part, stored, and byte-identical to the preview", async (context) => {
+      const react = await reactOrNull();
+      if (!react) return context.skip('react and @react-email/render are not installed');
+      const Welcome = ({ name, plan, features }: { name: string; plan: string; features: string[] }) =>
+        react.createElement('html', { lang: 'en' }, react.createElement('body', null, react.createElement('h1', null, `Welcome, ${name}`), react.createElement('p', null, `Your plan: ${plan}`), react.createElement('ul', null, features.map((f) => react.createElement('li', { key: f }, f)))));
+      const sent: ProviderMessage[] = [];
+      const mail: Provider = { id: 'mailer', channel: 'email', send: async (message) => (sent.push(message), { id: `pm-${sent.length}` }) };
+      const tidings = createTidings({ storage: get(), clock: manualClock('2026-05-04T08:00:00.000Z'), environmentId: 'components', providers: [mail], emailComponents: { Welcome } });
+      await tidings.integrations.upsert({ name: 'Mail', identifier: 'mail', providerId: 'mailer', channel: 'email', active: true, primary: true });
+      await tidings.layouts.upsert({ identifier: 'never', content: '<html><body>LAYOUT {{ content }}</body></html>', isDefault: true });
+      const refused = await tidings.workflows
+        .upsert({ name: 'typo', triggers: [{ identifier: 'typo' }], steps: [{ template: { type: 'email', subject: 's', content: '<p>x</p>' }, variants: [{ template: { type: 'email', subject: 's', component: 'Welcom' } }] }] })
+        .catch((e: unknown) => e);
+      expect(isTidingsError(refused, 'validation_failed')).toBe(true);
+      expect((refused as { issues: unknown[] }).issues).toEqual([{ path: 'steps[0].variants[0].template.component', message: 'the email component "Welcom" is not registered (registered: Welcome)' }]);
+      expect(await tidings.workflows.get('typo')).toBeNull();
+      await tidings.workflows.upsert({
+        name: 'welcome',
+        triggers: [{ identifier: 'welcome' }],
+        steps: [{ template: { type: 'email', subject: 'Welcome, {{ subscriber.firstName }}', preheader: 'Your {{ payload.plan }} plan is ready', component: 'Welcome', props: { name: '{{ subscriber.firstName }} & co', plan: '{{ payload.plan | upcase }}', features: '{{ payload.features }}' } } }],
+      });
+      const ana = { subscriberId: 'ana', email: 'ana@x.test', firstName: 'Ana', locale: 'pt-BR' };
+      const payload = { plan: 'pro', features: ['Digests', 'Layouts'] };
+      const { transactionId } = await tidings.trigger({ name: 'welcome', to: ana, payload });
+      await tidings.runDue();
+      expect(sent).toHaveLength(1);
+      const html = sent[0]!.html!;
+      // The component's own document, not put in the default layout; lang kept, dir and the preheader added.
+      expect(html).toMatch(/^<!DOCTYPE html/);
+      expect(html).not.toContain('LAYOUT');
+      expect(html).toMatch(/<html lang="en" dir="ltr">/);
+      expect(html).toMatch(/<div data-tidings-preheader[^>]*>Your pro plan is ready/);
+      expect(html).toContain('<h1>Welcome, Ana &amp; co</h1><p>Your plan: PRO</p><ul><li>Digests</li><li>Layouts</li></ul>');
+      expect(sent[0]!.content).toBe('Welcome, Ana & co\n\nYour plan: PRO\n\n * Digests\n * Layouts');
+      const stored = (await tidings.messages.byTransaction(transactionId!))[0];
+      expect(stored).toMatchObject({ html, layoutId: null, preheader: 'Your pro plan is ready' });
+      const preview = await tidings.preview({ workflowId: 'welcome', subscriberId: 'ana', payload });
+      expect(preview.steps[0]).toMatchObject({ channel: 'email', subject: 'Welcome, Ana', html, text: sent[0]!.content, layoutId: null });
+    });
+
+    it('email components — without them registered, a step naming one is saved and fails with the reason in explain; the preview says why it is not sent', async () => {
+      const { tidings, sent } = engine();
+      await tidings.integrations.upsert({ name: 'Mail', identifier: 'mail', providerId: 'mailer', channel: 'email', active: true, primary: true });
+      await tidings.workflows.upsert({ name: 'welcome', triggers: [{ identifier: 'welcome' }], steps: [{ template: { type: 'email', subject: 's', component: 'Welcome' } }, { template: { type: 'in_app', content: 'after' } }] });
+      const { transactionId } = await tidings.trigger({ name: 'welcome', to: { subscriberId: 'bo', email: 'bo@x.test' } });
+      await tidings.runDue();
+      expect(sent).toEqual([]);
+      const entries = (await tidings.explain(transactionId!)).flatMap((r) => r.entries);
+      expect(entries[0]).toMatchObject({ type: 'email', decision: 'failed', reason: expect.stringContaining('the email component "Welcome" is not registered: no components are') });
+      expect(entries[1]).toMatchObject({ type: 'in_app', decision: 'delivered' });
+      const preview = await tidings.preview({ workflowId: 'welcome', subscriberId: 'bo' });
+      expect(preview.notSent).toEqual([expect.objectContaining({ type: 'email', reason: expect.stringContaining('is not registered') })]);
+      await expect(tidings.workflows.upsert({ name: 'mixed', triggers: [{ identifier: 'mixed' }], steps: [{ template: { type: 'email', subject: 's', content: '<p>x</p>', component: 'Welcome' } }] })).rejects.toThrow(
+        'steps[0].template.content: give content or component, not both',
+      );
+    });
+
+    it("layouts — named slots: a step fills them (liquid with the step's variables, escaped as the body is); an unfilled one is empty or the layout's {% if %} fallback; a bad slot name is refused by field", async () => {
+      const { tidings, sent } = engine();
+      await tidings.integrations.upsert({ name: 'Mail', identifier: 'mail', providerId: 'mailer', channel: 'email', active: true, primary: true });
+      await tidings.layouts.upsert({
+        identifier: 'slotted',
+        isDefault: true,
+        content: '<html><body><main>{{ content }}</main><aside>{{ aside }}</aside><footer>{% if footer %}{{ footer }}{% else %}<p>Default footer</p>{% endif %}</footer></body></html>',
+      });
+      await tidings.workflows.upsert({
+        name: 'filled',
+        triggers: [{ identifier: 'filled' }],
+        steps: [{ template: { type: 'email', subject: 's', content: '<p>Body</p>', slots: { footer: '<p>For {{ subscriber.firstName }} of {{ payload.team }}</p>' } } }],
+      });
+      await tidings.workflows.upsert({ name: 'plain', triggers: [{ identifier: 'plain' }], steps: [{ template: { type: 'email', subject: 's', content: '<p>Body</p>' } }] });
+      const to = { subscriberId: 'cy', email: 'cy@x.test', firstName: 'Cy' };
+      const filled = await tidings.trigger({ name: 'filled', to, payload: { team: '<Rockets>' } });
+      await tidings.trigger({ name: 'plain', to });
+      await tidings.runDue();
+      const html = (transactionId: string | undefined) => sent.find((m) => (transactionId ? m.transactionId === transactionId : m.transactionId !== filled.transactionId))!.html!;
+      expect(html(filled.transactionId)).toContain('<main><p>Body</p></main><aside></aside><footer><p>For Cy of &lt;Rockets&gt;</p></footer>');
+      expect(html(undefined)).toContain('<main><p>Body</p></main><aside></aside><footer><p>Default footer</p></footer>');
+      const preview = await tidings.preview({ workflowId: 'filled', subscriber: to, payload: { team: '<Rockets>' } });
+      expect(preview.steps[0]!.html).toBe(html(filled.transactionId));
+      await expect(tidings.workflows.upsert({ name: 'bad', triggers: [{ identifier: 'bad' }], steps: [{ template: { type: 'email', subject: 's', content: 'x', slots: { content: 'y' } } }] })).rejects.toThrow(
+        /steps\[0\]\.template\.slots\.content: a slot name must not be one of the layout's own variables/,
+      );
+      await expect(tidings.workflows.upsert({ name: 'bad', triggers: [{ identifier: 'bad' }], steps: [{ template: { type: 'email', subject: 's', content: 'x', slots: { footer: '{% if %}' } } }] })).rejects.toThrow(
+        /steps\[0\]\.template\.slots\.footer: template does not parse/,
+      );
+    });
+
+    it('translations — a PO file is stored as a catalog (plural forms as ICU plurals, fuzzy entries left out and listed), per tenant too; a file refused stores nothing', async () => {
+      const tidings = createTidings({ storage: get(), clock: manualClock('2026-05-04T08:00:00.000Z'), environmentId: 'po', translations: { en: { invoice: { subject: 'Your invoice', due: '{count, plural, one {# invoice is} other {# invoices are}} due' } } } });
+      await tidings.tenants.upsert({ identifier: 'acme' });
+      const imported = await tidings.translations.importPo('pt_BR', PO_PT);
+      expect(imported).toMatchObject({ imported: 1, skipped: [{ key: 'invoice.subject', reason: 'fuzzy' }], catalog: { locale: 'pt-BR', tenant: null } });
+      expect((await tidings.translations.get('pt-BR'))?.entries).toEqual({ invoice: { due: '{count, plural, one {# fatura vence} many {# faturas vencem} other {# faturas vencem}}' } });
+      await tidings.translations.importPo('pt-BR', PO_PT.replace('# faturas vencem', '# faturas da Acme vencem'), { tenant: 'acme' });
+      await tidings.workflows.upsert({ name: 'invoice', triggers: [{ identifier: 'invoice' }], steps: [{ template: { type: 'in_app', content: "{{ 'invoice.subject' | t }}: {{ 'invoice.due' | t: count: payload.n }}" } }] });
+      const ana = { subscriberId: 'ana', locale: 'pt-BR' };
+      const plain = await tidings.trigger({ name: 'invoice', to: ana, payload: { n: 3 } });
+      const acme = await tidings.trigger({ name: 'invoice', to: ana, payload: { n: 3 }, tenant: 'acme' });
+      await tidings.runDue();
+      const content = async (transactionId: string) => (await tidings.messages.byTransaction(transactionId))[0]?.content;
+      expect(await content(plain.transactionId!)).toBe('Your invoice: 3 faturas vencem');
+      expect(await content(acme.transactionId!)).toBe('Your invoice: 3 faturas da Acme vencem');
+      const refused = await tidings.translations.importPo('pt-BR', PO_PT.replace('msgstr[1] "# faturas vencem"', 'msgstr[1] "{count faturas"')).catch((e: unknown) => e);
+      expect(isTidingsError(refused, 'validation_failed')).toBe(true);
+      expect((refused as { issues: { path: string; message: string }[] }).issues).toEqual([{ path: 'entries.invoice.due', message: expect.stringContaining('msgctxt "invoice" msgid "due": is not an ICU MessageFormat text') }]);
+      expect((await tidings.translations.get('pt-BR'))?.entries).toEqual({ invoice: { due: '{count, plural, one {# fatura vence} many {# faturas vencem} other {# faturas vencem}}' } });
+      await expect(tidings.translations.importPo('pt-BR', '')).rejects.toThrow('po: must not be empty');
     });
   });
 }
