@@ -24,3 +24,4 @@ export * from './email-look.js';
 export * from './preview.js';
 export * from './links.js';
 export * from './translations.js';
+export * from './topic-subscription.js';
