@@ -23,6 +23,7 @@ import { unitsOfWorkSuite } from './suite/units-of-work.js';
 import { webhookLaneSuite } from './suite/webhook-lane.js';
 import { recordsSuite } from './suite/records.js';
 import { emailLookSuite } from './suite/email-look.js';
+import { topicSubscriptionsSuite } from './suite/topic-subscriptions.js';
 import type { StorageUnderTest, SuiteContext } from './storage-under-test.js';
 
 export type { StorageUnderTest, SuiteContext } from './storage-under-test.js';
@@ -78,6 +79,7 @@ export function describeStorage(name: string, backend: StorageUnderTest, part: C
     engineSuite(context);
     statusCallbacksSuite(context);
     emailLookSuite(context);
+    topicSubscriptionsSuite(context);
     retrySuite(context);
     reliabilitySuite(context);
     if (part === 'all') faultsSuite({ ...context, name });
