@@ -11,7 +11,7 @@ export const subscriptionIdentifierSchema = idSchema;
 
 const enabledFlag = z.boolean({ error: 'must be true or false' }).optional();
 /** Novu's JSON Logic conditions are refused by name: Tidings evaluates no JSON Logic, and silently ignoring one would send what it meant to hold back. */
-const noCondition = z.undefined({ error: 'is not supported: Tidings does not evaluate JSON Logic conditions; use enabled' }).optional();
+const noCondition = z.unknown().refine((value) => value === undefined, { message: 'is not supported: Tidings does not evaluate JSON Logic conditions; use enabled' }).optional();
 const workflowRefsSchema = z.array(idSchema).max(MAX_SUBSCRIPTION_FILTERS, `must hold at most ${MAX_SUBSCRIPTION_FILTERS} items`);
 
 /**
@@ -70,11 +70,16 @@ export const subscriptionPreferenceUpdateSchema = z
   .refine((update) => update.enabled !== undefined || (update.channels !== undefined && Object.keys(update.channels).length > 0), { path: ['enabled'], message: 'is required when no channel is given' });
 export type SubscriptionPreferenceUpdate = z.input<typeof subscriptionPreferenceUpdateSchema>;
 
-/** Many subscription preferences changed together (Novu's bulk route), each naming its subscription. */
-export const subscriptionPreferenceBatchSchema = z.array(
-  z.strictObject({ subscriptionIdentifier: subscriptionIdentifierSchema, workflowId: idSchema, enabled: enabledFlag, channels: channelPreferencesSchema.optional(), condition: noCondition }),
-).max(MAX_SUBSCRIPTION_FILTERS, `must hold at most ${MAX_SUBSCRIPTION_FILTERS} items`);
-export type SubscriptionPreferenceBatch = z.input<typeof subscriptionPreferenceBatchSchema>;
+/**
+ * Many subscription preferences changed together (Novu's bulk route), each naming its subscription;
+ * under `preferences`, so an issue names its item (`preferences[2].workflowId`).
+ */
+export const subscriptionPreferenceBatchSchema = z.strictObject({
+  preferences: z
+    .array(z.strictObject({ subscriptionIdentifier: subscriptionIdentifierSchema, workflowId: idSchema, enabled: enabledFlag, channels: channelPreferencesSchema.optional(), condition: noCondition }))
+    .max(MAX_SUBSCRIPTION_FILTERS, `must hold at most ${MAX_SUBSCRIPTION_FILTERS} items`),
+});
+export type SubscriptionPreferenceBatch = z.input<typeof subscriptionPreferenceBatchSchema>['preferences'];
 
 /** A subscription's say over one workflow, as stored: off as a whole, or channel by channel (absent: on). */
 export const subscriptionPreferenceRecordSchema = z.object({

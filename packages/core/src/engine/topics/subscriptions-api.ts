@@ -247,13 +247,13 @@ export function topicSubscriptionsApi(ctx: EngineContext) {
 
     /** Several preference changes, each naming its subscription, in one transaction: all apply, or none. */
     async updatePreferences(subscriberId: string, input: SubscriptionPreferenceBatch): Promise<SubscriptionPreferenceChange[]> {
-      const items = parseInput(subscriptionPreferenceBatchSchema, input, 'subscription preferences');
+      const { preferences: items } = parseInput(subscriptionPreferenceBatchSchema, { preferences: input }, 'subscription preferences');
       return storage.transaction(async (tx) => {
         const subscriber = await subscriberOf(tx, subscriberId);
         const records = new Map<string, TopicSubscriptionRecord>();
         const changed: { found: Held; key: string; preference: SubscriptionWorkflowPreference }[] = [];
         for (const [i, item] of items.entries()) {
-          const workflow = await preferenceTarget(tx, item.workflowId, `[${i}].workflowId`);
+          const workflow = await preferenceTarget(tx, item.workflowId, `preferences[${i}].workflowId`);
           const { found, preference } = await changePreference(tx, subscriber, item.subscriptionIdentifier, workflow, item, records);
           changed.push({ found, key: subscriptionKey(found.topic._id, subscriber._id), preference });
         }

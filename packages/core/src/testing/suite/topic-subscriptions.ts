@@ -121,7 +121,7 @@ export function topicSubscriptionsSuite({ get }: SuiteContext): void {
         { subscriptionIdentifier: 'ada-releases', workflowId: 'digest', enabled: false },
         { subscriptionIdentifier: 'ada-releases', workflowId: 'security', enabled: false },
       ]).catch((e: unknown) => e);
-      expect(isTidingsError(failed, 'validation_failed') && failed.issues[0]!.path).toBe('[1].workflowId');
+      expect(isTidingsError(failed, 'validation_failed') && failed.issues[0]!.path).toBe('preferences[1].workflowId');
       expect((await tidings.topics.subscriptions.get('ada', 'releases'))!.preferences.find((p) => p.workflowIdentifier === 'digest')!.enabled).toBe(true);
     });
 
