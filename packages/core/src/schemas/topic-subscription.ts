@@ -67,7 +67,8 @@ export type TopicSubscriptionQuery = z.input<typeof topicSubscriptionQuerySchema
 /** One subscription preference changed: the workflow on or off as a whole, and channel by channel. */
 export const subscriptionPreferenceUpdateSchema = z
   .strictObject({ enabled: enabledFlag, channels: channelPreferencesSchema.optional(), condition: noCondition })
-  .refine((update) => update.enabled !== undefined || (update.channels !== undefined && Object.keys(update.channels).length > 0), { path: ['enabled'], message: 'is required when no channel is given' });
+  // A condition is refused by itself: it is what the caller meant to send.
+  .refine((update) => update.condition !== undefined || update.enabled !== undefined || (update.channels !== undefined && Object.keys(update.channels).length > 0), { path: ['enabled'], message: 'is required when no channel is given' });
 export type SubscriptionPreferenceUpdate = z.input<typeof subscriptionPreferenceUpdateSchema>;
 
 /**
