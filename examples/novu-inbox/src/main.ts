@@ -7,10 +7,10 @@ import { serve } from '@tidings/cli';
 import { build } from 'esbuild';
 import { Hono } from 'hono';
 
-/** Bundles the React page (React 19, Novu's `<Inbox />`) once, in memory. */
-async function bundle(): Promise<string> {
+/** Bundles a React page (React 19, Novu's `<Inbox />` or `<Subscription />`) once, in memory. */
+async function bundle(entry: string): Promise<string> {
   const result = await build({
-    entryPoints: [fileURLToPath(new URL('./client/app.tsx', import.meta.url))],
+    entryPoints: [fileURLToPath(new URL(`./client/${entry}`, import.meta.url))],
     bundle: true,
     format: 'esm',
     target: 'es2022',
@@ -23,14 +23,18 @@ async function bundle(): Promise<string> {
   return result.outputFiles[0]!.text;
 }
 
-const page = (config: object) => `<!doctype html>
+const JAVASCRIPT = { 'content-type': 'text/javascript; charset=utf-8' };
+/** The topic the `/subscription` page subscribes to. */
+export const RELEASE_TOPIC = 'release-notes';
+
+const page = (config: object, script: string) => `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><title>Tidings · Novu's Inbox</title></head>
 <body style="font-family: system-ui; margin: 2rem">
 <h1>Acme</h1>
 <div id="root"></div>
 <script>window.INBOX_CONFIG = ${JSON.stringify(config).replace(/</g, '\\u003c')};</script>
-<script type="module" src="/app.js"></script>
+<script type="module" src="${script}"></script>
 </body>
 </html>`;
 
@@ -81,11 +85,24 @@ export async function start(options: NovuInboxExampleOptions = {}) {
       { template: { type: 'email', subject: 'New comment', content: '{{ payload.author }} commented' } },
     ],
   });
+  await tidings.tidings.workflows.upsert({
+    name: 'Release notes',
+    triggers: [{ identifier: 'release-notes' }],
+    tags: ['product'],
+    steps: [
+      { template: { type: 'in_app', subject: 'Release {{ payload.version }}', content: 'Version {{ payload.version }} is out' } },
+      { template: { type: 'email', subject: 'Release {{ payload.version }}', content: 'Version {{ payload.version }} is out' } },
+    ],
+  });
   const subscriberHash = createHmac('sha256', tidings.apiKey).update(subscriberId).digest('hex');
-  const script = await bundle();
+  const [inboxScript, subscriptionScript] = await Promise.all([bundle('app.tsx'), bundle('subscription.tsx')]);
+  const config = { backendUrl: tidings.url, applicationIdentifier: tidings.applicationIdentifier, subscriberId, subscriberHash };
   const app = new Hono();
-  app.get('/', (c) => c.html(page({ backendUrl: tidings.url, applicationIdentifier: tidings.applicationIdentifier, subscriberId, subscriberHash })));
-  app.get('/app.js', (c) => c.body(script, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
+  app.get('/', (c) => c.html(page(config, '/app.js')));
+  app.get('/app.js', (c) => c.body(inboxScript, 200, JAVASCRIPT));
+  // Novu's <Subscription /> for the topic `release-notes`, with the subscription's say over that workflow.
+  app.get('/subscription', (c) => c.html(page({ ...config, topicKey: RELEASE_TOPIC, workflows: ['release-notes'] }, '/subscription.js')));
+  app.get('/subscription.js', (c) => c.body(subscriptionScript, 200, JAVASCRIPT));
   app.post('/demo/comment', async (c) => c.json(await tidings.tidings.trigger({ name: 'comment-received', to: subscriberId, payload: { author: 'Grace', post: 'Compilers' } })));
   let server: ReturnType<typeof serveNode>;
   try {
@@ -152,6 +169,7 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()
   if (api.apiKeyCreated) console.log(`API key (new, kept in ${api.apiKeyFile}): ${api.apiKey}`);
   else console.log(`API key: kept in ${api.apiKeyFile}`);
   console.log(`The page gets the application identifier, the subscriberId (${running.subscriberId}) and its hash; the API key stays on the server.`);
+  console.log(`Novu's <Subscription /> to the topic ${RELEASE_TOPIC}: ${running.url}/subscription`);
   console.log(`Try: curl -X POST ${running.url}/demo/comment   (the bell rings live); Ctrl-C to stop`);
   let stopping = false;
   const stop = async () => {

@@ -43,6 +43,7 @@ import { layoutsApi } from './email/layouts-api.js';
 import { partialsApi } from './email/partials-api.js';
 import { withLinks } from './links/links-api.js';
 import { categoriesApi } from './categories/categories-api.js';
+import { withSubscriptions } from './topics/subscriptions-api.js';
 import { translationsApi } from './translations/translations-api.js';
 import type { CatalogEntries } from '../translations/translator.js';
 import { linkSecrets } from './links/link-secrets.js';
@@ -288,7 +289,7 @@ export function createTidings(options: TidingsOptions): Tidings {
     clock,
     workflows: workflowsApi(ctx),
     subscribers: subscribersApi(ctx),
-    topics: topicsApi(ctx),
+    topics: withSubscriptions(ctx, topicsApi(ctx)),
     tenants: tenantsApi(ctx),
     layouts: layoutsApi(ctx),
     partials: partialsApi(ctx),

@@ -16,6 +16,7 @@ import type { integrationsApi, tenantsApi, workflowsApi } from './catalog/catalo
 import type { subscribersApi, topicsApi } from './catalog/people-api.js';
 import type { preferencesApi } from './preferences/preferences-api.js';
 import type { categoriesApi } from './categories/categories-api.js';
+import type { topicSubscriptionsApi } from './topics/subscriptions-api.js';
 import type { suppressionsApi } from './delivery/suppressions-api.js';
 import type { capsApi } from './frequency/caps.js';
 import type { messagesApi } from './inbox/messages-api.js';
@@ -50,8 +51,11 @@ export interface Tidings {
   readonly workflows: ReturnType<typeof workflowsApi>;
   /** Subscribers: upsert (one or many), get, delete, channel credentials, online status. */
   readonly subscribers: ReturnType<typeof subscribersApi>;
-  /** Topics and their members. */
-  readonly topics: ReturnType<typeof topicsApi>;
+  /**
+   * Topics and their members, and (`topics.subscriptions`) subscribers' subscriptions to them: an
+   * identifier and per-workflow preferences that hold for what reaches them through the topic.
+   */
+  readonly topics: ReturnType<typeof topicsApi> & { readonly subscriptions: ReturnType<typeof topicSubscriptionsApi> };
   /** Tenants, whose data templates and integration conditions read. */
   readonly tenants: ReturnType<typeof tenantsApi>;
   /** Email layouts (HTML or MJML around the body), the environment's default among them. */

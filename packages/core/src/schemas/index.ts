@@ -25,3 +25,4 @@ export * from './preview.js';
 export * from './links.js';
 export * from './translations.js';
 export * from './category.js';
+export * from './topic-subscription.js';

@@ -15,6 +15,12 @@ export const notificationSchema = z.object({
   actorId: z.string().nullable(),
   tenantId: z.string().nullable(),
   context: z.record(z.string(), z.string()),
+  /**
+   * The topics the trigger's `to` named, and the subscribers it also named directly: a subscriber
+   * reached through these topics alone is held to their subscriptions' preferences. Absent when `to`
+   * named no topic.
+   */
+  topics: z.object({ keys: z.array(z.string()), direct: z.array(z.string()) }).optional(),
   /** The trigger's locale, when it gave one. */
   locale: z.string().optional(),
   createdAt: isoInstantSchema,

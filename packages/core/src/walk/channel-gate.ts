@@ -1,4 +1,5 @@
 import { channelPermitted, globalRow } from '../preferences/resolve-preferences.js';
+import { subscriptionPermitted } from '../preferences/subscription-preferences.js';
 import type { Channel, Workflow } from '../schemas/index.js';
 import { isWithinSchedule, nextScheduleOpening } from '../schedule/weekly-schedule.js';
 import type { WalkInput } from './walker.js';
@@ -7,12 +8,15 @@ import type { WalkInput } from './walker.js';
 export type ChannelGate = { readonly kind: 'send' } | { readonly kind: 'skip'; readonly reason: string } | { readonly kind: 'hold'; readonly runAt: Date; readonly reason: string };
 
 /**
- * The subscriber's say over one channel step: preferences (critical workflows pass), then, for every
- * channel but in-app, the weekly delivery schedule in the subscriber's zone.
+ * The subscriber's say over one channel step: preferences, then the subscriptions a topic trigger
+ * reached them through (critical workflows pass both), then, for every channel but in-app, the weekly
+ * delivery schedule in the subscriber's zone.
  */
-export function channelGate(input: Pick<WalkInput, 'preferences' | 'subscriber' | 'now' | 'outsideSchedule'>, workflow: Workflow, channel: Channel): ChannelGate {
+export function channelGate(input: Pick<WalkInput, 'preferences' | 'reach' | 'subscriber' | 'now' | 'outsideSchedule'>, workflow: Workflow, channel: Channel): ChannelGate {
   const permitted = channelPermitted(workflow, input.preferences, channel);
   if (!permitted.allowed) return { kind: 'skip', reason: permitted.reason };
+  const subscribed = subscriptionPermitted(workflow, input.reach, channel);
+  if (!subscribed.allowed) return { kind: 'skip', reason: subscribed.reason };
   if (channel === 'in_app' || workflow.critical) return { kind: 'send' };
   const schedule = globalRow(input.preferences)?.schedule;
   const zone = input.subscriber.timezone ?? 'UTC';

@@ -4,6 +4,7 @@ import type { RenderBudget } from '../templates/render.js';
 import type { TraceEntry } from './trace.js';
 import type { ThrottleRule } from '../frequency/throttle.js';
 import type { EmailLook } from '../email/email-look.js';
+import type { TopicReach } from '../preferences/subscription-preferences.js';
 
 /** A channel step that passed every check, rendered and ready to become a message. */
 export interface Delivery {
@@ -31,6 +32,8 @@ export interface WalkSubject {
   readonly tenant: Tenant | null;
   /** The subscriber's stored preference rows (global and per workflow). */
   readonly preferences: readonly PreferenceRow[];
+  /** The subscriptions the trigger reached the subscriber through, when it reached them through topics alone. */
+  readonly reach?: TopicReach | undefined;
 }
 
 export interface WalkInput extends WalkSubject {

@@ -11,6 +11,8 @@ import { HttpError } from '../errors.js';
 import { bodyFilter, countFilters, listFilter, parseJsonParameter } from './inbox-filters.js';
 import { inboxGlobalPreference, inboxNotification, inboxPreferencesOf, inboxWorkflowPreference } from './inbox-shapes.js';
 import { issueToken, readToken, SESSION_MS, validSubscriberHash, type InboxEnvironment } from './session.js';
+import { scope } from './inbox-scope.js';
+import { namesSubscriptions, subscriptionPreferencesBulk, subscriptionRoutes } from './subscription-routes.js';
 
 const ALLOWED_HEADERS = ['authorization', 'content-type', 'novu-api-version', 'novu-client-version', 'novu-application-identifier'];
 
@@ -40,17 +42,6 @@ const bulkPreferencesSchema = z.object({
     .array(z.object({ workflowId: z.string({ error: 'is required' }).min(1, 'is required'), in_app: channelFlag, email: channelFlag, sms: channelFlag, chat: channelFlag, push: channelFlag, digest: z.string().nullable().optional() }))
     .max(MAX_PREFERENCE_UPDATES, `must hold at most ${MAX_PREFERENCE_UPDATES} items`),
 });
-
-/** Everything a handler needs: the engine, the subscriber, and the engine's workflows by id. */
-async function scope(c: Context<AppEnv>) {
-  const session = c.get('inbox');
-  if (!session) throw new HttpError(401, 'Missing the inbox session token (Authorization: Bearer <token>)');
-  const { environment, subscriberId } = session;
-  const tidings = environment.tidings;
-  const subscriber = await tidings.subscribers.get(subscriberId);
-  if (!subscriber) throw new HttpError(401, 'The subscriber of this session no longer exists: open a new one');
-  return { tidings, subscriber, subscriberId };
-}
 
 const workflowsById = async (tidings: Tidings) => new Map((await tidings.workflows.list()).map((w) => [w._id, w] as const));
 
@@ -240,9 +231,10 @@ export function inboxRoutes(app: Hono<AppEnv>, environments: readonly InboxEnvir
     const after = await tidings.preferences.update(subscriberId, { channels: channelFlags(input), ...(schedule !== undefined && { schedule: schedule as never }) }, INBOX);
     return c.json({ data: inboxGlobalPreference(after.global) });
   });
-  /** The preferences of the workflows `refs` name (internal id, identifier or slug), in order, as the Inbox reads them. */
   app.patch('/v1/inbox/preferences/bulk', async (c) => {
     const { tidings, subscriberId } = await scope(c);
+    // A subscription's `bulkUpdatePreferences` (a group row of `<Subscription />`) names its subscription in each item.
+    if (namesSubscriptions(body(c))) return c.json({ data: await subscriptionPreferencesBulk(tidings, subscriberId, body(c)) });
     const { preferences } = parseInput(bulkPreferencesSchema, body(c) ?? {}, 'request body');
     // One transaction for the whole list: every item applies, or (a missing or critical workflow) none.
     const after = await tidings.preferences.updateMany(subscriberId, preferences.map(({ workflowId, digest, ...channels }) => ({ workflowId, channels, ...(digest !== undefined && { digest }) })), INBOX);
@@ -257,4 +249,5 @@ export function inboxRoutes(app: Hono<AppEnv>, environments: readonly InboxEnvir
     const after = await tidings.preferences.update(subscriberId, { workflowId: ref, channels: channelFlags(input), ...(digest !== undefined && { digest: digest as string | null }) }, INBOX);
     return c.json({ data: inboxPreferencesOf(await tidings.workflows.list(), after, [ref])[0] });
   });
+  subscriptionRoutes(app);
 }

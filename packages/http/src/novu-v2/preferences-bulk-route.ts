@@ -1,3 +1,4 @@
+import { parseInput } from '@tidings/core/internal';
 import { MAX_PREFERENCE_UPDATES, channelPreferencesSchema } from '@tidings/core/schemas';
 import { z } from 'zod';
 import { inboxPreferencesOf } from '../inbox/inbox-shapes.js';
@@ -25,7 +26,7 @@ export function preferencesBulkRoute(): RouteDefinition {
     envelope: 'data',
     body: bulkPreferencesBodySchema,
     async handle({ tidings, params, body }) {
-      const { preferences } = body as z.output<typeof bulkPreferencesBodySchema>;
+      const { preferences } = parseInput(bulkPreferencesBodySchema, body ?? {}, 'request body');
       const after = await tidings.preferences.updateMany(params['subscriberId']!, preferences.map(({ workflowId, channels }) => ({ workflowId, channels })));
       return inboxPreferencesOf(await tidings.workflows.list(), after, preferences.map((p) => p.workflowId));
     },

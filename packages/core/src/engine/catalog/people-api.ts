@@ -105,7 +105,7 @@ export function subscribersApi(ctx: EngineContext) {
   };
 }
 
-async function ensureTopic(ctx: EngineContext, tx: StorageRepositories, key: string, name?: string): Promise<Topic> {
+export async function ensureTopic(ctx: EngineContext, tx: StorageRepositories, key: string, name?: string): Promise<Topic> {
   const existing = await tx.topics.get(ctx.env, key);
   if (existing && (name === undefined || name === existing.name)) return existing;
   const now = ctx.now();

@@ -11,6 +11,7 @@ import { newJob } from '../runtime/jobs.js';
 import { loopYielder } from '../runtime/loop-yield.js';
 import { readLooks } from '../email/read-looks.js';
 import { storeWalkResults, walkSubject } from '../walk/walk-io.js';
+import { readTopicReach } from '../walk/topic-reach.js';
 
 /** One subscriber's walk of a notification whose workflow walks inline (`walker.walksInline`). */
 export interface InlineWalk {
@@ -47,7 +48,7 @@ export interface InlineWalked {
  * trigger's transaction), goes to a job instead: later, not failed. The walks let other work run
  * between them. A subscriber who is not there keeps a job, which records why nothing was sent.
  */
-export async function walkInline(ctx: EngineContext, repos: Pick<StorageRepositories, 'subscribers' | 'preferences' | 'records'>, walks: readonly InlineWalk[], known: ReadonlyMap<string, Subscriber>): Promise<InlineWalked> {
+export async function walkInline(ctx: EngineContext, repos: Pick<StorageRepositories, 'subscribers' | 'preferences' | 'records' | 'topics'>, walks: readonly InlineWalk[], known: ReadonlyMap<string, Subscriber>): Promise<InlineWalked> {
   if (walks.length === 0) return { jobs: [], messages: [], records: [] };
   const tx = repos;
   const { env } = ctx;
@@ -60,6 +61,10 @@ export async function walkInline(ctx: EngineContext, repos: Pick<StorageReposito
   const missing = [...ids].filter((id) => !known.has(id));
   if (missing.length > 0) for (const s of await tx.subscribers.getMany(env, missing)) subscribers.set(s.subscriberId, s);
   const preferences = groupBy(await tx.preferences.listMany(env, walks.map((w) => w.subscriberId)), (row) => row.subscriberId);
+  const reach = await readTopicReach(tx, env, walks.flatMap((w) => {
+    const subscriber = subscribers.get(w.subscriberId);
+    return subscriber ? [{ notification: w.notification, subscriber }] : [];
+  }));
   // In-app walks only: brands for their templates, no layouts.
   const look = await readLooks(tx.records, env, [...new Set(walks.flatMap((w) => (w.tenant ? [w.tenant.identifier] : [])))], false, ctx.options);
   const now = ctx.clock.now();
@@ -77,7 +82,7 @@ export async function walkInline(ctx: EngineContext, repos: Pick<StorageReposito
       continue;
     }
     const actor = notification.actorId ? subscribers.get(notification.actorId) ?? null : null;
-    const walk = await walkSubject(ctx, { workflow, notification, subscriber, actor, tenant, preferences: preferences.get(subscriberId) ?? [] }, 0, now, { renderBudget: renderBudget({ meter }), look: look(tenant?.identifier) });
+    const walk = await walkSubject(ctx, { workflow, notification, subscriber, actor, tenant, preferences: preferences.get(subscriberId) ?? [], reach: reach(notification, subscriber) }, 0, now, { renderBudget: renderBudget({ meter }), look: look(tenant?.identifier) });
     if (walk.spent) {
       jobs.push(firstWalkJob(env, notification, subscriberId, now));
       continue;

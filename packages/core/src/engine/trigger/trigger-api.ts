@@ -162,6 +162,7 @@ export function triggerApi(ctx: EngineContext) {
     const tenant = await namedTenant(ctx, event.tenant);
     if (tenant === 'missing') return resultOf('no_tenant_found', [`tenant "${String(event.tenant)}" was not found`], givenId);
     const actorId = event.actor === undefined ? null : typeof event.actor === 'string' ? event.actor : event.actor.subscriberId;
+    const plan = addressing === 'named' ? readRecipients((event as ParsedTriggerEvent).to) : NO_RECIPIENTS;
     const now = ctx.now();
     const notification: Notification = {
       _id: newId(ctx.clock.now()),
@@ -175,6 +176,7 @@ export function triggerApi(ctx: EngineContext) {
       actorId,
       tenantId: typeof event.tenant === 'object' ? event.tenant.identifier : tenant?.identifier ?? null,
       context: event.context ?? {},
+      ...(plan.topics.length > 0 && { topics: { keys: plan.topics.map((t) => t.topicKey), direct: plan.direct.map((d) => d.subscriberId) } }),
       ...(event.locale !== undefined && { locale: event.locale }),
       createdAt: now,
       ...(event.expiresAt !== undefined && { expiresAt: event.expiresAt }),

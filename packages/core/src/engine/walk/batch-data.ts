@@ -8,6 +8,7 @@ import type { JobHandler } from '../runtime/job-result.js';
 import { readWalkSources } from './walk-io.js';
 import { NO_LOOK, readLooks } from '../email/read-looks.js';
 import type { EmailLook } from '../../email/email-look.js';
+import { readTopicReach, type ReachOf } from './topic-reach.js';
 
 /** What a batch's jobs read, loaded once for the whole batch. */
 export interface BatchData {
@@ -19,6 +20,8 @@ export interface BatchData {
   readonly tenants: ReadonlyMap<string, Tenant | null>;
   readonly integrations: readonly Integration[];
   readonly preferences: ReadonlyMap<string, PreferenceRow[]>;
+  /** The subscriptions each walk's trigger reached its subscriber through, when it came through topics alone. */
+  readonly reach: ReachOf;
   /** The batch's subscribers' addresses on the suppression list, by `channel\u0000address`. */
   readonly suppressed: ReadonlyMap<string, Suppression>;
   /** The brand and layouts of a notification's emails, by its tenant (null: none). */
@@ -49,10 +52,15 @@ export async function loadBatch(ctx: EngineContext, jobs: readonly Job[]): Promi
   const subscribers = byKey(people.length > 0 ? await storage.subscribers.getMany(env, people) : [], (s) => s.subscriberId);
   const integrations = walks.length > 0 ? await storage.integrations.list(env, { active: true }) : [];
   const preferences = groupBy(walks.length > 0 ? await storage.preferences.listMany(env, unique(walks.map((j) => j.subscriberId))) : [], (row) => row.subscriberId);
+  const reach = await readTopicReach(storage, env, walks.flatMap((j) => {
+    const notification = notifications.get(j.data.notificationId);
+    const subscriber = subscribers.get(j.subscriberId);
+    return notification && subscriber ? [{ notification, subscriber }] : [];
+  }));
   const suppressed = await suppressedAddresses(ctx, walks.flatMap((j) => subscribers.get(j.subscriberId) ?? []), integrations);
   const caps = sourced.length > 0 ? await capsInForce(ctx) : [];
   const look = walks.length > 0 ? await readLooks(storage.records, env, [...tenants.keys()], integrations.some((i) => i.channel === 'email'), ctx.options) : () => NO_LOOK;
-  return { jobs, notifications, subscribers, workflows, tenants, integrations, preferences, suppressed, look, caps, slotsGivenBack: [], renderMeter: { spentMs: 0 }, cpuTurns: cpuTurns() };
+  return { jobs, notifications, subscribers, workflows, tenants, integrations, preferences, reach, suppressed, look, caps, slotsGivenBack: [], renderMeter: { spentMs: 0 }, cpuTurns: cpuTurns() };
 }
 
 /** The suppression entries of these subscribers' email addresses and phones, read only for channels with an integration. */

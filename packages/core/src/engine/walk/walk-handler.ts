@@ -68,7 +68,7 @@ async function walkJob(job: JobOf<'walk'>, context: HandlerContext<BatchData>, d
 
   const tenant = notification.tenantId ? batch.tenants.get(notification.tenantId) ?? null : null;
   const actor = notification.actorId ? batch.subscribers.get(notification.actorId) ?? null : null;
-  const subject = { workflow, notification, subscriber, actor, tenant, preferences: batch.preferences.get(subscriber.subscriberId) ?? [] };
+  const subject = { workflow, notification, subscriber, actor, tenant, preferences: batch.preferences.get(subscriber.subscriberId) ?? [], reach: batch.reach(notification, subscriber) };
   const messagesRead = await messagesForWalk(ctx, subject, state);
   const walkIt = () => walkSubject(ctx, subject, job.data.stepIndex, now, { digestEvents, renderBudget: renderBudget({ alone: batch.jobs.length === 1, meter: batch.renderMeter }), hopeless: hopelessSteps(ctx, notification._id, workflow.steps.length), state, messages: messagesRead, look: batch.look(notification.tenantId) });
   // A stored workflow's walk is the batch's CPU (its templates): one at a time, letting the loop turn between them.
@@ -182,7 +182,7 @@ async function walkJob(job: JobOf<'walk'>, context: HandlerContext<BatchData>, d
     }
     const fallingBack = fallbackTo !== undefined && (firstDone || sent!.failure !== undefined || sent!.notSent !== undefined);
     // The subscriber's say over the fallback channel holds as over any step's: off, or outside their hours, it is not used.
-    const gate = fallingBack ? channelGate({ preferences: subject.preferences, subscriber, now, outsideSchedule: 'skip' }, workflow, fallbackTo) : null;
+    const gate = fallingBack ? channelGate({ preferences: subject.preferences, reach: subject.reach, subscriber, now, outsideSchedule: 'skip' }, workflow, fallbackTo) : null;
     if (fallingBack && gate?.kind !== 'send') {
       const before = notes.get(step.stepIndex);
       notes.set(step.stepIndex, { ...before, reason: `${before?.reason ? `${before.reason}; ` : ''}no fallback to ${fallbackTo}: ${gate && 'reason' in gate ? gate.reason : ''}` });

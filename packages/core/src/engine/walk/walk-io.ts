@@ -28,6 +28,7 @@ export function walkSubject(ctx: EngineContext, subject: WalkSubject, startIndex
     actor: subject.actor,
     tenant: subject.tenant,
     preferences: subject.preferences,
+    reach: subject.reach,
     startIndex,
     now,
     outsideSchedule: ctx.options.outsideSchedule,
