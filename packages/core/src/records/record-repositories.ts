@@ -16,7 +16,7 @@ import { settingsRepository } from './settings.js';
 import { subscriberRepository } from './subscribers.js';
 import { suppressionRepository } from './suppressions.js';
 import { tenantRepository } from './tenants.js';
-import { topicRepository } from './topics.js';
+import { TOPIC_SUBSCRIPTIONS, topicRepository } from './topics.js';
 import { traceRepository } from './traces.js';
 import { webhookRepository, webhookRetention } from './webhooks.js';
 import { workflowRepository } from './workflows.js';
@@ -77,9 +77,12 @@ function cascading(backendAtomically: Atomically): { subscriberDelete: Subscribe
   return {
     subscriberDelete: (env, subscriberId) =>
       atomically(async (kernel, records) => {
-        if (!(await subscriberRepository(records).delete(env, subscriberId))) return false;
+        const subscribers = subscriberRepository(records);
+        const [subscriber] = await subscribers.getMany(env, [subscriberId]);
+        if (!subscriber || !(await subscribers.delete(env, subscriberId))) return false;
         await deletePreferencesOf(records, env, subscriberId);
         await kernel.topics.removeMembers(env, null, [subscriberId]);
+        await records.deleteWhere(env, TOPIC_SUBSCRIPTIONS, { i2: subscriber._id });
         return true;
       }),
     messagesDelete: (env, subscriberInternalId, ids) =>

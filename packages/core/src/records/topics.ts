@@ -5,6 +5,8 @@ import type { KernelTopicMembers } from '../kernel/kernel.js';
 import { docsOf, firstDoc } from './docs.js';
 
 const TABLE = 'topics';
+/** Topic subscriptions' own data (identifier, per-workflow preferences), by subscriber internal id (`i2`). */
+export const TOPIC_SUBSCRIPTIONS = 'topic-subscriptions';
 
 /** Topics keyed (and ordered) by key; their memberships are the backend's (`members`). */
 /** Reads every member of the topics a page at a time (memberships are the backend's, read in pages). */

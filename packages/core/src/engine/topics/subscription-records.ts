@@ -3,7 +3,7 @@ import { docsOf } from '../../records/docs.js';
 import type { RecordStore } from '../../records/record-store.js';
 import type { TopicSubscriptionRecord } from '../../schemas/index.js';
 
-export const TOPIC_SUBSCRIPTIONS = 'topic-subscriptions';
+import { TOPIC_SUBSCRIPTIONS } from '../../records/topics.js';
 
 /**
  * One record per membership, keyed by the topic's and the subscriber's internal ids: a subscriber

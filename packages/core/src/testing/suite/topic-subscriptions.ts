@@ -179,6 +179,8 @@ export function topicSubscriptionsSuite({ get }: SuiteContext): void {
       const { tidings } = await engine();
       await tidings.topics.subscriptions.create('ada', 'releases', { preferences: [{ workflowId: 'replies', enabled: false }] });
       await tidings.subscribers.delete('ada');
+      // Nothing of the old subscription is left behind.
+      expect(await tidings.storage.records.find(tidings.environmentId, 'topic-subscriptions', {})).toEqual([]);
       await tidings.subscribers.upsert({ subscriberId: 'ada' });
       await tidings.topics.addSubscribers('releases', ['ada']);
       expect((await tidings.topics.subscriptions.get('ada', 'releases'))!.preferences).toEqual([]);
