@@ -104,7 +104,8 @@ export function issuesOf(error: z.ZodError, prefix = '', hints: MemberHints = {}
     if (issue.code !== 'unrecognized_keys') return [{ path: join(formatPath(issue.path)), message: issue.message }];
     return issue.keys.map((key) => {
       const at = [...issue.path, key];
-      const hint = hints[formatPath(at.map((part) => (typeof part === 'number' ? '[]' : part))).replace(/\.\[\]/g, '[]')];
+      const where = formatPath(at.map((part) => (typeof part === 'number' ? '[]' : part))).replace(/\.\[\]/g, '[]');
+      const hint = Object.hasOwn(hints, where) ? hints[where] : undefined;
       return { path: join(formatPath(at)), message: `is not a known member${hint ? `: ${hint}` : ''}` };
     });
   });

@@ -43,7 +43,8 @@ export function errorBody(status: number, message: string | string[], path: stri
 const MAX_MESSAGE_TEXT = 4 * MAX_ISSUE_TEXT;
 
 const fieldErrors = (issues: readonly FieldIssue[]) => {
-  const errors: Record<string, { messages: string[] }> = {};
+  // No prototype: a field named `__proto__` (a hostile body's) is a field like any other.
+  const errors: Record<string, { messages: string[] }> = Object.create(null) as Record<string, { messages: string[] }>;
   for (const issue of issues) (errors[issue.path || 'body'] ??= { messages: [] }).messages.push(issue.message);
   return errors;
 };
