@@ -15,7 +15,9 @@ export function categoriesSuite({ get }: SuiteContext): void {
     async function engine(environmentId: string) {
       const sent: ProviderMessage[] = [];
       const mail: Provider = { id: 'mailer', channel: 'email', send: async (message) => (sent.push(message), { id: `pm-${sent.length}` }) };
-      const tidings = createTidings({ storage: get(), clock: manualClock('2026-06-01T12:00:00.000Z'), environmentId, providers: [mail], links: { baseUrl: BASE } });
+      const hooks: string[] = [];
+      const webhookTransport = async ({ body }: { body: string }) => (hooks.push(body), { status: 200 });
+      const tidings = createTidings({ storage: get(), clock: manualClock('2026-06-01T12:00:00.000Z'), environmentId, providers: [mail], links: { baseUrl: BASE }, webhookTransport });
       const changes: PreferenceChange[] = [];
       tidings.events.on('preference.updated', ({ change }) => changes.push(change));
       await tidings.integrations.upsert({ name: 'Mail', identifier: 'mail', providerId: 'mailer', channel: 'email', active: true, primary: true });
@@ -25,7 +27,7 @@ export function categoriesSuite({ get }: SuiteContext): void {
       await email('Spring sale', 'sale', { tags: ['category:marketing', 'promo'] });
       await email('New feature', 'feature', { category: 'product-updates' });
       await email('Receipt', 'receipt', { category: 'transactional' });
-      return { tidings, sent, changes };
+      return { tidings, sent, changes, hooks };
     }
     const send = async (tidings: Awaited<ReturnType<typeof engine>>['tidings'], name: string, to: string) => {
       const { transactionId } = await tidings.trigger({ name, to: { subscriberId: to, email: `${to}@x.test` } });
@@ -87,7 +89,8 @@ export function categoriesSuite({ get }: SuiteContext): void {
     });
 
     it('one-click — a category\'s email carries the headers and opts out of the whole category, once; a transactional or "none" category carries none; every change is in the audit trail and emitted', async () => {
-      const { tidings, sent, changes } = await engine('cat-links');
+      const { tidings, sent, changes, hooks } = await engine('cat-links');
+      await tidings.webhooks.create({ url: 'https://hooks.example.com/prefs', events: ['preference.updated'] });
       await tidings.categories.upsert('product-updates', { unsubscribe: 'none' });
       await send(tidings, 'news', 'bo');
       await send(tidings, 'feature', 'bo');
@@ -109,6 +112,10 @@ export function categoriesSuite({ get }: SuiteContext): void {
       expect(history.map((h) => h.origin)).toEqual(['api', 'one-click']);
       expect(history[1]).toMatchObject({ subscriberId: 'bo', at: '2026-06-01T12:00:00.000Z', patches: [{ categories: { marketing: { email: false } } }], scope: { purpose: 'unsubscribe', category: 'marketing' } });
       expect(changes.map((c) => c.id)).toEqual(history.map((h) => h.id).reverse());
+      // The webhook event of each change, written in its transaction, delivered by the engine's jobs.
+      await tidings.runDue();
+      const delivered = hooks.map((body) => JSON.parse(body) as { type: string; data: { change: PreferenceChange } });
+      expect(delivered.map((e) => [e.type, e.data.change.origin, e.data.change.id])).toEqual(history.map((h) => ['preference.updated', h.origin, h.id]).reverse());
       expect(await tidings.preferences.history('bo', { limit: 1 })).toHaveLength(1);
       await expect(tidings.preferences.history('bo', { limit: 0 })).rejects.toSatisfy((e) => isTidingsError(e, 'validation_failed'));
       await expect(tidings.preferences.update('bo', {}, { origin: 'fax' as never })).rejects.toSatisfy((e) => isTidingsError(e, 'validation_failed'));
