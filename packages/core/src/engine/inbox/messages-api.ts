@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { contextKeys, contextKeyText } from '../../contexts/context-keys.js';
+import { contextPayloadSchema } from '../../schemas/context.js';
 import { notFound, TidingsError } from '../../errors.js';
 import { applyAction, applyArchive, applyMarkAs, applySnooze, applyUnsnooze, applyMarkFlags } from '../../messages/transitions.js';
 import { isExpired } from '../../messages/expiry.js';
@@ -67,6 +69,8 @@ export const messageFilterSchema = z.strictObject({
   data: filterDataSchema.optional(),
   createdGte: instantSchema.optional(),
   createdLte: instantSchema.optional(),
+  /** Only messages triggered with exactly these contexts; `{}` or null: only those triggered with none (Novu's Inbox scoping). */
+  context: contextPayloadSchema.nullable().optional(),
 });
 export type MessageFilterInput = z.input<typeof messageFilterSchema>;
 
@@ -89,10 +93,11 @@ type ParsedFilter = z.output<typeof messageFilterSchema>;
 
 /** The storage's filter for a parsed one, at `now`. */
 function storageFilter(filter: ParsedFilter, now: string): MessageFilter {
-  const { tags, severity, ...rest } = filter;
+  const { tags, severity, context, ...rest } = filter;
   return {
     ...rest,
     now,
+    ...(context !== undefined && { context: contextKeyText(contextKeys(context)) }),
     ...(tags !== undefined && { tags: tags.length > 0 && Array.isArray(tags[0]) ? (tags as string[][]) : [tags as string[]] }),
     ...(severity !== undefined && { severity: Array.isArray(severity) ? severity : [severity] }),
   };
