@@ -1,4 +1,5 @@
 import { systemClock, type Tidings } from '@tidings/core';
+import { contextRoutes } from './novu-v2/context-routes.js';
 import { parseInput } from '@tidings/core/internal';
 import { checkedParams } from './params.js';
 import { Hono, type Context } from 'hono';
@@ -39,7 +40,7 @@ export function createHttpApp(options: HttpAppOptions) {
   for (const { tidings, apiKeys } of options.environments) for (const key of apiKeys) engines.set(key, tidings);
   const clock = options.clock ?? options.environments[0]?.tidings.clock ?? systemClock;
   const limit = options.bodyLimit ?? 1_048_576;
-  const routes: RouteDefinition[] = [...interfaceRoutes(), ...serverRoutes(), ...legacyRoutes(), broadcastRoute(), ...subscriberV2Routes(), ...topicV2Routes(), ...emailLookRoutes(), ...categoryRoutes()];
+  const routes: RouteDefinition[] = [...interfaceRoutes(), ...serverRoutes(), ...legacyRoutes(), broadcastRoute(), ...subscriberV2Routes(), ...topicV2Routes(), ...contextRoutes(), ...emailLookRoutes(), ...categoryRoutes()];
   const document = openApiDocument(routes);
 
   const app = new Hono<AppEnv>();
