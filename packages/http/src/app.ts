@@ -1,4 +1,5 @@
 import { systemClock, type Tidings } from '@tidings/core';
+import { notificationsV2Routes } from './novu-v2/notification-routes.js';
 import { contextRoutes } from './novu-v2/context-routes.js';
 import { parseInput } from '@tidings/core/internal';
 import { checkedParams } from './params.js';
@@ -88,6 +89,7 @@ export function createHttpApp(options: HttpAppOptions) {
   app.get('/v1/subscribers/:subscriberId/events', liveEvents(liveStreams));
   app.route('/', activityRoutes());
   app.route('/', workflowsV2Routes());
+  app.route('/', notificationsV2Routes(clock, options.inbox?.maxSnoozeDurationHours ?? 720));
 
   for (const definition of routes) {
     app[definition.method](definition.path, async (c) => {

@@ -53,7 +53,7 @@ describe('contexts through @novu/api', () => {
     const { result } = await sdk.novu.contexts.retrieve('acme', 'tenant');
     expect(result.data).toEqual({ name: 'Acme' });
     const feed = (await sdk.server.tidings.messages.feed('ada', { limit: 10 })).items;
-    expect(feed.map((m) => [m.content, m.contextKeys])).toEqual([
+    expect(feed.map((m) => [m.content, m.contextKeys]).sort()).toEqual([
       ['Acme / ', ['tenant:acme']],
       ['Acme / jira', ['app:jira', 'tenant:acme']],
     ]);
