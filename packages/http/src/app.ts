@@ -1,4 +1,5 @@
 import { systemClock, type Tidings } from '@tidings/core';
+import { messageDeletionRoutes, subscriberStatusRoutes } from './routes/subscriber-status-routes.js';
 import { notificationsV2Routes } from './novu-v2/notification-routes.js';
 import { contextRoutes } from './novu-v2/context-routes.js';
 import { parseInput } from '@tidings/core/internal';
@@ -41,7 +42,7 @@ export function createHttpApp(options: HttpAppOptions) {
   for (const { tidings, apiKeys } of options.environments) for (const key of apiKeys) engines.set(key, tidings);
   const clock = options.clock ?? options.environments[0]?.tidings.clock ?? systemClock;
   const limit = options.bodyLimit ?? 1_048_576;
-  const routes: RouteDefinition[] = [...interfaceRoutes(), ...serverRoutes(), ...legacyRoutes(), broadcastRoute(), ...subscriberV2Routes(), ...topicV2Routes(), ...contextRoutes(), ...emailLookRoutes(), ...categoryRoutes()];
+  const routes: RouteDefinition[] = [...interfaceRoutes(), ...serverRoutes(), ...legacyRoutes(), broadcastRoute(), ...subscriberV2Routes(), ...topicV2Routes(), ...contextRoutes(), ...subscriberStatusRoutes(), ...messageDeletionRoutes(), ...emailLookRoutes(), ...categoryRoutes()];
   const document = openApiDocument(routes);
 
   const app = new Hono<AppEnv>();
