@@ -7,6 +7,7 @@ import { cpuTurns } from '../runtime/loop-yield.js';
 import type { JobHandler } from '../runtime/job-result.js';
 import { readWalkSources } from './walk-io.js';
 import { NO_LOOK, readLooks } from '../email/read-looks.js';
+import { lookNeeds } from '../email/look-needs.js';
 import type { EmailLook } from '../../email/email-look.js';
 import { readTopicReach, type ReachOf } from './topic-reach.js';
 
@@ -59,7 +60,7 @@ export async function loadBatch(ctx: EngineContext, jobs: readonly Job[]): Promi
   }));
   const suppressed = await suppressedAddresses(ctx, walks.flatMap((j) => subscribers.get(j.subscriberId) ?? []), integrations);
   const caps = sourced.length > 0 ? await capsInForce(ctx) : [];
-  const look = walks.length > 0 ? await readLooks(storage.records, env, [...tenants.keys()], integrations.some((i) => i.channel === 'email'), ctx.options) : () => NO_LOOK;
+  const look = walks.length > 0 ? await readLooks(storage.records, env, [...tenants.keys()], lookNeeds(workflows.values(), integrations.some((i) => i.channel === 'email')), ctx.options) : () => NO_LOOK;
   return { jobs, notifications, subscribers, workflows, tenants, integrations, preferences, reach, suppressed, look, caps, slotsGivenBack: [], renderMeter: { spentMs: 0 }, cpuTurns: cpuTurns() };
 }
 
