@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isoInstantSchema, jsonObjectSchema } from './enums.js';
 import { webhookEventTypeSchema } from './webhook.js';
+import { workflowRevisionRefSchema } from './workflow.js';
 
 /** One accepted trigger: the record every job and message of that trigger points back to. */
 export const notificationSchema = z.object({
@@ -26,6 +27,8 @@ export const notificationSchema = z.object({
   createdAt: isoInstantSchema,
   /** The trigger's `expiresAt`: its in-app messages are gone from then on. */
   expiresAt: isoInstantSchema.optional(),
+  /** The workflow revision the trigger used: its run's later steps use it too, unless the workflow runs `latest`. */
+  revision: workflowRevisionRefSchema.optional(),
   /** The W3C traceparent of the trigger's `tidings.trigger` span, when one was recorded: its jobs' spans join that trace. */
   traceparent: z.string().optional(),
 });
