@@ -46,7 +46,11 @@ export const ranStepSchema = z.object({
 export type RanStep = z.infer<typeof ranStepSchema>;
 
 /** What a walk of a code workflow carries between its runs: the steps that already ran, in order. */
-export const walkStateSchema = z.object({ steps: z.array(ranStepSchema) });
+export const walkStateSchema = z.object({
+  steps: z.array(ranStepSchema),
+  /** The declared step the walk goes on with when it stopped: a run resumed under changed code ends when it is gone. */
+  next: z.string().optional(),
+});
 export type WalkState = z.infer<typeof walkStateSchema>;
 
 /** A `walk` job: walk the steps of one notification for one subscriber from `stepIndex`. */

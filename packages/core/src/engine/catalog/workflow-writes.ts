@@ -9,7 +9,7 @@ import { issuesText } from '../../listed-issues.js';
 import { parseInput } from '../../validation.js';
 import type { EngineContext } from '../context.js';
 import { lastRevisionNumber, storeRevision } from '../revisions/revision-records.js';
-import { sameDefinition } from '../revisions/workflow-definition.js';
+import { sameDefinition } from '../../revisions/workflow-definition.js';
 
 /** A workflow input, checked. */
 export type ParsedWorkflow = ReturnType<typeof workflowInputSchema.parse>;

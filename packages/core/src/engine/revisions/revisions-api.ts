@@ -17,8 +17,8 @@ import { parseInput } from '../../validation.js';
 import type { EngineContext } from '../context.js';
 import { buildWorkflow, matchOf, parseWorkflow, writeWorkflow, type ParsedWorkflow } from '../catalog/workflow-writes.js';
 import { getRevision, revisionsOf, workflowIdOfIdentifier } from './revision-records.js';
-import { diffLines, diffWorkflows, type WorkflowChange } from './workflow-diff.js';
-import { isEmptyPlan, planLines, planWorkflows, type WorkflowPlan } from './workflow-plan.js';
+import { diffLines, diffWorkflows, type WorkflowChange } from '../../revisions/workflow-diff.js';
+import { isEmptyPlan, planLines, planWorkflows, type WorkflowPlan } from '../../revisions/workflow-plan.js';
 
 /** What `workflows.diff` answers: the changes from revision `from` to `to`, and the same as lines. */
 export interface RevisionDiff {

@@ -178,6 +178,7 @@ export function triggerApi(ctx: EngineContext) {
       context: event.context ?? {},
       ...(plan.topics.length > 0 && { topics: { keys: plan.topics.map((t) => t.topicKey), direct: plan.direct.map((d) => d.subscriberId) } }),
       ...(event.locale !== undefined && { locale: event.locale }),
+      ...(workflow.revision !== undefined && { revision: workflow.revision }),
       createdAt: now,
       ...(event.expiresAt !== undefined && { expiresAt: event.expiresAt }),
     };

@@ -1,4 +1,4 @@
-import type { Workflow } from '../../schemas/index.js';
+import type { Workflow } from '../schemas/index.js';
 
 /** Members that say when and where a workflow was saved, not what it does: a change of them alone is no revision. */
 const BOOKKEEPING = new Set(['createdAt', 'updatedAt', 'revision', '_organizationId', '_environmentId']);

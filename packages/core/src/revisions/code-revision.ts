@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { CodeStepDeclaration, CodeWorkflow } from '../../walk/code-workflow.js';
+import type { CodeStepDeclaration, CodeWorkflow } from '../walk/code-workflow.js';
 import { canonicalJson } from './workflow-definition.js';
 
 /**

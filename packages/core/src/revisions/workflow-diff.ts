@@ -1,4 +1,4 @@
-import type { Step, Workflow } from '../../schemas/index.js';
+import type { Step, Workflow } from '../schemas/index.js';
 import { canonicalJson, definitionOf } from './workflow-definition.js';
 
 /**

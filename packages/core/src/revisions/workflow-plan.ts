@@ -1,4 +1,4 @@
-import type { Workflow } from '../../schemas/index.js';
+import type { Workflow } from '../schemas/index.js';
 import { sameDefinition } from './workflow-definition.js';
 import { diffLines, diffWorkflows, type WorkflowChange } from './workflow-diff.js';
 
