@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { isTidingsError, notFound, TidingsError, type FieldIssue } from '../../errors.js';
 import { issuesText } from '../../listed-issues.js';
 import {
@@ -52,8 +53,11 @@ export function revisionsApi(ctx: EngineContext) {
     return id;
   }
 
+  /** A revision number, refused naming `field` when it is none. */
+  const checkRevision = (revision: number, field: string) => parseInput(z.strictObject({ [field]: revisionNumberSchema }), { [field]: revision }, 'revision');
+
   async function requireRevision(ref: string, revision: number, field: string): Promise<WorkflowRevision> {
-    parseInput(revisionNumberSchema, revision, field);
+    checkRevision(revision, field);
     const found = await getRevision(storage.records, env, await workflowIdOf(ref), revision);
     if (!found) throw new TidingsError('not_found', `Workflow "${ref}" has no revision ${revision}`, { issues: [{ path: field, message: 'no such revision' }] });
     return found;
@@ -104,7 +108,7 @@ export function revisionsApi(ctx: EngineContext) {
     },
     /** One revision of a workflow, or null when it has none of that number. */
     async revision(ref: string, revision: number): Promise<WorkflowRevision | null> {
-      parseInput(revisionNumberSchema, revision, 'revision');
+      checkRevision(revision, 'revision');
       return getRevision(storage.records, env, await workflowIdOf(ref), revision);
     },
     /** What changed from revision `from` to revision `to`, step by step (steps matched by id). */

@@ -65,7 +65,8 @@ export function revisionsSuite({ get }: SuiteContext): void {
       await tidings.workflows.upsert(delayed('hello', 'v1'));
       for (const [call, path] of [
         [() => tidings.workflows.history('hello', { limit: 0 }), 'limit'],
-        [() => tidings.workflows.revision('hello', 1.5), ''],
+        [() => tidings.workflows.revision('hello', 1.5), 'revision'],
+        [() => tidings.workflows.diff('hello', 1, 0), 'to'],
         [() => tidings.workflows.upsert(delayed('hello', 'v2'), { by: '' }), 'by'],
         [() => tidings.workflows.upsert(delayed('hello', 'v2', { runs: 'sometimes' as never })), 'runs'],
         [() => tidings.workflows.rollback('hello', 1, { who: 'x' } as never), 'who'],
