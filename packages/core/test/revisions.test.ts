@@ -5,6 +5,7 @@ import { canonicalJson, definitionOf, sameDefinition } from '../src/revisions/wo
 import { diffLines, diffWorkflows } from '../src/revisions/workflow-diff.js';
 import { planLines, planWorkflows } from '../src/revisions/workflow-plan.js';
 import { codeRevision } from '../src/revisions/code-revision.js';
+import { workflowFile, workflowFileNames } from '../src/revisions/workflow-file.js';
 import { scriptedCodeWorkflow } from '../src/testing/scripted-code-workflow.js';
 import { workflowRecord } from '../src/testing/fixtures.js';
 
@@ -104,5 +105,19 @@ describe('codeRevision', () => {
     const b = declared(['one', 'three']);
     expect(codeRevision(b, await b.discover())).not.toBe(revision);
     expect(codeRevision({ ...a, critical: true }, await a.discover())).not.toBe(revision);
+  });
+});
+
+describe('workflow files', () => {
+  it('leave out what the server makes (ids, instants, a generated slug, the default group) and keep step ids', () => {
+    const stored = wf('hello', [{ ...step('s1', 'hi'), _templateId: 's1' }], { slug: 'test-workflow_wf_id-hello', revision: 3 });
+    const file = workflowFile(stored);
+    expect(Object.keys(file).filter((k) => k.startsWith('_') || ['identifier', 'slug', 'createdAt', 'updatedAt', 'revision', 'deleted'].includes(k))).toEqual([]);
+    expect(file['steps']).toEqual([{ _id: 's1', active: true, shouldStopOnFail: false, filters: [], variants: [], template: { type: 'in_app', content: 'hi' } }]);
+    expect(workflowFile({ ...stored, slug: 'my-slug', _notificationGroupId: 'ops' })).toMatchObject({ slug: 'my-slug', _notificationGroupId: 'ops' });
+  });
+
+  it('are named after identifiers, other characters as _, each name distinct', () => {
+    expect(workflowFileNames(['hello', 'a/b', 'a_b', 'A_B', 'x y'])).toEqual(['hello.json', 'a_b.json', 'a_b-2.json', 'A_B-3.json', 'x_y.json']);
   });
 });

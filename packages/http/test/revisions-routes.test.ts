@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { setup } from './helpers.js';
 
-const workflow = (identifier: string, content: string) => ({ name: identifier, triggers: [{ identifier }], steps: [{ template: { type: 'in_app', content } }] });
+const workflow = (identifier: string, content: string) => ({ name: identifier, triggers: [{ identifier }], steps: [{ template: { type: 'in_app' as const, content } }] });
 
 describe('workflow revisions over HTTP', () => {
   it('a change through POST /v1/workflows and Novu\'s /v2/workflows is a revision by "api"; history, one revision, a diff and a rollback are routes; bad input is a 422 naming the field', async () => {

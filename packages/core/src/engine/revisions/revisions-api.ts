@@ -20,6 +20,7 @@ import { buildWorkflow, matchOf, parseWorkflow, writeWorkflow, type ParsedWorkfl
 import { getRevision, revisionsOf, workflowIdOfIdentifier } from './revision-records.js';
 import { diffLines, diffWorkflows, type WorkflowChange } from '../../revisions/workflow-diff.js';
 import { isEmptyPlan, planLines, planWorkflows, type WorkflowPlan } from '../../revisions/workflow-plan.js';
+import { workflowFile, workflowFileNames } from '../../revisions/workflow-file.js';
 
 /** What `workflows.diff` answers: the changes from revision `from` to `to`, and the same as lines. */
 export interface RevisionDiff {
@@ -101,6 +102,15 @@ export function revisionsApi(ctx: EngineContext) {
   }
 
   return {
+    /**
+     * Every stored workflow as a file (name and JSON), oldest first: what `apply` takes back, in this
+     * environment or another. Workflows written in code are left out (their file is the code).
+     */
+    async exportFiles(): Promise<{ file: string; workflow: Record<string, unknown> }[]> {
+      const stored = (await storage.workflows.list(env)).filter((w) => w._creatorId !== 'code');
+      const names = workflowFileNames(stored.map((w) => w.identifier));
+      return stored.map((w, i) => ({ file: names[i]!, workflow: workflowFile(w) }));
+    },
     /** A stored workflow's revisions, newest first (`limit`, default 50, at most 500); its deletion keeps them. */
     async history(ref: string, query: RevisionHistoryQuery = {}): Promise<WorkflowRevision[]> {
       const { limit } = parseInput(revisionHistoryQuerySchema, query, 'history query');

@@ -229,6 +229,18 @@ export function revisionsSuite({ get }: SuiteContext): void {
       expect(again.lines).toEqual(['No changes: 2 workflows as stored.']);
       expect((await tidings.workflows.history('hello')).map((r) => r.revision)).toEqual([2, 1]);
       expect((await tidings.workflows.list()).map((w) => w.identifier).sort()).toEqual(['coded', 'hello', 'welcome']);
+
+      // Exported files apply back as a no-op here, and promote to another environment as equal workflows.
+      const exported = await tidings.workflows.exportFiles();
+      expect(exported.map((f) => f.file)).toEqual(['hello.json', 'welcome.json']);
+      expect(exported[0]!.workflow).not.toHaveProperty('_id');
+      expect((await tidings.workflows.apply({ files: exported })).applied).toBe(false);
+      const production = engine('rev-files-production').tidings;
+      expect((await production.workflows.apply({ files: exported })).plan.added).toHaveLength(2);
+      expect((await production.workflows.plan({ files: exported })).lines).toEqual(['No changes: 2 workflows as stored.']);
+      const [here, there] = [await tidings.workflows.get('hello'), await production.workflows.get('hello')];
+      expect(there!.steps).toEqual(here!.steps);
+      expect(there!._environmentId).toBe('rev-files-production');
     });
 
     it('workflow files — one bad file (a bad filter, an unknown step type, a code workflow\'s id) refuses the whole apply, naming the file and the field', async () => {
