@@ -26,6 +26,7 @@ export * from './schedule/index.js';
 export { addTime } from './timing/add-time.js';
 export { delayDueAt, type DelayDue, type DelayOverride } from './timing/delay-due-at.js';
 export { messageMatches, isSnoozed } from './messages/message-filter.js';
+export { contextKeyText, contextKeys, namedContexts, canonicalJson } from './contexts/context-keys.js';
 export { isExpired, expiryOf } from './messages/expiry.js';
 export { stepIndexOf } from './messages/build-message.js';
 export { applyMarkAs, applyMarkFlags, type MarkFlags, applyAction, applySnooze, applyUnsnooze, applyArchive } from './messages/transitions.js';

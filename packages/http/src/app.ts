@@ -1,4 +1,7 @@
 import { systemClock, type Tidings } from '@tidings/core';
+import { messageDeletionRoutes, subscriberStatusRoutes } from './routes/subscriber-status-routes.js';
+import { notificationsV2Routes } from './novu-v2/notification-routes.js';
+import { contextRoutes } from './novu-v2/context-routes.js';
 import { parseInput } from '@tidings/core/internal';
 import { checkedParams } from './params.js';
 import { Hono, type Context } from 'hono';
@@ -40,7 +43,7 @@ export function createHttpApp(options: HttpAppOptions) {
   for (const { tidings, apiKeys } of options.environments) for (const key of apiKeys) engines.set(key, tidings);
   const clock = options.clock ?? options.environments[0]?.tidings.clock ?? systemClock;
   const limit = options.bodyLimit ?? 1_048_576;
-  const routes: RouteDefinition[] = [...interfaceRoutes(), ...serverRoutes(), ...legacyRoutes(), broadcastRoute(), ...subscriberV2Routes(), ...topicV2Routes(), ...emailLookRoutes(), ...categoryRoutes(), ...revisionRoutes()];
+  const routes: RouteDefinition[] = [...interfaceRoutes(), ...serverRoutes(), ...legacyRoutes(), broadcastRoute(), ...subscriberV2Routes(), ...topicV2Routes(), ...contextRoutes(), ...subscriberStatusRoutes(), ...messageDeletionRoutes(), ...emailLookRoutes(), ...categoryRoutes(), ...revisionRoutes()];
   const document = openApiDocument(routes);
 
   const app = new Hono<AppEnv>();
@@ -88,6 +91,7 @@ export function createHttpApp(options: HttpAppOptions) {
   app.get('/v1/subscribers/:subscriberId/events', liveEvents(liveStreams));
   app.route('/', activityRoutes());
   app.route('/', workflowsV2Routes());
+  app.route('/', notificationsV2Routes(clock, options.inbox?.maxSnoozeDurationHours ?? 720));
 
   for (const definition of routes) {
     app[definition.method](definition.path, async (c) => {

@@ -26,4 +26,5 @@ export * from './links.js';
 export * from './translations.js';
 export * from './category.js';
 export * from './topic-subscription.js';
+export * from './context.js';
 export * from './revision.js';

@@ -15,7 +15,8 @@ export const notificationSchema = z.object({
   overrides: jsonObjectSchema,
   actorId: z.string().nullable(),
   tenantId: z.string().nullable(),
-  context: z.record(z.string(), z.string()),
+  /** Each context as the run sees it; notifications stored before contexts held data kept the id alone. */
+  context: z.record(z.string(), z.union([z.string(), z.object({ id: z.string(), data: jsonObjectSchema })])),
   /**
    * The topics the trigger's `to` named, and the subscribers it also named directly: a subscriber
    * reached through these topics alone is held to their subscriptions' preferences. Absent when `to`

@@ -24,6 +24,7 @@ import { webhookLaneSuite } from './suite/webhook-lane.js';
 import { recordsSuite } from './suite/records.js';
 import { emailLookSuite } from './suite/email-look.js';
 import { categoriesSuite } from './suite/categories.js';
+import { contextsSuite } from './suite/contexts.js';
 import { topicSubscriptionsSuite } from './suite/topic-subscriptions.js';
 import { revisionsSuite } from './suite/revisions.js';
 import type { StorageUnderTest, SuiteContext } from './storage-under-test.js';
@@ -82,6 +83,7 @@ export function describeStorage(name: string, backend: StorageUnderTest, part: C
     statusCallbacksSuite(context);
     emailLookSuite(context);
     categoriesSuite(context);
+    contextsSuite(context);
     topicSubscriptionsSuite(context);
     revisionsSuite(context);
     retrySuite(context);

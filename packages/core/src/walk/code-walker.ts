@@ -1,4 +1,5 @@
 import { withEmail } from '../email/email-step.js';
+import { resolvedContext } from '../contexts/context-keys.js';
 import { RenderBudgetSpent, TRANSLATOR } from '../templates/render.js';
 import type { Translator } from '../translations/translator.js';
 import { emailLocale, emailVariables, walkLocale, walkVariables } from './walk-variables.js';
@@ -121,7 +122,7 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
       const run = await code.runNext({
         payload: input.notification.payload,
         subscriber: input.subscriber,
-        context: input.notification.context,
+        context: resolvedContext(input.notification.context),
         environmentId: input.notification._environmentId,
         results: resultsOf(ran, input),
         ...translationOf(input),
