@@ -66,3 +66,8 @@ export { deleteByWhere, getByFind, recordStoreOver } from './records/record-stor
 export { cursorAfter, decodePosition, type PagePosition } from './util/page-cursor.js';
 export { linkEnvironment } from './links/link-token.js';
 export { categoryName } from './preferences/categories.js';
+export { diffWorkflows, diffLines, type WorkflowChange } from './revisions/workflow-diff.js';
+export { planWorkflows, planLines, isEmptyPlan, type WorkflowPlan, type PlannedFile } from './revisions/workflow-plan.js';
+export { workflowFile, workflowFileNames } from './revisions/workflow-file.js';
+export { sameDefinition } from './revisions/workflow-definition.js';
+export type { RevisionDiff, WorkflowApply } from './engine/revisions/revisions-api.js';

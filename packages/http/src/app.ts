@@ -26,6 +26,7 @@ import { legacyRoutes } from './routes/legacy-routes.js';
 import { broadcastRoute } from './routes/broadcast-route.js';
 import { emailLookRoutes } from './routes/email-look-routes.js';
 import { categoryRoutes } from './routes/category-routes.js';
+import { revisionRoutes } from './routes/revision-routes.js';
 import { workflowsV2Routes } from './novu-v2/workflow-routes.js';
 import { subscriberV2Routes } from './novu-v2/subscriber-routes.js';
 import { topicV2Routes } from './novu-v2/topic-routes.js';
@@ -42,7 +43,7 @@ export function createHttpApp(options: HttpAppOptions) {
   for (const { tidings, apiKeys } of options.environments) for (const key of apiKeys) engines.set(key, tidings);
   const clock = options.clock ?? options.environments[0]?.tidings.clock ?? systemClock;
   const limit = options.bodyLimit ?? 1_048_576;
-  const routes: RouteDefinition[] = [...interfaceRoutes(), ...serverRoutes(), ...legacyRoutes(), broadcastRoute(), ...subscriberV2Routes(), ...topicV2Routes(), ...contextRoutes(), ...subscriberStatusRoutes(), ...messageDeletionRoutes(), ...emailLookRoutes(), ...categoryRoutes()];
+  const routes: RouteDefinition[] = [...interfaceRoutes(), ...serverRoutes(), ...legacyRoutes(), broadcastRoute(), ...subscriberV2Routes(), ...topicV2Routes(), ...contextRoutes(), ...subscriberStatusRoutes(), ...messageDeletionRoutes(), ...emailLookRoutes(), ...categoryRoutes(), ...revisionRoutes()];
   const document = openApiDocument(routes);
 
   const app = new Hono<AppEnv>();

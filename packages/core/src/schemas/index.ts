@@ -27,3 +27,4 @@ export * from './translations.js';
 export * from './category.js';
 export * from './topic-subscription.js';
 export * from './context.js';
+export * from './revision.js';

@@ -26,6 +26,7 @@ import { emailLookSuite } from './suite/email-look.js';
 import { categoriesSuite } from './suite/categories.js';
 import { contextsSuite } from './suite/contexts.js';
 import { topicSubscriptionsSuite } from './suite/topic-subscriptions.js';
+import { revisionsSuite } from './suite/revisions.js';
 import type { StorageUnderTest, SuiteContext } from './storage-under-test.js';
 
 export type { StorageUnderTest, SuiteContext } from './storage-under-test.js';
@@ -84,6 +85,7 @@ export function describeStorage(name: string, backend: StorageUnderTest, part: C
     categoriesSuite(context);
     contextsSuite(context);
     topicSubscriptionsSuite(context);
+    revisionsSuite(context);
     retrySuite(context);
     reliabilitySuite(context);
     if (part === 'all') faultsSuite({ ...context, name });

@@ -89,7 +89,7 @@ export async function walkInline(ctx: EngineContext, repos: Pick<StorageReposito
       continue;
     }
     for (const delivery of walk.deliveries) messages.push(buildMessage(delivery, { workflow, notification, subscriber, now: at, status: 'sent' }));
-    records.push(decisionRecord(env, { id: newId(now), transactionId: notification.transactionId, subscriberId }, at, walk.trace));
+    records.push(decisionRecord(env, { id: newId(now), transactionId: notification.transactionId, subscriberId }, at, walk.trace, workflow.revision));
   }
   return { jobs, messages, records };
 }

@@ -180,6 +180,7 @@ export function triggerApi(ctx: EngineContext) {
       context: await resolveContexts(ctx.storage.records, env, namedContexts(event.context)),
       ...(plan.topics.length > 0 && { topics: { keys: plan.topics.map((t) => t.topicKey), direct: plan.direct.map((d) => d.subscriberId) } }),
       ...(event.locale !== undefined && { locale: event.locale }),
+      ...(workflow.revision !== undefined && { revision: workflow.revision }),
       createdAt: now,
       ...(event.expiresAt !== undefined && { expiresAt: event.expiresAt }),
     };
