@@ -14,6 +14,18 @@ const RENDERS = /\{%-?\s*(render|include)\b/;
 /** A Liquid output or tag that names `t` (the filter, or `t.key`), or the `locale` variable. */
 const TRANSLATES = /\{\{[^}]*\bt\b[^}]*\}\}|\{%[^%]*\bt\b[^%]*%\}|\blocale\b/;
 
+/** What one workflow's steps use, worked out once per workflow object (a batch's workflows are read anew, then shared by its walks). */
+const uses = new WeakMap<Workflow, { email: boolean; brand: boolean; translates: boolean; renders: boolean }>();
+function usesOf(workflow: Workflow) {
+  let found = uses.get(workflow);
+  if (!found) {
+    const text = JSON.stringify(workflow.steps);
+    const email = workflow.steps.some((step) => step.template.type === 'email' || (step.variants ?? []).some((v) => v.template.type === 'email'));
+    uses.set(workflow, (found = { email, brand: text.includes('brand'), translates: TRANSLATES.test(text), renders: RENDERS.test(text) }));
+  }
+  return found;
+}
+
 /**
  * What the workflows' messages can use: an email step uses everything (its layout sees the brand and
  * `t`); a code workflow translates with `t()` at any step; otherwise only what a template names.
@@ -25,12 +37,11 @@ export function lookNeeds(workflows: Iterable<Workflow>, emailIntegration: boole
   let email = false;
   let partials = false;
   for (const workflow of workflows) {
-    const sendsEmail = workflow.steps.some((step) => step.template.type === 'email' || (step.variants ?? []).some((v) => v.template.type === 'email'));
-    const text = JSON.stringify(workflow.steps);
-    email ||= sendsEmail;
-    brands ||= sendsEmail || text.includes('brand');
-    catalogs ||= sendsEmail || workflow._creatorId === 'code' || TRANSLATES.test(text);
-    partials ||= RENDERS.test(text);
+    const uses = usesOf(workflow);
+    email ||= uses.email;
+    brands ||= uses.email || uses.brand;
+    catalogs ||= uses.email || workflow._creatorId === 'code' || uses.translates;
+    partials ||= uses.renders;
   }
   return { brands, catalogs, layouts: (email && emailIntegration) || partials };
 }
