@@ -66,8 +66,9 @@ export { deleteByWhere, getByFind, recordStoreOver } from './records/record-stor
 export { cursorAfter, decodePosition, type PagePosition } from './util/page-cursor.js';
 export { linkEnvironment } from './links/link-token.js';
 export { categoryName } from './preferences/categories.js';
-export { diffWorkflows, diffLines, type WorkflowChange } from './revisions/workflow-diff.js';
-export { planWorkflows, planLines, isEmptyPlan, type WorkflowPlan, type PlannedFile } from './revisions/workflow-plan.js';
-export { workflowFile, workflowFileNames } from './revisions/workflow-file.js';
-export { sameDefinition } from './revisions/workflow-definition.js';
+export { diffWorkflows } from './revisions/workflow-diff.js';
+export { diffLines, diffMembers, type RevisionChange } from './revisions/record-diff.js';
+export { planKind, joinPlans, planLines, isEmptyPlan, type WorkflowPlan, type PlanEntry, type PlannedFile } from './revisions/files-plan.js';
+export { workflowFile, workflowFileNames, folderFiles, folderKindOf, readFolder, type FolderFile } from './revisions/folder-files.js';
+export { sameDefinition, KIND_RULES, REVISIONED_KINDS, type RevisionedKind } from './revisions/kinds.js';
 export type { RevisionDiff, WorkflowApply } from './engine/revisions/revisions-api.js';

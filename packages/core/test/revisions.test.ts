@@ -1,15 +1,20 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Step, Workflow } from '../src/index.js';
-import { canonicalJson, definitionOf, sameDefinition } from '../src/revisions/workflow-definition.js';
-import { diffLines, diffWorkflows } from '../src/revisions/workflow-diff.js';
-import { planLines, planWorkflows } from '../src/revisions/workflow-plan.js';
+import { canonicalJson, definitionOf, WORKFLOW_BOOKKEEPING } from '../src/revisions/definition.js';
+import { diffWorkflows } from '../src/revisions/workflow-diff.js';
+import { diffLines } from '../src/revisions/record-diff.js';
+import { joinPlans, planKind, planLines, type PlannedFile } from '../src/revisions/files-plan.js';
 import { codeRevision } from '../src/revisions/code-revision.js';
-import { workflowFile, workflowFileNames } from '../src/revisions/workflow-file.js';
+import { folderFiles, folderKindOf, readFolder, workflowFile, workflowFileNames } from '../src/revisions/folder-files.js';
+import { KIND_RULES, sameDefinition as sameAs, WORKFLOW_RULES } from '../src/revisions/kinds.js';
 import { scriptedCodeWorkflow } from '../src/testing/scripted-code-workflow.js';
 import { workflowRecord } from '../src/testing/fixtures.js';
 
 const step = (id: string, content: string, type: 'in_app' | 'email' = 'in_app'): Step => ({ _id: id, active: true, shouldStopOnFail: false, filters: [], variants: [], template: { type, content } });
+const sameDefinition = (a: Workflow, b: Workflow) => sameAs(WORKFLOW_RULES, a, b);
+const planWorkflows = (current: Workflow[], files: { file: string; workflow: Workflow }[], prune: boolean) =>
+  planKind(WORKFLOW_RULES, current, files.map((f): PlannedFile<Workflow> => ({ file: f.file, value: f.workflow })), prune);
 const wf = (identifier: string, steps: Step[], extra: Partial<Workflow> = {}): Workflow => workflowRecord('env', { _id: `id-${identifier}`, identifier, steps, ...extra });
 
 describe('workflow definitions', () => {
@@ -17,7 +22,7 @@ describe('workflow definitions', () => {
     const a = wf('a', [step('s1', 'hi')]);
     expect(sameDefinition(a, { ...a, updatedAt: '2030-01-01T00:00:00.000Z', revision: 7, _environmentId: 'prod' })).toBe(true);
     expect(sameDefinition(a, { ...a, description: 'new' })).toBe(false);
-    expect(definitionOf({ ...a, revision: 3 })).not.toHaveProperty('revision');
+    expect(definitionOf({ ...a, revision: 3 }, WORKFLOW_BOOKKEEPING)).not.toHaveProperty('revision');
   });
 
   it('canonical JSON does not depend on member order, and tells different values apart', () => {
@@ -76,9 +81,9 @@ describe('planWorkflows', () => {
       { file: 'new.json', workflow: wf('new', [step('s1', 'x')]) },
     ];
     const plan = planWorkflows(stored, files, true);
-    expect(plan.added).toEqual([{ file: 'new.json', identifier: 'new' }]);
+    expect(plan.added).toEqual([{ kind: 'workflows', file: 'new.json', identifier: 'new' }]);
     expect(plan.changed.map((c) => [c.identifier, c.changes.length])).toEqual([['hello', 1]]);
-    expect(plan.removed).toEqual([{ identifier: 'old' }]);
+    expect(plan.removed).toEqual([{ kind: 'workflows', identifier: 'old' }]);
     expect(planWorkflows(stored, files, false).removed).toEqual([]);
     expect(planLines(plan)).toEqual([
       '+ new (new.json): added',
@@ -119,5 +124,103 @@ describe('workflow files', () => {
 
   it('are named after identifiers, other characters as _, each name distinct', () => {
     expect(workflowFileNames(['hello', 'a/b', 'a_b', 'A_B', 'x y'])).toEqual(['hello.json', 'a_b.json', 'a_b-2.json', 'A_B-3.json', 'x_y.json']);
+  });
+});
+
+describe('diffs of text and of the other kinds', () => {
+  it('a text of several lines shows the lines that changed, between those both sides share', () => {
+    const before = wf('a', [step('s1', '<p>\n  Hello\n  there\n</p>')]);
+    const after = wf('a', [step('s1', '<p>\n  Hi\n  there\n  friend\n</p>')]);
+    expect(diffLines(diffWorkflows(before, after))).toEqual(['~ step 1 (in_app "s1") template.content: from line 2', '    -   Hello', '    -   there', '    +   Hi', '    +   there', '    +   friend']);
+  });
+
+  it('a long hunk is cut after twelve lines, each line at a hundred characters', () => {
+    const lines = Array.from({ length: 30 }, (_, i) => `line ${i} ${'x'.repeat(i === 0 ? 200 : 0)}`);
+    const [head, ...hunk] = diffLines([{ path: 'content', change: 'changed', before: 'a\nb', after: lines.join('\n') }]);
+    expect(head).toBe('~ content: from line 1');
+    expect(hunk).toHaveLength(13);
+    expect(hunk.at(-1)).toBe('    … 20 more lines');
+    expect(hunk.every((l) => l.length <= 104)).toBe(true);
+  });
+
+  it('layouts, partials and catalogs diff member by member, their bookkeeping aside', () => {
+    const layout = { identifier: 'main', name: 'Main', type: 'html' as const, content: '<b>{{ content }}</b>', html: 'x', isDefault: false, revision: 1, createdAt: 'a', updatedAt: 'a' };
+    expect(diffLines(KIND_RULES.layouts.diff(layout, { ...layout, isDefault: true, html: 'y', revision: 2, updatedAt: 'b' }))).toEqual(['~ isDefault: false → true']);
+    const catalog = { locale: 'de', tenant: null, entries: { welcome: { title: 'Hallo' } }, revision: 1, updatedAt: 'a' };
+    expect(diffLines(KIND_RULES.translations.diff(catalog, { ...catalog, entries: { welcome: { title: 'Willkommen', body: 'Schön' } } }))).toEqual([
+      '+ entries.welcome.body: "Schön"',
+      '~ entries.welcome.title: "Hallo" → "Willkommen"',
+    ]);
+  });
+});
+
+describe('plans of several kinds', () => {
+  it('name each kind after its noun, workflows alone by identifier; an empty plan counts what it left as stored', () => {
+    const partial = (identifier: string, content: string) => ({ identifier, content, revision: 1, updatedAt: 'a' });
+    const plan = joinPlans([
+      planKind(WORKFLOW_RULES, [], [{ file: 'hello.json', value: wf('hello', [step('s1', 'hi')]) }], false),
+      planKind(KIND_RULES.partials, [partial('button', 'a'), partial('old', 'x')], [{ file: 'partials/button.html', value: partial('button', 'b') }], true),
+    ]);
+    expect(planLines(plan)).toEqual(['+ hello (hello.json): added', '~ partial button (partials/button.html): changed', '    ~ content: "a" → "b"', '- partial old: removed', '1 to add, 1 to change, 1 to remove, 0 unchanged.']);
+    const same = joinPlans([planKind(WORKFLOW_RULES, [], [], false), planKind(KIND_RULES.partials, [partial('a', 'a')], [{ file: 'partials/a.html', value: partial('a', 'a') }], false)]);
+    expect(planLines(same)).toEqual(['No changes: 0 workflows and 1 partial as stored.']);
+  });
+});
+
+describe('folders', () => {
+  const layout = { identifier: 'main', name: 'Main', type: 'mjml' as const, content: '<mjml>{{ content }}</mjml>', html: '<html>', isDefault: true, revision: 3, createdAt: 'a', updatedAt: 'b' };
+  const stored = {
+    workflows: [wf('hello', [step('s1', 'hi')])],
+    layouts: [layout],
+    partials: [{ identifier: 'button', content: '<a>{{ label }}</a>', revision: 1, updatedAt: 'a' }],
+    catalogs: [
+      { locale: 'de', tenant: null, entries: { hi: 'Hallo' }, revision: 1, updatedAt: 'a' },
+      { locale: 'fr', tenant: '../acme co', entries: { hi: 'Salut' }, revision: 1, updatedAt: 'a' },
+    ],
+  };
+
+  it('export each kind where the folder keeps it, a layout as its members and its content, a tenant\'s name encoded so it stays one folder', () => {
+    const files = folderFiles(stored);
+    expect(files.map((f) => f.file)).toEqual(['hello.json', 'layouts/main.json', 'layouts/main.mjml', 'partials/button.html', 'translations/de.json', 'translations/..%2Facme%20co/fr.json']);
+    expect(files.map((f) => folderKindOf(f.file))).toEqual(['workflows', 'layouts', 'layouts', 'partials', 'translations', 'translations']);
+    expect(JSON.parse(files[1]!.text)).toEqual({ name: 'Main', isDefault: true });
+    expect(files[2]!.text).toBe(layout.content);
+    expect(folderFiles({ ...stored, workflows: [], layouts: [], partials: [], catalogs: [{ ...stored.catalogs[0]!, tenant: '..' }] })[0]!.file).toBe('translations/%2E%2E/de.json');
+  });
+
+  it('read back as the inputs each kind\'s upsert takes, issues named at their place in the files', () => {
+    const { inputs, issues } = readFolder(folderFiles(stored));
+    expect(issues).toEqual([]);
+    expect(inputs.map((i) => [i.kind, i.file])).toEqual([
+      ['workflows', 'hello.json'],
+      ['partials', 'partials/button.html'],
+      ['translations', 'translations/de.json'],
+      ['translations', 'translations/..%2Facme%20co/fr.json'],
+      ['layouts', 'layouts/main.mjml'],
+    ]);
+    expect(inputs[4]!.input).toEqual({ identifier: 'main', name: 'Main', isDefault: true, content: layout.content, type: 'mjml' });
+    expect(inputs[3]!.input).toEqual({ locale: 'fr', tenant: '../acme co', entries: { hi: 'Salut' } });
+    expect([inputs[4]!.place('content'), inputs[4]!.place('isDefault'), inputs[2]!.place('entries.hi'), inputs[2]!.place('locale')]).toEqual([
+      'layouts/main.mjml:content',
+      'layouts/main.json:isDefault',
+      'translations/de.json:hi',
+      'translations/de.json:locale',
+    ]);
+  });
+
+  it('refuse what no kind is, what is not JSON, a layout\'s content given twice and a file naming another identifier', () => {
+    const { inputs, issues } = readFolder([
+      { file: 'notes.txt', text: 'x' },
+      { file: 'bad.json', text: '{ "name": ' },
+      { file: 'layouts/a.html', text: '{{ content }}' },
+      { file: 'layouts/a.mjml', text: '<mjml>{{ content }}</mjml>' },
+      { file: 'layouts/b.json', text: '{ "identifier": "c", "content": "{{ content }}" }' },
+      { file: 'layouts/b.html', text: '{{ content }}' },
+      { file: 'layouts/c.json', text: '[1]' },
+      { file: 'partials/%zz.html', text: '' },
+    ]);
+    expect(issues.map((i) => i.path)).toEqual(['notes.txt', 'bad.json', 'layouts/a.mjml', 'partials/%zz.html', 'layouts/b.json:identifier', 'layouts/b.json:content', 'layouts/c.json']);
+    expect(issues[1]!.message).toMatch(/^is not JSON: /);
+    expect(inputs.map((i) => i.file)).toEqual(['layouts/a.html', 'layouts/b.html']);
   });
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { CodeStepDeclaration, CodeWorkflow } from '../walk/code-workflow.js';
-import { canonicalJson } from './workflow-definition.js';
+import { canonicalJson } from './definition.js';
 
 /**
  * A code workflow's revision: a hash of its discovered steps (ids, types, cadences, in order) and its

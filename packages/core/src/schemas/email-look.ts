@@ -28,7 +28,7 @@ export const layoutSchema = z.object({
   /** The HTML template the emails are rendered from (liquid, with the `{{ content }}` slot). */
   html: z.string(),
   isDefault: z.boolean(),
-  /** Grows by one at every save. */
+  /** Counted from 1, one more at each change (see `layouts.history`); saving what is stored changes nothing. */
   revision: z.number().int(),
   createdAt: z.string(),
   updatedAt: z.string(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { revisionAuthorSchema } from './revision.js';
 import { localeSchema } from './trigger.js';
 
 const MAX_DEPTH = 8;
@@ -33,6 +34,8 @@ export interface TranslationCatalog {
   readonly locale: string;
   readonly tenant: string | null;
   readonly entries: { readonly [key: string]: unknown };
+  /** Counted from 1, one more at each change (see `translations.history`). */
+  readonly revision: number;
   readonly updatedAt: string;
 }
 
@@ -41,6 +44,8 @@ export const poImportInputSchema = z.strictObject({
   locale: localeSchema,
   po: z.string().min(1, 'must not be empty').max(5_000_000, 'must be at most 5,000,000 characters'),
   tenant: z.string().trim().min(1, 'must not be empty').optional(),
+  /** Who imports it, recorded with the catalog's revision. @default 'code' */
+  by: revisionAuthorSchema.optional(),
 });
 export type PoImportInput = z.input<typeof poImportInputSchema>;
 

@@ -8,8 +8,8 @@ import { componentIssues } from '../../email/email-components.js';
 import { issuesText } from '../../listed-issues.js';
 import { parseInput } from '../../validation.js';
 import type { EngineContext } from '../context.js';
-import { lastRevisionNumber, storeRevision } from '../revisions/revision-records.js';
-import { sameDefinition } from '../../revisions/workflow-definition.js';
+import { saveRevision } from '../revisions/revision-records.js';
+import { WORKFLOW_HISTORY } from '../revisions/revision-kinds.js';
 
 /** A workflow input, checked. */
 export type ParsedWorkflow = ReturnType<typeof workflowInputSchema.parse>;
@@ -78,17 +78,18 @@ export function buildWorkflow(ctx: EngineContext, parsed: ParsedWorkflow, match:
 }
 
 /**
- * The one place a workflow is written: stores the input over the workflow it replaces, with a new
- * revision recorded beside it in `tx` (who, when, the whole workflow). An input that defines what is
- * stored already writes nothing and returns the stored workflow.
+ * Stores a built workflow over the one it replaces (`match`) as a new revision, recorded beside it in
+ * `tx`; one that defines what is stored already writes nothing and returns the stored workflow.
  */
+export async function saveWorkflow(ctx: EngineContext, tx: StorageRepositories, built: Workflow, match: Workflow | null, by: string, restores?: number): Promise<{ workflow: Workflow; changed: boolean }> {
+  // A code workflow's view is never written: its store refuses it, even unchanged.
+  const stored = match && match._creatorId !== 'code' ? match : null;
+  const { value, changed } = await saveRevision(tx.records, ctx.env, WORKFLOW_HISTORY, { stored, value: built, by, restores }, (workflow) => tx.workflows.upsert(ctx.env, workflow));
+  return { workflow: value, changed };
+}
+
+/** The one place a workflow input is written: built over the workflow it replaces and saved (see `saveWorkflow`). */
 export async function writeWorkflow(ctx: EngineContext, tx: StorageRepositories, parsed: ParsedWorkflow, by: string, restores?: number): Promise<{ workflow: Workflow; changed: boolean }> {
   const match = await matchOf((ref) => tx.workflows.find(ctx.env, ref), parsed);
-  const built = buildWorkflow(ctx, parsed, match);
-  // A code workflow's view is never written: its store refuses it, even unchanged.
-  if (match && match._creatorId !== 'code' && sameDefinition(match, built)) return { workflow: match, changed: false };
-  const revision = (await lastRevisionNumber(tx.records, ctx.env, built._id)) + 1;
-  const workflow = await tx.workflows.upsert(ctx.env, { ...built, revision });
-  await storeRevision(tx.records, ctx.env, { workflowId: workflow._id, identifier: workflow.identifier, revision, by, at: workflow.updatedAt, ...(restores !== undefined && { restores }), workflow });
-  return { workflow, changed: true };
+  return saveWorkflow(ctx, tx, buildWorkflow(ctx, parsed, match), match, by, restores);
 }

@@ -1,48 +1,48 @@
-import { TidingsError, notFound } from '../../errors.js';
-import { compileLayout } from '../../email/compile-layout.js';
-import { layoutInputSchema, type Layout, type LayoutInput } from '../../schemas/index.js';
+import { notFound } from '../../errors.js';
+import { writeOptionsSchema, type Layout, type LayoutInput, type WriteOptions } from '../../schemas/index.js';
 import { parseInput } from '../../validation.js';
 import type { EngineContext } from '../context.js';
-import { LAYOUTS, defaultLayouts, getLayout, layoutRecord, listLayouts } from './look-records.js';
+import { historyApi, namedIdOf } from '../revisions/history-api.js';
+import { LAYOUT_HISTORY } from '../revisions/revision-kinds.js';
+import { LAYOUTS, getLayout, listLayouts } from './look-records.js';
+import { buildLayout, checkLayout, saveLayout } from './look-writes.js';
 
 /**
  * Email layouts: HTML or MJML with a `{{ content }}` slot, stored as records. MJML is compiled when a
- * layout is saved (never per message), and a layout that does not compile or parse is refused.
+ * layout is saved (never per message), and a layout that does not compile or parse is refused. Each
+ * change is kept as a revision (`history`, `diff`, `rollback`).
  */
 export function layoutsApi(ctx: EngineContext) {
   const { storage, env } = ctx;
+  /** Checks and compiles before the transaction: MJML is slow, and nothing of it needs the storage. */
+  async function write(input: unknown, by: string, restores?: number): Promise<Layout> {
+    const checked = await checkLayout(input);
+    const now = ctx.now();
+    return storage.transaction(async (tx) => {
+      const stored = await getLayout(tx.records, env, checked.input.identifier);
+      return saveLayout(ctx, tx, buildLayout(checked, stored, now), stored, by, restores);
+    });
+  }
   return {
-    /** Creates or replaces a layout; `isDefault: true` makes it the environment's default (and the previous default not). */
-    async upsert(input: LayoutInput): Promise<Layout> {
-      const parsed = parseInput(layoutInputSchema, input, 'layout');
-      // Compiled before the transaction: MJML is slow, and nothing of it needs the storage.
-      const compiled = await compileLayout(parsed.content, parsed.type);
-      if (!compiled.ok) throw new TidingsError('validation_failed', `Invalid layout: ${compiled.field}: ${compiled.message}`, { issues: [{ path: compiled.field, message: compiled.message }] });
-      const now = ctx.now();
-      return storage.transaction(async (tx) => {
-        const existing = await getLayout(tx.records, env, parsed.identifier);
-        const layout: Layout = {
-          identifier: parsed.identifier,
-          name: parsed.name ?? existing?.name ?? parsed.identifier,
-          type: compiled.type,
-          content: parsed.content,
-          html: compiled.html,
-          isDefault: parsed.isDefault ?? existing?.isDefault ?? false,
-          revision: (existing?.revision ?? 0) + 1,
-          createdAt: existing?.createdAt ?? now,
-          updatedAt: now,
-        };
-        const demoted = layout.isDefault ? (await defaultLayouts(tx.records, env)).filter((l) => l.identifier !== layout.identifier).map((l) => layoutRecord({ ...l, isDefault: false })) : [];
-        await tx.records.put(env, LAYOUTS, [...demoted, layoutRecord(layout)]);
-        return layout;
-      });
+    /**
+     * Creates or replaces a layout; `isDefault: true` makes it the environment's default (and the
+     * previous default not). Each change stores a revision recorded as made `by` (default `code`);
+     * saving what is stored already changes nothing.
+     */
+    async upsert(input: LayoutInput, options: WriteOptions = {}): Promise<Layout> {
+      const { by } = parseInput(writeOptionsSchema, options, 'layout write options');
+      return write(input, by ?? 'code');
     },
     get: (identifier: string): Promise<Layout | null> => getLayout(storage.records, env, identifier),
     /** Every layout of the environment, by identifier. */
     list: (): Promise<Layout[]> => listLayouts(storage.records, env),
-    /** Removes a layout; emails that name it fail (with the reason in `explain`) until it exists again. */
+    /** Removes a layout; emails that name it fail (with the reason in `explain`) until it exists again. Its revisions stay readable. */
     async delete(identifier: string): Promise<void> {
       if ((await storage.records.delete(env, LAYOUTS, [identifier])) === 0) throw notFound('layout', identifier);
     },
+    ...historyApi(ctx, LAYOUT_HISTORY, {
+      idOf: namedIdOf(ctx, LAYOUT_HISTORY, async (id) => (await getLayout(storage.records, env, id)) !== null),
+      restore: (old, by, restores) => write({ identifier: old.identifier, name: old.name, type: old.type, content: old.content, isDefault: old.isDefault }, by, restores),
+    }),
   };
 }

@@ -38,3 +38,7 @@ export async function listBrands(records: RecordStore, env: string): Promise<Bra
 export async function listPartials(records: RecordStore, env: string): Promise<Partial[]> {
   return docsOf<Partial>(await records.find(env, PARTIALS_TABLE, {}));
 }
+
+export async function getPartial(records: RecordStore, env: string, identifier: string): Promise<Partial | null> {
+  return firstDoc<Partial>(await records.get(env, PARTIALS_TABLE, [identifier]));
+}

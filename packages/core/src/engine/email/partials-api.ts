@@ -1,34 +1,41 @@
-import { TidingsError, notFound } from '../../errors.js';
-import { partialInputSchema, type Partial, type PartialInput } from '../../schemas/index.js';
-import { templateSyntaxError } from '../../templates/render.js';
+import { notFound } from '../../errors.js';
+import { writeOptionsSchema, type Partial, type PartialInput, type WriteOptions } from '../../schemas/index.js';
 import { parseInput } from '../../validation.js';
 import type { EngineContext } from '../context.js';
-import { PARTIALS_TABLE, listPartials } from './look-records.js';
+import { historyApi, namedIdOf } from '../revisions/history-api.js';
+import { PARTIAL_HISTORY } from '../revisions/revision-kinds.js';
+import { PARTIALS_TABLE, getPartial, listPartials } from './look-records.js';
+import { buildPartial, checkPartial, savePartial } from './look-writes.js';
 
 /**
  * Partials: liquid blocks that layouts and email steps include with `{% render 'name', key: value %}`
  * (a button, a signature), stored as records. A partial sees only what the render tag passes it.
+ * Each change is kept as a revision (`history`, `diff`, `rollback`).
  */
 export function partialsApi(ctx: EngineContext) {
   const { storage, env } = ctx;
+  function write(input: unknown, by: string, restores?: number): Promise<Partial> {
+    const parsed = checkPartial(input);
+    return storage.transaction(async (tx) => {
+      const stored = await getPartial(tx.records, env, parsed.identifier);
+      return savePartial(ctx, tx, buildPartial(parsed, stored, ctx.now()), stored, by, restores);
+    });
+  }
   return {
-    async upsert(input: PartialInput): Promise<Partial> {
-      const parsed = parseInput(partialInputSchema, input, 'partial');
-      const syntax = templateSyntaxError(parsed.content);
-      if (syntax) throw new TidingsError('validation_failed', `Invalid partial: content: is not a valid template: ${syntax}`, { issues: [{ path: 'content', message: `is not a valid template: ${syntax}` }] });
-      return storage.transaction(async (tx) => {
-        const existing = (await tx.records.get(env, PARTIALS_TABLE, [parsed.identifier]))[0]?.doc as Partial | undefined;
-        const partial: Partial = { ...parsed, revision: (existing?.revision ?? 0) + 1, updatedAt: ctx.now() };
-        await tx.records.put(env, PARTIALS_TABLE, [{ key: partial.identifier, doc: partial }]);
-        return partial;
-      });
+    /** Creates or replaces a partial; each change stores a revision recorded as made `by` (default `code`). */
+    async upsert(input: PartialInput, options: WriteOptions = {}): Promise<Partial> {
+      const { by } = parseInput(writeOptionsSchema, options, 'partial write options');
+      return write(input, by ?? 'code');
     },
-    async get(identifier: string): Promise<Partial | null> {
-      return ((await storage.records.get(env, PARTIALS_TABLE, [identifier]))[0]?.doc as Partial | undefined) ?? null;
-    },
+    get: (identifier: string): Promise<Partial | null> => getPartial(storage.records, env, identifier),
     list: (): Promise<Partial[]> => listPartials(storage.records, env),
+    /** Removes a partial; its revisions stay readable. */
     async delete(identifier: string): Promise<void> {
       if ((await storage.records.delete(env, PARTIALS_TABLE, [identifier])) === 0) throw notFound('partial', identifier);
     },
+    ...historyApi(ctx, PARTIAL_HISTORY, {
+      idOf: namedIdOf(ctx, PARTIAL_HISTORY, async (id) => (await getPartial(storage.records, env, id)) !== null),
+      restore: (old, by, restores) => write({ identifier: old.identifier, content: old.content }, by, restores),
+    }),
   };
 }

@@ -1,6 +1,7 @@
 import type { RecordStore } from '../../records/record-store.js';
 import type { Notification, Workflow } from '../../schemas/index.js';
 import { getRevisions, revisionKey } from './revision-records.js';
+import { WORKFLOW_HISTORY } from './revision-kinds.js';
 
 /** The workflow a notification's run walks, or undefined when its workflow no longer exists. */
 export type WorkflowOf = (notification: Pick<Notification, '_templateId' | 'revision'>) => Workflow | undefined;
@@ -16,11 +17,11 @@ const pinnedElsewhere = (notification: Pick<Notification, 'revision'>, current: 
  * in it). A deleted workflow ends its runs. Reads the pinned revisions in one round trip.
  */
 export async function pinnedWorkflows(records: RecordStore, env: string, notifications: Iterable<Notification>, current: ReadonlyMap<string, Workflow>): Promise<WorkflowOf> {
-  const wanted = new Map<string, { workflowId: string; revision: number }>();
+  const wanted = new Map<string, { id: string; revision: number }>();
   for (const n of notifications) {
-    if (pinnedElsewhere(n, current.get(n._templateId))) wanted.set(revisionKey(n._templateId, n.revision), { workflowId: n._templateId, revision: n.revision });
+    if (pinnedElsewhere(n, current.get(n._templateId))) wanted.set(revisionKey(n._templateId, n.revision), { id: n._templateId, revision: n.revision });
   }
-  const revisions = await getRevisions(records, env, [...wanted.values()]);
+  const revisions = await getRevisions(records, env, WORKFLOW_HISTORY, [...wanted.values()]);
   return (n) => {
     const now = current.get(n._templateId);
     // A revision missing from the store (never the case for one the engine recorded) walks the workflow as it is.

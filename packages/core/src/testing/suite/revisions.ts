@@ -233,7 +233,7 @@ export function revisionsSuite({ get }: SuiteContext): void {
       // Exported files apply back as a no-op here, and promote to another environment as equal workflows.
       const exported = await tidings.workflows.exportFiles();
       expect(exported.map((f) => f.file)).toEqual(['hello.json', 'welcome.json']);
-      expect(exported[0]!.workflow).not.toHaveProperty('_id');
+      expect(JSON.parse(exported[0]!.text)).not.toHaveProperty('_id');
       expect((await tidings.workflows.apply({ files: exported })).applied).toBe(false);
       const production = engine('rev-files-production').tidings;
       expect((await production.workflows.apply({ files: exported })).plan.added).toHaveLength(2);
@@ -259,6 +259,188 @@ export function revisionsSuite({ get }: SuiteContext): void {
       }
       expect(await tidings.workflows.get('good')).toBeNull();
       expect(await tidings.workflows.get('bad')).toBeNull();
+    });
+  });
+
+  describe('revisions of layouts, partials and translation catalogs, and folders of them, over this storage', () => {
+    function engine(environmentId: string, clock: ManualClock = manualClock(T0)) {
+      const sent: ProviderMessage[] = [];
+      const mail: Provider = { id: 'mailer', channel: 'email', send: async (message) => (sent.push(message), { id: `pm-${sent.length}` }) };
+      return { tidings: createTidings({ storage: get(), clock, environmentId, providers: [mail] }), clock, sent };
+    }
+    const layout = (text: string, extra: Record<string, unknown> = {}) => ({ identifier: 'main', content: `<html><body><p>${text}</p>{{ content }}</body></html>`, ...extra });
+
+    it('layouts, partials, catalogs — each change stores one revision with who and when, an unchanged save none; history is newest first and outlives a deletion; diff and rollback as for workflows', async () => {
+      const { tidings, clock } = engine('rev-looks');
+      expect((await tidings.layouts.upsert(layout('v1'), { by: 'design@example.com' })).revision).toBe(1);
+      clock.advance(MINUTE);
+      expect((await tidings.layouts.upsert(layout('v1'))).revision).toBe(1);
+      expect((await tidings.layouts.upsert(layout('v2', { isDefault: true }))).revision).toBe(2);
+      // Taking the default from another layout is a change of that one too.
+      await tidings.layouts.upsert({ ...layout('other'), identifier: 'other', isDefault: true });
+      expect((await tidings.layouts.history('main')).map((r) => [r.revision, r.by, r.at, r.layout.isDefault])).toEqual([
+        [3, 'code', '2026-07-01T09:01:00.000Z', false],
+        [2, 'code', '2026-07-01T09:01:00.000Z', true],
+        [1, 'design@example.com', T0, false],
+      ]);
+      expect((await tidings.layouts.diff('main', 1, 2)).lines).toEqual(['~ content: "<html><body><p>v1</p>{{ content }}</body></html>" → "<html><body><p>v2</p>{{ content }}</body></html>"', '~ isDefault: false → true']);
+      const restored = await tidings.layouts.rollback('main', 1, { by: 'oncall' });
+      expect(restored).toMatchObject({ revision: 4, isDefault: false, content: layout('v1').content });
+      expect((await tidings.layouts.history('main', { limit: 1 }))[0]).toMatchObject({ revision: 4, by: 'oncall', restores: 1 });
+      expect((await tidings.layouts.rollback('main', 4)).revision).toBe(4);
+
+      await tidings.partials.upsert({ identifier: 'button', content: '<a>{{ label }}</a>' });
+      await tidings.partials.upsert({ identifier: 'button', content: '<a class="b">{{ label }}</a>' }, { by: 'ops' });
+      expect((await tidings.partials.diff('button', 1, 2)).lines).toEqual(['~ content: "<a>{{ label }}</a>" → "<a class=\\"b\\">{{ label }}</a>"']);
+      expect((await tidings.partials.revision('button', 1))?.partial.content).toBe('<a>{{ label }}</a>');
+
+      await tidings.translations.upsert({ locale: 'de', entries: { welcome: { title: 'Hallo' } } });
+      await tidings.translations.upsert({ locale: 'de', entries: { welcome: { title: 'Hallo' } } });
+      await tidings.translations.upsert({ locale: 'de', tenant: 'acme', entries: { welcome: { title: 'Servus' } } });
+      await tidings.translations.importPo('de', 'msgid "welcome.title"\nmsgstr "Willkommen"\n', { by: 'translator' });
+      expect((await tidings.translations.get('de'))?.revision).toBe(2);
+      expect((await tidings.translations.history('de')).map((r) => [r.revision, r.by, r.tenant])).toEqual([
+        [2, 'translator', null],
+        [1, 'code', null],
+      ]);
+      expect((await tidings.translations.history('de', { tenant: 'acme' })).map((r) => r.catalog.entries)).toEqual([{ welcome: { title: 'Servus' } }]);
+      expect((await tidings.translations.diff('de', 1, 2)).lines).toEqual(['~ entries.welcome.title: "Hallo" → "Willkommen"']);
+      expect((await tidings.translations.rollback('de', 1)).entries).toEqual({ welcome: { title: 'Hallo' } });
+      expect(await tidings.translations.translate('welcome.title', { locale: 'de' })).toBe('Hallo');
+
+      // Deleted, their histories stay readable; made again, a layout goes on counting.
+      await tidings.layouts.delete('main');
+      await tidings.partials.delete('button');
+      await tidings.translations.delete('de');
+      expect((await tidings.layouts.history('main')).map((r) => r.revision)).toEqual([4, 3, 2, 1]);
+      expect(await tidings.partials.history('button')).toHaveLength(2);
+      expect(await tidings.translations.history('de')).toHaveLength(3);
+      expect((await tidings.layouts.upsert(layout('again'))).revision).toBe(5);
+      // An independent read: one immutable record per change, in tables of their own.
+      const raw = await get().records.find('rev-looks', 'layout_revisions', { i1: 'main' });
+      expect(raw.map((r) => (r.doc as { revision: number }).revision)).toEqual([1, 2, 3, 4, 5]);
+      expect((await get().records.find('rev-looks', 'translation_revisions', {})).length).toBe(4);
+    });
+
+    it('layouts, partials, catalogs — bad input names its field and changes nothing; an unknown one or revision is not_found', async () => {
+      const { tidings } = engine('rev-looks-refusals');
+      await tidings.layouts.upsert(layout('v1'));
+      await tidings.partials.upsert({ identifier: 'button', content: 'x' });
+      await tidings.translations.upsert({ locale: 'de', entries: { hi: 'Hallo' } });
+      for (const [call, path] of [
+        [() => tidings.layouts.history('main', { limit: 0 }), 'limit'],
+        [() => tidings.layouts.upsert(layout('v2'), { by: '' }), 'by'],
+        [() => tidings.partials.revision('button', 0), 'revision'],
+        [() => tidings.partials.rollback('button', 1, { who: 'x' } as never), 'who'],
+        [() => tidings.translations.diff('de', 1, 1.5), 'to'],
+        [() => tidings.translations.history('de', { tenant: '' }), 'tenant'],
+        [() => tidings.translations.history('not a locale!'), 'locale'],
+        [() => tidings.translations.revision('de', 1, { tenat: 'x' } as never), 'tenat'],
+        [() => tidings.translations.importPo('de', 'msgid "a"\nmsgstr "b"\n', { by: ' ' }), 'by'],
+      ] as const) {
+        const error = await refusal(call);
+        expect(isTidingsError(error, 'validation_failed'), String(error)).toBe(true);
+        expect((error as { issues: { path: string }[] }).issues[0]!.path).toBe(path);
+      }
+      for (const call of [() => tidings.layouts.history('nowhere'), () => tidings.partials.diff('button', 1, 2), () => tidings.translations.rollback('fr', 1), () => tidings.translations.history('de', { tenant: 'acme' })]) {
+        expect(isTidingsError(await refusal(call), 'not_found')).toBe(true);
+      }
+      expect(await tidings.layouts.history('main')).toHaveLength(1);
+      expect(await tidings.translations.history('de')).toHaveLength(1);
+    });
+
+    const folder = (greeting: string, button: string, hello: string) => [
+      { file: 'welcome.json', text: JSON.stringify({ name: 'Welcome', triggers: [{ identifier: 'welcome' }], steps: [{ template: { type: 'email', subject: "{{ 'hello' | t }}", content: `<p>${greeting}</p>{% render 'button', label: 'Go' %}` } }] }) },
+      { file: 'layouts/main.json', text: JSON.stringify({ name: 'Main', isDefault: true }) },
+      { file: 'layouts/main.html', text: '<html><body>\n<header>Acme</header>\n{{ content }}\n</body></html>\n' },
+      { file: 'partials/button.html', text: button },
+      { file: 'translations/en.json', text: JSON.stringify({ hello }) },
+    ];
+
+    it('folders — a plan changes nothing; apply stores workflows, layouts, partials and catalogs in one go and sends with them; again it is a no-op; prune takes the kinds given; exported files promote to another environment', async () => {
+      const { tidings, sent } = engine('rev-folder');
+      await tidings.integrations.upsert({ name: 'Mail', identifier: 'mail', providerId: 'mailer', channel: 'email', active: true, primary: true });
+      await tidings.partials.upsert({ identifier: 'old', content: 'old' });
+      await tidings.translations.upsert({ locale: 'fr', entries: { hello: 'Bonjour' } });
+      const files = folder('Welcome aboard', '<a class="button">{{ label }}</a>', 'Hello there');
+      const plan = await tidings.workflows.plan({ files, prune: true });
+      expect(plan.lines).toEqual([
+        '+ welcome (welcome.json): added',
+        '+ layout main (layouts/main.html): added',
+        '+ partial button (partials/button.html): added',
+        '+ catalog en (translations/en.json): added',
+        '- partial old: removed',
+        '- catalog fr: removed',
+        '4 to add, 0 to change, 2 to remove, 0 unchanged.',
+      ]);
+      expect(await tidings.layouts.get('main')).toBeNull();
+
+      expect((await tidings.workflows.apply({ files, by: 'deploy' })).applied).toBe(true);
+      expect((await tidings.layouts.history('main'))[0]).toMatchObject({ revision: 1, by: 'deploy', layout: { name: 'Main', isDefault: true, type: 'html' } });
+      expect((await tidings.translations.history('en'))[0]).toMatchObject({ revision: 1, by: 'deploy' });
+      await tidings.trigger({ name: 'welcome', to: { subscriberId: 'ada', email: 'ada@example.test' } });
+      await tidings.runDue();
+      expect(sent.map((m) => m.subject)).toEqual(['Hello there']);
+      expect(sent[0]!.html).toContain('<header>Acme</header>');
+      expect(sent[0]!.html).toContain('<a class="button">Go</a>');
+      expect((await tidings.workflows.apply({ files })).lines).toEqual(['No changes: 1 workflow, 1 layout, 1 partial and 1 catalog as stored.']);
+
+      // A change of each: one revision each, shown as a diff, then a prune of the partials alone.
+      const changed = folder('Welcome aboard', '<a class="btn">{{ label }}</a>', 'Hi there');
+      const applied = await tidings.workflows.apply({ files: changed, prune: ['partials'] });
+      expect(applied.lines).toEqual([
+        '~ partial button (partials/button.html): changed',
+        '    ~ content: "<a class=\\"button\\">{{ label }}</a>" → "<a class=\\"btn\\">{{ label }}</a>"',
+        '~ catalog en (translations/en.json): changed',
+        '    ~ entries.hello: "Hello there" → "Hi there"',
+        '- partial old: removed',
+        '0 to add, 2 to change, 1 to remove, 2 unchanged.',
+      ]);
+      expect(await tidings.partials.get('old')).toBeNull();
+      expect((await tidings.translations.get('fr'))?.entries).toEqual({ hello: 'Bonjour' });
+      expect((await tidings.partials.history('button')).map((r) => r.revision)).toEqual([2, 1]);
+
+      const exported = await tidings.workflows.exportFiles();
+      expect(exported.map((f) => f.file)).toEqual(['welcome.json', 'layouts/main.json', 'layouts/main.html', 'partials/button.html', 'translations/en.json', 'translations/fr.json']);
+      expect((await tidings.workflows.plan({ files: exported, prune: true })).lines).toEqual(['No changes: 1 workflow, 1 layout, 1 partial and 2 catalogs as stored.']);
+      const production = engine('rev-folder-production').tidings;
+      expect((await production.workflows.apply({ files: exported })).plan.added).toHaveLength(5);
+      expect((await production.workflows.plan({ files: exported })).plan.unchanged).toHaveLength(5);
+      expect((await production.layouts.get('main'))?.content).toBe((await tidings.layouts.get('main'))?.content);
+    });
+
+    it('folders — a layout a file makes the default takes it from the others, in the plan too; two files claiming it refuse the apply', async () => {
+      const { tidings } = engine('rev-folder-default');
+      await tidings.layouts.upsert({ ...layout('old'), identifier: 'old', isDefault: true });
+      const files = [{ file: 'layouts/main.json', text: '{ "isDefault": true }' }, { file: 'layouts/main.html', text: '{{ content }}' }];
+      expect((await tidings.workflows.apply({ files })).lines).toEqual(['+ layout main (layouts/main.html): added', '~ layout old (layouts/main.html): changed', '    ~ isDefault: true → false', '1 to add, 1 to change, 0 to remove, 0 unchanged.']);
+      expect((await tidings.layouts.history('old')).map((r) => r.revision)).toEqual([2, 1]);
+      const error = await refusal(() => tidings.workflows.apply({ files: [...files, { file: 'layouts/old.json', text: '{ "isDefault": true }' }, { file: 'layouts/old.html', text: '{{ content }}' }] }));
+      expect((error as { issues: { path: string }[] }).issues.map((i) => i.path)).toEqual(['layouts/old.json:isDefault']);
+    });
+
+    it('folders — one bad file of any kind refuses the whole apply, naming the file and the field, and nothing is written', async () => {
+      const { tidings } = engine('rev-folder-bad');
+      const good = folder('Welcome', '<a>{{ label }}</a>', 'Hello');
+      const cases: [{ file: string; text: string }, string][] = [
+        [{ file: 'layouts/bad.html', text: '<html>no slot</html>' }, 'layouts/bad.html:content'],
+        [{ file: 'partials/bad.html', text: '{% if %}' }, 'partials/bad.html:content'],
+        [{ file: 'translations/de.json', text: '{ "welcome": 3 }' }, 'translations/de.json:welcome'],
+        [{ file: 'translations/xx_!!.json', text: '{}' }, 'translations/xx_!!.json:locale'],
+        [{ file: 'bad.json', text: '{ "name": ' }, 'bad.json'],
+        [{ file: 'layouts/main.mjml', text: '<mjml>{{ content }}</mjml>' }, 'layouts/main.mjml'],
+        [{ file: 'README.md', text: '# workflows' }, 'README.md'],
+      ];
+      for (const [bad, path] of cases) {
+        const error = await refusal(() => tidings.workflows.apply({ files: [...good, bad] }));
+        expect(isTidingsError(error, 'validation_failed'), String(error)).toBe(true);
+        expect((error as { issues: { path: string }[] }).issues.map((i) => i.path)).toContain(path);
+        expect((error as Error).message).toContain(path.split(':')[0]);
+      }
+      expect(await tidings.workflows.get('welcome')).toBeNull();
+      expect(await tidings.layouts.list()).toEqual([]);
+      expect(await tidings.partials.list()).toEqual([]);
+      expect(await tidings.translations.list()).toEqual([]);
     });
   });
 }
