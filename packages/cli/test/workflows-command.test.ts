@@ -82,13 +82,50 @@ describe('tidings workflows', () => {
     writeFileSync(join(dir, 'bad.json'), '{ "name": ');
     const notJson = await run(['apply', '--dir', dir, '--db', db]);
     expect(notJson.code).toBe(1);
-    expect(notJson.err[0]).toMatch(/^Refused, nothing applied: bad\.json: not JSON/);
+    expect(notJson.err[0]).toMatch(/^Refused, nothing applied: Invalid workflow files/);
+    expect(notJson.err).toContain('  bad.json: is not JSON: ' + notJson.err.find((l) => l.startsWith('  bad.json: is not JSON: '))!.slice('  bad.json: is not JSON: '.length));
 
     for (const args of [['apply'], ['import', '--dir', dir], ['export', '--dir', dir, '--prune'], ['apply', '--dir', dir, '--nope']]) {
       const mistake = await run(args);
       expect(mistake.code, args.join(' ')).toBe(2);
       expect(mistake.err.join('\n')).toContain('Usage: tidings workflows');
     }
+  });
+
+  it('export writes layouts, partials and catalogs as files beside the workflows; apply reads them back (a no-op), in another environment too; --prune prunes a kind only when its folder is there', async () => {
+    const dir = join(root, 'four');
+    const db = join(dir, 'tidings.db');
+    mkdirSync(dir, { recursive: true });
+    const storage = sqliteStorage({ filename: db });
+    try {
+      const tidings = createTidings({ storage });
+      await tidings.workflows.upsert(file('hello', 'Hi') as never);
+      await tidings.layouts.upsert({ identifier: 'main', name: 'Main', content: '<html><body>\n{{ content }}\n</body></html>', isDefault: true });
+      await tidings.partials.upsert({ identifier: 'button', content: '<a>{{ label }}</a>' });
+      await tidings.translations.upsert({ locale: 'de', entries: { hello: 'Hallo' } });
+      await tidings.translations.upsert({ locale: 'fr', tenant: 'acme', entries: { hello: 'Salut' } });
+    } finally {
+      await storage.close();
+    }
+    const exported = join(dir, 'exported');
+    const done = await run(['export', '--dir', exported, '--db', db]);
+    expect(done.out).toEqual([`Exported 1 workflow, 1 layout, 1 partial and 2 catalogs to ${exported}: hello.json, layouts/main.json, layouts/main.html, partials/button.html, translations/de.json, translations/acme/fr.json`]);
+    expect(readFileSync(join(exported, 'layouts', 'main.html'), 'utf8')).toBe('<html><body>\n{{ content }}\n</body></html>');
+    expect(JSON.parse(readFileSync(join(exported, 'translations', 'acme', 'fr.json'), 'utf8'))).toEqual({ hello: 'Salut' });
+    expect((await run(['apply', '--dir', exported, '--db', db, '--prune'])).out).toEqual(['No changes: 1 workflow, 1 layout, 1 partial and 2 catalogs as stored.', 'Nothing to apply.']);
+
+    // An edit of the layout's content shows the lines that changed; a folder without partials/ leaves them as stored, even with --prune.
+    writeFileSync(join(exported, 'layouts', 'main.html'), '<html><body>\n<h1>Acme</h1>\n{{ content }}\n</body></html>');
+    rmSync(join(exported, 'partials'), { recursive: true });
+    rmSync(join(exported, 'translations', 'de.json'));
+    const applied = await run(['apply', '--dir', exported, '--db', db, '--prune']);
+    expect(applied.out).toEqual(['~ layout main (layouts/main.html): changed', '    ~ content: from line 2', '        + <h1>Acme</h1>', '- catalog de: removed', '0 to add, 1 to change, 1 to remove, 2 unchanged.', 'Applied.']);
+    expect((await run(['apply', '--dir', exported, '--db', db, '--env', 'production'])).out.at(-2)).toBe('3 to add, 0 to change, 0 to remove, 0 unchanged.');
+
+    writeFileSync(join(exported, 'layouts', 'main.html'), '<html>no slot</html>');
+    const refused = await run(['apply', '--dir', exported, '--db', db]);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain('  layouts/main.html:content: must hold the body\'s place, "{{ content }}"');
   });
 
   it('is a command of the tidings binary', async () => {
