@@ -60,4 +60,67 @@ describe('workflow revisions over HTTP', () => {
     const named = await request('POST', '/v1/workflow-files/apply', { files, by: 'me' });
     expect(named.status).toBe(422);
   });
+
+  it('layouts, partials and catalogs have the same routes: changes through their routes are revisions by "api"; history, one revision, a diff and a rollback; ?tenant= picks a tenant\'s catalog; bad input is a 422 naming the field', async () => {
+    const { request, a } = await setup();
+    const layout = (text: string) => ({ identifier: 'main', content: `<html><body>${text}{{ content }}</body></html>` });
+    expect((await request('POST', '/v1/layouts', layout('one'))).status).toBe(201);
+    expect((await request('POST', '/v1/layouts', layout('one'))).status).toBe(201);
+    await a.layouts.upsert(layout('two'));
+    expect((await request('POST', '/v1/layouts/main/default')).status).toBe(200);
+    const history = (await (await request('GET', '/v1/layouts/main/revisions')).json()).data as { revision: number; by: string }[];
+    expect(history.map((r) => [r.revision, r.by])).toEqual([
+      [3, 'api'],
+      [2, 'code'],
+      [1, 'api'],
+    ]);
+    expect((await (await request('GET', '/v1/layouts/main/revisions/1')).json()).data.layout.content).toBe(layout('one').content);
+    expect((await (await request('GET', '/v1/layouts/main/diff?from=2&to=3')).json()).data.lines).toEqual(['~ isDefault: false → true']);
+    expect((await (await request('POST', '/v1/layouts/main/rollback', { revision: 1 })).json()).data).toMatchObject({ revision: 4, isDefault: false });
+
+    await request('POST', '/v1/partials', { identifier: 'button', content: 'a' });
+    await request('POST', '/v1/partials', { identifier: 'button', content: 'b' });
+    expect((await (await request('GET', '/v1/partials/button/diff?from=1&to=2')).json()).data.lines).toEqual(['~ content: "a" → "b"']);
+    expect((await request('GET', '/v1/partials/nothing/revisions')).status).toBe(404);
+
+    await request('PUT', '/v1/translations/de?tenant=acme', { hi: 'Servus' });
+    await request('PUT', '/v1/translations/de?tenant=acme', { hi: 'Grüß Gott' });
+    await request('PUT', '/v1/translations/de', { hi: 'Hallo' });
+    expect(((await (await request('GET', '/v1/translations/de/revisions?tenant=acme')).json()).data as { by: string; revision: number }[]).map((r) => [r.revision, r.by])).toEqual([
+      [2, 'api'],
+      [1, 'api'],
+    ]);
+    expect((await (await request('GET', '/v1/translations/de/diff?from=1&to=2&tenant=acme')).json()).data.lines).toEqual(['~ entries.hi: "Servus" → "Grüß Gott"']);
+    expect((await request('GET', '/v1/translations/de/revisions/2')).status).toBe(404);
+    expect((await (await request('POST', '/v1/translations/de/rollback?tenant=acme', { revision: 1 })).json()).data).toMatchObject({ tenant: 'acme', revision: 3, entries: { hi: 'Servus' } });
+    expect((await a.translations.history('de', { tenant: 'acme' }))[0]).toMatchObject({ by: 'api', restores: 1 });
+
+    for (const [method, path, body, field] of [
+      ['GET', '/v1/layouts/main/revisions?limit=0', undefined, 'limit'],
+      ['GET', '/v1/partials/button/diff?to=2', undefined, 'from'],
+      ['GET', '/v1/translations/de/revisions?tenat=acme', undefined, 'tenat'],
+      ['POST', '/v1/layouts/main/rollback', { revision: -1 }, 'revision'],
+      ['GET', '/v1/translations/de/revisions?tenant=', undefined, 'tenant'],
+    ] as const) {
+      const answer = await request(method, path, body);
+      expect(answer.status, path).toBe(422);
+      expect(JSON.stringify(await answer.json()), path).toContain(field);
+    }
+  });
+
+  it('POST /v1/workflow-files/apply takes a folder\'s files as texts: workflows, layouts, partials and catalogs in one go', async () => {
+    const { request, a } = await setup();
+    const files = [
+      { file: 'hello.json', text: JSON.stringify(workflow('hello', 'one')) },
+      { file: 'layouts/main.html', text: '<main>{{ content }}</main>' },
+      { file: 'partials/sig.html', text: '— us' },
+      { file: 'translations/de.json', text: '{ "hi": "Hallo" }' },
+    ];
+    const applied = (await (await request('POST', '/v1/workflow-files/apply', { files })).json()).data;
+    expect(applied.plan.added.map((p: { kind: string; identifier: string }) => `${p.kind}:${p.identifier}`)).toEqual(['workflows:hello', 'layouts:main', 'partials:sig', 'translations:de']);
+    expect((await a.layouts.history('main'))[0]!.by).toBe('api');
+    const bad = await request('POST', '/v1/workflow-files/plan', { files: [...files, { file: 'translations/fr.json', text: '{ "hi": 1 }' }] });
+    expect(bad.status).toBe(422);
+    expect(JSON.stringify(await bad.json())).toContain('translations/fr.json:hi');
+  });
 });
