@@ -1,7 +1,9 @@
 /**
  * The activity page in Chromium, over a served engine: triggers that deliver (in-app, and email
  * through a local provider), skip by a filter, wait on a delay and fail at the provider; the page
- * shows each, and its retry button sends the failed email once the provider takes it again.
+ * shows each, and its retry button sends the failed email once the provider takes it again. A
+ * workflow edited under a waiting run: the run shows the revision it keeps, the workflow's page its
+ * revisions with their diffs, and a rollback from there.
  * `UPDATE_SCREENSHOTS=1` writes the screenshot of the docs (docs/activity.png).
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -67,7 +69,7 @@ async function start() {
 }
 
 describe.skipIf(!chromiumAvailable)('activity page in a real browser (Chromium)', () => {
-  it('shows delivered, skipped, delayed and failed runs step by step; retry sends the failed email once the provider takes it', async () => {
+  it('shows delivered, skipped, delayed and failed runs step by step; retry sends the failed email once the provider takes it; a run shows the revision it walked, its workflow the revisions with their diffs and a rollback', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tidings-activity-'));
     const [app, browser] = await Promise.all([start(), launchChromium()]);
     try {
@@ -78,6 +80,9 @@ describe.skipIf(!chromiumAvailable)('activity page in a real browser (Chromium)'
         reminder: (await tidings.trigger({ name: 'reminder', to: 'ada' })).transactionId!,
         invoice: (await tidings.trigger({ name: 'invoice', to: 'ada', payload: { number: 'INV-1042' } })).transactionId!,
       };
+      // An edit under the waiting reminder: revision 2; the run keeps revision 1.
+      const reminder = (await tidings.workflows.get('reminder'))!;
+      await tidings.workflows.upsert({ name: 'Reminder', triggers: [{ identifier: 'reminder' }], steps: [reminder.steps[0]!, { ...reminder.steps[1]!, template: { type: 'in_app', content: 'Your trial ends in 3 days' } }] });
       const emailOf = async (transactionId: string) => (await tidings.messages.byTransaction(transactionId)).find((m) => m.channel === 'email');
       await eventually(async () => ((await emailOf(tx.invoice))?.status === 'error' ? true : undefined), 'the invoice to fail for good');
       await eventually(async () => ((await emailOf(tx.welcome))?.status === 'sent' ? true : undefined), 'the welcome email');
@@ -145,6 +150,21 @@ describe.skipIf(!chromiumAvailable)('activity page in a real browser (Chromium)'
       const shot = process.env['UPDATE_SCREENSHOTS'] ? fileURLToPath(new URL('../../../docs/activity.png', import.meta.url)) : join(dir, 'activity.png');
       mkdirSync(join(shot, '..'), { recursive: true });
       await page.screenshot({ path: shot, fullPage: true });
+
+      // The run walked revision 1; its workflow's page shows revision 2's diff, and rolls back to 1 as revision 3.
+      await page.goto(`${app.url}/activity/#/tx/${tx.reminder}/ada`);
+      expect(await page.textContent('.run-view .trigger-revision')).toBe('1');
+      expect(await page.textContent('.run h4 .revision')).toBe('revision 1');
+      await page.click('.run-view a.workflow-history');
+      await page.waitForSelector('li.revision[data-revision="2"] pre.diff');
+      expect(await page.locator('li.revision[data-revision="2"] pre.diff .line').allTextContents()).toEqual([`~ step 2 (in_app "${reminder.steps[1]!._id}") template.content: "Your trial ends soon" → "Your trial ends in 3 days"\n`]);
+      expect(await page.textContent('li.revision[data-revision="1"]')).toContain('The first revision.');
+      await page.click('li.revision[data-revision="1"] button.rollback');
+      await page.click('li.revision[data-revision="1"] button.rollback.confirming');
+      await page.waitForSelector('li.revision[data-revision="3"] .restores');
+      expect(await page.textContent('li.revision[data-revision="3"] .restores')).toBe(' · restores revision 1');
+      expect(await page.textContent('li.revision[data-revision="3"] .by')).toBe('api');
+      expect((await tidings.workflows.get('reminder'))!.steps[1]!.template.content).toBe('Your trial ends soon');
 
       // Every API call carried the key, and only in its header.
       expect([...authorizations]).toEqual(expect.arrayContaining([`ApiKey ${KEY}`]));

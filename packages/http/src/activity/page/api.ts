@@ -2,7 +2,7 @@
 // The page's one way to the API: every call carries the API key the user gave, kept in the tab's
 // sessionStorage (gone when the tab closes). A 401 forgets it and asks again.
 import type { Channel, DecisionRecord, RetriedStep, Tidings } from '@tidings/core';
-import type { MessageStatus } from '@tidings/core/schemas';
+import type { MessageStatus, WorkflowRevision } from '@tidings/core/schemas';
 import type { Filters } from './route.js';
 
 /** A message as the activity list has it (see activity-list.ts). */
@@ -46,6 +46,14 @@ export interface ActivityPage {
   readonly page: number;
   readonly hasMore: boolean;
 }
+
+/** What changed from one revision of a workflow to another, as lines for people. */
+export interface RevisionDiff {
+  readonly from: number;
+  readonly to: number;
+  readonly lines: readonly string[];
+}
+export type { WorkflowRevision };
 
 export type Pending = Awaited<ReturnType<Tidings['pending']>>;
 export type PendingJob = Pending['jobs'][number];
@@ -111,6 +119,9 @@ export const api = {
     (await call<{ data: Pending }>('GET', `v1/jobs?${new URLSearchParams(Object.entries(filter).filter((e): e is [string, string] => e[1] !== undefined)).toString()}`)).data,
   retry: async (transactionId: string, subscriberId: string) => (await call<{ data: { retried: RetriedStep[] } }>('POST', `v1/notifications/${enc(transactionId)}/retry`, { subscriberId })).data,
   cancel: (transactionId: string) => call<unknown>('DELETE', `v1/events/trigger/${enc(transactionId)}`),
+  history: async (workflowId: string, limit = 20) => (await call<{ data: WorkflowRevision[] }>('GET', `v1/workflows/${enc(workflowId)}/revisions?limit=${limit}`)).data,
+  diff: async (workflowId: string, from: number, to: number) => (await call<{ data: RevisionDiff }>('GET', `v1/workflows/${enc(workflowId)}/diff?from=${from}&to=${to}`)).data,
+  rollback: (workflowId: string, revision: number) => call<unknown>('POST', `v1/workflows/${enc(workflowId)}/rollback`, { revision }),
   email: async (subscriberId: string, messageId: string) => (await call<{ data: SentEmail }>('GET', `v1/subscribers/${enc(subscriberId)}/messages/${enc(messageId)}/email`)).data,
 };
 

@@ -7,6 +7,7 @@ import { PendingView } from './pending-tables.js';
 import { listOf, parseRoute, type Route } from './route.js';
 import { RunView } from './run-view.js';
 import { TransactionView } from './transaction-view.js';
+import { WorkflowView } from './workflow-view.js';
 
 function KeyForm({ refused, onKey }: { refused: boolean; onKey: (key: string) => void }) {
   const [key, setKey] = useState('');
@@ -40,6 +41,8 @@ function View({ route }: { route: Route }) {
       return <RunView transactionId={route.transactionId} subscriberId={route.subscriberId} />;
     case 'pending':
       return <PendingView />;
+    case 'workflow':
+      return <WorkflowView workflowId={route.workflowId} />;
   }
 }
 

@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import { api, retryable, type ActivityItem } from './api.js';
 import { useLoad } from './load.js';
-import { FILTER_KEYS, listOf, runOf, transactionOf, type Filters } from './route.js';
+import { FILTER_KEYS, listOf, runOf, transactionOf, workflowOf, type Filters } from './route.js';
 import { ActionButton, MessageBadge, Problem, Time } from './widgets.js';
 
 const CHANNELS = ['in_app', 'email', 'sms', 'chat', 'push'];
@@ -76,6 +76,7 @@ export function NotificationCard({ items, onChange }: { items: readonly Activity
       <header>
         <Time at={first.createdAt} />
         <a class="workflow" href={listOf({ workflow: first.templateIdentifier })} title="Every notification of this workflow">{first.template?.name ?? first.templateIdentifier}</a>
+        <a class="history" href={workflowOf(first.templateIdentifier)} title="The workflow's revisions">history</a>
         <a class="transaction" href={transactionOf(first.transactionId)}>{first.transactionId}</a>
       </header>
       <ul class="recipients">{items.map((item) => <RecipientRow item={item} onChange={onChange} />)}</ul>

@@ -4,6 +4,7 @@
 //   #/tx/<transactionId>             one notification and its recipients
 //   #/tx/<transactionId>/<subscriber> one subscriber's run, step by step
 //   #/pending                        pending jobs and open digests
+//   #/workflow/<workflow>            a workflow's revisions, each with its diff
 
 export interface Filters {
   readonly workflow?: string;
@@ -22,13 +23,15 @@ export type Route =
   | { readonly view: 'list'; readonly filters: Filters; readonly page: number }
   | { readonly view: 'transaction'; readonly transactionId: string }
   | { readonly view: 'run'; readonly transactionId: string; readonly subscriberId: string }
-  | { readonly view: 'pending' };
+  | { readonly view: 'pending' }
+  | { readonly view: 'workflow'; readonly workflowId: string };
 
 export function parseRoute(hash: string): Route {
   const [path = '', query = ''] = hash.replace(/^#/, '').split('?');
   const parts = path.split('/').filter((p) => p !== '').map(decodeURIComponent);
   if (parts[0] === 'tx' && parts[1] !== undefined) return parts[2] !== undefined ? { view: 'run', transactionId: parts[1], subscriberId: parts[2] } : { view: 'transaction', transactionId: parts[1] };
   if (parts[0] === 'pending') return { view: 'pending' };
+  if (parts[0] === 'workflow' && parts[1] !== undefined) return { view: 'workflow', workflowId: parts[1] };
   const params = new URLSearchParams(query);
   const filters: Record<string, string> = {};
   for (const key of FILTER_KEYS) {
@@ -47,6 +50,8 @@ export function href(route: Route): string {
       return `#/tx/${enc(route.transactionId)}/${enc(route.subscriberId)}`;
     case 'pending':
       return '#/pending';
+    case 'workflow':
+      return `#/workflow/${enc(route.workflowId)}`;
     case 'list': {
       const q = new URLSearchParams();
       for (const key of FILTER_KEYS) if (route.filters[key]) q.set(key, route.filters[key]!);
@@ -60,3 +65,4 @@ export function href(route: Route): string {
 export const listOf = (filters: Filters, page = 0): string => href({ view: 'list', filters, page });
 export const runOf = (transactionId: string, subscriberId: string): string => href({ view: 'run', transactionId, subscriberId });
 export const transactionOf = (transactionId: string): string => href({ view: 'transaction', transactionId });
+export const workflowOf = (workflowId: string): string => href({ view: 'workflow', workflowId });

@@ -4,7 +4,7 @@ import { api, retryable, type ActivityMessage } from './api.js';
 import { CHANNEL_LABEL, STATUS_TONE } from './format.js';
 import { useLoad } from './load.js';
 import { PendingTables, pollFor } from './pending-tables.js';
-import { listOf, transactionOf } from './route.js';
+import { listOf, transactionOf, workflowOf } from './route.js';
 import { Steps } from './steps.js';
 import { EmailView } from './email-view.js';
 import { ActionButton, Badge, Json, Problem, Time } from './widgets.js';
@@ -64,6 +64,16 @@ export function RunView({ transactionId, subscriberId }: { transactionId: string
               to <a class="subscriber" href={listOf({ subscriber: subscriberId })}>{subscriberId}</a>
               {item?.subscriber.email !== undefined && <span class="muted"> ({item.subscriber.email})</span>}
             </p>
+            {item && (
+              <p class="workflow-line">
+                workflow <a class="workflow-history" href={workflowOf(item.templateIdentifier)} title="Its revisions, each with its diff">{item.templateIdentifier}</a>
+                {value.records[0]?.revision !== undefined && (
+                  <>
+                    , triggered with revision <strong class="trigger-revision">{value.records[0].revision}</strong>
+                  </>
+                )}
+              </p>
+            )}
             {item && <Json value={item.payload} />}
             <div class="buttons">
               {item?.messages.some(retryable) && <ActionButton class="retry" label="Retry failed steps" run={async () => { await api.retry(transactionId, subscriberId); loaded.reload(); }} />}
@@ -74,7 +84,7 @@ export function RunView({ transactionId, subscriberId }: { transactionId: string
           <Messages messages={item?.messages ?? []} />
           {(item?.messages ?? []).filter((m) => m.channel === 'email').map((m) => <EmailView subscriberId={subscriberId} message={m} />)}
           <h3>Steps</h3>
-          <Steps records={value.records} messages={item?.messages ?? []} />
+          <Steps records={value.records} messages={item?.messages ?? []} workflow={item?.templateIdentifier} />
           <h3>Pending</h3>
           {mine && <PendingTables pending={mine} onChange={loaded.reload} />}
         </>

@@ -2,6 +2,7 @@
 /// <reference lib="dom" />
 import type { ActivityMessage, DecisionRecord } from './api.js';
 import { firstInstant, when, withLocalTimes } from './format.js';
+import { workflowOf } from './route.js';
 import { Badge, Time } from './widgets.js';
 
 type Entry = DecisionRecord['entries'][number];
@@ -85,8 +86,8 @@ function StepRow({ entry, messages }: { entry: Entry; messages: readonly Activit
   );
 }
 
-/** Each run of the walk (a job run, a retry), oldest first, and what it decided at each step. */
-export function Steps({ records, messages }: { records: readonly DecisionRecord[]; messages: readonly ActivityMessage[] }) {
+/** Each run of the walk (a job run, a retry), oldest first, the workflow revision it walked, and what it decided at each step. */
+export function Steps({ records, messages, workflow }: { records: readonly DecisionRecord[]; messages: readonly ActivityMessage[]; workflow: string | undefined }) {
   if (records.length === 0) return <p class="muted">No step has run yet.</p>;
   return (
     <ol class="runs">
@@ -94,6 +95,11 @@ export function Steps({ records, messages }: { records: readonly DecisionRecord[
         <li class="run" data-job={record.jobId}>
           <h4>
             Run {i + 1} · <Time at={record.at} />
+            {record.revision !== undefined && (
+              <>
+                {' '}· {workflow === undefined ? <span class="revision">revision {record.revision}</span> : <a class="revision" href={workflowOf(workflow)} title="The workflow's revisions">revision {record.revision}</a>}
+              </>
+            )}
           </h4>
           <ol class="steps">{record.entries.map((entry) => <StepRow entry={entry} messages={messages} />)}</ol>
         </li>
