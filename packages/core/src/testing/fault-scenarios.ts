@@ -359,13 +359,15 @@ export const FAULT_SCENARIOS: readonly FaultScenario[] = [
     ],
   },
   {
-    name: 'workflow files applied in one transaction: a change, an addition and a removal; a run triggered before keeps its revision, one after takes the new',
+    name: 'a folder applied in one transaction: a workflow changed, one added and one removed, a catalog and a partial changed; a run triggered before keeps its revision, one after takes the new, and both read the catalog as applied',
     subscribers: ['ada'],
     transactions: ['w1', 'w2', 'w3'],
     async setup(t) {
       await t.workflows.apply({ files: [
-        { file: 'hello.json', workflow: workflow('hello', [inApp('hello one'), { template: { type: 'delay' }, metadata: { type: 'regular', amount: 1, unit: 'minutes' } }, inApp('later one')]) },
+        { file: 'hello.json', workflow: workflow('hello', [inApp('hello one'), { template: { type: 'delay' }, metadata: { type: 'regular', amount: 1, unit: 'minutes' } }, inApp("later one: {{ 'later' | t }}")]) },
         { file: 'old.json', workflow: workflow('old', [inApp('old')]) },
+        { file: 'translations/en.json', text: '{ "bye": "bye one", "later": "later from the catalog, one" }' },
+        { file: 'partials/sig.html', text: '— one' },
       ] });
       await t.trigger({ name: 'hello', to: 'ada', transactionId: 'w1' });
     },
@@ -373,8 +375,10 @@ export const FAULT_SCENARIOS: readonly FaultScenario[] = [
       call((t) =>
         t.workflows.apply({
           files: [
-            { file: 'hello.json', workflow: workflow('hello', [inApp('hello two'), { template: { type: 'delay' }, metadata: { type: 'regular', amount: 1, unit: 'minutes' } }, inApp('later two')]) },
-            { file: 'bye.json', workflow: workflow('bye', [inApp('bye')]) },
+            { file: 'hello.json', workflow: workflow('hello', [inApp('hello two'), { template: { type: 'delay' }, metadata: { type: 'regular', amount: 1, unit: 'minutes' } }, inApp("later two: {{ 'later' | t }}")]) },
+            { file: 'bye.json', workflow: workflow('bye', [inApp("{{ 'bye' | t }}")]) },
+            { file: 'translations/en.json', text: '{ "bye": "bye two", "later": "later from the catalog, two" }' },
+            { file: 'partials/sig.html', text: '— two' },
           ],
           prune: true,
         }),
