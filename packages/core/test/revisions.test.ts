@@ -209,16 +209,17 @@ describe('folders', () => {
   });
 
   it('refuse what no kind is, what is not JSON, a layout\'s content given twice and a file naming another identifier', () => {
-    const { inputs, issues } = readFolder([
-      { file: 'notes.txt', text: 'x' },
-      { file: 'bad.json', text: '{ "name": ' },
-      { file: 'layouts/a.html', text: '{{ content }}' },
-      { file: 'layouts/a.mjml', text: '<mjml>{{ content }}</mjml>' },
-      { file: 'layouts/b.json', text: '{ "identifier": "c", "content": "{{ content }}" }' },
-      { file: 'layouts/b.html', text: '{{ content }}' },
-      { file: 'layouts/c.json', text: '[1]' },
-      { file: 'partials/%zz.html', text: '' },
-    ]);
+    const files: [string, string][] = [
+      ['notes.txt', 'x'],
+      ['bad.json', '{ "name": '],
+      ['layouts/a.html', '{{ content }}'],
+      ['layouts/a.mjml', '<mjml>{{ content }}</mjml>'],
+      ['layouts/b.json', '{ "identifier": "c", "content": "{{ content }}" }'],
+      ['layouts/b.html', '{{ content }}'],
+      ['layouts/c.json', '[1]'],
+      ['partials/%zz.html', ''],
+    ];
+    const { inputs, issues } = readFolder(files.map(([file, text]) => ({ file, text })));
     expect(issues.map((i) => i.path)).toEqual(['notes.txt', 'bad.json', 'layouts/a.mjml', 'partials/%zz.html', 'layouts/b.json:identifier', 'layouts/b.json:content', 'layouts/c.json']);
     expect(issues[1]!.message).toMatch(/^is not JSON: /);
     expect(inputs.map((i) => i.file)).toEqual(['layouts/a.html', 'layouts/b.html']);

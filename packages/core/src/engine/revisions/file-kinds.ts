@@ -1,4 +1,5 @@
 import { isTidingsError, type FieldIssue } from '../../errors.js';
+import { docsOf, firstDoc } from '../../records/docs.js';
 import { planKind, type PlannedFile, type WorkflowPlan } from '../../revisions/files-plan.js';
 import type { FolderInput } from '../../revisions/folder-files.js';
 import { catalogName, type KindRules, type RevisionedKind } from '../../revisions/kinds.js';
@@ -7,10 +8,10 @@ import type { StorageRepositories } from '../../storage.js';
 import { canonicalLocale } from '../../translations/locale-chain.js';
 import type { EngineContext } from '../context.js';
 import { buildWorkflow, matchOf, parseWorkflow, saveWorkflow, type ParsedWorkflow } from '../catalog/workflow-writes.js';
-import { LAYOUTS, PARTIALS_TABLE, getLayout, getPartial, listLayouts, listPartials } from '../email/look-records.js';
+import { LAYOUTS, PARTIALS_TABLE } from '../email/look-records.js';
 import { buildLayout, buildPartial, checkLayout, checkPartial, saveLayout, savePartial, type CheckedLayout } from '../email/look-writes.js';
-import { TRANSLATIONS, catalogKey, listCatalogs } from '../translations/catalog-records.js';
-import { buildCatalog, checkCatalog, getCatalog, saveCatalog } from '../translations/catalog-writes.js';
+import { TRANSLATIONS, catalogKey } from '../translations/catalog-records.js';
+import { buildCatalog, checkCatalog, saveCatalog } from '../translations/catalog-writes.js';
 import type { Revisable } from './revision-records.js';
 import { CATALOG_HISTORY, LAYOUT_HISTORY, PARTIAL_HISTORY, WORKFLOW_HISTORY } from './revision-kinds.js';
 
@@ -102,13 +103,38 @@ function fileKind<C, T extends Revisable>(spec: FileKindSpec<C, T>): FileKind {
   };
 }
 
+/**
+ * A kind stored as keyed records in one table (layouts, partials, catalogs): what is stored is the
+ * table's records; a file builds over the stored record of its name, saves over the one the
+ * transaction holds, and a removal deletes its key.
+ */
+function recordKind<C, T extends Revisable>(ctx: EngineContext, spec: {
+  readonly history: KindRules<T>;
+  readonly table: string;
+  readonly keyOf: (value: T) => string;
+  readonly namePath: string;
+  readonly check: (input: unknown) => C | Promise<C>;
+  readonly nameOf: (checked: C) => string;
+  readonly build: (checked: C, stored: T | null, now: string) => T;
+  readonly save: (ctx: EngineContext, tx: StorageRepositories, value: T, stored: T | null, by: string) => Promise<unknown>;
+} & Pick<FileKindSpec<C, T>, 'refuse' | 'adjust'>): FileKind {
+  const { env } = ctx;
+  const { history, table, keyOf, nameOf } = spec;
+  return fileKind<C, T>({
+    ...spec,
+    stored: async (repos) => docsOf<T>(await repos.records.find(env, table, {})),
+    build: (checked, stored) => spec.build(checked, stored.find((value) => history.nameOf(value) === nameOf(checked)) ?? null, ctx.now()),
+    save: async (tx, value, by) => spec.save(ctx, tx, value, firstDoc<T>(await tx.records.get(env, table, [keyOf(value)])), by),
+    remove: (tx, value) => tx.records.delete(env, table, [keyOf(value)]),
+  });
+}
+
 /** A catalog input's name, as a stored catalog's (its locale in canonical form). */
 const catalogInputName = (input: ReturnType<typeof checkCatalog>) => catalogName({ tenant: input.tenant ?? null, locale: canonicalLocale(input.locale) });
 
 /** Each kind's handling for `plan` and `apply`, in the order a plan lists them. */
 export function fileKinds(ctx: EngineContext): readonly FileKind[] {
   const { env } = ctx;
-  const named = <T extends Revisable>(history: KindRules<T>, stored: readonly T[], name: string) => stored.find((value) => history.nameOf(value) === name) ?? null;
   return [
     fileKind<ParsedWorkflow, Workflow>({
       history: WORKFLOW_HISTORY,
@@ -130,13 +156,15 @@ export function fileKinds(ctx: EngineContext): readonly FileKind[] {
       save: async (tx, value, by) => saveWorkflow(ctx, tx, value, await tx.workflows.find(env, value._id), by),
       remove: (tx, value) => tx.workflows.delete(env, value._id),
     }),
-    fileKind<CheckedLayout, Layout>({
+    recordKind<CheckedLayout, Layout>(ctx, {
       history: LAYOUT_HISTORY,
+      table: LAYOUTS,
+      keyOf: (l) => l.identifier,
       namePath: 'identifier',
       check: checkLayout,
       nameOf: (checked) => checked.input.identifier,
-      stored: (repos) => listLayouts(repos.records, env),
-      build: (checked, stored) => buildLayout(checked, named(LAYOUT_HISTORY, stored, checked.input.identifier), ctx.now()),
+      build: buildLayout,
+      save: saveLayout,
       refuse(_repos, files) {
         const claims = files.filter((f) => f.checked.input.isDefault === true);
         return claims.slice(1).map((f) => ({ path: f.place('isDefault'), message: `only one layout can be the default, and ${claims[0]!.file} is` }));
@@ -152,28 +180,8 @@ export function fileKinds(ctx: EngineContext): readonly FileKind[] {
         const others = prune ? [] : stored.filter((l) => l.isDefault && !named.has(l.identifier)).map((l) => ({ file: claim.file, value: demoted(l) }));
         return [...adjusted, ...others];
       },
-      save: async (tx, value, by) => saveLayout(ctx, tx, value, await getLayout(tx.records, env, value.identifier), by),
-      remove: (tx, value) => tx.records.delete(env, LAYOUTS, [value.identifier]),
     }),
-    fileKind({
-      history: PARTIAL_HISTORY,
-      namePath: 'identifier',
-      check: checkPartial,
-      nameOf: (parsed) => parsed.identifier,
-      stored: (repos) => listPartials(repos.records, env),
-      build: (parsed, stored) => buildPartial(parsed, named(PARTIAL_HISTORY, stored, parsed.identifier), ctx.now()),
-      save: async (tx, value, by) => savePartial(ctx, tx, value, await getPartial(tx.records, env, value.identifier), by),
-      remove: (tx, value) => tx.records.delete(env, PARTIALS_TABLE, [value.identifier]),
-    }),
-    fileKind({
-      history: CATALOG_HISTORY,
-      namePath: 'locale',
-      check: checkCatalog,
-      nameOf: catalogInputName,
-      stored: (repos) => listCatalogs(repos.records, env),
-      build: (input, stored) => buildCatalog(input, named(CATALOG_HISTORY, stored, catalogInputName(input)), ctx.now()),
-      save: async (tx, value, by) => saveCatalog(ctx, tx, value, await getCatalog(tx.records, env, value), by),
-      remove: (tx, value) => tx.records.delete(env, TRANSLATIONS, [catalogKey(value)]),
-    }),
+    recordKind(ctx, { history: PARTIAL_HISTORY, table: PARTIALS_TABLE, keyOf: (p) => p.identifier, namePath: 'identifier', check: checkPartial, nameOf: (p) => p.identifier, build: buildPartial, save: savePartial }),
+    recordKind(ctx, { history: CATALOG_HISTORY, table: TRANSLATIONS, keyOf: catalogKey, namePath: 'locale', check: checkCatalog, nameOf: catalogInputName, build: buildCatalog, save: saveCatalog }),
   ];
 }

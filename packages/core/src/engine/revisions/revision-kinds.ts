@@ -1,7 +1,7 @@
-import type { CatalogRevision, Layout, LayoutRevision, Partial, PartialRevision, TranslationCatalog, Workflow, WorkflowRevision } from '../../schemas/index.js';
-import { CATALOG_RULES, LAYOUT_RULES, PARTIAL_RULES, WORKFLOW_RULES } from '../../revisions/kinds.js';
+import type { CatalogRevision, Layout, LayoutRevision, Partial, PartialRevision, RevisionMeta, TranslationCatalog, Workflow, WorkflowRevision } from '../../schemas/index.js';
+import { CATALOG_RULES, LAYOUT_RULES, PARTIAL_RULES, WORKFLOW_RULES, type KindRules } from '../../revisions/kinds.js';
 import { catalogKey } from '../translations/catalog-records.js';
-import type { RevisionKind } from './revision-records.js';
+import type { Revisable, RevisionKind } from './revision-records.js';
 
 /**
  * Workflows' revisions: kept by the workflow's `_id`, found by its identifier too once it is deleted
@@ -16,23 +16,24 @@ export const WORKFLOW_HISTORY: RevisionKind<Workflow, WorkflowRevision> = {
   unwrap: (r) => r.workflow,
 };
 
-/** Layouts' revisions, by identifier: a layout made again under its identifier goes on with its history. */
-export const LAYOUT_HISTORY: RevisionKind<Layout, LayoutRevision> = {
-  ...LAYOUT_RULES,
-  table: 'layout_revisions',
-  idOf: (l) => l.identifier,
-  wrap: (layout, meta) => ({ identifier: layout.identifier, ...meta, layout }),
-  unwrap: (r) => r.layout,
-};
+/**
+ * A kind kept by its identifier, its revisions holding the value under `member`: a layout or partial
+ * made again under its identifier goes on with its history.
+ */
+function byIdentifier<T extends Revisable & { readonly identifier: string }, M extends string>(rules: KindRules<T>, table: string, member: M): RevisionKind<T, RevisionMeta & { readonly identifier: string } & { readonly [K in M]: T }> {
+  return {
+    ...rules,
+    table,
+    idOf: (value) => value.identifier,
+    wrap: (value, meta) => ({ identifier: value.identifier, ...meta, [member]: value }) as RevisionMeta & { readonly identifier: string } & { readonly [K in M]: T },
+    unwrap: (revision) => revision[member],
+  };
+}
 
+/** Layouts' revisions, by identifier. */
+export const LAYOUT_HISTORY: RevisionKind<Layout, LayoutRevision> = byIdentifier(LAYOUT_RULES, 'layout_revisions', 'layout');
 /** Partials' revisions, by identifier. */
-export const PARTIAL_HISTORY: RevisionKind<Partial, PartialRevision> = {
-  ...PARTIAL_RULES,
-  table: 'partial_revisions',
-  idOf: (p) => p.identifier,
-  wrap: (partial, meta) => ({ identifier: partial.identifier, ...meta, partial }),
-  unwrap: (r) => r.partial,
-};
+export const PARTIAL_HISTORY: RevisionKind<Partial, PartialRevision> = byIdentifier(PARTIAL_RULES, 'partial_revisions', 'partial');
 
 /** Translation catalogs' revisions, by catalog (tenant and locale). */
 export const CATALOG_HISTORY: RevisionKind<TranslationCatalog, CatalogRevision> = {
