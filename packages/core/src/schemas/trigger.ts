@@ -66,10 +66,23 @@ export const broadcastEventSchema = triggerEventSchema.omit({ to: true });
 export type BroadcastEvent = z.input<typeof broadcastEventSchema>;
 export type ParsedBroadcastEvent = z.output<typeof broadcastEventSchema>;
 
-export const triggerResultSchema = z.object({
-  acknowledged: z.boolean(),
-  status: triggerStatusSchema,
-  error: z.array(z.string()).optional(),
-  transactionId: z.string().optional(),
-});
+/**
+ * What a trigger answers: `processed` always names its `transactionId` (given or generated); any
+ * other status may (the one given) and says why in `error`, so code that checked `status` reads the
+ * id without a cast.
+ */
+export const triggerResultSchema = z.discriminatedUnion('status', [
+  z.object({
+    acknowledged: z.boolean(),
+    status: z.literal('processed'),
+    error: z.array(z.string()).optional(),
+    transactionId: z.string(),
+  }),
+  z.object({
+    acknowledged: z.boolean(),
+    status: triggerStatusSchema.exclude(['processed']),
+    error: z.array(z.string()).optional(),
+    transactionId: z.string().optional(),
+  }),
+]);
 export type TriggerResult = z.infer<typeof triggerResultSchema>;

@@ -125,12 +125,14 @@ function refusal(result: TriggerResult): TidingsError | null {
   return new TidingsError('validation_failed', described, { issues: errors.map(issueOf) });
 }
 
-const resultOf = (status: TriggerStatus, error: string[] | undefined, transactionId: string | undefined): TriggerResult => ({
+const resultOf = (status: Exclude<TriggerStatus, 'processed'>, error: string[] | undefined, transactionId: string | undefined): TriggerResult => ({
   acknowledged: true,
   status,
   ...(error && { error }),
   ...(transactionId !== undefined && { transactionId }),
 });
+
+const processed = (transactionId: string): TriggerResult => ({ acknowledged: true, status: 'processed', transactionId });
 
 export function triggerApi(ctx: EngineContext) {
   const { storage, env } = ctx;
@@ -260,7 +262,7 @@ export function triggerApi(ctx: EngineContext) {
         }
         // A large audience (topics, or a broadcast's): one fan-out job per page, each reading its own members when it runs.
         if (paged) for (const { after, until } of paged.pages) jobs.push(fanoutJob(p.notification, until, { notificationId: p.notification._id, ...paged.source, after, until }));
-        results[p.index] = resultOf('processed', undefined, p.notification.transactionId);
+        results[p.index] = processed(p.notification.transactionId);
         written[at]!.recorded.push({ notification: p.notification, subscriberIds, recipients: subscriberIds.length + (paged?.count ?? 0) });
       }
       for (const s of await upsertSubscribers(tx, env, upserts, now, ctx.organizationId, known)) known.set(s.subscriberId, s);

@@ -96,6 +96,21 @@ export function catalogSuite({ get }: SuiteContext): void {
       expect(await get().integrations.list('env-a', { channel: 'sms' })).toHaveLength(2);
     });
 
+    it('integrations.upsert (engine) — credentials take `port` as a number or its digits and flags as booleans or "true"/"false", stored as text and booleans; a bad one is refused by field, nothing stored', async () => {
+      const tidings = createTidings({ storage: get(), environmentId: 'env-a' });
+      await tidings.integrations.upsert({ identifier: 'a', providerId: 'nodemailer', channel: 'email', credentials: { host: 'h', port: 465, secure: 'true', requireTls: 'false' } });
+      await tidings.integrations.upsert({ identifier: 'b', providerId: 'nodemailer', channel: 'email', credentials: { host: 'h', port: '587', secure: false, ignoreTls: true } });
+      const stored = new Map((await get().integrations.list('env-a')).map((i) => [i.identifier, i.credentials]));
+      expect(stored.get('a')).toEqual({ host: 'h', port: '465', secure: true, requireTls: false });
+      expect(stored.get('b')).toEqual({ host: 'h', port: '587', secure: false, ignoreTls: true });
+      for (const [credentials, field] of [[{ port: 'smtp' }, 'credentials.port'], [{ port: 70_000 }, 'credentials.port'], [{ secure: 'yes' }, 'credentials.secure']] as const) {
+        await expect(tidings.integrations.upsert({ identifier: 'c', providerId: 'nodemailer', channel: 'email', credentials: credentials as unknown as Record<string, never> })).rejects.toSatisfy(
+          (e) => isTidingsError(e, 'validation_failed') && e.issues.some((issue) => issue.path === field),
+        );
+      }
+      expect(await get().integrations.list('env-a')).toHaveLength(2);
+    });
+
     it('integrations.upsert — stores the record as given, replacing the one with its _id', async () => {
       const s = get();
       const record = integrationRecord('env-a', { channel: 'email', primary: true });
