@@ -13,6 +13,7 @@ import { attachInboxSockets, type InboxSockets } from './inbox/inbox-sockets.js'
 import type { Server as HttpServer } from 'node:http';
 import { liveEvents } from './live.js';
 import { metricsRoute } from './metrics-route.js';
+import { notFoundMessage } from './not-served.js';
 import { withoutNovuExtras } from './novu-extras.js';
 import { openApiDocument } from './openapi.js';
 import { providerWebhookRoutes } from './provider-webhooks.js';
@@ -49,7 +50,7 @@ export function createHttpApp(options: HttpAppOptions) {
     if (status === 500) (options.onError ?? ((e: unknown) => console.error('[tidings http]', e)))(error);
     return c.json(body, status as 400, headers);
   });
-  app.notFound((c) => c.json(errorBody(404, `Cannot ${c.req.method} ${c.req.path}`, c.req.path, clock.now()), 404));
+  app.notFound((c) => c.json(errorBody(404, notFoundMessage(c.req.method, c.req.path), c.req.path, clock.now()), 404));
 
   app.get('/openapi.json', (c) => c.json(document));
   healthRoutes(app, [...new Set(options.environments.map((e) => e.tidings))]);
