@@ -63,6 +63,11 @@ export interface DeliveryContext {
    * old refusal back.
    */
   readonly sendRound?: string;
+  /**
+   * No attempt is left after this one: a retryable failure now fails the step for good, so its send
+   * is counted as `failed`, not `retry`.
+   */
+  readonly finalAttempt?: boolean;
 }
 
 /**
@@ -222,7 +227,7 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
       } catch (error) {
         const text = (error instanceof Error ? error.message : String(error)) + noteDead(integration, error);
         const retryable = error instanceof ProviderError ? error.retryable : true;
-        probe?.end(retryable ? 'retry' : 'failed', error);
+        probe?.end(retryable && !context.finalAttempt ? 'retry' : 'failed', error);
         attempts.push({ integration: integration.identifier, outcome: 'failed', reason: text });
         if (!retryable) return failed(base, integration, error, reasonWith(`failed: ${text}`), attempts);
         record(integration, 'failure');

@@ -14,6 +14,8 @@ import { validateBroadcast, validateEvent } from '../../trigger/validate-event.j
 import { workflowStatus } from '../../trigger/workflow-status.js';
 import type { EngineContext } from '../context.js';
 import { deliverInline, firstWalkJob, walksInline, type InlineWalk } from './inline-delivery.js';
+import { announceSkips } from '../walk/skip-events.js';
+import type { DecisionRecord } from '../../walk/trace.js';
 import { groupCommit } from './group-commit.js';
 import { watchWrite } from '../runtime/write-health.js';
 import { digestFlushKey, newJob } from '../runtime/jobs.js';
@@ -84,6 +86,8 @@ interface Written {
   /** Each notification with the subscribers it names and reached through topics read whole, and how many it reaches in all. */
   readonly recorded: { notification: Notification; subscriberIds: string[]; recipients: number }[];
   readonly messages: Message[];
+  /** The decision records of its inline walks (their skipped steps are announced once committed). */
+  readonly records: DecisionRecord[];
 }
 
 /**
@@ -206,7 +210,7 @@ export function triggerApi(ctx: EngineContext) {
       const jobs: Job[] = [];
       const walks: InlineWalk[] = [];
       const tenants = new Map<string, Tenant>();
-      const written = calls.map((): Written => ({ recorded: [], messages: [] }));
+      const written = calls.map((): Written => ({ recorded: [], messages: [], records: [] }));
       // Each call's room for inline walks: a call is recorded as it would be alone.
       const inlineRoom = calls.map(() => (ctx.options.inlineInApp ? ctx.options.inlineLimit : -1));
       // Recipients first: an event without any is refused before anything of it is written.
@@ -271,6 +275,8 @@ export function triggerApi(ctx: EngineContext) {
       if (queue.length > 0) await tx.jobs.enqueue(env, queue);
       const owner = new Map(written.flatMap((call) => call.recorded.map((r) => [r.notification._id, call] as const)));
       for (const message of inline.messages) owner.get(message._notificationId)?.messages.push(message);
+      const ownerOfTransaction = new Map(written.flatMap((call) => call.recorded.map((r) => [r.notification.transactionId, call] as const)));
+      for (const record of inline.records) ownerOfTransaction.get(record.transactionId)?.records.push(record);
       return written;
     }));
   }
@@ -293,14 +299,14 @@ export function triggerApi(ctx: EngineContext) {
         if ('acknowledged' in outcome) results[index] = outcome;
         else prepared.push(spans ? { ...outcome, notification: spans.carry(index, outcome.notification) } : outcome);
       }
-      written = prepared.length === 0 ? { recorded: [], messages: [] } : await ticket.commit({ prepared, results });
+      written = prepared.length === 0 ? { recorded: [], messages: [], records: [] } : await ticket.commit({ prepared, results });
     } catch (error) {
       spans?.failed(error);
       throw error;
     } finally {
       ticket.abandon();
     }
-    const { recorded, messages } = written;
+    const { recorded, messages, records } = written;
     spans?.end(events, results, recorded);
     const counted = ctx.telemetry.metrics;
     if (counted) for (const result of results) counted.triggered(result.status);
@@ -309,6 +315,7 @@ export function triggerApi(ctx: EngineContext) {
       ctx.events.emit('message.created', { message });
       ctx.events.emit('message.sent', { message });
     }
+    announceSkips(ctx, records);
     return results;
   }
 
