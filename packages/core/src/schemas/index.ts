@@ -26,3 +26,4 @@ export * from './links.js';
 export * from './translations.js';
 export * from './category.js';
 export * from './topic-subscription.js';
+export * from './activity.js';
