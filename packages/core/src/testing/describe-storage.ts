@@ -25,6 +25,7 @@ import { recordsSuite } from './suite/records.js';
 import { emailLookSuite } from './suite/email-look.js';
 import { categoriesSuite } from './suite/categories.js';
 import { topicSubscriptionsSuite } from './suite/topic-subscriptions.js';
+import { activitySuite } from './suite/activity.js';
 import type { StorageUnderTest, SuiteContext } from './storage-under-test.js';
 
 export type { StorageUnderTest, SuiteContext } from './storage-under-test.js';
@@ -82,6 +83,7 @@ export function describeStorage(name: string, backend: StorageUnderTest, part: C
     emailLookSuite(context);
     categoriesSuite(context);
     topicSubscriptionsSuite(context);
+    activitySuite(context);
     retrySuite(context);
     reliabilitySuite(context);
     if (part === 'all') faultsSuite({ ...context, name });

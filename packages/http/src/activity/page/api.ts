@@ -29,6 +29,14 @@ export interface SentEmail {
   readonly layoutId: string | null;
 }
 
+/** A channel step that made no message: skipped (a preference, filter, schedule or cap), with why. */
+export interface SkippedStep {
+  readonly stepIndex: number;
+  readonly channel: Channel;
+  readonly reason: string;
+  readonly at: string;
+}
+
 /** One notification as one subscriber had it. */
 export interface ActivityItem {
   readonly _id: string;
@@ -39,6 +47,7 @@ export interface ActivityItem {
   readonly template?: { readonly name: string };
   readonly payload: Record<string, unknown>;
   readonly messages: readonly ActivityMessage[];
+  readonly skipped: readonly SkippedStep[];
 }
 
 export interface ActivityPage {
