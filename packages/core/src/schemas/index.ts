@@ -27,3 +27,5 @@ export * from './translations.js';
 export * from './category.js';
 export * from './topic-subscription.js';
 export * from './activity.js';
+export * from './email-attachments.js';
+export * from './email-headers.js';

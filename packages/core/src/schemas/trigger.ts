@@ -5,6 +5,7 @@ import { topicKeySchema } from './topic.js';
 import { MAX_ID_LENGTH, MAX_RECIPIENTS_PER_EVENT, idSchema } from './limits.js';
 import { expiresAtSchema } from './expiry.js';
 import { triggerOverridesSchema } from './email-overrides.js';
+import { emailAttachmentsSchema } from './email-attachments.js';
 
 export const MAX_BULK_EVENTS = 100;
 
@@ -41,9 +42,20 @@ export const localeSchema = z
     }
   }, 'must be a language tag such as en, pt-BR or zh-Hant-TW');
 
+/**
+ * A trigger's payload: any object, whose `attachments`, when present, are files its emails carry
+ * (Novu's reserved member, checked as `emailAttachmentsSchema`; kept as given, and left out of the
+ * messages' stored payload).
+ */
+export const triggerPayloadSchema = jsonObjectSchema.default({}).superRefine((payload, ctx) => {
+  if (payload['attachments'] === undefined) return;
+  const parsed = emailAttachmentsSchema.safeParse(payload['attachments']);
+  if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', path: ['attachments', ...issue.path], message: issue.message });
+});
+
 export const triggerEventSchema = z.strictObject({
   name: z.string({ error: 'is required: the workflow trigger identifier' }).trim().min(1, 'must not be empty').max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`),
-  payload: jsonObjectSchema.default({}),
+  payload: triggerPayloadSchema,
   /** Provider and channel overrides; `overrides.email`'s addresses are checked here (see `emailOverridesSchema`). */
   overrides: triggerOverridesSchema.default({}),
   to: z

@@ -23,6 +23,7 @@ import { unitsOfWorkSuite } from './suite/units-of-work.js';
 import { webhookLaneSuite } from './suite/webhook-lane.js';
 import { recordsSuite } from './suite/records.js';
 import { emailLookSuite } from './suite/email-look.js';
+import { emailSendingSuite } from './suite/email-sending.js';
 import { categoriesSuite } from './suite/categories.js';
 import { topicSubscriptionsSuite } from './suite/topic-subscriptions.js';
 import { activitySuite } from './suite/activity.js';
@@ -81,6 +82,7 @@ export function describeStorage(name: string, backend: StorageUnderTest, part: C
     engineSuite(context);
     statusCallbacksSuite(context);
     emailLookSuite(context);
+    emailSendingSuite(context);
     categoriesSuite(context);
     topicSubscriptionsSuite(context);
     activitySuite(context);
