@@ -8,17 +8,7 @@ import { memoryStorage } from '@tidings/memory';
 import { describe, expect, it } from 'vitest';
 import { prometheusMetrics } from '../src/prometheus-metrics.js';
 import { engineLogging, serveLogger } from '../src/serve-log.js';
-
-/** The value of the series `name` whose labels include `labels`; undefined when there is none. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    const match = /^([a-z_]+)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const has = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
-    if (Object.entries(labels).every(([key, value]) => has[key] === value)) return Number(match[3]);
-  }
-  return undefined;
-}
+import { sample } from './prometheus-sample.js';
 
 describe('step outcomes in metrics and logs', () => {
   it('a step skipped by a preference counts as outcome="skipped" and logs a line; a send failed for good counts as failed, its earlier attempt as retry', async () => {

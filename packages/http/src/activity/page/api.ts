@@ -2,7 +2,7 @@
 // The page's one way to the API: every call carries the API key the user gave, kept in the tab's
 // sessionStorage (gone when the tab closes). A 401 forgets it and asks again.
 import type { Channel, DecisionRecord, RetriedStep, Tidings } from '@tidings/core';
-import type { MessageStatus } from '@tidings/core/schemas';
+import type { MessageStatus, SkippedStep } from '@tidings/core/schemas';
 import type { Filters } from './route.js';
 
 /** A message as the activity list has it (see activity-list.ts). */
@@ -29,13 +29,8 @@ export interface SentEmail {
   readonly layoutId: string | null;
 }
 
-/** A channel step that made no message: skipped (a preference, filter, schedule or cap), with why. */
-export interface SkippedStep {
-  readonly stepIndex: number;
-  readonly channel: Channel;
-  readonly reason: string;
-  readonly at: string;
-}
+/** A channel step that made no message (skipped by a preference, filter, schedule or cap), as the engine lists it. */
+export type { SkippedStep };
 
 /** One notification as one subscriber had it. */
 export interface ActivityItem {
