@@ -70,7 +70,7 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
   },
   { flag: 'public-url', value: '<url>', env: 'TIDINGS_PUBLIC_URL', meaning: 'The address people reach this server at (https://notify.example.com): signed preference and\n      unsubscribe links point there, and emails get one-click unsubscribe headers.', default: 'none (no links, no unsubscribe headers)' },
   { flag: 'no-activity', env: 'TIDINGS_NO_ACTIVITY', meaning: 'Do not serve the activity page at /activity (its data always needs the API key).', default: 'off (the page is served)' },
-  { flag: 'quiet', env: 'TIDINGS_QUIET', meaning: 'No log line per HTTP request (failed and not-sent deliveries are still logged).', default: 'off' },
+  { flag: 'quiet', env: 'TIDINGS_QUIET', meaning: 'No log line per HTTP request (failed, not-sent and skipped deliveries are still logged).', default: 'off' },
   {
     flag: 'metrics',
     env: 'TIDINGS_METRICS',
