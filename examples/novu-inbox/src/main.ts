@@ -103,7 +103,17 @@ export async function start(options: NovuInboxExampleOptions = {}) {
   // Novu's <Subscription /> for the topic `release-notes`, with the subscription's say over that workflow.
   app.get('/subscription', (c) => c.html(page({ ...config, topicKey: RELEASE_TOPIC, workflows: ['release-notes'] }, '/subscription.js')));
   app.get('/subscription.js', (c) => c.body(subscriptionScript, 200, JAVASCRIPT));
-  app.post('/demo/comment', async (c) => c.json(await tidings.tidings.trigger({ name: 'comment-received', to: subscriberId, payload: { author: 'Grace', post: 'Compilers' } })));
+  // One workspace's Inbox (Novu's contexts): it shows only what was triggered in that workspace. The
+  // contextHash is the HMAC of the context's canonical JSON (members sorted; with one member, its JSON).
+  app.get('/workspace/:id', (c) => {
+    const context = { workspace: c.req.param('id') };
+    const contextHash = createHmac('sha256', tidings.apiKey).update(JSON.stringify(context)).digest('hex');
+    return c.html(page({ ...config, context, contextHash }, '/app.js'));
+  });
+  app.post('/demo/comment', async (c) => {
+    const workspace = c.req.query('workspace');
+    return c.json(await tidings.tidings.trigger({ name: 'comment-received', to: subscriberId, payload: { author: 'Grace', post: 'Compilers' }, ...(workspace && { context: { workspace } }) }));
+  });
   let server: ReturnType<typeof serveNode>;
   try {
     server = await listen(app.fetch, options.pagePort ?? 3003);
@@ -170,7 +180,8 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()
   else console.log(`API key: kept in ${api.apiKeyFile}`);
   console.log(`The page gets the application identifier, the subscriberId (${running.subscriberId}) and its hash; the API key stays on the server.`);
   console.log(`Novu's <Subscription /> to the topic ${RELEASE_TOPIC}: ${running.url}/subscription`);
-  console.log(`Try: curl -X POST ${running.url}/demo/comment   (the bell rings live); Ctrl-C to stop`);
+  console.log(`One workspace's Inbox (Novu's contexts): ${running.url}/workspace/design`);
+  console.log(`Try: curl -X POST ${running.url}/demo/comment   (the bell rings live; ?workspace=design for that workspace's Inbox); Ctrl-C to stop`);
   let stopping = false;
   const stop = async () => {
     if (stopping) return;

@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util';
 import { isClusterCopy, runClusterCopy, startCluster } from './cluster.js';
 import { serve, type ServeCredentials, type ServeOptions } from './serve.js';
+import { workflowsCommand } from './workflows-command.js';
 
-const USAGE = 'Usage: tidings serve [options]; "tidings serve --help" lists every option and its environment variable';
+const USAGE = 'Usage: tidings serve [options]; "tidings serve --help" lists every option and its environment variable; "tidings workflows --help" keeps workflows as files';
 
 /** The most copies `--processes` starts (each holds up to 10 database connections). */
 const MAX_PROCESSES = 64;
@@ -131,8 +132,12 @@ export async function main(argv: string[]): Promise<void> {
     console.log(HELP);
     return;
   }
+  if (command === 'workflows') {
+    process.exitCode = await workflowsCommand(rest);
+    return;
+  }
   if (command !== 'serve') {
-    console.error(`${command === undefined ? 'Missing the command' : `Unknown command ${command}`}: tidings has one command, serve\n${USAGE}`);
+    console.error(`${command === undefined ? 'Missing the command' : `Unknown command ${command}`}: tidings has two commands, serve and workflows\n${USAGE}`);
     process.exitCode = 2;
     return;
   }

@@ -233,11 +233,16 @@ export function serveCredentials(options: ServeOptions) {
 
 export type ServeCredentials = ReturnType<typeof serveCredentials>;
 
-/** Opens the database, applies its migrations and closes it again: what a start-up would find, said once. */
-export async function checkDatabase(options: ServeOptions): Promise<void> {
+/** Opens the database and applies its migrations, for a command that works on it (`tidings workflows`); the caller closes it. */
+export async function openDatabase(options: ServeOptions): Promise<Storage> {
   const { storage, where } = await openStorage(options, sqliteFile(options));
   await checkStorage(storage, where, options);
-  await storage.close();
+  return storage;
+}
+
+/** Opens the database, applies its migrations and closes it again: what a start-up would find, said once. */
+export async function checkDatabase(options: ServeOptions): Promise<void> {
+  await (await openDatabase(options)).close();
 }
 
 /** A running server (`serve()`): where it listens, its credentials, its engine and app, and `close()`. */

@@ -26,6 +26,7 @@ export * from './schedule/index.js';
 export { addTime } from './timing/add-time.js';
 export { delayDueAt, type DelayDue, type DelayOverride } from './timing/delay-due-at.js';
 export { messageMatches, isSnoozed } from './messages/message-filter.js';
+export { contextKeyText, contextKeys, namedContexts, canonicalJson } from './contexts/context-keys.js';
 export { isExpired, expiryOf } from './messages/expiry.js';
 export { stepIndexOf } from './messages/build-message.js';
 export { applyMarkAs, applyMarkFlags, type MarkFlags, applyAction, applySnooze, applyUnsnooze, applyArchive } from './messages/transitions.js';
@@ -65,3 +66,8 @@ export { deleteByWhere, getByFind, recordStoreOver } from './records/record-stor
 export { cursorAfter, decodePosition, type PagePosition } from './util/page-cursor.js';
 export { linkEnvironment } from './links/link-token.js';
 export { categoryName } from './preferences/categories.js';
+export { diffWorkflows, diffLines, type WorkflowChange } from './revisions/workflow-diff.js';
+export { planWorkflows, planLines, isEmptyPlan, type WorkflowPlan, type PlannedFile } from './revisions/workflow-plan.js';
+export { workflowFile, workflowFileNames } from './revisions/workflow-file.js';
+export { sameDefinition } from './revisions/workflow-definition.js';
+export type { RevisionDiff, WorkflowApply } from './engine/revisions/revisions-api.js';

@@ -20,8 +20,9 @@ const record: fc.Arbitrary<DecisionRecord> = fc.record({
   subscriberId: fc.constantFrom('ada', 'bob', 'cy'),
   jobId: fc.string({ minLength: 1, maxLength: 3 }),
   at: fc.constantFrom('2026-01-01T00:00:00.000Z', '2026-01-01T00:00:01.000Z'),
+  revision: fc.constantFrom(1, 2, 'code-0123456789ab'),
   entries: fc.array(entry, { maxLength: 3 }),
-});
+}, { requiredKeys: ['environmentId', 'transactionId', 'subscriberId', 'jobId', 'at', 'entries'] });
 
 it('a trace record reads back every record of one trigger, in the order written', () => {
   fc.assert(fc.property(fc.array(record, { minLength: 1, maxLength: 30 }), (records) => {

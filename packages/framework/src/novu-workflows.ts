@@ -49,9 +49,6 @@ function loadNovu(): Promise<NovuModule> {
   return novuModule;
 }
 
-/** The trigger's context (`{ key: id }`) as Novu resolves it for a workflow: `{ key: { id, data } }`. */
-const resolvedContext = (context: Readonly<Record<string, string>>): NovuEvent['context'] =>
-  Object.fromEntries(Object.entries(context).map(([type, id]) => [type, { id, data: {} }])) as NovuEvent['context'];
 
 /** Why @novu/framework refused: its message, the fields its validation named, and the cause of a failed step. */
 function describeNovuError(error: unknown): string {
@@ -168,7 +165,7 @@ function adapt(source: FrameworkWorkflow): CodeWorkflow {
         subscriber: frameworkSubscriber(input.subscriber),
         controls: {},
         state,
-        context: resolvedContext(input.context),
+        context: { ...input.context } as NovuEvent['context'],
         env: env as NovuEvent['env'],
       };
       let failure: { error: unknown } | undefined;

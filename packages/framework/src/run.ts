@@ -68,7 +68,8 @@ function stepObject(handle: StepHandler): Step {
 export interface RunContext {
   readonly payload: Record<string, unknown>;
   readonly subscriber: Record<string, unknown>;
-  readonly context: Record<string, string>;
+  /** The trigger's contexts, each with its data (Novu's resolved form): `context.tenant.data.plan`. */
+  readonly context: Record<string, { id: string; data: Record<string, unknown> }>;
   readonly env: Record<string, string>;
   /** Translates a key in the run's locale with the engine's catalogs (`t('invoice.due', { count })`). */
   readonly t: (key: string, values?: Record<string, unknown>) => string;

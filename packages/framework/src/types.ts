@@ -166,7 +166,8 @@ export interface ExecuteInput<P, C> {
   step: Step;
   payload: P;
   subscriber: FrameworkSubscriber;
-  context: Record<string, string>;
+  /** The trigger's contexts, each with its data (Novu's resolved form). */
+  context: Record<string, { id: string; data: Record<string, unknown> }>;
   env: Record<string, string>;
   controls: C;
   /** Translates a key in the run's locale with the engine's catalogs, as templates' `t` filter (Tidings' own, not in @novu/framework). */

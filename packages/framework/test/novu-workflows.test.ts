@@ -358,14 +358,14 @@ describe('novuWorkflows(): running @novu/framework in process', () => {
     const run = await code!.runNext({
       payload: { dropped: true },
       subscriber: { subscriberId: 'ada', firstName: 'Ada', lastName: null, email: 'ada@example.com', phone: null, avatar: null, locale: 'en', timezone: null, data: { plan: 'pro' }, channels: [], isOnline: null, lastOnlineAt: null } as unknown as Parameters<CodeWorkflow['runNext']>[0]['subscriber'],
-      context: { tenant: 'acme' },
+      context: { tenant: { id: 'acme', data: { plan: 'pro' } } },
       environmentId: 'env',
       results: new Map(),
     });
     expect(run).toEqual({ kind: 'step', stepId: 'n', type: 'in_app', skipped: false, outputs: { body: 'x' } });
     expect(seen.at(-1)).toEqual({
       subscriber: { subscriberId: 'ada', firstName: 'Ada', lastName: null, email: 'ada@example.com', phone: null, avatar: null, locale: 'en', data: { plan: 'pro' } },
-      context: { tenant: { id: 'acme', data: {} } },
+      context: { tenant: { id: 'acme', data: { plan: 'pro' } } },
       env: {},
       payload: {},
     });

@@ -1,4 +1,7 @@
 import { systemClock, type Tidings } from '@tidings/core';
+import { messageDeletionRoutes, subscriberStatusRoutes } from './routes/subscriber-status-routes.js';
+import { notificationsV2Routes } from './novu-v2/notification-routes.js';
+import { contextRoutes } from './novu-v2/context-routes.js';
 import { parseInput } from '@tidings/core/internal';
 import { checkedParams } from './params.js';
 import { Hono, type Context } from 'hono';
@@ -24,6 +27,7 @@ import { legacyRoutes } from './routes/legacy-routes.js';
 import { broadcastRoute } from './routes/broadcast-route.js';
 import { emailLookRoutes } from './routes/email-look-routes.js';
 import { categoryRoutes } from './routes/category-routes.js';
+import { revisionRoutes } from './routes/revision-routes.js';
 import { workflowsV2Routes } from './novu-v2/workflow-routes.js';
 import { subscriberV2Routes } from './novu-v2/subscriber-routes.js';
 import { topicV2Routes } from './novu-v2/topic-routes.js';
@@ -40,7 +44,7 @@ export function createHttpApp(options: HttpAppOptions) {
   for (const { tidings, apiKeys } of options.environments) for (const key of apiKeys) engines.set(key, tidings);
   const clock = options.clock ?? options.environments[0]?.tidings.clock ?? systemClock;
   const limit = options.bodyLimit ?? 1_048_576;
-  const routes: RouteDefinition[] = [...interfaceRoutes(), ...serverRoutes(), ...legacyRoutes(), broadcastRoute(), ...subscriberV2Routes(), ...topicV2Routes(), ...emailLookRoutes(), ...categoryRoutes()];
+  const routes: RouteDefinition[] = [...interfaceRoutes(), ...serverRoutes(), ...legacyRoutes(), broadcastRoute(), ...subscriberV2Routes(), ...topicV2Routes(), ...contextRoutes(), ...subscriberStatusRoutes(), ...messageDeletionRoutes(), ...emailLookRoutes(), ...categoryRoutes(), ...revisionRoutes()];
   const document = openApiDocument(routes);
 
   const app = new Hono<AppEnv>();
@@ -88,6 +92,7 @@ export function createHttpApp(options: HttpAppOptions) {
   app.get('/v1/subscribers/:subscriberId/events', liveEvents(liveStreams));
   app.route('/', activityRoutes());
   app.route('/', workflowsV2Routes());
+  app.route('/', notificationsV2Routes(clock, options.inbox?.maxSnoozeDurationHours ?? 720));
 
   for (const definition of routes) {
     app[definition.method](definition.path, async (c) => {

@@ -13,30 +13,22 @@ interface NotServed {
 const ID = '[^/]+';
 const route = (method: string, path: string, novu: string, instead: string): NotServed => ({ method, path: new RegExp(`^${path}/?$`), novu, instead });
 
-const V2_INBOX_COPY = "the Inbox's own routes (/v1/inbox/notifications…) serve it under a subscriber session; with an API key, GET /v1/subscribers/{id}/notifications/feed reads the feed";
-
 /**
  * Novu's routes not served, as docs/novu-compatibility.md lists them. A request that matches no
  * route of the app and matches one of these is told so by name (a plain 404 reads as a typo).
  */
 const NOT_SERVED: readonly NotServed[] = [
-  route('GET', `/v2/subscribers/${ID}/notifications(/count)?`, 'subscribers.notifications.list / count', V2_INBOX_COPY),
-  route('PATCH', `/v2/subscribers/${ID}/notifications/${ID}/(read|unread|archive|unarchive|snooze|unsnooze)`, "subscribers.notifications' per-notification changes", V2_INBOX_COPY),
-  route('PATCH', `/v2/subscribers/${ID}/notifications/${ID}/actions/${ID}/(complete|revert)`, 'subscribers.notifications.completeAction / revertAction', V2_INBOX_COPY),
-  route('DELETE', `/v2/subscribers/${ID}/notifications/${ID}`, 'subscribers.notifications.delete', V2_INBOX_COPY),
-  route('POST', `/v2/subscribers/${ID}/notifications/(seen|read|archive|read-archive|delete)`, "subscribers.notifications' changes of every notification", V2_INBOX_COPY),
-  route('POST', `/v1/subscribers/${ID}/messages/mark-all`, 'subscribers.messages.markAll', 'use markAllAs with the messages\' ids (POST /v1/subscribers/{id}/messages/mark-as)'),
-  route('PATCH', `/v1/subscribers/${ID}/online-status`, 'subscribers.updateOnlineFlag', 'set isOnline through PUT /v1/subscribers/{id}'),
+  route('GET', '/v1/subscribers', 'subscribers.list', "it pages by offset; list subscribers with @novu/api's subscribers.search (GET /v2/subscribers)"),
+  route('GET|PATCH', `/v1/subscribers/${ID}/preferences(/.*)?`, 'subscribers.getPreference / updatePreference and the other v1 preference routes', 'use the current preference routes, GET and PATCH /v2/subscribers/{id}/preferences'),
   route('GET', '/v1/messages', 'messages.retrieve / messages.list', "read a subscriber's messages through their feed, or a trigger's at GET /v1/notifications/{transactionId}/explain"),
-  route('DELETE', `/v1/messages/transaction/${ID}`, 'messages.deleteByTransactionId', 'cancel stops what a trigger has not sent yet (DELETE /v1/events/trigger/{transactionId}); retention removes the rest'),
-  route('DELETE', `/v1/messages/${ID}`, 'messages.delete', "delete a message through its subscriber (the Inbox's delete, or tidings.messages.delete)"),
-  route('GET', `/v1/notifications/${ID}`, 'notifications.retrieve', "read a trigger by its transactionId at GET /v1/notifications/{transactionId}/explain, or list it with GET /v1/notifications?transactionId="),
+  route('DELETE', `/v1/messages/${ID}`, 'messages.delete / deleteById', "delete a message through its subscriber (the Inbox's delete, or tidings.messages.delete)"),
+  route('GET', `/v1/notifications/${ID}`, 'notifications.retrieve', "Tidings' notification is the whole trigger: read it by its transactionId at GET /v1/notifications/{transactionId}/explain, or list it with GET /v1/notifications?transactionId="),
   route('PUT', `/v2/workflows/${ID}/sync`, 'workflows.sync', 'each Tidings environment is its own engine: create the workflow in each'),
   route('DELETE', `/v1/integrations/${ID}`, 'integrations.delete', 'update it with active: false to take it out of use'),
   route('POST', `/v1/integrations/${ID}/(auto-configure|webhook/configure|mobile-link)`, "integrations' provider-side setup", "Tidings does not call providers' admin APIs: point the provider's status callbacks at Tidings yourself"),
   route('POST', '/v1/integrations/(chat/oauth|channel-connections/oauth|channel-endpoints/(oauth|link))', 'chat OAuth and channel connections', 'chat OAuth needs an app registered with the chat service, which Tidings does not run'),
-  route('GET', '/v1/topics', 'topics.list', 'add, remove and check members by key (POST /v1/topics/{key}/subscribers, GET /v1/topics/{key}/subscribers/{subscriberId})'),
-  route('GET|PATCH', `/v1/topics/${ID}`, 'topics.get / rename', 'add, remove and check members by key (POST /v1/topics/{key}/subscribers, GET /v1/topics/{key}/subscribers/{subscriberId})'),
+  route('GET', '/v1/topics', 'topics.list (v1)', "use @novu/api's topics.list (GET /v2/topics), or check members by key (GET /v1/topics/{key}/subscribers/{subscriberId})"),
+  route('GET|PATCH', `/v1/topics/${ID}`, 'topics.get / rename (v1)', "use @novu/api's topics.get and topics.update (/v2/topics/{key}), or check members by key (GET /v1/topics/{key}/subscribers/{subscriberId})"),
 ];
 
 /**

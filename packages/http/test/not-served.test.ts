@@ -11,9 +11,9 @@ describe('404s that say what is not served', () => {
     expect(messages.body.message).toMatch(/^Cannot GET \/v1\/messages: Tidings does not serve this route of Novu's API \(messages\.retrieve \/ messages\.list\); .*explain.*See https:\/\/\S+\/docs\/novu-compatibility\.md$/);
     for (const [method, path, novu] of [
       ['DELETE', '/v1/messages/m-1', 'messages.delete'],
-      ['DELETE', '/v1/messages/transaction/tx-1', 'messages.deleteByTransactionId'],
       ['GET', '/v1/notifications/n-1', 'notifications.retrieve'],
-      ['PATCH', '/v2/subscribers/ada/notifications/n-1/read', 'per-notification changes'],
+      ['GET', '/v1/subscribers', 'subscribers.list'],
+      ['PATCH', '/v1/subscribers/ada/preferences/welcome', 'subscribers.getPreference / updatePreference'],
       ['DELETE', '/v1/integrations/i-1', 'integrations.delete'],
       ['PUT', '/v2/workflows/w-1/sync', 'workflows.sync'],
     ] as const) {

@@ -10,6 +10,7 @@ import { apnsProvider } from './push/apns.js';
 import { expoProvider } from './push/expo.js';
 import { fcmProvider } from './push/fcm.js';
 import { oneSignalProvider } from './push/one-signal.js';
+import { webPushProvider } from './push/web-push.js';
 import type { ServiceProviderOptions } from './service-options.js';
 import { snsProvider } from './sms/sns.js';
 import { twilioProvider } from './sms/twilio.js';
@@ -34,6 +35,7 @@ export const serviceProviders = (options: Omit<ServiceProviderOptions, 'baseUrl'
     apnsProvider,
     expoProvider,
     oneSignalProvider,
+    webPushProvider,
     telegramProvider,
     whatsAppProvider,
   ].map((make) => make(options));

@@ -30,6 +30,7 @@ export function messageCondition(eb: Eb, filter: MessageFilter, dialect: SqlDial
   for (const group of filter.tags ?? []) all.push(group.length === 0 ? sql<SqlBool>`1 = 0` : eb.or(group.map(tagged)));
   if (filter.severity !== undefined) all.push(filter.severity.length === 0 ? sql<SqlBool>`1 = 0` : eb('severity', 'in', [...filter.severity]));
   for (const [key, value] of Object.entries(filter.data ?? {})) all.push(dialect.docMemberEquals(['data', key], JSON.stringify(value)) as Expression<SqlBool>);
+  if (filter.context !== undefined) all.push(eb('context_key', '=', filter.context));
   if (filter.createdGte !== undefined) all.push(eb('created_at', '>=', filter.createdGte));
   if (filter.createdLte !== undefined) all.push(eb('created_at', '<=', filter.createdLte));
   return eb.and(all);

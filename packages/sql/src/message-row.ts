@@ -1,4 +1,5 @@
 import type { Message } from '@tidings/core';
+import { contextKeyText } from '@tidings/core/internal';
 import { bit, decodeJson, encodeJson } from './codec.js';
 import type { Database } from './tables.js';
 
@@ -29,6 +30,7 @@ export function messageRow(m: Message): MessageRow {
     tags: m.tags.length === 0 ? '' : `,${m.tags.join(',')},`,
     severity,
     expires_at: expiresAt ?? null,
+    context_key: contextKeyText(m.contextKeys),
   };
 }
 

@@ -488,6 +488,23 @@ export const MIGRATIONS: readonly Migration[] = [
       }
     },
   },
+  {
+    name: '0021_message_context',
+    async up(db, dialect) {
+      // Novu's Inbox opened with a context shows only the messages triggered with exactly that
+      // context, and one opened without shows only those with none: every feed and count of the
+      // Inbox compares it, so it is a column of the inbox index (the bell's counts read that alone).
+      // Messages stored before have none.
+      await db.schema.alterTable('tidings_messages').addColumn('context_key', dialect.keyType, (c) => c.notNull().defaultTo('')).execute();
+      const drop = db.schema.dropIndex('tidings_messages_inbox');
+      await (dialect.name === 'mysql' ? drop.on('tidings_messages') : drop).execute();
+      await db.schema
+        .createIndex('tidings_messages_inbox')
+        .on('tidings_messages')
+        .columns(['env', 'subscriber_internal_id', 'context_key', 'archived', 'read', 'severity', 'snoozed_until', 'expires_at'])
+        .execute();
+    },
+  },
 ];
 
 /**

@@ -42,6 +42,8 @@ export interface Database {
     /** `,tag1,tag2,`: tag filters match `%,tag,%` on both dialects. */
     tags: string;
     severity: string;
+    /** Since 0021: the message's contexts as the Inbox compares them (`contextKeyText`), empty for none. */
+    context_key: string;
   };
   tidings_traces: { seq: Generated<number>; env: string; transaction_id: string; subscriber_id: string; at: string; doc: unknown };
   /** The record store: JSON documents by (env, table, key), with the index and sort values finds use. */

@@ -45,7 +45,7 @@ describe('sqliteStorage options', () => {
     const children = Array.from({ length: 3 }, () => spawnTs('packages/sqlite/test/fixtures/migrate-once.ts', [filename]));
     expect(await Promise.all(children.map((c) => c.exited)), children.map((c) => c.output()).join('\n')).toEqual([0, 0, 0]);
     const applied = children.map((c) => JSON.parse(/APPLIED (.*)/.exec(c.output())![1]!) as string[]);
-    expect(applied.flat()).toEqual(['0001_initial', '0002_digests', '0003_idempotency', '0004_inbox', '0005_jobs_env_due', '0006_digest_events', '0007_idempotency_since', '0008_inbox_filters', '0009_job_keys', '0010_delivery_status', '0011_frequency', '0012_message_expiry', '0013_window_hits_expiry', '0014_inbox_index_expiry', '0015_held_status_integration', '0016_records', '0017_digests_records', '0018_delivery_status_records', '0019_topics_records', '0020_people_and_triggers_records']);
+    expect(applied.flat()).toEqual(['0001_initial', '0002_digests', '0003_idempotency', '0004_inbox', '0005_jobs_env_due', '0006_digest_events', '0007_idempotency_since', '0008_inbox_filters', '0009_job_keys', '0010_delivery_status', '0011_frequency', '0012_message_expiry', '0013_window_hits_expiry', '0014_inbox_index_expiry', '0015_held_status_integration', '0016_records', '0017_digests_records', '0018_delivery_status_records', '0019_topics_records', '0020_people_and_triggers_records', '0021_message_context']);
     const again = sqliteStorage({ filename, migrate: false });
     expect(await again.migrate()).toEqual([]);
     await again.close();

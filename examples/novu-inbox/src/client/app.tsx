@@ -8,6 +8,9 @@ interface InboxConfig {
   readonly applicationIdentifier: string;
   readonly subscriberId: string;
   readonly subscriberHash: string;
+  /** A workspace's page: the Inbox shows only what was triggered with this context. */
+  readonly context?: Record<string, string>;
+  readonly contextHash?: string;
 }
 
 const config = (window as unknown as { INBOX_CONFIG: InboxConfig }).INBOX_CONFIG;
@@ -18,6 +21,7 @@ createRoot(document.getElementById('root')!).render(
     applicationIdentifier={config.applicationIdentifier}
     subscriber={config.subscriberId}
     subscriberHash={config.subscriberHash}
+    {...(config.context && { context: config.context, contextHash: config.contextHash })}
     backendUrl={config.backendUrl}
     socketUrl={config.backendUrl}
   />,

@@ -43,6 +43,7 @@ import { layoutsApi } from './email/layouts-api.js';
 import { partialsApi } from './email/partials-api.js';
 import { withLinks } from './links/links-api.js';
 import { categoriesApi } from './categories/categories-api.js';
+import { contextsApi } from './contexts/contexts-api.js';
 import { withSubscriptions } from './topics/subscriptions-api.js';
 import { translationsApi } from './translations/translations-api.js';
 import type { CatalogEntries } from '../translations/translator.js';
@@ -300,6 +301,7 @@ export function createTidings(options: TidingsOptions): Tidings {
     messages: messagesApi(ctx),
     preferences: withLinks(ctx, preferencesApi(ctx)),
     categories: categoriesApi(ctx),
+    contexts: contextsApi(ctx),
     suppressions: suppressionsApi(ctx),
     webhooks: webhooksApi(ctx, options.webhookTransport !== undefined),
     caps: capsApi(ctx),

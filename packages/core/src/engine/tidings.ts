@@ -16,6 +16,7 @@ import type { integrationsApi, tenantsApi, workflowsApi } from './catalog/catalo
 import type { subscribersApi, topicsApi } from './catalog/people-api.js';
 import type { preferencesApi } from './preferences/preferences-api.js';
 import type { categoriesApi } from './categories/categories-api.js';
+import type { contextsApi } from './contexts/contexts-api.js';
 import type { topicSubscriptionsApi } from './topics/subscriptions-api.js';
 import type { suppressionsApi } from './delivery/suppressions-api.js';
 import type { capsApi } from './frequency/caps.js';
@@ -79,6 +80,8 @@ export interface Tidings {
   readonly preferences: ReturnType<typeof preferencesApi> & ReturnType<typeof linksApi>;
   /** Categories of workflows (`marketing`, …): names for the preference page, unsubscribe defaults. */
   readonly categories: ReturnType<typeof categoriesApi>;
+  /** Contexts a trigger happens in (a tenant, an app, a workspace): stored data, and the Inbox's scope. */
+  readonly contexts: ReturnType<typeof contextsApi>;
   /** Addresses never sent to (bounces, complaints, by hand). */
   readonly suppressions: ReturnType<typeof suppressionsApi>;
   /** Webhook endpoints and their deliveries. */

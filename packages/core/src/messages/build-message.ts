@@ -1,4 +1,5 @@
 import type { Message, MessageStatus, Notification, Subscriber, Workflow } from '../schemas/index.js';
+import { contextKeys } from '../contexts/context-keys.js';
 import type { Delivery } from '../walk/walker.js';
 import { withExpiry } from './expiry.js';
 
@@ -59,7 +60,7 @@ export function buildMessage(
     status,
     payload: storedPayload(notification.payload),
     overrides: notification.overrides,
-    contextKeys: Object.keys(notification.context),
+    contextKeys: contextKeys(notification.context),
     tags: workflow.tags,
     // Workflows stored before severity existed have none: they are `none`, as Novu defaults it.
     severity: workflow.severity ?? 'none',

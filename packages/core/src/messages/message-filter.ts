@@ -1,4 +1,5 @@
 import type { Message } from '../schemas/index.js';
+import { contextKeyText } from '../contexts/context-keys.js';
 import type { MessageFilter } from '../schemas/message-filter.js';
 import { isExpired } from './expiry.js';
 
@@ -33,6 +34,7 @@ export function messageMatches(message: Message, filter: MessageFilter): boolean
     (filter.tags === undefined || filter.tags.every((group) => group.some((tag) => message.tags.includes(tag)))) &&
     (filter.severity === undefined || filter.severity.includes(message.severity ?? 'none')) &&
     (filter.data === undefined || Object.entries(filter.data).every(([key, value]) => Object.prototype.hasOwnProperty.call(data, key) && sameJson(data[key], value))) &&
+    (filter.context === undefined || contextKeyText(message.contextKeys) === filter.context) &&
     (filter.createdGte === undefined || message.createdAt >= filter.createdGte) &&
     (filter.createdLte === undefined || message.createdAt <= filter.createdLte)
   );

@@ -15,6 +15,7 @@ const skipsAChannel = (record: DecisionRecord) => record.entries.some((e) => e.d
 /** Consecutive records of one trigger that differ only in their subscriber and job. */
 interface TraceRun {
   readonly at: string;
+  readonly revision?: number | string;
   readonly entries: DecisionRecord['entries'];
   readonly who: [subscriberId: string, jobId: string][];
 }
@@ -28,11 +29,11 @@ export function runsOf(records: readonly DecisionRecord[]): { runs: TraceRun[] }
   let last: { run: TraceRun; entries: string | null } | undefined;
   for (const record of records) {
     // The entries are compared as text only when the instant matches (never for a record alone).
-    if (last && last.run.at === record.at && (last.entries ??= JSON.stringify(last.run.entries)) === JSON.stringify(record.entries)) {
+    if (last && last.run.at === record.at && last.run.revision === record.revision && (last.entries ??= JSON.stringify(last.run.entries)) === JSON.stringify(record.entries)) {
       last.run.who.push([record.subscriberId, record.jobId]);
       continue;
     }
-    const run: TraceRun = { at: record.at, entries: record.entries, who: [[record.subscriberId, record.jobId]] };
+    const run: TraceRun = { at: record.at, ...(record.revision !== undefined && { revision: record.revision }), entries: record.entries, who: [[record.subscriberId, record.jobId]] };
     runs.push(run);
     last = { run, entries: null };
   }
@@ -45,7 +46,7 @@ export type TraceDoc = { runs: TraceRun[] } | DecisionRecord | DecisionRecord[];
 export function recordsOf(doc: TraceDoc, env: string, transactionId: string): DecisionRecord[] {
   if (Array.isArray(doc)) return doc;
   if (!('runs' in doc)) return [doc];
-  return doc.runs.flatMap((run) => run.who.map(([subscriberId, jobId]) => ({ environmentId: env, transactionId, subscriberId, jobId, at: run.at, entries: run.entries })));
+  return doc.runs.flatMap((run) => run.who.map(([subscriberId, jobId]) => ({ environmentId: env, transactionId, subscriberId, jobId, at: run.at, ...(run.revision !== undefined && { revision: run.revision }), entries: run.entries })));
 }
 
 /**

@@ -5,6 +5,8 @@ import { docsOf, firstDoc } from './docs.js';
 import { refuseTakenIdentifier } from './unique-identifier.js';
 
 const TABLE = 'workflows';
+/** What `newId` makes: 24 hex digits. */
+const GENERATED_ID = /^[0-9a-f]{24}$/;
 
 /** Workflows by `_id`, indexed by identifier (`i1`) and slug (`i2`), ordered by `createdAt`. */
 export function workflowRepository(records: RecordStore): WorkflowRepository {
@@ -15,9 +17,14 @@ export function workflowRepository(records: RecordStore): WorkflowRepository {
       return workflow;
     },
     async find(env, ref) {
-      // The three lookups at once (one round trip on a pool); the first that finds one wins.
-      const [byId, byIdentifier, bySlug] = await Promise.all([records.get(env, TABLE, [ref]), records.find(env, TABLE, { i1: ref, limit: 1 }), records.find(env, TABLE, { i2: ref, limit: 1 })]);
-      return firstDoc<Workflow>(byId) ?? firstDoc<Workflow>(byIdentifier) ?? firstDoc<Workflow>(bySlug);
+      // A ref is tried as what it most likely is first, so a trigger (which names an identifier)
+      // costs one statement, not three: an _id the engine made looks like one (24 hex digits), and
+      // is tried first; any other ref is an identifier, else a slug, else an _id given by hand.
+      const byId = async () => firstDoc<Workflow>(await records.get(env, TABLE, [ref]));
+      const byIdentifier = async () => firstDoc<Workflow>(await records.find(env, TABLE, { i1: ref, limit: 1 }));
+      const bySlug = async () => firstDoc<Workflow>(await records.find(env, TABLE, { i2: ref, limit: 1 }));
+      if (GENERATED_ID.test(ref)) return (await byId()) ?? (await byIdentifier()) ?? (await bySlug());
+      return (await byIdentifier()) ?? (await bySlug()) ?? (await byId());
     },
     getMany: async (env, ids) => (ids.length === 0 ? [] : docsOf<Workflow>(await records.get(env, TABLE, ids))),
     list: async (env) => docsOf<Workflow>(await records.find(env, TABLE, {})),

@@ -46,5 +46,7 @@ export interface DecisionRecord {
   readonly subscriberId: string;
   readonly jobId: string;
   readonly at: string;
+  /** The workflow revision the run walked (a stored workflow's number, a code workflow's hash), when known. */
+  readonly revision?: number | string;
   readonly entries: readonly TraceEntry[];
 }

@@ -62,6 +62,8 @@ export const channelProviderIdSchema = z.enum([
   'push-webhook',
   'pusher-beams',
   'appio',
+  // Tidings': browser subscriptions for Web Push (Novu has no provider for it).
+  'web-push',
 ]);
 export type ChannelProviderId = z.infer<typeof channelProviderIdSchema>;
 

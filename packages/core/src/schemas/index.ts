@@ -26,6 +26,8 @@ export * from './links.js';
 export * from './translations.js';
 export * from './category.js';
 export * from './topic-subscription.js';
+export * from './context.js';
+export * from './revision.js';
 export * from './activity.js';
 export * from './email-attachments.js';
 export * from './email-headers.js';

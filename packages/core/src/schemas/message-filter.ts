@@ -60,6 +60,11 @@ export interface MessageFilter {
   readonly severity?: readonly Severity[];
   /** Members of the message's `data`, each equal to the value given (a string, number or boolean). */
   readonly data?: Readonly<Record<string, string | number | boolean>>;
+  /**
+   * Messages triggered with exactly these contexts: their sorted `type:id` keys joined by commas
+   * (`contextKeyText`); empty for messages triggered with none.
+   */
+  readonly context?: string;
   /** Created at or after / at or before these instants. */
   readonly createdGte?: string;
   readonly createdLte?: string;

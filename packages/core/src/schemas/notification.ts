@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isoInstantSchema, jsonObjectSchema } from './enums.js';
 import { webhookEventTypeSchema } from './webhook.js';
+import { workflowRevisionRefSchema } from './workflow.js';
 
 /** One accepted trigger: the record every job and message of that trigger points back to. */
 export const notificationSchema = z.object({
@@ -14,7 +15,8 @@ export const notificationSchema = z.object({
   overrides: jsonObjectSchema,
   actorId: z.string().nullable(),
   tenantId: z.string().nullable(),
-  context: z.record(z.string(), z.string()),
+  /** Each context as the run sees it; notifications stored before contexts held data kept the id alone. */
+  context: z.record(z.string(), z.union([z.string(), z.object({ id: z.string(), data: jsonObjectSchema })])),
   /**
    * The topics the trigger's `to` named, and the subscribers it also named directly: a subscriber
    * reached through these topics alone is held to their subscriptions' preferences. Absent when `to`
@@ -26,6 +28,8 @@ export const notificationSchema = z.object({
   createdAt: isoInstantSchema,
   /** The trigger's `expiresAt`: its in-app messages are gone from then on. */
   expiresAt: isoInstantSchema.optional(),
+  /** The workflow revision the trigger used: its run's later steps use it too, unless the workflow runs `latest`. */
+  revision: workflowRevisionRefSchema.optional(),
   /** The W3C traceparent of the trigger's `tidings.trigger` span, when one was recorded: its jobs' spans join that trace. */
   traceparent: z.string().optional(),
 });
@@ -43,7 +47,11 @@ export const ranStepSchema = z.object({
 export type RanStep = z.infer<typeof ranStepSchema>;
 
 /** What a walk of a code workflow carries between its runs: the steps that already ran, in order. */
-export const walkStateSchema = z.object({ steps: z.array(ranStepSchema) });
+export const walkStateSchema = z.object({
+  steps: z.array(ranStepSchema),
+  /** The declared step the walk goes on with when it stopped: a run resumed under changed code ends when it is gone. */
+  next: z.string().optional(),
+});
 export type WalkState = z.infer<typeof walkStateSchema>;
 
 /** A `walk` job: walk the steps of one notification for one subscriber from `stepIndex`. */

@@ -1,3 +1,4 @@
+import { contextPayloadSchema } from './context.js';
 import { z } from 'zod';
 import { jsonObjectSchema, triggerStatusSchema } from './enums.js';
 import { subscriberInputSchema } from './subscriber.js';
@@ -64,7 +65,8 @@ export const triggerEventSchema = z.strictObject({
   transactionId: idSchema.optional(),
   actor: z.union([idSchema, subscriberInputSchema]).optional(),
   tenant: z.union([idSchema, z.strictObject({ identifier: idSchema, name: z.string().optional(), data: jsonObjectSchema.optional() })]).optional(),
-  context: z.record(z.string(), z.string()).optional(),
+  /** Up to five contexts (Novu's): `{ tenant: 'acme', app: { id: 'jira', data } }`. */
+  context: contextPayloadSchema.optional(),
   /** The locale its messages are written in (a BCP 47 tag: `pt-BR`), over the subscriber's. */
   locale: localeSchema.optional(),
   /** When the trigger's in-app messages expire: out of the feed and counts from then on, then deleted. */

@@ -7,6 +7,10 @@ import { delayMetadataSchema, digestMetadataSchema, stepSchema, type Step } from
 import { templateSyntaxError } from '../templates/render.js';
 import { throttleMetadataSchema } from './frequency.js';
 
+/** A revision of a workflow: a stored workflow's number, or a code workflow's hash. */
+export const workflowRevisionRefSchema = z.union([z.number().int().positive(), z.string().min(1)]);
+export type WorkflowRevisionRef = z.infer<typeof workflowRevisionRefSchema>;
+
 export const triggerSchema = z.strictObject({
   type: z.literal('event').default('event'),
   identifier: idSchema,
@@ -115,6 +119,12 @@ const workflowFields = {
   unsubscribe: unsubscribeScopeSchema.optional(),
   /** The layout of the workflow's email steps that name none; `null` for none. */
   layoutId: z.string().min(1, 'must not be empty').nullable().optional(),
+  /**
+   * Which revision the later steps of a run use (after a delay, a digest, a retry): `pinned`, the one
+   * its trigger used; `latest`, whatever the workflow is when the step runs. The stored workflow's
+   * setting decides, so turning it to `latest` lets pending runs take an edit. @default 'pinned'
+   */
+  runs: z.enum(['pinned', 'latest']).optional(),
   triggers: z.array(triggerSchema).min(1, 'a workflow needs a trigger identifier'),
   slug: z.string().optional(),
   _notificationGroupId: z.string().optional(),
@@ -138,6 +148,7 @@ const serverMadeWorkflowMembers = {
   deletedBy: z.string().nullable().optional(),
   createdAt: z.string().optional(),
   updatedAt: z.string().optional(),
+  revision: z.union([z.number(), z.string()]).optional(),
 };
 
 /**
@@ -170,5 +181,11 @@ export const workflowSchema = z.object({
   deletedBy: z.string().nullable(),
   createdAt: isoInstantSchema,
   updatedAt: isoInstantSchema,
+  /**
+   * The workflow's current revision: a number counted from 1 for a stored workflow (each change
+   * stores one, see `workflows.history`), a hash of its discovered steps and options for one written
+   * in code. Absent on a workflow stored before revisions were kept, until its next change.
+   */
+  revision: workflowRevisionRefSchema.optional(),
 });
 export type Workflow = z.infer<typeof workflowSchema>;

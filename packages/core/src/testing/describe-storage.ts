@@ -25,7 +25,9 @@ import { recordsSuite } from './suite/records.js';
 import { emailLookSuite } from './suite/email-look.js';
 import { emailSendingSuite } from './suite/email-sending.js';
 import { categoriesSuite } from './suite/categories.js';
+import { contextsSuite } from './suite/contexts.js';
 import { topicSubscriptionsSuite } from './suite/topic-subscriptions.js';
+import { revisionsSuite } from './suite/revisions.js';
 import { activitySuite } from './suite/activity.js';
 import type { StorageUnderTest, SuiteContext } from './storage-under-test.js';
 
@@ -84,7 +86,9 @@ export function describeStorage(name: string, backend: StorageUnderTest, part: C
     emailLookSuite(context);
     emailSendingSuite(context);
     categoriesSuite(context);
+    contextsSuite(context);
     topicSubscriptionsSuite(context);
+    revisionsSuite(context);
     activitySuite(context);
     retrySuite(context);
     reliabilitySuite(context);

@@ -358,4 +358,30 @@ export const FAULT_SCENARIOS: readonly FaultScenario[] = [
       advance(MINUTE),
     ],
   },
+  {
+    name: 'workflow files applied in one transaction: a change, an addition and a removal; a run triggered before keeps its revision, one after takes the new',
+    subscribers: ['ada'],
+    transactions: ['w1', 'w2', 'w3'],
+    async setup(t) {
+      await t.workflows.apply({ files: [
+        { file: 'hello.json', workflow: workflow('hello', [inApp('hello one'), { template: { type: 'delay' }, metadata: { type: 'regular', amount: 1, unit: 'minutes' } }, inApp('later one')]) },
+        { file: 'old.json', workflow: workflow('old', [inApp('old')]) },
+      ] });
+      await t.trigger({ name: 'hello', to: 'ada', transactionId: 'w1' });
+    },
+    steps: [
+      call((t) =>
+        t.workflows.apply({
+          files: [
+            { file: 'hello.json', workflow: workflow('hello', [inApp('hello two'), { template: { type: 'delay' }, metadata: { type: 'regular', amount: 1, unit: 'minutes' } }, inApp('later two')]) },
+            { file: 'bye.json', workflow: workflow('bye', [inApp('bye')]) },
+          ],
+          prune: true,
+        }),
+      ),
+      call((t) => t.trigger({ name: 'hello', to: 'ada', transactionId: 'w2' })),
+      call((t) => t.trigger({ name: 'bye', to: 'ada', transactionId: 'w3' })),
+      advance(2 * MINUTE),
+    ],
+  },
 ];

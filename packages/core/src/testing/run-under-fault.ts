@@ -146,7 +146,7 @@ export async function storedState(storage: Storage, env: string, scenario: Fault
   const notifications = [];
   for (const transactionId of scenario.transactions) {
     const n = await storage.notifications.getByTransactionId(env, transactionId);
-    notifications.push(n && { transactionId, tenantId: n.tenantId, actorId: n.actorId, messages: sorted((await storage.messages.listByTransaction(env, transactionId)).map(messageState)) });
+    notifications.push(n && { transactionId, tenantId: n.tenantId, actorId: n.actorId, revision: n.revision ?? null, messages: sorted((await storage.messages.listByTransaction(env, transactionId)).map(messageState)) });
   }
   const tenants = [];
   for (const identifier of scenario.tenants ?? []) {

@@ -1,4 +1,5 @@
 import { withEmail } from '../email/email-step.js';
+import { resolvedContext } from '../contexts/context-keys.js';
 import { RenderBudgetSpent, TRANSLATOR } from '../templates/render.js';
 import type { Translator } from '../translations/translator.js';
 import { emailLocale, emailVariables, walkLocale, walkVariables } from './walk-variables.js';
@@ -49,6 +50,24 @@ function delayRunAt(delay: CodeDelay, input: WalkInput): { ok: true; runAt: Date
   return runAt ? { ok: true, runAt } : { ok: false, error: `cron "${delay.cron}" never fires` };
 }
 
+/**
+ * The run's end when a deploy changed the workflow's code under it and removed the step it was to go
+ * on with: nothing more of it runs (a step replayed in another place could send twice), and explain says why.
+ */
+function goneNextStep(input: WalkInput, steps: readonly CodeStepDeclaration[]): TraceEntry | null {
+  const next = input.state?.next;
+  const was = input.notification.revision;
+  const now = input.workflow.revision;
+  if (next === undefined || was === undefined || was === now || steps.some((s) => s.stepId === next)) return null;
+  return {
+    stepIndex: input.startIndex,
+    stepId: next,
+    type: 'custom',
+    decision: 'skipped',
+    reason: `the workflow's code changed since this run started (revision ${String(was)}, now ${String(now)}) and its next step "${next}" no longer exists: the run ends here`,
+  };
+}
+
 /** A step variant for a code step: what messages and digests point back to. */
 const stepOf = (stepId: string, type: Delivery['channel'] | 'digest', more: Pick<StepVariant, 'metadata' | 'fallbackTo' | 'ttl'> = {}): StepVariant => ({
   _id: stepId,
@@ -82,19 +101,28 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
     const ran: RanStep[] = [...(input.state?.steps ?? [])];
     const deliveries: Delivery[] = [];
     const trace: TraceEntry[] = [];
-    const state = (): WalkState => ({ steps: [...ran] });
+    /** The walk so far; a walk that stops names the declared step it goes on with, checked when it resumes under changed code. */
+    const state = (goesOnAt?: number): WalkState => {
+      const next = goesOnAt === undefined ? undefined : steps[goesOnAt]?.stepId;
+      return next === undefined ? { steps: [...ran] } : { steps: [...ran], next };
+    };
     const end = (): WalkResult => ({ deliveries, resume: null, trace, state: state() });
     const fail = (stepIndex: number, stepId: string, type: TraceEntry['type'], reason: string): WalkResult => {
       trace.push({ stepIndex, stepId, type, decision: 'failed', reason });
       return end();
     };
 
+    const gone = goneNextStep(input, steps);
+    if (gone) {
+      trace.push(gone);
+      return end();
+    }
     // Each declared step runs at most once per walk, so the loop ends even if the function misbehaves.
     for (let runs = 0; runs <= steps.length; runs++) {
       const run = await code.runNext({
         payload: input.notification.payload,
         subscriber: input.subscriber,
-        context: input.notification.context,
+        context: resolvedContext(input.notification.context),
         environmentId: input.notification._environmentId,
         results: resultsOf(ran, input),
         ...translationOf(input),
@@ -125,7 +153,7 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
       if (run.type === 'throttle') {
         const throttle = throttleOfOutputs(run.outputs, input.notification.payload);
         if (!throttle.ok) return fail(stepIndex, run.stepId, run.type, throttle.error);
-        return { deliveries, resume: null, throttle: { stepIndex, stepId: run.stepId, rule: throttle.rule }, trace, state: state() };
+        return { deliveries, resume: null, throttle: { stepIndex, stepId: run.stepId, rule: throttle.rule }, trace, state: state(stepIndex + 1) };
       }
       if (run.type === 'delay') {
         const due = delayRunAt(delayOfOutputs(run.outputs), input);
@@ -133,7 +161,7 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
         keep({ duration: Math.max(0, due.runAt.getTime() - input.now.getTime()) });
         if (due.runAt.getTime() > input.now.getTime()) {
           entry('delayed', `delayed until ${due.runAt.toISOString()}`);
-          return { deliveries, resume: { stepIndex: stepIndex + 1, runAt: due.runAt }, trace, state: state() };
+          return { deliveries, resume: { stepIndex: stepIndex + 1, runAt: due.runAt }, trace, state: state(stepIndex + 1) };
         }
         entry('delayed', 'the delay had already passed');
         continue;
@@ -146,7 +174,7 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
         }
         const digest = digestOfOutputs(run.outputs, run.cadence);
         if (!digest.ok) return fail(stepIndex, run.stepId, run.type, digest.error);
-        return { deliveries, resume: null, digest: { stepIndex, step: stepOf(run.stepId, 'digest', { metadata: digest.metadata }) }, trace, state: state() };
+        return { deliveries, resume: null, digest: { stepIndex, step: stepOf(run.stepId, 'digest', { metadata: digest.metadata }) }, trace, state: state(stepIndex) };
       }
       if (!isChannel(run.type)) return fail(stepIndex, run.stepId, run.type, `unknown step type ${String(run.type)}`);
       const gate = channelGate(input, input.workflow, run.type);
@@ -157,7 +185,7 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
       }
       if (gate.kind === 'hold') {
         entry('held', gate.reason);
-        return { deliveries, resume: { stepIndex, runAt: gate.runAt }, trace, state: state() };
+        return { deliveries, resume: { stepIndex, runAt: gate.runAt }, trace, state: state(stepIndex) };
       }
       let rendered = contentOfOutputs(run.type, run.outputs);
       if (run.type === 'email') {
@@ -167,7 +195,7 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
           // The layout's render ran out of time: this step runs again later, in a batch of its own (its resolver's output is replayed).
           if (error instanceof RenderBudgetSpent && (!input.renderBudget?.alone || deliveries.length > 0 || error.spentBy === 'busy')) {
             entry('held', `${error.message}: the walk goes on from this step in a batch of its own`);
-            return { deliveries, resume: null, spent: { stepIndex }, trace, state: state() };
+            return { deliveries, resume: null, spent: { stepIndex }, trace, state: state(stepIndex) };
           }
           return fail(stepIndex, run.stepId, run.type, `the email could not be laid out: ${error instanceof Error ? error.message : String(error)}`);
         }
@@ -176,7 +204,7 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
       deliveries.push(delivery);
       entry('delivered', `${run.type} outputs from the step's resolver`);
       keep({});
-      if (run.type !== 'in_app' && stepIndex < steps.length - 1) return { deliveries, resume: { stepIndex: stepIndex + 1, runAt: input.now }, trace, state: state() };
+      if (run.type !== 'in_app' && stepIndex < steps.length - 1) return { deliveries, resume: { stepIndex: stepIndex + 1, runAt: input.now }, trace, state: state(stepIndex + 1) };
     }
     return fail(steps.length, '', 'custom', 'the workflow declared more steps than it has');
   }

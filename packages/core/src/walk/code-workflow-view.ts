@@ -1,5 +1,6 @@
 import type { Step, Workflow } from '../schemas/index.js';
 import type { CodeStepDeclaration, CodeWorkflow } from './code-workflow.js';
+import { codeRevision } from '../revisions/code-revision.js';
 
 const listedTypes = new Set<CodeStepDeclaration['type']>(['in_app', 'email', 'sms', 'chat', 'push', 'digest', 'delay']);
 
@@ -39,5 +40,6 @@ export function codeWorkflowView(code: CodeWorkflow, steps: readonly CodeStepDec
     deletedBy: null,
     createdAt: at,
     updatedAt: at,
+    revision: codeRevision(code, steps),
   };
 }

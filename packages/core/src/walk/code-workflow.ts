@@ -1,4 +1,5 @@
 import type { CadenceOffer, Channel, ChannelPreferences, JsonObject, Severity, Subscriber, Ttl } from '../schemas/index.js';
+import type { ResolvedContext } from '../schemas/context.js';
 import type { PreparedPayload } from './walker.js';
 
 /** The kinds of step a workflow written in code may declare. */
@@ -16,8 +17,8 @@ export interface CodeStepDeclaration {
 export interface CodeRunInput {
   readonly payload: JsonObject;
   readonly subscriber: Subscriber;
-  /** The trigger's context (`{ key: value }`). */
-  readonly context: Readonly<Record<string, string>>;
+  /** The trigger's contexts, each with its data: `{ tenant: { id: 'acme', data: { … } } }`. */
+  readonly context: Readonly<ResolvedContext>;
   readonly environmentId: string;
   /** The results of the steps that already ran, by step id: each returns its result instead of running again. */
   readonly results: ReadonlyMap<string, JsonObject>;

@@ -1,4 +1,5 @@
 import type { FilterContext } from '../filters/evaluate.js';
+import { resolvedContext } from '../contexts/context-keys.js';
 import type { WalkInput } from './walker.js';
 import { PARTIALS, TRANSLATOR } from '../templates/render.js';
 import { translator, type Translator } from '../translations/translator.js';
@@ -14,6 +15,7 @@ export function walkVariables(input: WalkInput): Record<string, unknown> & Filte
     payload: notification.payload,
     actor: actor ?? {},
     tenant: tenant ? { identifier: tenant.identifier, name: tenant.name, data: tenant.data } : {},
+    context: resolvedContext(notification.context),
     brand: input.look?.brand ?? {},
     step: input.digestEvents
       ? { events: input.digestEvents.map((e) => e.payload), total_count: input.digestEvents.length, digest: true }

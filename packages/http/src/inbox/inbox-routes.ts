@@ -1,5 +1,6 @@
-import { TidingsError, type Clock, type Message, type Subscriber, type SubscriberInput, type Tidings } from '@tidings/core';
-import { parseInput } from '@tidings/core/internal';
+import { TidingsError, type Clock, type Subscriber, type SubscriberInput, type Tidings } from '@tidings/core';
+import { contextKeys, parseInput } from '@tidings/core/internal';
+import { contextPayloadSchema } from '@tidings/core/schemas';
 import { CHANNELS, MAX_PREFERENCE_UPDATES, SEVERITIES } from '@tidings/core/schemas';
 import type { Context, Hono } from 'hono';
 import { cors } from 'hono/cors';
@@ -8,9 +9,9 @@ import { parseBody, readBody } from '../body.js';
 import type { AppEnv } from '../context.js';
 import type { InboxOptions } from './inbox-options.js';
 import { HttpError } from '../errors.js';
-import { bodyFilter, countFilters, listFilter, parseJsonParameter } from './inbox-filters.js';
-import { inboxGlobalPreference, inboxNotification, inboxPreferencesOf, inboxWorkflowPreference } from './inbox-shapes.js';
-import { issueToken, readToken, SESSION_MS, validSubscriberHash, type InboxEnvironment } from './session.js';
+import { notificationRoutes } from './notification-routes.js';
+import { inboxGlobalPreference, inboxPreferencesOf, inboxWorkflowPreference } from './inbox-shapes.js';
+import { issueToken, readToken, SESSION_MS, validContextHash, validSubscriberHash, type InboxEnvironment } from './session.js';
 import { scope } from './inbox-scope.js';
 import { namesSubscriptions, subscriptionPreferencesBulk, subscriptionRoutes } from './subscription-routes.js';
 
@@ -43,11 +44,16 @@ const bulkPreferencesSchema = z.object({
     .max(MAX_PREFERENCE_UPDATES, `must hold at most ${MAX_PREFERENCE_UPDATES} items`),
 });
 
-const workflowsById = async (tidings: Tidings) => new Map((await tidings.workflows.list()).map((w) => [w._id, w] as const));
+/** The contexts a session opens with, by type (ids only: a session scopes, it does not store data). */
+function sessionContext(raw: unknown): Record<string, string> {
+  if (raw === undefined || raw === null) return {};
+  const { context: parsed } = parseInput(z.object({ context: contextPayloadSchema }), { context: raw }, 'session');
+  return Object.fromEntries(Object.entries(parsed).map(([type, value]) => [type, typeof value === 'string' ? value : value.id]));
+}
 
-/** Unread, unarchived, unsnoozed in-app messages, in total and by severity (the bell). */
-export async function unreadCounts(tidings: Tidings, subscriberId: string) {
-  const base = { read: false, archived: false, snoozed: false } as const;
+/** Unread, unarchived, unsnoozed in-app messages of the session's contexts, in total and by severity (the bell). */
+export async function unreadCounts(tidings: Tidings, subscriberId: string, context: Readonly<Record<string, string>>) {
+  const base = { read: false, archived: false, snoozed: false, context } as const;
   const counted = await tidings.messages.count(subscriberId, [base, ...SEVERITIES.map((severity) => ({ ...base, severity }))]);
   const [total, ...bySeverity] = counted.map((c) => c.count);
   return { total: total!, severity: Object.fromEntries(SEVERITIES.map((s, i) => [s, bySeverity[i]!])) as Record<(typeof SEVERITIES)[number], number> };
@@ -108,10 +114,9 @@ export function inboxRoutes(app: Hono<AppEnv>, environments: readonly InboxEnvir
     return next();
   });
   const body = (c: Context<AppEnv>) => parseBody(c.get('bodyText'), c.req.header('content-type'));
-  const noContent = (c: Context<AppEnv>) => c.body(null, 204);
 
   app.post('/v1/inbox/session', async (c) => {
-    const input = (body(c) ?? {}) as { applicationIdentifier?: unknown; subscriberHash?: unknown; subscriber?: unknown; subscriberId?: unknown; defaultSchedule?: unknown };
+    const input = (body(c) ?? {}) as { applicationIdentifier?: unknown; subscriberHash?: unknown; subscriber?: unknown; subscriberId?: unknown; defaultSchedule?: unknown; context?: unknown; contextHash?: unknown };
     const environment = typeof input.applicationIdentifier === 'string' ? byIdentifier.get(input.applicationIdentifier) : undefined;
     if (!environment) throw new HttpError(400, 'Please provide a valid application identifier');
     const given = typeof input.subscriber === 'object' && input.subscriber !== null ? (input.subscriber as Record<string, unknown>) : { subscriberId: input.subscriberId };
@@ -119,92 +124,29 @@ export function inboxRoutes(app: Hono<AppEnv>, environments: readonly InboxEnvir
     if (typeof subscriberId !== 'string' || subscriberId === '') throw new TidingsError('validation_failed', 'subscriber.subscriberId is required', { issues: [{ path: 'subscriber.subscriberId', message: 'is required' }] });
     const hashed = validSubscriberHash(environment, subscriberId, input.subscriberHash);
     if (requireHash && !hashed) throw new HttpError(400, 'Please provide a valid HMAC hash');
+    const context = sessionContext(input.context);
+    if (requireHash && input.context !== undefined && input.context !== null && !validContextHash(environment, input.context, input.contextHash)) {
+      throw new HttpError(400, 'Please provide a valid context HMAC hash (contextHash)');
+    }
     const { tidings } = environment;
     const upsert = sessionUpsert(given, subscriberId, await tidings.subscribers.get(subscriberId), sessionUpdatesProfile && hashed);
     if (upsert !== null) await tidings.subscribers.upsert(upsert as SubscriberInput);
     if (input.defaultSchedule !== undefined && (await tidings.preferences.get(subscriberId)).global.schedule === undefined) {
       await tidings.preferences.update(subscriberId, { schedule: input.defaultSchedule as never }, INBOX);
     }
-    const unreadCount = await unreadCounts(tidings, subscriberId);
-    const token = issueToken(environment, subscriberId, clock.now().getTime() + SESSION_MS);
-    return c.json({ data: { token, totalUnreadCount: unreadCount.total, unreadCount, removeNovuBranding: true, isDevelopmentMode: false, maxSnoozeDurationHours, applicationIdentifier: environment.applicationIdentifier } }, 201);
+    const unreadCount = await unreadCounts(tidings, subscriberId, context);
+    const token = issueToken(environment, subscriberId, clock.now().getTime() + SESSION_MS, context);
+    const keys = contextKeys(context);
+    return c.json({ data: { token, totalUnreadCount: unreadCount.total, unreadCount, removeNovuBranding: true, isDevelopmentMode: false, maxSnoozeDurationHours, applicationIdentifier: environment.applicationIdentifier, ...(keys.length > 0 && { contextKeys: keys }) } }, 201);
   });
 
-  app.get('/v1/inbox/notifications', async (c) => {
-    const { tidings, subscriber, subscriberId } = await scope(c);
-    const one = (key: string) => c.req.query(key);
-    const filter = listFilter(c.req.queries());
-    const limit = one('limit') === undefined ? 10 : Number(one('limit'));
-    const offset = one('offset') === undefined ? undefined : Number(one('offset'));
-    const page = await tidings.messages.feed(subscriberId, {
-      ...filter,
-      archived: filter.archived ?? false,
-      snoozed: filter.snoozed ?? false,
-      limit,
-      ...(offset !== undefined && { offset }),
-      ...(one('after') && { after: one('after')! }),
-    });
-    const workflows = await workflowsById(tidings);
-    const now = clock.now().toISOString();
-    return c.json({ data: page.items.map((m) => inboxNotification(m, subscriber, workflows, now)), hasMore: page.nextCursor !== null, filter });
-  });
-
-  app.get('/v1/inbox/notifications/count', async (c) => {
-    const { tidings, subscriberId } = await scope(c);
-    const raw = c.req.query('filters');
-    const filters = raw === undefined ? [{}] : parseJsonParameter(raw, 'filters');
-    if (!Array.isArray(filters)) throw new TidingsError('validation_failed', 'filters must be a JSON array', { issues: [{ path: 'filters', message: 'must be a JSON array' }] });
-    const counted = await tidings.messages.count(subscriberId, countFilters(filters));
-    // Each count carries the filter exactly as it came: the client keys its badges by it.
-    return c.json({ data: counted.map((entry, i) => ({ count: entry.count, filter: filters[i] })) });
-  });
-
-  /** One message changed by `change`, answered as the Inbox reads it. */
-  const single = (change: (tidings: Tidings, subscriberId: string, id: string, c: Context<AppEnv>) => Promise<Message | Message[]>) => async (c: Context<AppEnv>) => {
-    const { tidings, subscriber, subscriberId } = await scope(c);
-    const changed = await change(tidings, subscriberId, c.req.param('id')!, c);
-    const message = Array.isArray(changed) ? changed[0]! : changed;
-    return c.json({ data: inboxNotification(message, subscriber, await workflowsById(tidings), clock.now().toISOString()) });
-  };
-  app.patch('/v1/inbox/notifications/:id/read', single((t, s, id) => t.messages.markAs(s, { messageId: id, markAs: 'read' })));
-  app.patch('/v1/inbox/notifications/:id/unread', single((t, s, id) => t.messages.markAs(s, { messageId: id, markAs: 'unread' })));
-  app.patch('/v1/inbox/notifications/:id/archive', single((t, s, id) => t.messages.archive(s, [id])));
-  app.patch('/v1/inbox/notifications/:id/unarchive', single((t, s, id) => t.messages.unarchive(s, [id])));
-  app.patch('/v1/inbox/notifications/:id/unsnooze', single((t, s, id) => t.messages.unsnooze(s, id)));
-  app.patch(
-    '/v1/inbox/notifications/:id/snooze',
-    single((t, s, id, c) => {
-      const until = (body(c) as { snoozeUntil?: unknown } | undefined)?.snoozeUntil;
-      if (typeof until === 'string' && Date.parse(until) - clock.now().getTime() > maxSnoozeDurationHours * 3_600_000) {
-        throw new TidingsError('validation_failed', `snoozeUntil must be within ${maxSnoozeDurationHours} hours`, { issues: [{ path: 'snoozeUntil', message: `must be within ${maxSnoozeDurationHours} hours` }] });
-      }
-      return t.messages.snooze(s, id, { until: until as string });
-    }),
-  );
-  const actionType = (c: Context<AppEnv>) => (body(c) as { actionType?: unknown } | undefined)?.actionType as string;
-  app.patch('/v1/inbox/notifications/:id/complete', single((t, s, id, c) => t.messages.action(s, id, actionType(c), { status: 'done' })));
-  app.patch('/v1/inbox/notifications/:id/revert', single((t, s, id, c) => t.messages.action(s, id, actionType(c), { status: 'pending' })));
-
-  app.post('/v1/inbox/notifications/seen', async (c) => {
-    const { tidings, subscriberId } = await scope(c);
-    const { notificationIds, ...rest } = (body(c) ?? {}) as { notificationIds?: unknown };
-    if (notificationIds !== undefined) await tidings.messages.markSeen(subscriberId, { messageIds: notificationIds as string[] });
-    else await tidings.messages.markSeen(subscriberId, { filter: bodyFilter(rest) });
-    return noContent(c);
-  });
-  const bulk = (run: (tidings: Tidings, subscriberId: string, filter: ReturnType<typeof bodyFilter>) => Promise<unknown>) => async (c: Context<AppEnv>) => {
-    const { tidings, subscriberId } = await scope(c);
-    await run(tidings, subscriberId, bodyFilter(body(c)));
-    return noContent(c);
-  };
-  app.post('/v1/inbox/notifications/read', bulk((t, s, f) => t.messages.readAll(s, f)));
-  app.post('/v1/inbox/notifications/archive', bulk((t, s, f) => t.messages.archiveAll(s, f)));
-  app.post('/v1/inbox/notifications/read-archive', bulk((t, s, f) => t.messages.archiveRead(s, f)));
-  app.post('/v1/inbox/notifications/delete', bulk((t, s, f) => t.messages.deleteAll(s, f)));
-  app.delete('/v1/inbox/notifications/:id/delete', async (c) => {
-    const { tidings, subscriberId } = await scope(c);
-    await tidings.messages.delete(subscriberId, c.req.param('id'));
-    return noContent(c);
+  notificationRoutes(app, {
+    base: '/v1/inbox/notifications',
+    scopeOf: (c) => scope(c),
+    deleteOne: '/:id/delete',
+    action: { complete: '/:id/complete', revert: '/:id/revert', typeOf: (_c, given) => (given as { actionType?: unknown } | undefined)?.actionType as string },
+    clock,
+    maxSnoozeDurationHours,
   });
 
   app.get('/v1/inbox/preferences', async (c) => {

@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
+import { contextKeys, contextKeyText } from '@tidings/core/internal';
 import type { Duplex } from 'node:stream';
 import type { Clock, Tidings, Workflow } from '@tidings/core';
 import { liveReady, watchSubscriber, type LiveBurst } from '../live-hub.js';
@@ -35,7 +36,8 @@ export interface InboxSockets {
 export function attachInboxSockets(server: HttpServer, environments: readonly InboxEnvironment[], clock: Clock): InboxSockets {
   const byIdentifier = new Map(environments.map((e) => [e.applicationIdentifier, e] as const));
   const listeners = new Map<string, { readonly sockets: Set<Listener>; readonly unwatch: () => void }>();
-  const keyOf = ({ environment, subscriberId }: InboxSession) => `${environment.applicationIdentifier}\u0000${subscriberId}`;
+  // Sessions of one subscriber in different contexts see different messages and counts: each context is its own audience.
+  const keyOf = ({ environment, subscriberId, context }: InboxSession) => `${environment.applicationIdentifier}\u0000${subscriberId}\u0000${contextKeyText(contextKeys(context))}`;
 
   /** Adds a connection of the session's subscriber; the first one starts watching its changes. */
   function join(session: InboxSession, listener: Listener): () => void {
@@ -43,7 +45,7 @@ export function attachInboxSockets(server: HttpServer, environments: readonly In
     let entry = listeners.get(key);
     if (!entry) {
       const sockets = new Set<Listener>();
-      const unwatch = watchSubscriber(session.environment.tidings, session.subscriberId, (burst) => deliver(session.environment.tidings, burst, sendTo(sockets)));
+      const unwatch = watchSubscriber(session.environment.tidings, session.subscriberId, (burst) => deliver(session.environment.tidings, burst, session.context, sendTo(sockets)));
       listeners.set(key, (entry = { sockets, unwatch }));
     }
     entry.sockets.add(listener);
@@ -110,7 +112,8 @@ export function attachInboxSockets(server: HttpServer, environments: readonly In
    * One burst of changes to a subscriber: each new message listed is sent as `notification_received`,
    * then the counts once, however many messages changed.
    */
-  async function deliver(tidings: Tidings, burst: LiveBurst, send: Listener) {
+  async function deliver(tidings: Tidings, burst: LiveBurst, context: InboxSession['context'], send: Listener) {
+    const contextKey = contextKeyText(contextKeys(context));
     const created = burst.changes.filter((change) => change.kind === 'created');
     if (created.length > 0) {
       const subscriber = await tidings.subscribers.get(burst.subscriberId);
@@ -119,16 +122,16 @@ export function attachInboxSockets(server: HttpServer, environments: readonly In
       for (const change of created) {
         const message = await change.message();
         const workflow = message?._templateId ? await workflowOf(message._templateId) : null;
-        if (message && subscriber) send('notification_received', { message: socketMessage(message, subscriber, workflow ?? undefined) });
+        if (message && subscriber && contextKeyText(message.contextKeys) === contextKey) send('notification_received', { message: socketMessage(message, subscriber, workflow ?? undefined) });
       }
     }
-    await sendCounts(tidings, burst.subscriberId, send);
+    await sendCounts(tidings, burst.subscriberId, context, send);
   }
 
-  async function sendCounts(tidings: Tidings, subscriberId: string, send: Listener) {
-    const [unseen] = await tidings.messages.count(subscriberId, [{ seen: false, archived: false, snoozed: false }]);
+  async function sendCounts(tidings: Tidings, subscriberId: string, context: InboxSession['context'], send: Listener) {
+    const [unseen] = await tidings.messages.count(subscriberId, [{ seen: false, archived: false, snoozed: false, context }]);
     send('unseen_count_changed', { unseenCount: unseen!.count });
-    const counts = await unreadCounts(tidings, subscriberId);
+    const counts = await unreadCounts(tidings, subscriberId, context);
     send('unread_count_changed', { unreadCount: counts.total, counts });
   }
 

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Tidings } from '@tidings/core';
+import { canonicalJson } from '@tidings/core/internal';
 import { HttpError } from '../errors.js';
 
 /** Sessions last 30 days: Novu's client never refreshes a token, so one must outlive a long-open tab. */
@@ -15,6 +16,11 @@ export interface InboxEnvironment {
 export interface InboxSession {
   readonly environment: InboxEnvironment;
   readonly subscriberId: string;
+  /**
+   * The contexts the session was opened with, by type (`{ tenant: 'acme' }`): it sees only the
+   * messages triggered with exactly these; empty, only those triggered with none.
+   */
+  readonly context: Readonly<Record<string, string>>;
 }
 
 const hmac = (key: string, text: string) => createHmac('sha256', key).update(text).digest();
@@ -32,15 +38,25 @@ export function validSubscriberHash(environment: InboxEnvironment, subscriberId:
   return sameBytes(hmac(environment.apiKey, subscriberId), Buffer.from(hash, 'hex'));
 }
 
+/**
+ * Whether `hash` is the contextHash of `context`: HMAC-SHA256 of its canonical JSON (members sorted,
+ * so their order does not matter), keyed and encoded as the subscriberHash.
+ */
+export function validContextHash(environment: InboxEnvironment, context: unknown, hash: unknown): boolean {
+  if (typeof hash !== 'string' || !/^[0-9a-f]{64}$/i.test(hash)) return false;
+  return sameBytes(hmac(environment.apiKey, canonicalJson(context)), Buffer.from(hash, 'hex'));
+}
+
 /** The key tokens are signed with: derived from the API key, so every process agrees and rotating the key ends every session. */
 const signingKey = (environment: InboxEnvironment) => hmac(environment.apiKey, 'tidings inbox session').toString('hex');
 
 /** The signature of a token's payload text, base64url: the only spelling readToken accepts. */
 const signatureOf = (environment: InboxEnvironment, payload: string) => hmac(signingKey(environment), payload).toString('base64url');
 
-/** A token scoped to (environment, subscriber), valid until `expiresAt` (ms): `<payload>.<signature>`, both base64url. */
-export function issueToken(environment: InboxEnvironment, subscriberId: string, expiresAt: number): string {
-  const payload = Buffer.from(JSON.stringify({ a: environment.applicationIdentifier, s: subscriberId, x: expiresAt })).toString('base64url');
+/** A token scoped to (environment, subscriber, contexts), valid until `expiresAt` (ms): `<payload>.<signature>`, both base64url. */
+export function issueToken(environment: InboxEnvironment, subscriberId: string, expiresAt: number, context: Readonly<Record<string, string>> = {}): string {
+  const scoped = Object.keys(context).length > 0 ? { c: context } : {};
+  const payload = Buffer.from(JSON.stringify({ a: environment.applicationIdentifier, s: subscriberId, x: expiresAt, ...scoped })).toString('base64url');
   return `${payload}.${signatureOf(environment, payload)}`;
 }
 
@@ -51,7 +67,12 @@ interface Claims {
   readonly a: string;
   readonly s: string;
   readonly x: number;
+  /** The session's contexts; tokens of sessions without any leave it out. */
+  readonly c: Readonly<Record<string, string>>;
 }
+
+const isIdMap = (value: unknown): value is Record<string, string> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((id) => typeof id === 'string');
 
 /** The claims of a payload written as issueToken writes it (canonical base64url of a JSON object), or null. */
 function claimsOf(payload: string): Claims | null {
@@ -64,8 +85,8 @@ function claimsOf(payload: string): Claims | null {
     return null;
   }
   if (typeof claims !== 'object' || claims === null) return null;
-  const { a, s, x } = claims as Record<string, unknown>;
-  return typeof a === 'string' && typeof s === 'string' && typeof x === 'number' ? { a, s, x } : null;
+  const { a, s, x, c = {} } = claims as Record<string, unknown>;
+  return typeof a === 'string' && typeof s === 'string' && typeof x === 'number' && isIdMap(c) ? { a, s, x, c } : null;
 }
 
 /**
@@ -85,5 +106,5 @@ export function readToken(token: string | undefined, environments: ReadonlyMap<s
   if (!claims || !environment) throw invalid();
   if (!sameBytes(Buffer.from(signatureOf(environment, payload)), Buffer.from(signature))) throw invalid();
   if (claims.x <= now) throw refused('The inbox session has expired: open a new one');
-  return { environment, subscriberId: claims.s };
+  return { environment, subscriberId: claims.s, context: claims.c };
 }

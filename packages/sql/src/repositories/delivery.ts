@@ -32,7 +32,7 @@ const insertJobs = rowInserter('tidings_jobs', JOB_COLUMNS);
 // A keyed job moves the stored job with its key (graphile-worker's replace mode). Only keyed jobs pay
 // for the upsert: an insert with ON CONFLICT is slower per row, and most jobs have no key.
 const upsertKeyedJobs = rowInserter('tidings_jobs', JOB_COLUMNS, { upsert: { key: ['env', 'job_key'], whereNotNull: 'job_key', update: ['run_at'] } });
-const MESSAGE_COLUMNS = ['id', 'env', 'subscriber_internal_id', 'transaction_id', 'channel', 'read', 'seen', 'created_at', 'doc', 'archived', 'snoozed_until', 'tags', 'severity', 'expires_at'] as const;
+const MESSAGE_COLUMNS = ['id', 'env', 'subscriber_internal_id', 'transaction_id', 'channel', 'read', 'seen', 'created_at', 'doc', 'archived', 'snoozed_until', 'tags', 'severity', 'expires_at', 'context_key'] as const;
 const insertMessages = rowInserter('tidings_messages', MESSAGE_COLUMNS, { skipTaken: true, returning: 'id' });
 
 const renewHeld = updateReturning<{ env: string; ids: readonly string[]; workerId: string; until: string }, 'tidings_jobs', 'id'>(

@@ -5,8 +5,8 @@ import {
   integrationInputSchema,
   integrationPatchSchema,
   tenantInputSchema,
-  workflowInputSchema,
-  WORKFLOW_MEMBER_HINTS,
+  workflowWriteOptionsSchema,
+  type WorkflowWriteOptions,
   type Integration,
   type IntegrationInput,
   type IntegrationPatch,
@@ -15,10 +15,8 @@ import {
   type Workflow,
   type WorkflowInput,
 } from '../../schemas/index.js';
-import { categoryFromTags } from '../../preferences/categories.js';
-import { slugify } from '../../util/slugify.js';
-import { componentIssues } from '../../email/email-components.js';
-import { issuesText } from '../../listed-issues.js';
+import { revisionsApi } from '../revisions/revisions-api.js';
+import { parseWorkflow, writeWorkflow } from './workflow-writes.js';
 import { parseInput } from '../../validation.js';
 import type { EngineContext } from '../context.js';
 
@@ -27,59 +25,24 @@ export function workflowsApi(ctx: EngineContext) {
   return {
     /**
      * Creates or replaces a workflow. It is matched by `_id`, else by its trigger identifier, so
-     * saving the same definition twice updates it. Steps get ids when they have none.
+     * saving the same definition twice updates it. Steps get ids when they have none (the id of the
+     * stored step in their place, when it has their type). Each change stores a revision (see
+     * `history`), recorded as made `by` (default `code`); saving what is stored already changes nothing.
      */
-    async upsert(input: WorkflowInput): Promise<Workflow> {
-      const parsed = parseInput(workflowInputSchema, input, 'workflow', WORKFLOW_MEMBER_HINTS);
-      const unknown = componentIssues(parsed.steps, ctx.options.emailComponents);
-      if (unknown.length > 0) throw new TidingsError('validation_failed', `Invalid workflow: ${issuesText(unknown)}`, { issues: unknown });
-      const identifier = parsed.triggers[0]!.identifier;
-      const now = ctx.now();
-      return storage.transaction(async (tx) => {
-        const existing = parsed._id ? await tx.workflows.find(env, parsed._id) : await tx.workflows.find(env, identifier);
-        const match = existing && (existing._id === parsed._id || existing.identifier === identifier) ? existing : null;
-        const _id = match?._id ?? parsed._id ?? newId(ctx.clock.now());
-        const steps = parsed.steps.map((step) => {
-          const stepId = step._id ?? newId(ctx.clock.now());
-          return {
-            ...step,
-            _id: stepId,
-            _templateId: step._templateId ?? stepId,
-            variants: step.variants.map((v) => {
-              const variantId = v._id ?? newId(ctx.clock.now());
-              return { ...v, _id: variantId, _templateId: v._templateId ?? variantId };
-            }),
-          };
-        });
-        const category = parsed.category ?? categoryFromTags(parsed.tags);
-        const workflow: Workflow = {
-          ...parsed,
-          ...(category !== undefined && { category }),
-          _id,
-          identifier,
-          slug: parsed.slug ?? match?.slug ?? `${slugify(parsed.name)}_wf_${_id}`,
-          steps,
-          _organizationId: ctx.organizationId,
-          _environmentId: env,
-          _creatorId: match?._creatorId ?? 'tidings',
-          _notificationGroupId: parsed._notificationGroupId ?? match?._notificationGroupId ?? 'general',
-          deleted: false,
-          deletedAt: null,
-          deletedBy: null,
-          createdAt: match?.createdAt ?? now,
-          updatedAt: now,
-        };
-        return tx.workflows.upsert(env, workflow);
-      });
+    async upsert(input: WorkflowInput, options: WorkflowWriteOptions = {}): Promise<Workflow> {
+      const { by } = parseInput(workflowWriteOptionsSchema, options, 'workflow write options');
+      const parsed = parseWorkflow(ctx, input);
+      return storage.transaction(async (tx) => (await writeWorkflow(ctx, tx, parsed, by ?? 'code')).workflow);
     },
     /** The workflow with this internal id, trigger identifier or slug, or null. */
     get: (ref: string) => storage.workflows.find(env, ref),
     list: () => storage.workflows.list(env),
-    /** Deletes by internal id, identifier or slug; not_found when there is none. */
+    /** Deletes by internal id, identifier or slug; not_found when there is none. Its revisions stay readable (`history`). */
     async delete(ref: string): Promise<void> {
       const workflow = await storage.workflows.find(env, ref);
       if (!workflow || !(await storage.workflows.delete(env, workflow._id))) throw notFound('Workflow', ref);
     },
+    ...revisionsApi(ctx),
   };
 }
 

@@ -8,6 +8,7 @@ import type { DigestedEvent, Delivery } from '../../walk/walker.js';
 import { parseInput } from '../../validation.js';
 import type { EngineContext } from '../context.js';
 import { readLooks } from './read-looks.js';
+import { EVERY_LOOK } from './look-needs.js';
 
 /** One channel step as it would be sent. */
 export interface PreviewedStep {
@@ -89,7 +90,7 @@ export function previewApi(ctx: EngineContext) {
       context: {},
       createdAt: now.toISOString(),
     };
-    const look = (await readLooks(storage.records, env, tenant ? [tenant.identifier] : [], true, ctx.options))(tenant?.identifier);
+    const look = (await readLooks(storage.records, env, tenant ? [tenant.identifier] : [], EVERY_LOOK, ctx.options))(tenant?.identifier);
     const steps: PreviewedStep[] = [];
     const trace: TraceEntry[] = [];
     let startIndex = 0;

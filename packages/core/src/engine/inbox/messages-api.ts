@@ -1,8 +1,11 @@
 import { z } from 'zod';
+import { contextKeys, contextKeyText } from '../../contexts/context-keys.js';
+import { contextPayloadSchema } from '../../schemas/context.js';
 import { notFound, TidingsError } from '../../errors.js';
 import { applyAction, applyArchive, applyMarkAs, applySnooze, applyUnsnooze, applyMarkFlags } from '../../messages/transitions.js';
 import { isExpired } from '../../messages/expiry.js';
-import { buttonTypeSchema, actionStatusSchema, channelSchema, filterDataSchema, filterSeveritySchema, filterTagsSchema, jsonObjectSchema, markValueSchema, type MarkValue, type Message, type Subscriber } from '../../schemas/index.js';
+import { buttonTypeSchema, actionStatusSchema, channelSchema, filterDataSchema, filterSeveritySchema, filterTagsSchema, jsonObjectSchema, markValueSchema, type Channel, type MarkValue, type Message, type Subscriber } from '../../schemas/index.js';
+import { groupBy } from '../../util/group-by.js';
 import { type FeedPage, type MessageFilter, type StorageRepositories } from '../../storage.js';
 import { cursorAfter, decodePosition } from '../../util/page-cursor.js';
 import { parseInput } from '../../validation.js';
@@ -67,6 +70,8 @@ export const messageFilterSchema = z.strictObject({
   data: filterDataSchema.optional(),
   createdGte: instantSchema.optional(),
   createdLte: instantSchema.optional(),
+  /** Only messages triggered with exactly these contexts; `{}` or null: only those triggered with none (Novu's Inbox scoping). */
+  context: contextPayloadSchema.nullable().optional(),
 });
 export type MessageFilterInput = z.input<typeof messageFilterSchema>;
 
@@ -89,10 +94,11 @@ type ParsedFilter = z.output<typeof messageFilterSchema>;
 
 /** The storage's filter for a parsed one, at `now`. */
 function storageFilter(filter: ParsedFilter, now: string): MessageFilter {
-  const { tags, severity, ...rest } = filter;
+  const { tags, severity, context, ...rest } = filter;
   return {
     ...rest,
     now,
+    ...(context !== undefined && { context: contextKeyText(contextKeys(context)) }),
     ...(tags !== undefined && { tags: tags.length > 0 && Array.isArray(tags[0]) ? (tags as string[][]) : [tags as string[]] }),
     ...(severity !== undefined && { severity: Array.isArray(severity) ? severity : [severity] }),
   };
@@ -149,7 +155,7 @@ export function messagesApi(ctx: EngineContext) {
     filter: MessageFilterInput,
     only: Partial<MessageFilter>,
     change: (message: Message, now: string) => Message,
-    event: 'message.read' | 'message.archived' | 'message.seen',
+    event: 'message.read' | 'message.archived' | 'message.seen' | 'message.unread' | 'message.unseen',
   ): Promise<Message[]> {
     const parsed = parseInput(messageFilterSchema, filter, 'filter');
     const updated = await storage.transaction(async (tx) => {
@@ -170,7 +176,7 @@ export function messagesApi(ctx: EngineContext) {
         for (const m of page) before.push(m);
         for (const m of changed) next.push(m);
       }
-      await queueWebhookEvents(ctx, tx, changeEvents(before, next, event === 'message.archived' ? [] : [event]));
+      await queueWebhookEvents(ctx, tx, changeEvents(before, next, event === 'message.read' || event === 'message.seen' ? [event] : []));
       return next;
     });
     for (const message of updated) ctx.events.emit(event, { message });
@@ -310,6 +316,15 @@ export function messagesApi(ctx: EngineContext) {
     archiveAll: (subscriberId: string, filter: MessageFilterInput = {}) => changeMatching(subscriberId, filter, { archived: false }, (m, now) => applyArchive(m, true, now), 'message.archived'),
     /** Archives every read, unarchived message matching the filter. */
     archiveRead: (subscriberId: string, filter: MessageFilterInput = {}) => changeMatching(subscriberId, filter, { archived: false, read: true }, (m, now) => applyArchive(m, true, now), 'message.archived'),
+    /**
+     * Marks every message matching the filter read, seen, unread or unseen (those not so already);
+     * returns them updated. Unread leaves them seen; read makes them seen too.
+     */
+    markAll(subscriberId: string, markAs: MarkAsInput['markAs'], filter: MessageFilterInput = {}): Promise<Message[]> {
+      const mark = parseInput(markAsInputSchema.shape.markAs, markAs, 'markAs');
+      const only = { read: { read: false }, seen: { seen: false }, unread: { read: true }, unseen: { seen: true } }[mark];
+      return changeMatching(subscriberId, filter, only, (m, now) => applyMarkAs(m, mark, now), `message.${mark}`);
+    },
     /** Marks messages seen: those named, or every unseen one matching the filter. */
     async markSeen(subscriberId: string, which: { messageIds?: readonly string[]; filter?: MessageFilterInput }): Promise<Message[]> {
       if (which.messageIds !== undefined) {
@@ -323,6 +338,20 @@ export function messagesApi(ctx: EngineContext) {
     /** Deletes one message of the subscriber; not_found when it is not theirs. */
     async delete(subscriberId: string, messageId: string): Promise<void> {
       await deleteIds(subscriberId, async () => [messageId], true);
+    },
+    /**
+     * Deletes every message of a trigger (of one channel, when given), whoever received it, in one
+     * transaction; returns how many. What the trigger has not sent yet is `cancel`'s.
+     */
+    async deleteByTransaction(transactionId: string, channel?: Channel): Promise<number> {
+      const checked = channel === undefined ? undefined : parseInput(channelSchema, channel, 'channel');
+      const deleted = await storage.transaction(async (tx) => {
+        const found = (await tx.messages.listByTransaction(env, transactionId)).filter((m) => checked === undefined || m.channel === checked);
+        for (const [subscriberInternalId, messages] of groupBy(found, (m) => m._subscriberId)) await tx.messages.deleteMany(env, subscriberInternalId, messages.map((m) => m._id));
+        return found;
+      });
+      for (const message of deleted) ctx.events.emit('message.deleted', { message });
+      return deleted.length;
     },
     /** Deletes every message matching the filter; returns how many. */
     deleteAll: async (subscriberId: string, filter: MessageFilterInput = {}): Promise<number> => {

@@ -35,7 +35,7 @@ async function chunkMembers(ctx: EngineContext, job: FanoutJob, now: Date): Prom
  */
 export const fanoutHandler: EngineJobHandler<'fanout'> = async (job, { ctx, batch, now }) => {
   const notification = batch.notifications.get(job.data.notificationId);
-  const workflow = notification && batch.workflows.get(notification._templateId);
+  const workflow = notification && batch.workflowOf(notification);
   if (!notification || !workflow) return resultOf(job, { kind: 'done' });
   const { members, rest } = await chunkMembers(ctx, job, now);
   if (!walksInline(ctx, workflow, batch.caps, 'job')) {

@@ -10,6 +10,7 @@ import type { EngineContext } from '../context.js';
 import { newJob } from '../runtime/jobs.js';
 import { loopYielder } from '../runtime/loop-yield.js';
 import { readLooks } from '../email/read-looks.js';
+import { lookNeeds } from '../email/look-needs.js';
 import { storeWalkResults, walkSubject } from '../walk/walk-io.js';
 import { readTopicReach } from '../walk/topic-reach.js';
 
@@ -66,7 +67,7 @@ export async function walkInline(ctx: EngineContext, repos: Pick<StorageReposito
     return subscriber ? [{ notification: w.notification, subscriber }] : [];
   }));
   // In-app walks only: brands for their templates, no layouts.
-  const look = await readLooks(tx.records, env, [...new Set(walks.flatMap((w) => (w.tenant ? [w.tenant.identifier] : [])))], false, ctx.options);
+  const look = await readLooks(tx.records, env, [...new Set(walks.flatMap((w) => (w.tenant ? [w.tenant.identifier] : [])))], lookNeeds(new Set(walks.map((w) => w.workflow)), false), ctx.options);
   const now = ctx.clock.now();
   const at = now.toISOString();
   const jobs: Job[] = [];
@@ -88,7 +89,7 @@ export async function walkInline(ctx: EngineContext, repos: Pick<StorageReposito
       continue;
     }
     for (const delivery of walk.deliveries) messages.push(buildMessage(delivery, { workflow, notification, subscriber, now: at, status: 'sent' }));
-    records.push(decisionRecord(env, { id: newId(now), transactionId: notification.transactionId, subscriberId }, at, walk.trace));
+    records.push(decisionRecord(env, { id: newId(now), transactionId: notification.transactionId, subscriberId }, at, walk.trace, workflow.revision));
   }
   return { jobs, messages, records };
 }

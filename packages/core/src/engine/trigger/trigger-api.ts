@@ -1,4 +1,6 @@
 import { TidingsError, notFound, type FieldIssue } from '../../errors.js';
+import { namedContexts, type NamedContext } from '../../contexts/context-keys.js';
+import { resolveContexts, storeGivenContexts } from '../contexts/context-records.js';
 import { capsInForce } from '../frequency/caps.js';
 import { newId, newTransactionId } from '../../ids.js';
 import { MAX_BULK_EVENTS, MAX_RECIPIENTS_PER_CALL, type BroadcastEvent, type Job, type Message, type Notification, type ParsedBroadcastEvent, type ParsedTriggerEvent, type Tenant, type TriggerEvent, type TriggerResult, type TriggerStatus, type Workflow } from '../../schemas/index.js';
@@ -181,9 +183,10 @@ export function triggerApi(ctx: EngineContext) {
       overrides: event.overrides,
       actorId,
       tenantId: typeof event.tenant === 'object' ? event.tenant.identifier : tenant?.identifier ?? null,
-      context: event.context ?? {},
+      context: await resolveContexts(ctx.storage.records, env, namedContexts(event.context)),
       ...(plan.topics.length > 0 && { topics: { keys: plan.topics.map((t) => t.topicKey), direct: plan.direct.map((d) => d.subscriberId) } }),
       ...(event.locale !== undefined && { locale: event.locale }),
+      ...(workflow.revision !== undefined && { revision: workflow.revision }),
       createdAt: now,
       ...(event.expiresAt !== undefined && { expiresAt: event.expiresAt }),
     };
@@ -210,6 +213,7 @@ export function triggerApi(ctx: EngineContext) {
       const jobs: Job[] = [];
       const walks: InlineWalk[] = [];
       const tenants = new Map<string, Tenant>();
+      const givenContexts: NamedContext[] = [];
       const written = calls.map((): Written => ({ recorded: [], messages: [], records: [] }));
       // Each call's room for inline walks: a call is recorded as it would be alone.
       const inlineRoom = calls.map(() => (ctx.options.inlineInApp ? ctx.options.inlineLimit : -1));
@@ -247,6 +251,7 @@ export function triggerApi(ctx: EngineContext) {
         }
         if (typeof p.event.actor === 'object') upserts.push({ patch: p.event.actor, _id: newId(ctx.clock.now()) });
         const tenant = typeof p.event.tenant === 'object' ? await upsertTenant(ctx, tx, p.event.tenant, tenants) : p.tenant;
+        givenContexts.push(...namedContexts(p.event.context));
         // Walks that end at once with in-app messages are stored here while they fit the call's limit;
         // from the first event that does not fit, every event of the call goes through jobs, a large
         // audience as fan-out jobs of `fanoutChunk` members. Other walks go straight to jobs: each is
@@ -270,6 +275,7 @@ export function triggerApi(ctx: EngineContext) {
         written[at]!.recorded.push({ notification: p.notification, subscriberIds, recipients: subscriberIds.length + (paged?.count ?? 0) });
       }
       for (const s of await upsertSubscribers(tx, env, upserts, now, ctx.organizationId, known)) known.set(s.subscriberId, s);
+      await storeGivenContexts(tx.records, env, givenContexts, now);
       const inline = await deliverInline(ctx, tx, walks, known);
       const queue = [...jobs, ...inline.jobs];
       if (queue.length > 0) await tx.jobs.enqueue(env, queue);

@@ -1,4 +1,4 @@
-import { normalAddress, type Cap, type Integration, type Job, type JobKind, type Notification, type PreferenceRow, type Subscriber, type Suppression, type Tenant, type Workflow } from '../../schemas/index.js';
+import { normalAddress, type Cap, type Integration, type Job, type JobKind, type Notification, type PreferenceRow, type Subscriber, type Suppression, type Tenant } from '../../schemas/index.js';
 import type { RenderMeter } from '../../templates/render.js';
 import { groupBy } from '../../util/group-by.js';
 import type { EngineContext } from '../context.js';
@@ -6,7 +6,9 @@ import { capsInForce, type SlotRef } from '../frequency/caps.js';
 import { cpuTurns } from '../runtime/loop-yield.js';
 import type { JobHandler } from '../runtime/job-result.js';
 import { readWalkSources } from './walk-io.js';
+import type { WorkflowOf } from '../revisions/pinned-workflows.js';
 import { NO_LOOK, readLooks } from '../email/read-looks.js';
+import { lookNeeds } from '../email/look-needs.js';
 import type { EmailLook } from '../../email/email-look.js';
 import { readTopicReach, type ReachOf } from './topic-reach.js';
 
@@ -16,7 +18,8 @@ export interface BatchData {
   readonly jobs: readonly Job[];
   readonly notifications: ReadonlyMap<string, Notification>;
   readonly subscribers: ReadonlyMap<string, Subscriber>;
-  readonly workflows: ReadonlyMap<string, Workflow>;
+  /** The workflow a notification's run walks: its pinned revision, or the current one (`pinnedWorkflows`). */
+  readonly workflowOf: WorkflowOf;
   readonly tenants: ReadonlyMap<string, Tenant | null>;
   readonly integrations: readonly Integration[];
   readonly preferences: ReadonlyMap<string, PreferenceRow[]>;
@@ -47,7 +50,7 @@ export async function loadBatch(ctx: EngineContext, jobs: readonly Job[]): Promi
   const { storage, env } = ctx;
   const walks = jobs.filter((j) => j.kind === 'walk');
   const sourced = jobs.flatMap((j) => (j.kind === 'walk' || j.kind === 'fanout' ? [{ notificationId: j.data.notificationId, transactionId: j.transactionId }] : []));
-  const { notifications, workflows, tenants } = await readWalkSources(storage, env, sourced);
+  const { notifications, workflowOf, tenants } = await readWalkSources(storage, env, sourced);
   const people = unique([...walks.map((j) => j.subscriberId), ...[...notifications.values()].flatMap((n) => (n.actorId ? [n.actorId] : []))]);
   const subscribers = byKey(people.length > 0 ? await storage.subscribers.getMany(env, people) : [], (s) => s.subscriberId);
   const integrations = walks.length > 0 ? await storage.integrations.list(env, { active: true }) : [];
@@ -59,8 +62,9 @@ export async function loadBatch(ctx: EngineContext, jobs: readonly Job[]): Promi
   }));
   const suppressed = await suppressedAddresses(ctx, walks.flatMap((j) => subscribers.get(j.subscriberId) ?? []), integrations);
   const caps = sourced.length > 0 ? await capsInForce(ctx) : [];
-  const look = walks.length > 0 ? await readLooks(storage.records, env, [...tenants.keys()], integrations.some((i) => i.channel === 'email'), ctx.options) : () => NO_LOOK;
-  return { jobs, notifications, subscribers, workflows, tenants, integrations, preferences, reach, suppressed, look, caps, slotsGivenBack: [], renderMeter: { spentMs: 0 }, cpuTurns: cpuTurns() };
+  const walked = [...notifications.values()].flatMap((n) => workflowOf(n) ?? []);
+  const look = walks.length > 0 ? await readLooks(storage.records, env, [...tenants.keys()], lookNeeds(walked, integrations.some((i) => i.channel === 'email')), ctx.options) : () => NO_LOOK;
+  return { jobs, notifications, subscribers, workflowOf, tenants, integrations, preferences, reach, suppressed, look, caps, slotsGivenBack: [], renderMeter: { spentMs: 0 }, cpuTurns: cpuTurns() };
 }
 
 /** The suppression entries of these subscribers' email addresses and phones, read only for channels with an integration. */

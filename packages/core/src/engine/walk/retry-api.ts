@@ -8,6 +8,7 @@ import type { EngineContext } from '../context.js';
 import { newJob } from '../runtime/jobs.js';
 import { neverAccepted } from './retry-run.js';
 import { digestKeyOf } from '../digests/settle-digest.js';
+import { pinnedWorkflows } from '../revisions/pinned-workflows.js';
 
 const retryInputSchema = z.object({ transactionId: idSchema, subscriberId: idSchema });
 
@@ -61,7 +62,9 @@ export function retryApi(ctx: EngineContext) {
     if (!notification) throw notFound('Transaction', transactionId);
     const [subscriber] = await storage.subscribers.getMany(env, [subscriberId]);
     if (!subscriber) throw notFound('Subscriber', subscriberId);
-    const [workflow] = await storage.workflows.getMany(env, [notification._templateId]);
+    const current = new Map((await storage.workflows.getMany(env, [notification._templateId])).map((w) => [w._id, w] as const));
+    // The run is retried in the revision it walked, as its job will walk it.
+    const workflow = (await pinnedWorkflows(storage.records, env, [notification], current))(notification);
     if (!workflow) throw notFound('Workflow', notification._templateId);
     if (workflow._creatorId === 'code') {
       throw new TidingsError('conflict', `Workflow "${workflow.identifier}" is written in code: a run of it is replayed from its start, so one failed step cannot be sent again on its own`);

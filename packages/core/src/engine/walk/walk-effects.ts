@@ -11,6 +11,8 @@ import { announceSkips, skipsAny } from './skip-events.js';
 export interface TraceEffect {
   readonly kind: 'trace';
   readonly entries: readonly TraceEntry[];
+  /** The workflow revision the run walked. */
+  readonly revision?: number | string | undefined;
 }
 
 /** Decision records of other walks the run made (a fan-out's inline walks). */
@@ -29,7 +31,7 @@ export interface MessagesEffect {
 
 export type WalkEffect = TraceEffect | DecisionsEffect | MessagesEffect;
 
-export const traced = (entries: readonly TraceEntry[] | null): TraceEffect | null => (entries ? { kind: 'trace', entries } : null);
+export const traced = (entries: readonly TraceEntry[] | null, revision?: number | string): TraceEffect | null => (entries ? { kind: 'trace', entries, ...(revision !== undefined && { revision }) } : null);
 
 export const decided = (records: readonly DecisionRecord[]): DecisionsEffect | null => (records.length > 0 ? { kind: 'decisions', records } : null);
 
@@ -59,13 +61,14 @@ export function walkApplier(ctx: EngineContext, tracksStatus: TracksStatus): Eff
     const at = now.toISOString();
     const made = ofKind<MessagesEffect>(effects, 'messages');
     await clearRetriedErrors(tx, ctx.env, made.map(({ job, effect }) => ({ job, messages: effect.messages })));
-    const traces = new Map<string, { job: Job; entries: TraceEntry[] }>();
+    const traces = new Map<string, { job: Job; entries: TraceEntry[]; revision?: number | string | undefined }>();
     for (const { job, effect } of ofKind<TraceEffect>(effects, 'trace')) {
       const held = traces.get(job.id) ?? { job, entries: [] };
       held.entries.push(...effect.entries);
+      held.revision ??= effect.revision;
       traces.set(job.id, held);
     }
-    const records = [...ofKind<DecisionsEffect>(effects, 'decisions').flatMap(({ effect }) => effect.records), ...[...traces.values()].map(({ job, entries }) => decisionRecord(ctx.env, job, at, entries))];
+    const records = [...ofKind<DecisionsEffect>(effects, 'decisions').flatMap(({ effect }) => effect.records), ...[...traces.values()].map(({ job, entries, revision }) => decisionRecord(ctx.env, job, at, entries, revision))];
     const messages = await linkSentMessages(tx, ctx.env, made.flatMap(({ effect }) => effect.messages), tracksStatus);
     const stored = await storeWalkResults(ctx, tx, messages, records);
     if (stored.length > 0) afterCommit(() => announceMessages(ctx, stored, made.map(({ effect }) => effect)));

@@ -48,14 +48,15 @@ async function flushedDigest({ ctx }: HandlerContext<BatchData>, digestId: strin
 }
 
 /** The walk's state without the steps from `stepIndex` on: a retried step and what follows it run again. */
-const stateBefore = (state: WalkState | undefined, stepIndex: number): WalkState | undefined => state && { steps: state.steps.filter((s) => s.stepIndex < stepIndex) };
+const stateBefore = (state: WalkState | undefined, stepIndex: number, stepId: string | undefined): WalkState | undefined =>
+  state && { steps: state.steps.filter((s) => s.stepIndex < stepIndex), ...(stepId !== undefined && { next: stepId }) };
 
 /** The walk of one job: its steps from the job's, and the deliveries among them. */
 async function walkJob(job: JobOf<'walk'>, context: HandlerContext<BatchData>, deliver: Deliver): Promise<JobResult> {
   const { ctx, batch, now } = context;
   const notification = batch.notifications.get(job.data.notificationId);
   const subscriber = batch.subscribers.get(job.subscriberId);
-  const workflow = notification && batch.workflows.get(notification._templateId);
+  const workflow = notification && batch.workflowOf(notification);
   if (!notification || !subscriber || !workflow) {
     const missing = !notification ? 'notification' : !subscriber ? 'subscriber' : 'workflow';
     return resultOf(job, { kind: 'done' }, [traced(skipped(job, 'in_app', `the ${missing} no longer exists`))]);
@@ -84,7 +85,7 @@ async function walkJob(job: JobOf<'walk'>, context: HandlerContext<BatchData>, d
   const deadTokens: DeadDeviceTokens[] = [];
   const windowHits: WindowHit[] = [];
   const done = (next: NextStep, last = Number.MAX_SAFE_INTEGER, arrival: Effect | null = null): JobResult =>
-    resultOf(job, next, [madeMessages(messages, failures, warnings), traced(notedTrace(walk.trace, notes, last)), deadTokensOf(job.subscriberId, deadTokens), windowHitsOf(windowHits), slotsGivenBack(caps.givenBack()), arrival]);
+    resultOf(job, next, [madeMessages(messages, failures, warnings), traced(notedTrace(walk.trace, notes, last), workflow.revision), deadTokensOf(job.subscriberId, deadTokens), windowHitsOf(windowHits), slotsGivenBack(caps.givenBack()), arrival]);
   const caps = capGate(ctx, batch.caps, workflow, subscriber.subscriberId, now, batch.slotsGivenBack);
   const rate = (integration: Integration, sendId: string) => takeSendSlot(ctx, integration, sendId, ctx.clock.now());
   const delivery = { subscriber, tenant, integrations: batch.integrations, notification, suppressed: batch.suppressed, caps, rate, ...(job.data.retry && { sendRound: job.id }) };
@@ -126,13 +127,13 @@ async function walkJob(job: JobOf<'walk'>, context: HandlerContext<BatchData>, d
       const { fallbackStep: _done, ...data } = job.data;
       const next = { ...data, stepIndex: step.stepIndex, ...(fallback && { fallbackStep: step.stepIndex }) };
       // A send again after an unknown outcome keeps its error: the run that sends it must know to replace the message.
-      return done({ kind: 'later', runAt: sent.until, data: withState(next, stateBefore(walk.state, step.stepIndex)), retry: false, lastError: earlier ? job.lastError : null }, step.stepIndex);
+      return done({ kind: 'later', runAt: sent.until, data: withState(next, stateBefore(walk.state, step.stepIndex, step.step._id)), retry: false, lastError: earlier ? job.lastError : null }, step.stepIndex);
     }
     // Sent again after an unknown outcome: only the provider's answer replaces the message, not a reason it had nowhere to go.
     if (earlier && sent.kind === 'message' && sent.notSent !== undefined) return keptUnknown(earlier, `this time it was not sent: ${sent.notSent}`);
     if (sent.kind === 'message') return sent;
     const { fallbackStep: _done, ...data } = job.data;
-    const next = withState({ ...data, stepIndex: step.stepIndex, ...(fallback && { fallbackStep: step.stepIndex }) }, stateBefore(walk.state, step.stepIndex));
+    const next = withState({ ...data, stepIndex: step.stepIndex, ...(fallback && { fallbackStep: step.stepIndex }) }, stateBefore(walk.state, step.stepIndex, step.step._id));
     if (sent.kind === 'unknown') {
       // At most one send more, and not before the long back-off: a provider slow to answer has long sent it by then.
       const runAt = earlier ? null : nextAttemptAt(fresh ? 0 : job.attempts, ctx.options.maxAttempts, now, UNKNOWN_OUTCOME_RETRY_MS);

@@ -7,6 +7,7 @@ import type { EngineContext } from '../context.js';
 import type { EmailLook } from '../../email/email-look.js';
 import { messageEvents, queueWebhookEvents } from '../webhooks/webhook-outbox.js';
 import { sweepWhenExpiring } from '../retention/sweep.js';
+import { pinnedWorkflows } from '../revisions/pinned-workflows.js';
 
 /** What a walk continues from, and its render budget. */
 export interface WalkOptions {
@@ -49,10 +50,10 @@ export async function messagesForWalk(ctx: EngineContext, subject: WalkSubject, 
 }
 
 /**
- * The notifications of the jobs' `sources`, their workflows and their tenants, read once for a batch of
+ * The notifications of the jobs' `sources`, the workflow each one's run walks (see `pinnedWorkflows`) and their tenants, read once for a batch of
  * walks (by the job runner before its walks).
  */
-export async function readWalkSources(repos: Pick<StorageRepositories, 'notifications' | 'workflows' | 'tenants'>, env: string, sources: readonly { notificationId: string; transactionId: string }[]) {
+export async function readWalkSources(repos: Pick<StorageRepositories, 'notifications' | 'workflows' | 'tenants' | 'records'>, env: string, sources: readonly { notificationId: string; transactionId: string }[]) {
   // A job's notification is nearly always its trigger's, read by its key; any other by its id.
   const wanted = new Set(sources.map((s) => s.notificationId));
   const byTrigger = await repos.notifications.getByTransactionIds(env, [...new Set(sources.map((s) => s.transactionId))]);
@@ -60,10 +61,11 @@ export async function readWalkSources(repos: Pick<StorageRepositories, 'notifica
   const others = [...wanted].filter((id) => !notifications.has(id));
   if (others.length > 0) for (const n of await repos.notifications.getMany(env, others)) notifications.set(n._id, n);
   const stored = [...notifications.values()];
-  const workflows = new Map((await repos.workflows.getMany(env, [...new Set(stored.map((n) => n._templateId))])).map((w) => [w._id, w] as const));
+  const current = new Map((await repos.workflows.getMany(env, [...new Set(stored.map((n) => n._templateId))])).map((w) => [w._id, w] as const));
+  const workflowOf = await pinnedWorkflows(repos.records, env, stored, current);
   const tenants = new Map<string, Tenant | null>();
   for (const id of new Set(stored.flatMap((n) => (n.tenantId ? [n.tenantId] : [])))) tenants.set(id, await repos.tenants.get(env, id));
-  return { notifications, workflows, tenants };
+  return { notifications, workflowOf, tenants };
 }
 
 /**

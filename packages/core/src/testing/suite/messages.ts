@@ -124,6 +124,8 @@ export function messagesSuite({ get, backend }: SuiteContext): void {
         data: fc.option(fc.dictionary(fc.constantFrom('k', 'm'), value, { maxKeys: 2 }), { nil: undefined }),
         at: fc.integer({ min: 0, max: 5 }),
         channel: fc.constantFrom('in_app' as const, 'email' as const),
+        // Novu's `type:id` keys, sorted as messages store them; a bare type is a key stored before contexts were scoped.
+        contextKeys: fc.option(fc.constantFrom<string[]>([], ['tenant:acme'], ['app:jira', 'tenant:acme'], ['tenant']), { nil: undefined }),
       });
       const filter = fc.record(
         {
@@ -137,6 +139,7 @@ export function messagesSuite({ get, backend }: SuiteContext): void {
           data: fc.dictionary(fc.constantFrom('k', 'm'), value, { minKeys: 1, maxKeys: 1 }),
           createdGte: fc.integer({ min: 0, max: 5 }).map((n) => plus(T0, n * 1000)),
           createdLte: fc.integer({ min: 0, max: 5 }).map((n) => plus(T0, n * 1000)),
+          context: fc.constantFrom('', 'tenant:acme', 'app:jira,tenant:acme'),
         },
         { requiredKeys: [] },
       );
@@ -144,8 +147,8 @@ export function messagesSuite({ get, backend }: SuiteContext): void {
       await fc.assert(
         fc.asyncProperty(fc.array(made, { maxLength: 8 }), filter, async (specs, given) => {
           const owner = { _id: `i-prop-${++run}`, subscriberId: `prop-${run}` };
-          const messages = specs.map(({ at, snoozedUntil, data, ...rest }) =>
-            messageRecord('env-a', owner, { ...rest, createdAt: plus(T0, at * 1000), ...(snoozedUntil && { snoozedUntil }), ...(data && { data }) }),
+          const messages = specs.map(({ at, snoozedUntil, data, contextKeys, ...rest }) =>
+            messageRecord('env-a', owner, { ...rest, createdAt: plus(T0, at * 1000), ...(snoozedUntil && { snoozedUntil }), ...(data && { data }), ...(contextKeys && { contextKeys }) }),
           );
           await s.messages.insertMany('env-a', messages);
           const query: MessageFilter = { ...given, now: T0 };
