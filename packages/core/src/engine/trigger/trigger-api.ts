@@ -1,6 +1,6 @@
 import { TidingsError, notFound, type FieldIssue } from '../../errors.js';
 import { namedContexts, type NamedContext } from '../../contexts/context-keys.js';
-import { resolveContexts, storeGivenContexts } from '../contexts/context-records.js';
+import { resolveContexts, storeGivenContexts, type ContextDataSeen } from '../contexts/context-records.js';
 import { capsInForce } from '../frequency/caps.js';
 import { newId, newTransactionId } from '../../ids.js';
 import { MAX_BULK_EVENTS, MAX_RECIPIENTS_PER_CALL, type BroadcastEvent, type Job, type Message, type Notification, type ParsedBroadcastEvent, type ParsedTriggerEvent, type Tenant, type TriggerEvent, type TriggerResult, type TriggerStatus, type Workflow } from '../../schemas/index.js';
@@ -147,7 +147,7 @@ export function triggerApi(ctx: EngineContext) {
     newJob({ env, kind: 'fanout', runAt: ctx.now(), transactionId: notification.transactionId, subscriberId, data }, ctx.clock.now());
 
   /** Validation, workflow status and tenant: everything decided before the storage transaction. */
-  async function prepare(raw: unknown, index: number, addressing: Addressing, workflows: Map<string, Promise<Workflow | null>>, outside: <T>(work: () => Promise<T>) => Promise<T>): Promise<Prepared | TriggerResult> {
+  async function prepare(raw: unknown, index: number, addressing: Addressing, workflows: Map<string, Promise<Workflow | null>>, contexts: ContextDataSeen, outside: <T>(work: () => Promise<T>) => Promise<T>): Promise<Prepared | TriggerResult> {
     const validation = addressing === 'everyone' ? validateBroadcast(raw) : validateEvent(raw);
     const givenId = typeof (raw as { transactionId?: unknown } | null)?.transactionId === 'string' ? (raw as { transactionId: string }).transactionId : undefined;
     if (!validation.ok) return resultOf('error', validation.errors, givenId);
@@ -183,7 +183,7 @@ export function triggerApi(ctx: EngineContext) {
       overrides: event.overrides,
       actorId,
       tenantId: typeof event.tenant === 'object' ? event.tenant.identifier : tenant?.identifier ?? null,
-      context: await resolveContexts(ctx.storage.records, env, namedContexts(event.context)),
+      context: await resolveContexts(ctx.storage.records, env, namedContexts(event.context), contexts),
       ...(plan.topics.length > 0 && { topics: { keys: plan.topics.map((t) => t.topicKey), direct: plan.direct.map((d) => d.subscriberId) } }),
       ...(event.locale !== undefined && { locale: event.locale }),
       ...(workflow.revision !== undefined && { revision: workflow.revision }),
@@ -291,6 +291,7 @@ export function triggerApi(ctx: EngineContext) {
 
   async function triggerMany(events: readonly unknown[], addressing: Addressing = 'named'): Promise<TriggerResult[]> {
     const workflows = new Map<string, Promise<Workflow | null>>();
+    const contexts: ContextDataSeen = new Map();
     const results: TriggerResult[] = new Array(events.length);
     const prepared: Prepared[] = [];
     const tracer = ctx.telemetry.tracer();
@@ -301,7 +302,7 @@ export function triggerApi(ctx: EngineContext) {
     try {
       for (const [index, raw] of events.entries()) {
         spans?.start(index);
-        const outcome = await prepare(raw, index, addressing, workflows, (work) => ticket.outside(work));
+        const outcome = await prepare(raw, index, addressing, workflows, contexts, (work) => ticket.outside(work));
         if ('acknowledged' in outcome) results[index] = outcome;
         else prepared.push(spans ? { ...outcome, notification: spans.carry(index, outcome.notification) } : outcome);
       }
