@@ -1,5 +1,6 @@
 import { systemClock, type Tidings } from '@tidings/core';
-import { messageDeletionRoutes, subscriberStatusRoutes } from './routes/subscriber-status-routes.js';
+import { messageDeletionRoutes } from './routes/message-deletion-route.js';
+import { subscriberStatusRoutes } from './routes/subscriber-status-routes.js';
 import { notificationsV2Routes } from './novu-v2/notification-routes.js';
 import { contextRoutes } from './novu-v2/context-routes.js';
 import { parseInput } from '@tidings/core/internal';
