@@ -1,5 +1,5 @@
 import { ProviderError, type Credentials, type Provider } from '@tidings/core';
-import { envelopeOf } from './email/mail-fields.js';
+import { envelopeOf, nodemailerFiles } from './email/mail-fields.js';
 import { smtpTransports, type SmtpPoolOptions } from './email/smtp-pool.js';
 
 const RETRYABLE_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'ECONNREFUSED', 'ECONNRESET', 'EDNS']);
@@ -60,9 +60,7 @@ export function smtpProvider(options: SmtpProviderOptions = {}): Provider {
             text: message.content,
             ...(message.html !== undefined && { html: message.html }),
             ...(Object.keys(headers).length > 0 && { headers }),
-            ...(message.attachments?.length && {
-              attachments: message.attachments.map((a) => ({ filename: a.filename, content: Buffer.from(a.content), contentType: a.contentType, contentDisposition: a.disposition, ...(a.cid !== undefined && { cid: a.cid }) })),
-            }),
+            ...(message.attachments?.length && { attachments: nodemailerFiles(message) }),
           }),
         );
         return { id: info.messageId };
