@@ -20,7 +20,7 @@ export async function main(log: (line: string) => void = console.log, filename =
     workflows: [commentReceived, paymentFailed],
     providers: consoleProviders({ channels: ['email'], log: (line) => log(`  ${line}`) }),
   });
-  await tidings.integrations.upsert({ providerId: 'console', channel: 'email', credentials: {}, primary: true, active: true });
+  await tidings.integrations.upsert({ identifier: 'console-email', providerId: 'console', channel: 'email', credentials: {}, primary: true, active: true });
   const ada = { subscriberId: 'ada', firstName: 'Ada', email: 'ada@example.com' };
   const bob = { subscriberId: 'bob', firstName: 'Bob', email: 'bob@example.com' };
 

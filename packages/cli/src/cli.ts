@@ -32,7 +32,13 @@ const DATABASE_VARIABLE = 'TIDINGS_DATABASE_URL';
 export const SERVE_OPTIONS: readonly OptionSpec[] = [
   { flag: 'port', value: '<number>', env: 'TIDINGS_PORT', meaning: 'Port to listen on, 1-65535 (0 picks a free port).', default: '3000' },
   { flag: 'host', value: '<address>', env: 'TIDINGS_HOST', meaning: 'Address to listen on; 0.0.0.0 listens on every interface (e.g. in a container).', default: '127.0.0.1' },
-  { flag: 'db', value: '<file>', env: DATABASE_VARIABLE, envNote: 'any value but a postgres:// or mysql:// URL is a SQLite file', meaning: 'SQLite database file; the API key is kept in its folder.', default: '.tidings/tidings.db' },
+  { flag: 'db', value: '<file>', env: DATABASE_VARIABLE, envNote: 'any value but a postgres:// or mysql:// URL is a SQLite file', meaning: "SQLite database file (the docs' apps use the same default); the API key is kept in its folder.", default: '.tidings/tidings.db' },
+  {
+    flag: 'read-only',
+    env: 'TIDINGS_READ_ONLY',
+    meaning: "Read the SQLite file while another process (your app) writes it: the activity page and the\n      API's reads answer from it; no job runs, and every request but GET, HEAD and OPTIONS is refused\n      (405). Without it, a file another process writes is refused at start. Needs SQLite.",
+    default: 'off',
+  },
   {
     flag: 'postgres',
     value: '<url>',
@@ -65,7 +71,7 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
   },
   { flag: 'public-url', value: '<url>', env: 'TIDINGS_PUBLIC_URL', meaning: 'The address people reach this server at (https://notify.example.com): signed preference and\n      unsubscribe links point there, and emails get one-click unsubscribe headers.', default: 'none (no links, no unsubscribe headers)' },
   { flag: 'no-activity', env: 'TIDINGS_NO_ACTIVITY', meaning: 'Do not serve the activity page at /activity (its data always needs the API key).', default: 'off (the page is served)' },
-  { flag: 'quiet', env: 'TIDINGS_QUIET', meaning: 'No log line per HTTP request (failed and not-sent deliveries are still logged).', default: 'off' },
+  { flag: 'quiet', env: 'TIDINGS_QUIET', meaning: 'No log line per HTTP request (failed, not-sent and skipped deliveries are still logged).', default: 'off' },
   {
     flag: 'metrics',
     env: 'TIDINGS_METRICS',
@@ -107,9 +113,11 @@ export const HELP = [
   '  an HTTP request once answered (method, path without the query string, status, ms; aborted: true',
   '  when the connection closed first; the transactionId or transactionIds a trigger answered with):',
   '      {"level":"info",…,"method":"POST","path":"/v1/events/trigger","status":201,"ms":12,"transactionId":"<id>","msg":"request"}',
-  '  a delivery that failed, or was not sent (no integration, no address), and a job that gave up:',
+  '  a delivery that failed, was not sent (no integration, no address) or was skipped (a preference,',
+  '  filter, schedule or cap), and a job that gave up:',
   '      {"level":"warn",…,"transactionId":"<id>","subscriberId":"<id>","channel":"email","reason":"<error>","msg":"delivery failed"}',
   '      {"level":"warn",…,"transactionId":"<id>","subscriberId":"<id>","channel":"sms","reason":"<why>","msg":"delivery not_sent"}',
+  '      {"level":"info",…,"transactionId":"<id>","subscriberId":"<id>","channel":"email","stepIndex":0,"reason":"<why>","msg":"delivery skipped"}',
   '      {"level":"error",…,"transactionId":"<id>","subscriberId":"<id>","kind":"walk","error":"<error>","msg":"job failed"}',
 ].join('\n');
 
@@ -287,6 +295,8 @@ export function readArguments(args: string[], env: NodeJS.ProcessEnv) {
       `${setting('processes')!.source} needs Postgres or MySQL (--postgres or --mysql, or such a ${DATABASE_VARIABLE}): a SQLite file is written by one process; several share the work through Postgres or MySQL`,
     );
   }
+  const readOnly = toggle('read-only');
+  if (readOnly && (postgres || mysql)) throw new ArgumentError(`${values['read-only'] === true ? '--read-only' : 'TIDINGS_READ_ONLY'} is for a SQLite file another process writes: on Postgres or MySQL, run another tidings serve beside it`);
   const leaseMs = whole('lease-ms', 100, 86_400_000, 'a whole number of milliseconds from 100 to 86400000');
   // The key is never repeated in a message.
   const apiKey = setting('api-key');
@@ -312,6 +322,7 @@ export function readArguments(args: string[], env: NodeJS.ProcessEnv) {
     port,
     ...(host && { host }),
     ...(db !== undefined && { db }),
+    ...(readOnly && { readOnly }),
     ...(postgres && { postgres }),
     ...(mysql && { mysql }),
     ...(schema && { schema: schema.value.trim() }),
@@ -332,6 +343,7 @@ export function readArguments(args: string[], env: NodeJS.ProcessEnv) {
 
 function printBanner(where: string, credentials: ServeCredentials, options: ServeOptions) {
   console.log(`Tidings listening on ${where}`);
+  if (options.readOnly) console.log(`Read-only: ${options.db ?? '.tidings/tidings.db'} is read while another process writes it; no job runs here, and changes are refused`);
   if (credentials.apiKeyCreated) {
     console.log(`API key (new, kept in ${credentials.apiKeyFile}): ${credentials.apiKey}`);
     console.log(`Try: curl -H "Authorization: ApiKey ${credentials.apiKey}" ${where.split(' ')[0]}/v1/integrations/active`);

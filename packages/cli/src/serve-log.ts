@@ -1,5 +1,5 @@
 import type { Http2Bindings, HttpBindings } from '@hono/node-server';
-import type { Job, Message, Tidings } from '@tidings/core';
+import type { Job, Message, Tidings, TidingsEvents } from '@tidings/core';
 import { pino, type DestinationStream, type Logger } from 'pino';
 
 /**
@@ -9,13 +9,15 @@ import { pino, type DestinationStream, type Logger } from 'pino';
  *     {"level":"info","time":"…","pid":7,"hostname":"web-1","method":"POST","path":"/v1/events/trigger","status":201,"ms":12,"transactionId":"txn_1","msg":"request"}
  *     {"level":"warn",…,"transactionId":"txn_1","subscriberId":"ada","channel":"email","reason":"SMTP said 550","msg":"delivery failed"}
  *     {"level":"warn",…,"transactionId":"txn_2","subscriberId":"bob","channel":"sms","reason":"no active sms integration","msg":"delivery not_sent"}
+ *     {"level":"info",…,"transactionId":"txn_4","subscriberId":"cy","channel":"email","stepIndex":1,"reason":"the subscriber turned email off for this workflow","msg":"delivery skipped"}
  *     {"level":"error",…,"transactionId":"txn_3","subscriberId":"cy","kind":"walk","error":"…","msg":"job failed"}
  *
  * A request line is written when its response has been sent (or the connection closed first:
  * `"aborted":true`); the path never carries the query string, and no header or body is ever logged
  * (API keys and Inbox tokens travel in those), only the transaction ids a trigger route answers with.
- * Delivery lines follow the engine's `message.failed` and `message.warning` (a step with nowhere to
- * go: no active integration, no address) events; job lines its `job.failed` (a job that gave up).
+ * Delivery lines follow the engine's `message.failed`, `message.warning` (a step with nowhere to
+ * go: no active integration, no address) and `step.skipped` (a preference, filter, schedule or cap
+ * left the step out) events; job lines its `job.failed` (a job that gave up).
  */
 export type { Logger } from 'pino';
 
@@ -73,20 +75,24 @@ export function requestLogging(fetch: Fetch, logger: Logger): Fetch {
 }
 
 /**
- * Writes a line per delivery that failed (`message.failed`) or was not sent (`message.warning`) and
- * per job that gave up (`job.failed`), each with its transaction id; returns the unsubscribe.
+ * Writes a line per delivery that failed (`message.failed`), was not sent (`message.warning`) or was
+ * skipped (`step.skipped`, at info level: a subscriber's choice is no fault) and per job that gave up
+ * (`job.failed`), each with its transaction id; returns the unsubscribe.
  */
 export function engineLogging(tidings: Pick<Tidings, 'events'>, logger: Logger): () => void {
   const about = (message: Message) => ({ transactionId: message.transactionId, subscriberId: message.subscriberId, channel: message.channel });
   const failed = ({ message, error }: { message: Message; error: string }) => logger.warn({ ...about(message), reason: error }, 'delivery failed');
   const notSent = ({ message, reason }: { message: Message; reason: string }) => logger.warn({ ...about(message), reason }, 'delivery not_sent');
+  const skipped = ({ transactionId, subscriberId, channel, stepIndex, reason }: TidingsEvents['step.skipped']) => logger.info({ transactionId, subscriberId, channel, stepIndex, reason }, 'delivery skipped');
   const gaveUp = ({ job, error }: { job: Job; error: string }) => logger.error({ transactionId: job.transactionId, subscriberId: job.subscriberId, kind: job.kind, error }, 'job failed');
   tidings.events.on('message.failed', failed);
   tidings.events.on('message.warning', notSent);
+  tidings.events.on('step.skipped', skipped);
   tidings.events.on('job.failed', gaveUp);
   return () => {
     tidings.events.off('message.failed', failed);
     tidings.events.off('message.warning', notSent);
+    tidings.events.off('step.skipped', skipped);
     tidings.events.off('job.failed', gaveUp);
   };
 }

@@ -9,6 +9,7 @@ import { activityApp, createHttpApp, type HttpApp } from '@tidings/http';
 import { loadWorkflowsModule } from './workflows-module.js';
 import { engineLogging, requestLogging, serveLogger, type Logger } from './serve-log.js';
 import { prometheusMetrics } from './prometheus-metrics.js';
+import { readOnlyFetch } from './read-only.js';
 import type { DestinationStream } from 'pino';
 
 export interface ServeOptions {
@@ -16,8 +17,16 @@ export interface ServeOptions {
   port?: number;
   /** @default '127.0.0.1' */
   host?: string;
-  /** SQLite file. @default '.tidings/tidings.db' */
+  /** SQLite file: the one the docs' apps use, so `/activity` shows what such an app did. @default '.tidings/tidings.db' */
   db?: string;
+  /**
+   * Open the SQLite file read-only, to look at a database another process (an app that uses the
+   * library) writes while it runs: the activity page and the API's reads answer from it; no job runs
+   * here, migrations are left to the writer, and every request other than GET, HEAD or OPTIONS is
+   * refused with a 405. Without it, a file another process writes is refused at start (SQLite takes
+   * one writing process). SQLite only. @default false
+   */
+  readOnly?: boolean;
   /** Postgres connection string; used instead of SQLite when given. */
   postgres?: string;
   /** MySQL or MariaDB connection URL (`mysql://`, or `mariadb://`); used instead of SQLite when given. */
@@ -146,6 +155,7 @@ export async function backendModule<T>(load: () => Promise<T>, packages: string)
 }
 
 async function openStorage(options: ServeOptions, db: string): Promise<{ storage: Storage; where: string }> {
+  if (options.readOnly && (options.postgres || options.mysql)) throw new StartupError('read-only serving is for a SQLite file another process writes: on Postgres or MySQL, run another tidings serve beside it');
   if (options.postgres) {
     const { postgresAddress, postgresStorage } = await backendModule(() => import('@tidings/postgres'), '@tidings/postgres pg');
     const address = postgresAddress(options.postgres);
@@ -162,7 +172,8 @@ async function openStorage(options: ServeOptions, db: string): Promise<{ storage
   }
   const { sqliteStorage } = await backendModule(() => import('@tidings/sqlite'), '@tidings/sqlite better-sqlite3');
   try {
-    return { storage: sqliteStorage({ filename: db }), where: `the SQLite database ${db}` };
+    const readOnly = options.readOnly ?? false;
+    return { storage: sqliteStorage({ filename: db, readOnly }), where: `the SQLite database ${db}${readOnly ? ' (read-only)' : ''}` };
   } catch (error) {
     throw new StartupError(reason(error));
   }
@@ -174,7 +185,8 @@ async function openStorage(options: ServeOptions, db: string): Promise<{ storage
  */
 async function checkStorage(storage: Storage, where: string, options: ServeOptions): Promise<void> {
   try {
-    const migrate = (storage as Storage & { migrate?: () => Promise<unknown> }).migrate;
+    // A read-only file is migrated by its writer.
+    const migrate = options.readOnly ? undefined : (storage as Storage & { migrate?: () => Promise<unknown> }).migrate;
     if (migrate) await migrate.call(storage);
     await createTidings({ storage, ...(options.environmentId && { environmentId: options.environmentId }) }).probeStorage();
   } catch (error) {
@@ -292,7 +304,7 @@ export async function serve(options: ServeOptions = {}): Promise<ServeHandle> {
   const host = options.host ?? '127.0.0.1';
   let server: ReturnType<typeof serveNode>;
   try {
-    server = await listen(app.fetch, options.port ?? 3000, host, options.log?.requests ? logger : null);
+    server = await listen(options.readOnly ? readOnlyFetch(app.fetch, () => tidings.clock.now()) : app.fetch, options.port ?? 3000, host, options.log?.requests ? logger : null);
   } catch (error) {
     await metrics?.shutdown().catch(() => undefined);
     await storage.close().catch(() => undefined);
@@ -302,7 +314,8 @@ export async function serve(options: ServeOptions = {}): Promise<ServeHandle> {
   const port = typeof address === 'object' && address ? address.port : options.port ?? 3000;
   const sockets = app.attachInboxSockets(server as unknown as HttpServer);
   if (options.log?.deliveries && logger) engineLogging(tidings, logger);
-  tidings.start();
+  // Reading only: the writing process runs the jobs.
+  if (!options.readOnly) tidings.start();
   const graceMs = options.graceMs ?? 5_000;
   return {
     url: `http://${host}:${port}`,

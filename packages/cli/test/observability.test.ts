@@ -9,21 +9,11 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { serve } from '../src/serve.js';
 import { eventually } from '../../http/test/eventually.js';
+import { sample } from './prometheus-sample.js';
 
 const KEY = 'tid_metrics_key';
 const dir = mkdtempSync(join(tmpdir(), 'tidings-metrics-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** The value of the series `name` whose labels include `labels`; undefined when there is none. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    const match = /^([a-z_]+)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const has = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
-    if (Object.entries(labels).every(([key, value]) => has[key] === value)) return Number(match[3]);
-  }
-  return undefined;
-}
 
 describe('metrics and logs of tidings serve', () => {
   it('/metrics after a run: triggers, messages by channel and status as stored, provider latency, job lag, queued jobs and open digests; every log line is JSON with the transaction id', async () => {

@@ -1,5 +1,5 @@
 import mitt, { type Emitter } from 'mitt';
-import type { Job, Message, Notification, PreferenceChange, WebhookEndpoint } from './schemas/index.js';
+import type { Channel, Job, Message, Notification, PreferenceChange, WebhookEndpoint } from './schemas/index.js';
 
 /** Every state change the engine makes, by name, with what it carries. */
 export type TidingsEvents = {
@@ -13,6 +13,12 @@ export type TidingsEvents = {
   'message.failed': { message: Message; error: string };
   /** A channel step was not sent (no active integration, no address): the message is stored with status `warning`. */
   'message.warning': { message: Message; reason: string };
+  /**
+   * A channel step made no message because it was skipped (a preference or a subscription turned its
+   * channel off, a filter did not pass, the subscriber's schedule was closed, a cap, …): `reason` says
+   * which, as `explain` does.
+   */
+  'step.skipped': { transactionId: string; subscriberId: string; stepIndex: number; channel: Channel; reason: string };
   'message.read': { message: Message };
   'message.seen': { message: Message };
   'message.unread': { message: Message };

@@ -83,6 +83,7 @@ export type {
   WebhookDelivery,
   WebhookEventType,
   RetentionPolicyInput,
+  EmailAttachment,
 } from './schemas/index.js';
 export type { MarkAsInput, ActionInput, SnoozeInput, FeedQueryInput, MessageFilterInput } from './engine/inbox/messages-api.js';
 export type { DecisionRecord, TraceEntry } from './walk/trace.js';

@@ -350,6 +350,12 @@ export interface TraceRepository {
   append(records: readonly DecisionRecord[]): Promise<void>;
   /** Records of one trigger, oldest first (ties in append order), optionally one subscriber's. */
   list(env: string, transactionId: string, subscriberId?: string): Promise<DecisionRecord[]>;
+  /**
+   * The triggers whose records skipped a channel step of this subscriber (a step that made no
+   * message), newest record first, those recorded at or after `since` when given, at most `limit`:
+   * how an activity view finds a trigger that left a subscriber nothing but skipped steps.
+   */
+  skippedFor(env: string, subscriberId: string, query: { since?: string; limit: number }): Promise<{ transactionId: string; at: string }[]>;
 }
 
 /** One event gathered by a digest. */

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { isTidingsError } from '../src/index.js';
 import { inAppWorkflow, testEngine } from './helpers.js';
 
@@ -109,5 +109,19 @@ describe('recipients', () => {
     expect(result!.error!.join()).toMatch(/timezone/);
     await expect(tidings.trigger({ name: 'ok', to: [{ subscriberId: 'ada', timezone: 'Mars/Olympus' }] })).rejects.toMatchObject({ code: 'validation_failed', issues: [{ path: 'to[0].timezone' }] });
     expect(await tidings.subscribers.get('ada')).toBeNull();
+  });
+});
+
+describe('the type of a trigger result', () => {
+  it('names its transactionId as a string once its status is processed (no cast needed); other statuses may leave it out', async () => {
+    const { tidings } = testEngine();
+    await tidings.workflows.upsert(inAppWorkflow('ok'));
+    const result = await tidings.trigger({ name: 'ok', to: 'ada' });
+    if (result.status !== 'processed') throw new Error(`expected processed, got ${result.status}`);
+    expectTypeOf(result.transactionId).toEqualTypeOf<string>();
+    expect(result.transactionId).toMatch(/\S/);
+    const [other] = await tidings.triggerBulk([{ name: 'missing', to: 'ada' }]);
+    if (other!.status === 'processed') throw new Error('expected a refusal');
+    expectTypeOf(other!.transactionId).toEqualTypeOf<string | undefined>();
   });
 });

@@ -1,5 +1,6 @@
 import { systemClock, type Tidings } from '@tidings/core';
-import { messageDeletionRoutes, subscriberStatusRoutes } from './routes/subscriber-status-routes.js';
+import { messageDeletionRoutes } from './routes/message-deletion-route.js';
+import { subscriberStatusRoutes } from './routes/subscriber-status-routes.js';
 import { notificationsV2Routes } from './novu-v2/notification-routes.js';
 import { contextRoutes } from './novu-v2/context-routes.js';
 import { parseInput } from '@tidings/core/internal';
@@ -16,6 +17,7 @@ import { attachInboxSockets, type InboxSockets } from './inbox/inbox-sockets.js'
 import type { Server as HttpServer } from 'node:http';
 import { liveEvents } from './live.js';
 import { metricsRoute } from './metrics-route.js';
+import { notFoundMessage } from './not-served.js';
 import { withoutNovuExtras } from './novu-extras.js';
 import { openApiDocument } from './openapi.js';
 import { providerWebhookRoutes } from './provider-webhooks.js';
@@ -53,7 +55,7 @@ export function createHttpApp(options: HttpAppOptions) {
     if (status === 500) (options.onError ?? ((e: unknown) => console.error('[tidings http]', e)))(error);
     return c.json(body, status as 400, headers);
   });
-  app.notFound((c) => c.json(errorBody(404, `Cannot ${c.req.method} ${c.req.path}`, c.req.path, clock.now()), 404));
+  app.notFound((c) => c.json(errorBody(404, notFoundMessage(c.req.method, c.req.path), c.req.path, clock.now()), 404));
 
   app.get('/openapi.json', (c) => c.json(document));
   healthRoutes(app, [...new Set(options.environments.map((e) => e.tidings))]);

@@ -33,7 +33,7 @@ export async function keyedTriggers(
   const results = await trigger(keyed);
   return results.map((result, index) =>
     derived.has(index) && result.status === 'error' && result.error?.length === 1 && result.error[0] === 'duplicate_transaction_id'
-      ? { acknowledged: true, status: 'processed', ...(result.transactionId !== undefined && { transactionId: result.transactionId }) }
+      ? { acknowledged: true, status: 'processed', transactionId: result.transactionId ?? derivedTransactionId(env, request, index) }
       : result,
   );
 }

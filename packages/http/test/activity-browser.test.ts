@@ -1,9 +1,10 @@
 /**
  * The activity page in Chromium, over a served engine: triggers that deliver (in-app, and email
- * through a local provider), skip by a filter, wait on a delay and fail at the provider; the page
- * shows each, and its retry button sends the failed email once the provider takes it again. A
- * workflow edited under a waiting run: the run shows the revision it keeps, the workflow's page its
- * revisions with their diffs, and a rollback from there.
+ * through a local provider), skip by a filter or a preference, are not sent (no address), wait on a
+ * delay or a digest and fail at the provider; the page shows each, and its retry button sends the
+ * failed email once the provider takes it again. A workflow edited under a waiting run: the run
+ * shows the revision it keeps, the workflow's page its revisions with their diffs, and a rollback
+ * from there.
  * `UPDATE_SCREENSHOTS=1` writes the screenshot of the docs (docs/activity.png).
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -45,12 +46,18 @@ async function start() {
   // Two attempts, 1 s apart: the invoice fails for good within a second or two.
   const tidings = createTidings({ storage: memoryStorage(), providers: [mail.provider], maxAttempts: 2, maxIdleMs: 100 });
   await tidings.integrations.upsert({ name: 'Local mail', identifier: 'local-mail', providerId: 'local-mail', channel: 'email', active: true, primary: true });
+  // An SMS integration, and Ada has no phone: her texts are not sent (no provider is called).
+  await tidings.integrations.upsert({ name: 'Local SMS', identifier: 'local-sms', providerId: 'local-sms', channel: 'sms', active: true, primary: true });
   await tidings.subscribers.upsert({ subscriberId: 'ada', firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' });
   const upsert = (identifier: string, name: string, steps: object[]) => tidings.workflows.upsert({ name, triggers: [{ identifier }], steps: steps as never });
   await upsert('welcome', 'Welcome', [{ template: { type: 'in_app', content: 'Welcome, {{ subscriber.firstName }}' } }, { template: { type: 'email', subject: 'Welcome aboard', content: 'Hello {{ subscriber.firstName }}' } }]);
   await upsert('pro-tip', 'Pro tip', [{ template: { type: 'in_app', content: 'A tip for pros' }, filters: [{ value: 'AND', children: [{ on: 'payload', field: 'plan', operator: 'EQUAL', value: 'pro' }] }] }]);
   await upsert('reminder', 'Reminder', [{ template: { type: 'delay' }, metadata: { type: 'regular', amount: 1, unit: 'hours' } }, { template: { type: 'in_app', content: 'Your trial ends soon' } }]);
   await upsert('invoice', 'Invoice', [{ template: { type: 'email', subject: 'Your invoice', content: 'Invoice {{ payload.number }}' } }]);
+  await upsert('newsletter', 'Newsletter', [{ template: { type: 'email', subject: 'News', content: 'This week' } }]);
+  await upsert('code', 'Login code', [{ template: { type: 'sms', content: 'Your code is 1234' } }]);
+  await upsert('weekly', 'Weekly', [{ template: { type: 'digest' }, metadata: { type: 'regular', amount: 7, unit: 'days' } }, { template: { type: 'in_app', content: '{{ step.total_count }} updates' } }]);
+  await tidings.preferences.update('ada', { workflowId: 'newsletter', channels: { email: false } });
 
   const api = createHttpApp({ environments: [{ tidings, apiKeys: [KEY] }] });
   api.route('/activity', activityApp());
@@ -79,6 +86,9 @@ describe.skipIf(!chromiumAvailable)('activity page in a real browser (Chromium)'
         tip: (await tidings.trigger({ name: 'pro-tip', to: 'ada', payload: { plan: 'free' } })).transactionId!,
         reminder: (await tidings.trigger({ name: 'reminder', to: 'ada' })).transactionId!,
         invoice: (await tidings.trigger({ name: 'invoice', to: 'ada', payload: { number: 'INV-1042' } })).transactionId!,
+        newsletter: (await tidings.trigger({ name: 'newsletter', to: 'ada' })).transactionId!,
+        code: (await tidings.trigger({ name: 'code', to: 'ada' })).transactionId!,
+        weekly: (await tidings.trigger({ name: 'weekly', to: 'ada' })).transactionId!,
       };
       // An edit under the waiting reminder: revision 2; the run keeps revision 1.
       const reminder = (await tidings.workflows.get('reminder'))!;
@@ -86,6 +96,8 @@ describe.skipIf(!chromiumAvailable)('activity page in a real browser (Chromium)'
       const emailOf = async (transactionId: string) => (await tidings.messages.byTransaction(transactionId)).find((m) => m.channel === 'email');
       await eventually(async () => ((await emailOf(tx.invoice))?.status === 'error' ? true : undefined), 'the invoice to fail for good');
       await eventually(async () => ((await emailOf(tx.welcome))?.status === 'sent' ? true : undefined), 'the welcome email');
+      await eventually(async () => ((await tidings.explain(tx.newsletter)).length > 0 && (await tidings.messages.byTransaction(tx.code)).length > 0 ? true : undefined), 'the newsletter and the code');
+      await eventually(async () => ((await tidings.pending({ transactionId: tx.weekly })).digests.length > 0 ? true : undefined), 'the weekly digest to open');
 
       const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
       const authorizations = new Set<string | undefined>();
@@ -102,11 +114,25 @@ describe.skipIf(!chromiumAvailable)('activity page in a real browser (Chromium)'
       await page.waitForSelector(`article.tx[data-transaction="${tx.welcome}"]`);
 
       // Newest first, each with its recipient and messages.
-      expect(await page.locator('article.tx').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-transaction')))).toEqual([tx.invoice, tx.reminder, tx.tip, tx.welcome]);
+      expect(await page.locator('article.tx').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-transaction')))).toEqual([tx.weekly, tx.code, tx.newsletter, tx.invoice, tx.reminder, tx.tip, tx.welcome]);
       const badges = (transactionId: string) => page.locator(`article.tx[data-transaction="${transactionId}"] .message`).evaluateAll((els) => els.map((e) => `${e.getAttribute('data-channel')}:${e.getAttribute('data-status')}`));
       expect(await badges(tx.welcome)).toEqual(['in_app:sent', 'email:sent']);
       expect(await badges(tx.invoice)).toEqual(['email:error']);
-      expect(await badges(tx.tip)).toEqual([]);
+      expect(await badges(tx.tip)).toEqual(['in_app:skipped']);
+      // Skipped by her preference: a badge of its own, its reason on hover; a text with nowhere to go reads "not sent".
+      expect(await badges(tx.newsletter)).toEqual(['email:skipped']);
+      expect(await page.textContent(`article.tx[data-transaction="${tx.newsletter}"] .message`)).toBe('Email: skipped');
+      expect(await page.getAttribute(`article.tx[data-transaction="${tx.newsletter}"] .message`, 'title')).toMatch(/email/);
+      expect(await page.textContent(`article.tx[data-transaction="${tx.code}"] .message`)).toBe('SMS: not sent');
+
+      // Filtered by channel and outcome: the skipped email alone.
+      await page.selectOption('form.filters select[name=channel]', 'email');
+      await page.selectOption('form.filters select[name=status]', 'skipped');
+      await page.click('form.filters button[type=submit]');
+      await page.waitForFunction(() => document.querySelectorAll('article.tx').length === 1);
+      expect(await page.getAttribute('article.tx', 'data-transaction')).toBe(tx.newsletter);
+      expect(await page.locator('form.filters select[name=status] option').allTextContents()).toEqual(['any', 'sent', 'failed', 'not sent', 'skipped']);
+      await page.selectOption('form.filters select[name=channel]', '');
 
       // Filtered by status: only the failed invoice.
       await page.selectOption('form.filters select[name=status]', 'error');
@@ -114,6 +140,16 @@ describe.skipIf(!chromiumAvailable)('activity page in a real browser (Chromium)'
       await page.waitForFunction(() => document.querySelectorAll('article.tx').length === 1);
       expect(await page.getAttribute('article.tx', 'data-transaction')).toBe(tx.invoice);
 
+      // Not sent: no provider named beside it, though an integration was picked.
+      await page.goto(`${app.url}/activity/#/tx/${tx.code}/ada`);
+      await page.waitForSelector('.messages tr[data-status="warning"]');
+      expect(await page.textContent('.messages tr[data-status="warning"] td.provider')).toBe('');
+      expect(await page.textContent('.messages tr[data-status="warning"] .badge')).toBe('not sent');
+      // The digest's flush job names its digest, not a transaction.
+      await page.goto(`${app.url}/activity/#/pending`);
+      await page.waitForSelector('table.jobs tr[data-kind="digest"]');
+      expect(await page.textContent('table.jobs tr[data-kind="digest"] td.of')).toMatch(/^digest \S+$/);
+      expect(await page.locator('table.jobs th').allTextContents()).not.toContain('Transaction');
       // Skipped by a filter: the condition that failed, with the value it saw.
       await page.goto(`${app.url}/activity/#/tx/${tx.tip}/ada`);
       expect(await page.textContent('.step[data-decision="skipped"] .filter')).toBe('Filter payload.plan EQUAL pro did not pass: it was "free"');

@@ -1,6 +1,7 @@
 export { chatWebhookProvider, slackProvider, discordProvider, msTeamsProvider } from './chat.js';
 export { pushWebhookProvider } from './push.js';
 export { smtpProvider, type SmtpProviderOptions } from './smtp.js';
+export type { SmtpPoolOptions } from './email/smtp-pool.js';
 export { consoleProviders } from './console.js';
 export { webhookProvider, type WebhookProviderOptions } from './webhook-provider.js';
 export { postJson, type PostOptions } from './http.js';

@@ -7,7 +7,9 @@ import { postmarkProvider } from '../src/email/postmark.js';
 import { resendProvider } from '../src/email/resend.js';
 import { sendgridProvider } from '../src/email/sendgrid.js';
 import { sesProvider } from '../src/email/ses.js';
-import { mailboxName } from './services/email-fake-server.js';
+import { consoleProviders } from '../src/console.js';
+import { serviceProviders } from '../src/service-providers.js';
+import { mailboxName, type ReceivedFile } from './services/email-fake-server.js';
 import { fakeMailgun } from './services/email-mailgun.js';
 import { fakePostmark } from './services/email-postmark.js';
 import { fakeResend } from './services/email-resend.js';
@@ -46,8 +48,8 @@ async function engine(provider: Provider, credentials: Credentials, options: { l
     triggers: [{ identifier: 'welcome' }],
     steps: [{ template: { type: 'email', subject: 'Welcome {{ subscriber.firstName }}', content: 'Hello <b>{{ subscriber.firstName }}</b>', layoutId: null } }],
   });
-  const send = async (email = 'ada@example.test', overrides: JsonObject = {}) => {
-    const result = await tidings.trigger({ name: 'welcome', to: { subscriberId: 'ada', firstName: 'Ada', email }, overrides });
+  const send = async (email = 'ada@example.test', overrides: JsonObject = {}, payload: JsonObject = {}) => {
+    const result = await tidings.trigger({ name: 'welcome', to: { subscriberId: 'ada', firstName: 'Ada', email }, overrides, payload });
     await tidings.runDue();
     return result.transactionId!;
   };
@@ -380,5 +382,96 @@ describe('one-click unsubscribe headers, as each service documents them', () => 
     const ses = await started(fakeSes({ region: 'eu-west-1', accessKeyId: 'AKIAEXAMPLE', secretAccessKey: 'secret/EXAMPLE+key', verifiedIdentities: ['tidings.test'] }));
     await (await engine(sesProvider(at(ses.url)), { apiKey: 'AKIAEXAMPLE', secretKey: 'secret/EXAMPLE+key', region: 'eu-west-1', ...sender }, links)).send();
     expect(ses.accepted[0]!['Content']).toMatchObject({ Simple: { Headers: [{ Name: 'List-Unsubscribe', Value: expect.stringMatching(LINK) }, { Name: 'List-Unsubscribe-Post', Value: ONE_CLICK }] } });
+  });
+});
+
+describe('payload.attachments, as each service documents files', () => {
+  // Every byte value, so an encoding that is not binary-safe shows.
+  const PDF = Buffer.from(Array.from({ length: 512 }, (_, n) => (n * 7) % 256));
+  const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff, 0x10]);
+  const attachments = {
+    attachments: [
+      { file: PDF.toString('base64'), name: 'invoice.pdf', mime: 'application/pdf' },
+      { file: PNG.toString('base64'), name: 'logo.png', mime: 'image/png', cid: 'logo' },
+    ],
+  };
+  const sender = { from: 'noreply@tidings.test', senderName: 'Tidings' };
+  /** What a service received, comparable: file name, type, bytes in base64, Content-ID; by file name (MIME puts inline files first). */
+  const received = (files: readonly ReceivedFile[]) => files.map((f) => [f.filename, f.contentType, f.content.toString('base64'), f.cid ?? null]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+  const SENT = [
+    ['invoice.pdf', 'application/pdf', PDF.toString('base64'), null],
+    ['logo.png', 'image/png', PNG.toString('base64'), 'logo'],
+  ];
+
+  it('every hosted email provider declares that it sends files', () => {
+    const email = serviceProviders().filter((p) => p.channel === 'email');
+    expect(email.map((p) => [p.id, p.attachments])).toEqual(['sendgrid', 'resend', 'postmark', 'mailgun', 'ses'].map((id) => [id, true]));
+  });
+
+  it('SendGrid: attachments of base64 content, filename, type and disposition; the inline one with its content_id', async () => {
+    const sendgrid = await started(fakeSendgrid({ apiKey: 'SG.key', verifiedSenders: ['noreply@tidings.test'] }));
+    const { send, message } = await engine(sendgridProvider(at(sendgrid.url)), { apiKey: 'SG.key', ...sender });
+    expect(await message(await send('ada@example.test', {}, attachments))).toMatchObject({ status: 'sent' });
+    const mail = sendgrid.accepted[0]!;
+    expect(received(mail.files)).toEqual(SENT);
+    expect(mail.attachments!.map((a) => a.disposition)).toEqual(['attachment', 'inline']);
+  });
+
+  it('Resend: attachments of filename, base64 content and content_type; the inline one with its content_id', async () => {
+    const resend = await started(fakeResend({ apiKey: 're_key', verifiedDomains: ['tidings.test'] }));
+    const { send, message } = await engine(resendProvider(at(resend.url)), { apiKey: 're_key', ...sender });
+    expect(await message(await send('ada@example.test', {}, attachments))).toMatchObject({ status: 'sent' });
+    expect(received(resend.accepted[0]!.files)).toEqual(SENT);
+  });
+
+  it('Postmark: Attachments of Name, base64 Content and ContentType; the inline one with ContentID cid:…', async () => {
+    const postmark = await started(fakePostmark({ token: 'server-token', senderSignatures: ['noreply@tidings.test'] }));
+    const { send, message } = await engine(postmarkProvider(at(postmark.url)), { apiKey: 'server-token', ...sender });
+    expect(await message(await send('ada@example.test', {}, attachments))).toMatchObject({ status: 'sent' });
+    const mail = postmark.accepted[0]!;
+    expect(received(mail.files)).toEqual(SENT);
+    expect(mail.Attachments![1]!.ContentID).toBe('cid:logo');
+  });
+
+  it('Mailgun: multipart/form-data with an attachment part and an inline part named by its Content-ID, the other fields as before; without files, still form-encoded', async () => {
+    const mailgun = await started(fakeMailgun({ apiKey: 'key-123', domains: ['mg.tidings.test'] }));
+    const { send, message } = await engine(mailgunProvider(at(mailgun.url)), { apiKey: 'key-123', domain: 'mg.tidings.test', from: 'noreply@mg.tidings.test', senderName: 'Tidings' });
+    expect(await message(await send('ada@example.test', toAList, attachments))).toMatchObject({ status: 'sent' });
+    expect(mailgun.calls[0]!.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
+    const mail = mailgun.accepted[0]!;
+    // Mailgun shows an inline file as cid:<its file name>, so the inline part is named by its cid.
+    expect(received(mail.files)).toEqual([SENT[0], ['logo', 'image/png', PNG.toString('base64'), 'logo']]);
+    expect(mail.fields).toMatchObject({ from: ['Billing <billing@tidings.test>'], to: ['ada@example.test', 'team@example.test', 'ops@example.test'], cc: ['boss@example.test'], subject: ['Welcome Ada'], text: ['Hello Ada'], html: [BARE_HTML] });
+    await send();
+    expect(mailgun.calls[1]!.headers['content-type']).toBe('application/x-www-form-urlencoded');
+    expect(mailgun.accepted[1]!.files).toEqual([]);
+  });
+
+  it('Amazon SES: Content.Raw, a MIME message with the files, sender, recipients (Bcc only in Destination), Reply-To, subject and both bodies', async () => {
+    const ses = await started(fakeSes({ region: 'eu-west-1', accessKeyId: 'AKIAEXAMPLE', secretAccessKey: 'secret/EXAMPLE+key', verifiedIdentities: ['tidings.test'] }));
+    const { send, message, trace } = await engine(sesProvider(at(ses.url)), { apiKey: 'AKIAEXAMPLE', secretKey: 'secret/EXAMPLE+key', region: 'eu-west-1', ...sender });
+    const tx = await send('ada@example.test', toAList, attachments);
+    expect(await message(tx)).toMatchObject({ status: 'sent' });
+    const mail = ses.accepted[0]!;
+    expect(await trace(tx)).toContain(`as ${mail.MessageId}`);
+    expect(mail.Content.Simple).toBeUndefined();
+    expect(mail.Destination).toEqual({ ToAddresses: ['ada@example.test', 'team@example.test', 'ops@example.test'], CcAddresses: ['boss@example.test'], BccAddresses: ['audit@example.test'] });
+    expect(received(mail.files)).toEqual(SENT);
+    const raw = mail.raw!;
+    expect(raw.from?.value).toEqual([{ name: 'Billing', address: 'billing@tidings.test' }]);
+    expect(raw.to).toMatchObject({ value: [{ address: 'ada@example.test' }, { address: 'team@example.test' }, { address: 'ops@example.test' }] });
+    expect(raw.cc).toMatchObject({ value: [{ address: 'boss@example.test' }] });
+    expect(raw.headers.has('bcc')).toBe(false);
+    expect(raw.replyTo).toMatchObject({ value: [{ address: 'help@tidings.test' }] });
+    expect([raw.subject, raw.text?.trim(), raw.html]).toEqual(['Welcome Ada', 'Hello Ada', BARE_HTML]);
+  });
+
+  it('an email provider that does not declare attachments is not given the email: it is not sent, saying why', async () => {
+    const lines: string[] = [];
+    const plain = consoleProviders({ channels: ['email'], log: (line) => lines.push(line) })[0]!;
+    expect(plain.attachments).toBeUndefined();
+    const { send, message } = await engine(plain, {});
+    expect(await message(await send('ada@example.test', {}, attachments))).toMatchObject({ status: 'warning', errorText: '"console" does not send attachments, and the trigger attaches 2 files' });
+    expect(lines).toEqual([]);
   });
 });

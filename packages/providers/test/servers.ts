@@ -52,14 +52,26 @@ export interface Mail {
   raw: string;
 }
 
-/** A real SMTP server on 127.0.0.1 (no TLS, no auth); `reject` may refuse a message with an SMTP code. */
+/**
+ * A real SMTP server on 127.0.0.1 (no TLS, no auth); `reject` may refuse a message with an SMTP code.
+ * `connections` counts the connections clients opened, `open` those not closed yet.
+ */
 export async function smtpServer(reject: (count: number) => { code: number; message: string } | null = () => null) {
   const mails: Mail[] = [];
   let count = 0;
+  const seen = { connections: 0, open: 0 };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
+    onConnect(_session, callback) {
+      seen.connections++;
+      seen.open++;
+      callback();
+    },
+    onClose() {
+      seen.open--;
+    },
     onData(stream, session, callback) {
       let raw = '';
       stream.on('data', (chunk: Buffer) => (raw += chunk.toString()));
@@ -77,5 +89,13 @@ export async function smtpServer(reject: (count: number) => { code: number; mess
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
-  return { port, mails, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    port,
+    mails,
+    /** Connections opened so far. */
+    connections: () => seen.connections,
+    /** Connections open now. */
+    open: () => seen.open,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

@@ -1,6 +1,6 @@
-import { sql, type Compilable, type QueryResult } from 'kysely';
+import { sql, type Compilable, type InsertResult, type QueryResult } from 'kysely';
 import { chunk } from './codec.js';
-import type { Db, SqlDialect, Upsert } from './dialect.js';
+import type { Db, Insert, SqlDialect, Upsert } from './dialect.js';
 import { reusableQuery } from './reusable-query.js';
 import type { Database } from './tables.js';
 
@@ -39,22 +39,23 @@ export function rowInserter<T extends keyof Database & string, C extends keyof D
   columns: readonly (keyof Database[T] & string)[],
   conflict: RowConflict<T, C> = {},
 ) {
+  /** The insert with what it does on a taken key, and what it returns. */
+  const finish = (insert: Insert<T, InsertResult>, returning: boolean, dialect: SqlDialect): Compilable => {
+    let query = insert;
+    if (conflict.skipTaken) query = dialect.skipTaken(query);
+    if (conflict.upsert) query = dialect.upsert(query, conflict.upsert);
+    return returning && conflict.returning !== undefined ? query.returning(conflict.returning as never) : query;
+  };
   const statement = (returning: boolean) =>
-    reusableQuery<{ cells: readonly unknown[] }>((db, { cells }, dialect): Compilable => {
+    reusableQuery<{ cells: readonly unknown[] }>((db, { cells }, dialect) => {
       const rows: Record<string, unknown>[] = [];
       for (let at = 0; at < cells.length; at += columns.length) rows.push(Object.fromEntries(columns.map((column, i) => [column, cells[at + i]])));
-      let query = db.insertInto(table).values(rows as never);
-      if (conflict.skipTaken) query = dialect.skipTaken(query);
-      if (conflict.upsert) query = dialect.upsert(query, conflict.upsert);
-      return returning && conflict.returning !== undefined ? query.returning(conflict.returning as never) : query;
+      return finish(db.insertInto(table).values(rows as never), returning, dialect);
     });
   const fromDocument = (returning: boolean) =>
-    reusableQuery<{ rows: string }>((db, { rows }, dialect): Compilable => {
+    reusableQuery<{ rows: string }>((db, { rows }, dialect) => {
       const source = db.selectFrom(sql`json_populate_recordset(null::${sql.table(table)}, ${rows}::json)`.as('r') as never).select(columns as never);
-      let query = db.insertInto(table).columns(columns as never).expression(source as never);
-      if (conflict.skipTaken) query = dialect.skipTaken(query);
-      if (conflict.upsert) query = dialect.upsert(query, conflict.upsert);
-      return returning && conflict.returning !== undefined ? query.returning(conflict.returning as never) : query;
+      return finish(db.insertInto(table).columns(columns as never).expression(source as never), returning, dialect);
     });
   type Rows = readonly (readonly unknown[])[];
   /** A statement of this inserter bound to a dialect: it takes the rows. */

@@ -11,4 +11,8 @@ export interface SqliteHandle {
   close(): unknown;
   readonly memory: boolean;
   readonly open: boolean;
+  /** The file it was opened from: the storage takes that file's writer lock. */
+  readonly name?: string;
+  /** Opened read-only: the storage takes no writer lock. */
+  readonly readonly?: boolean;
 }

@@ -6,6 +6,7 @@ import { SAFETY_NET_PAGES, walCheckpointer } from './checkpointer.js';
 import { sqliteDialect } from './sqlite-dialect.js';
 import type { SqliteHandle } from './sqlite-handle.js';
 import { withStatementCache } from './statement-cache.js';
+import { takeWriterLock } from './writer-lock.js';
 
 export type SqliteStorageOptions = (
   | {
@@ -24,6 +25,14 @@ export type SqliteStorageOptions = (
 ) & {
   /** Apply pending migrations before the first operation. @default true */
   migrate?: boolean;
+  /**
+   * Open the database to read it only, while another process writes it (to look at an app's
+   * activity, say): no migrations, no writer lock, no checkpoints, and every write fails. A file
+   * given by name must exist. Without it, the storage takes the file's writer lock (`<file>-lock`),
+   * and a second writer, in another process or this one, is refused with a `SqliteInUseError`.
+   * @default false
+   */
+  readOnly?: boolean;
   /** How long a writer waits for another process's lock, in ms. @default 5000 */
   busyTimeoutMs?: number;
   /**
@@ -58,25 +67,45 @@ function whileBusy(timeoutMs: number, step: () => unknown): void {
   }
 }
 
+/** The file a database was opened from, when it is one that can be written (not in memory, not read-only). */
+const writtenFile = (database: SqliteHandle): string | null => (database.memory || database.readonly || !database.name ? null : database.name);
+
 /**
  * Storage in one SQLite file: the embedded default. WAL journal, `synchronous=NORMAL`, a busy timeout
- * and cached prepared statements. One process writes at a time; for many processes use Postgres.
+ * and cached prepared statements. One process writes a file: the storage holds its writer lock while
+ * open, and refuses to open a file another writer holds (`readOnly` reads one); for many processes
+ * use Postgres or MySQL.
  */
 export function sqliteStorage(options: SqliteStorageOptions): SqlStorage {
   const own = options.database === undefined;
+  const readOnly = options.readOnly ?? false;
   let database: SqliteHandle;
+  let release: (() => void) | null = null;
   if (options.database) database = options.database;
+  else if (readOnly) database = new Database(options.filename, { readonly: true, fileMustExist: true });
   else {
-    if (options.filename !== ':memory:' && options.filename !== '') prepareSqlitePath(options.filename);
-    database = new Database(options.filename);
+    const file = options.filename !== ':memory:' && options.filename !== '';
+    if (file) prepareSqlitePath(options.filename);
+    release = file ? takeWriterLock(options.filename) : null;
+    try {
+      database = new Database(options.filename);
+    } catch (error) {
+      release?.();
+      throw error;
+    }
+  }
+  if (!own && !readOnly) {
+    const file = writtenFile(database);
+    if (file) release = takeWriterLock(file);
   }
   const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000));
   database.pragma(`busy_timeout = ${busyTimeoutMs}`);
-  if (!database.memory) whileBusy(busyTimeoutMs, () => database.pragma('journal_mode = WAL'));
-  database.pragma('synchronous = NORMAL');
+  // A reader leaves the file's settings to its writer.
+  if (!database.memory && !readOnly) whileBusy(busyTimeoutMs, () => database.pragma('journal_mode = WAL'));
+  if (!readOnly) database.pragma('synchronous = NORMAL');
   // A file of our own is checkpointed by a worker thread; the commit checkpoints only past the safety net.
   const walSizeLimitBytes = Number.isFinite(options.walSizeLimitBytes) ? Math.max(0, Math.floor(options.walSizeLimitBytes!)) : WAL_SIZE_LIMIT_BYTES;
-  const checkpointer = own && !database.memory && options.filename ? walCheckpointer(options.filename, busyTimeoutMs, walSizeLimitBytes) : null;
+  const checkpointer = own && !readOnly && !database.memory && options.filename ? walCheckpointer(options.filename, busyTimeoutMs, walSizeLimitBytes) : null;
   if (checkpointer) {
     database.pragma(`wal_autocheckpoint = ${SAFETY_NET_PAGES}`);
     // The writer shrinks the log back to the limit when it starts it over after a complete checkpoint.
@@ -88,11 +117,12 @@ export function sqliteStorage(options: SqliteStorageOptions): SqlStorage {
     db,
     dialect: sqliteDialect,
     durable: !database.memory,
-    ...(options.migrate !== undefined && { migrate: options.migrate }),
+    ...(readOnly ? { migrate: false } : options.migrate !== undefined && { migrate: options.migrate }),
     async close() {
       await checkpointer?.close();
       await db.destroy();
       if (own && database.open) database.close();
+      release?.();
     },
   });
   if (!checkpointer) return storage;

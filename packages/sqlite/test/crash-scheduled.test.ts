@@ -30,6 +30,10 @@ it('a worker killed with SIGKILL amid delays and digests: a new process resumes 
   const subscribers = Array.from({ length: 10 }, (_, i) => `s${i}`);
   const results = await tidings.triggerBulk(Array.from({ length: 50 }, (_, n) => ({ name: 'scheduled', to: subscribers[n % 10]!, payload: { n } })));
   expect(results.every((r) => r.status === 'processed')).toBe(true);
+  // The workers write the file from now on (one at a time: each takes its writer lock); this process only reads it.
+  await storage.close();
+  const reader = sqliteStorage({ filename, readOnly: true });
+  const watch = createTidings({ storage: reader });
 
   const first = spawnTs('packages/sqlite/test/fixtures/run-jobs.ts', [filename]);
   await waitForOutput(first, 'MESSAGE');
@@ -41,7 +45,7 @@ it('a worker killed with SIGKILL amid delays and digests: a new process resumes 
   await waitForOutput(second, 'READY');
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
-    const pending = await tidings.pending();
+    const pending = await watch.pending();
     if (pending.jobs.length === 0 && pending.digests.length === 0) break;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -49,7 +53,7 @@ it('a worker killed with SIGKILL amid delays and digests: a new process resumes 
   await second.exited;
 
   for (const subscriberId of subscribers) {
-    const { items } = await tidings.messages.feed(subscriberId, { limit: 100 });
+    const { items } = await watch.messages.feed(subscriberId, { limit: 100 });
     const contents = items.map((m) => String(m.content));
     const mine = Array.from({ length: 50 }, (_, n) => n).filter((n) => n % 10 === Number(subscriberId.slice(1)));
     expect(contents.filter((c) => c.startsWith('first')).sort()).toEqual(mine.map((n) => `first ${n}`).sort());
@@ -58,5 +62,5 @@ it('a worker killed with SIGKILL amid delays and digests: a new process resumes 
     expect(digested.reduce((a, b) => a + b, 0)).toBe(5);
     expect(new Set(items.map((m) => m._id)).size).toBe(items.length);
   }
-  await storage.close();
+  await reader.close();
 }, 90_000);

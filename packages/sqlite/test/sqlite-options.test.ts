@@ -40,7 +40,7 @@ describe('sqliteStorage options', () => {
     database.close();
   });
 
-  it('migrations: recorded once, safe when several processes migrate one file at once, skipped with migrate: false', async () => {
+  it('migrations: recorded once when several processes start on one file at once (they take turns through its writer lock), skipped with migrate: false', async () => {
     const filename = join(dir, 'migrate.db');
     const children = Array.from({ length: 3 }, () => spawnTs('packages/sqlite/test/fixtures/migrate-once.ts', [filename]));
     expect(await Promise.all(children.map((c) => c.exited)), children.map((c) => c.output()).join('\n')).toEqual([0, 0, 0]);

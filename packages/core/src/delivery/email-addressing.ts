@@ -3,7 +3,7 @@ import { issuesOf } from '../validation.js';
 import type { EmailAddressing } from './provider.js';
 
 export type EmailAddressingResult =
-  | { ok: true; email: EmailAddressing; overrides: JsonObject }
+  | { ok: true; email: EmailAddressing; overrides: JsonObject; headers: Readonly<Record<string, string>> }
   | { ok: false; reason: string };
 
 const objectOr = (value: unknown): JsonObject => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : {});
@@ -20,11 +20,13 @@ function checked(value: JsonObject, at: string): { ok: true; value: EmailOverrid
  * Novu's email step builds it: `overrides.email` with `overrides[providerId]`'s `to`, `cc`, `bcc`,
  * `from` and `senderName` over it; `to` adds to the recipient, `cc` and `bcc` are added, `from` and
  * `senderName` replace the integration's, `replyTo` (from `overrides.email` only) sets Reply-To. An
- * address given twice across the lists is sent to once, in its first place. Also returns the provider's
- * overrides without the members folded in. Not ok when a member is not an address (the trigger checks
+ * address given twice across the lists is sent to once, in its first place. `cc` and `bcc` may come
+ * from the step too (`base`), before the overrides' own. Also returns the custom headers
+ * (`overrides[providerId].headers` over `overrides.email.headers`) and the provider's overrides
+ * without the members folded in. Not ok when a member is not an address (the trigger checks
  * `overrides.email`; `overrides[providerId]` is only known to be an email provider's here).
  */
-export function emailAddressing(overrides: JsonObject, providerId: string, recipient: string): EmailAddressingResult {
+export function emailAddressing(overrides: JsonObject, providerId: string, recipient: string, base: { cc?: readonly string[]; bcc?: readonly string[] } = {}): EmailAddressingResult {
   const own = objectOr(overrides[providerId]);
   const picked: JsonObject = {};
   const rest: JsonObject = {};
@@ -47,8 +49,8 @@ export function emailAddressing(overrides: JsonObject, providerId: string, recip
       return true;
     });
   const to = once([recipient, ...(merged.to ?? [])]);
-  const cc = once(merged.cc);
-  const bcc = once(merged.bcc);
+  const cc = once([...(base.cc ?? []), ...(merged.cc ?? [])]);
+  const bcc = once([...(base.bcc ?? []), ...(merged.bcc ?? [])]);
   return {
     ok: true,
     email: {
@@ -60,5 +62,6 @@ export function emailAddressing(overrides: JsonObject, providerId: string, recip
       ...(email.value.replyTo !== undefined && { replyTo: email.value.replyTo }),
     },
     overrides: rest,
+    headers: { ...email.value.headers, ...provider.value.headers },
   };
 }

@@ -1,9 +1,12 @@
 import type { Channel, Credentials, JsonObject } from '../schemas/index.js';
 import type { ProviderStatusEvent } from '../schemas/provider-status.js';
+import type { EmailAttachment } from '../schemas/email-attachments.js';
 
 /** Where a message goes, resolved from the subscriber and the integration. */
 export interface ProviderRecipient {
   readonly subscriberId: string;
+  /** The subscriber's name (first and last), for the address an email is sent to (`"Ada Lovelace" <ada@…>`). */
+  readonly name?: string;
   readonly email?: string;
   readonly phone?: string;
   readonly webhookUrl?: string;
@@ -34,6 +37,8 @@ export interface EmailAddressing {
   readonly replyTo?: string;
 }
 
+export type { EmailAttachment };
+
 /** A rendered message as a provider sends it. */
 export interface ProviderMessage {
   readonly messageId: string;
@@ -61,10 +66,17 @@ export interface ProviderMessage {
    */
   readonly email?: EmailAddressing;
   /**
-   * Email only: headers the message carries (`List-Unsubscribe` and `List-Unsubscribe-Post` for
-   * one-click unsubscribe). A provider sets them the way its service documents.
+   * Email only: headers the message carries: the step's `headers`, the trigger's
+   * `overrides.email.headers` (and `overrides[providerId].headers`) over them, and one-click
+   * unsubscribe's `List-Unsubscribe` and `List-Unsubscribe-Post`. A provider sets them the way its
+   * service documents.
    */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Email only: the files the trigger attached (`payload.attachments`, those whose `channels` name
+   * email or none). Only a provider with `attachments: true` is given a message that has some.
+   */
+  readonly attachments?: readonly EmailAttachment[];
   /**
    * Push only: the members a code workflow's push step returned beside `subject` and `body`
    * (`badge`, `sound`, `data`, …). A push provider puts those its service has a field for in the
@@ -150,6 +162,17 @@ export interface Provider {
    * @default false
    */
   readonly idempotent?: boolean;
+  /**
+   * Email only: `send` sends `ProviderMessage.attachments`. An integration whose provider does not is
+   * passed over for a message with attachments (the next one of the channel is tried; with none left
+   * the message is not sent, saying why), so no file is dropped without a word. @default false
+   */
+  readonly attachments?: boolean;
+  /**
+   * Closes what the provider keeps open between sends (pooled connections). The engine calls it when
+   * it stops; a send after it opens anew.
+   */
+  close?(): Promise<void>;
   send(message: ProviderMessage, credentials: Credentials, context?: SendContext): Promise<ProviderResult>;
   /**
    * Reads one status callback of the service: checks it is signed as the service signs it (throws

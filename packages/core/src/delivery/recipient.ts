@@ -12,8 +12,11 @@ export type RecipientResolution = { ok: true; to: ProviderRecipient } | { ok: fa
 export function resolveRecipient(subscriber: Subscriber, channel: Channel, integration: Integration, chatAddress: ChatAddress = 'webhookUrl'): RecipientResolution {
   const base = { subscriberId: subscriber.subscriberId };
   switch (channel) {
-    case 'email':
-      return subscriber.email ? { ok: true, to: { ...base, email: subscriber.email } } : { ok: false, reason: 'the subscriber has no email address' };
+    case 'email': {
+      // The name the email is addressed to: `"Ada Lovelace" <ada@…>`.
+      const name = [subscriber.firstName, subscriber.lastName].filter((part) => typeof part === 'string' && part.trim() !== '').join(' ').trim();
+      return subscriber.email ? { ok: true, to: { ...base, email: subscriber.email, ...(name !== '' && { name }) } } : { ok: false, reason: 'the subscriber has no email address' };
+    }
     case 'sms':
       return subscriber.phone ? { ok: true, to: { ...base, phone: subscriber.phone } } : { ok: false, reason: 'the subscriber has no phone number' };
     case 'chat':

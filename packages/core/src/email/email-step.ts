@@ -4,6 +4,7 @@ import { renderTemplate, type RenderBudget } from '../templates/render.js';
 import { chooseLayout, type EmailLook } from './email-look.js';
 import { composeEmail } from './compose-email.js';
 import { unsubscribeScope } from '../preferences/categories.js';
+import { renderEmailFields } from './email-fields.js';
 
 /** A layout named by an email step that is not stored: the step fails with this reason. */
 export class MissingLayout extends Error {
@@ -18,7 +19,7 @@ const WHOLE_DOCUMENT = /^\s*(<!doctype\s|<html[\s>])/i;
 
 export interface EmailStepInput {
   readonly rendered: RenderedContent;
-  readonly template: Pick<StepTemplate, 'layoutId' | 'preheader' | 'senderName' | 'slots'>;
+  readonly template: Pick<StepTemplate, 'layoutId' | 'preheader' | 'senderName' | 'slots' | 'replyTo' | 'cc' | 'bcc' | 'headers'>;
   readonly workflow: Pick<Workflow, 'layoutId' | 'critical' | 'unsubscribe' | 'category'>;
   readonly look: EmailLook | undefined;
   /** The step's variables (the brand among them). */
@@ -29,7 +30,7 @@ export interface EmailStepInput {
 
 /**
  * An email step's rendered content with the email as it is sent: its layout chosen, its preheader
- * rendered, the brand's sender name and Reply-To. Throws MissingLayout for a layout named and not
+ * rendered, the step's (or else the brand's) sender name and Reply-To, the step's Cc, Bcc and headers. Throws MissingLayout for a layout named and not
  * stored, and what rendering throws (RenderBudgetSpent: the walk goes on later).
  */
 export function withEmail(input: EmailStepInput): RenderedContent {
@@ -43,12 +44,17 @@ export function withEmail(input: EmailStepInput): RenderedContent {
   const brand = look?.brand;
   const senderName = template.senderName ? renderTemplate(template.senderName, variables, { budget: input.budget }) : brand?.fromName;
   const headers = oneClick(input);
+  const fields = renderEmailFields(input.template, variables, input.budget);
+  const replyTo = fields.replyTo ?? brand?.replyTo;
   const email: RenderedEmail = {
     ...composed,
     layoutId: choice.layout?.identifier ?? null,
     ...(preheader && { preheader }),
     ...(senderName && { senderName }),
-    ...(brand?.replyTo && { replyTo: brand.replyTo }),
+    ...(replyTo && { replyTo }),
+    ...(fields.cc && { cc: fields.cc }),
+    ...(fields.bcc && { bcc: fields.bcc }),
+    ...(fields.headers && { customHeaders: fields.headers }),
     ...(headers && { headers }),
   };
   return { ...rendered, email };

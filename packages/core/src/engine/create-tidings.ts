@@ -337,6 +337,8 @@ export function createTidings(options: TidingsOptions): Tidings {
     },
     stop: async () => {
       await Promise.all([loop.stop(), webhookLoop.stop()]);
+      // Then what the providers keep open between sends (an SMTP pool); a later send opens anew.
+      await Promise.all([...new Set(providers.values())].map((provider) => provider.close?.()));
     },
     health() {
       const stalledForMs = Math.round(Math.max(runner.stalledForMs(), webhookRunner.stalledForMs()));

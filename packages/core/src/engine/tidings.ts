@@ -133,7 +133,7 @@ export interface Tidings {
   runDue(): Promise<number>;
   /** Starts the background job loops (walks, and webhook deliveries in a lane of their own). */
   start(): void;
-  /** Stops the job loops after the jobs in flight; the storage stays open. */
+  /** Stops the job loops after the jobs in flight, then closes what providers keep open (`Provider.close`); the storage stays open. */
   stop(): Promise<void>;
   /**
    * The engine's state for health checks: the job loop is `stuck` when the jobs in hand have gone

@@ -3,6 +3,14 @@ import type { DecisionRecord } from '../schemas/decision-record.js';
 import type { TraceRepository } from '../storage.js';
 
 const TABLE = 'traces';
+/**
+ * One record per (subscriber, trigger) whose decisions skipped a channel step: the index by
+ * subscriber the traces do not have (a fan-out's records are stored as one run under the trigger).
+ */
+const SKIPS = 'skips';
+
+const CHANNEL_TYPES: ReadonlySet<string> = new Set(['in_app', 'email', 'sms', 'chat', 'push']);
+const skipsAChannel = (record: DecisionRecord) => record.entries.some((e) => e.decision === 'skipped' && CHANNEL_TYPES.has(e.type));
 
 /** Consecutive records of one trigger that differ only in their subscriber and job. */
 interface TraceRun {
@@ -76,6 +84,19 @@ export function traceRepository(records: RecordStore): TraceRepository {
         else byEnv.set(first.environmentId, [record]);
       }
       for (const [env, batch] of byEnv) await records.put(env, TABLE, batch);
+      const skips = new Map<string, RecordInput[]>();
+      for (const r of decisions) {
+        if (!skipsAChannel(r)) continue;
+        const skip = { key: `${r.subscriberId}\u0001${r.transactionId}`, i1: r.subscriberId, i2: r.transactionId, sort: r.at, doc: {} };
+        const same = skips.get(r.environmentId);
+        if (same) same.push(skip);
+        else skips.set(r.environmentId, [skip]);
+      }
+      for (const [env, batch] of skips) await records.put(env, SKIPS, batch);
+    },
+    async skippedFor(env, subscriberId, { since, limit }) {
+      const rows = await records.find(env, SKIPS, { i1: subscriberId, ...(since !== undefined && { sort: { gte: since } }), order: 'desc', limit });
+      return rows.map((row) => ({ transactionId: row.i2 ?? '', at: row.sort }));
     },
     async list(env, transactionId, subscriberId) {
       const rows = await records.find(env, TABLE, { i1: transactionId, ...(subscriberId !== undefined && { i3: [subscriberId, '*'] }) });
@@ -86,7 +107,9 @@ export function traceRepository(records: RecordStore): TraceRepository {
   };
 }
 
-/** Deletes the decision records of these triggers. */
+/** Deletes the decision records of these triggers, and their entries in the index of skips. */
 export async function deleteTraces(records: RecordStore, env: string, transactionIds: readonly string[]): Promise<void> {
-  if (transactionIds.length > 0) await records.deleteWhere(env, TABLE, { i1: transactionIds });
+  if (transactionIds.length === 0) return;
+  await records.deleteWhere(env, TABLE, { i1: transactionIds });
+  await records.deleteWhere(env, SKIPS, { i2: transactionIds });
 }

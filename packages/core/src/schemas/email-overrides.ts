@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { emailHeadersSchema } from './email-headers.js';
 
 /** Most addresses one of `to`, `cc` or `bcc` of a trigger's email overrides may hold (Resend's and Postmark's limit per message). */
 export const MAX_EMAIL_OVERRIDE_ADDRESSES = 50;
@@ -25,11 +26,13 @@ export const emailOverridesSchema = z.looseObject({
   from: addressSchema.optional(),
   senderName: z.string({ error: 'must be text' }).max(256, 'must be at most 256 characters').optional(),
   replyTo: addressSchema.optional(),
+  /** Custom headers (`{ "X-Campaign": "spring" }`), over the step's. */
+  headers: emailHeadersSchema.optional(),
 });
 export type EmailOverrides = z.output<typeof emailOverridesSchema>;
 
 /** The members of `overrides.email` Novu also reads from `overrides[providerId]` (its merge of the two): not `replyTo`. */
-export const PROVIDER_ADDRESSING_MEMBERS = ['to', 'cc', 'bcc', 'from', 'senderName'] as const;
+export const PROVIDER_ADDRESSING_MEMBERS = ['to', 'cc', 'bcc', 'from', 'senderName', 'headers'] as const;
 
 /**
  * A trigger's `overrides`: any object, whose `email` member, when present, is checked as
@@ -39,7 +42,7 @@ export const triggerOverridesSchema = z.record(z.string(), z.unknown()).superRef
   if (!('email' in overrides) || overrides['email'] === undefined) return;
   const email = overrides['email'];
   if (typeof email !== 'object' || email === null || Array.isArray(email)) {
-    ctx.addIssue({ code: 'custom', path: ['email'], message: 'must be an object (`to`, `cc`, `bcc`, `from`, `senderName`, `replyTo`, `integrationIdentifier`)' });
+    ctx.addIssue({ code: 'custom', path: ['email'], message: 'must be an object (`to`, `cc`, `bcc`, `from`, `senderName`, `replyTo`, `headers`, `integrationIdentifier`)' });
     return;
   }
   const parsed = emailOverridesSchema.safeParse(email);

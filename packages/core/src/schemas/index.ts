@@ -28,3 +28,6 @@ export * from './category.js';
 export * from './topic-subscription.js';
 export * from './context.js';
 export * from './revision.js';
+export * from './activity.js';
+export * from './email-attachments.js';
+export * from './email-headers.js';

@@ -5,7 +5,7 @@ import { channelSchema, isoInstantSchema } from './enums.js';
 import { filterSchema } from './filter.js';
 
 const STRING_CREDENTIALS = [
-  'apiKey', 'user', 'secretKey', 'domain', 'password', 'host', 'port', 'region', 'accountSid', 'messageProfileId',
+  'apiKey', 'user', 'secretKey', 'domain', 'password', 'host', 'region', 'accountSid', 'messageProfileId',
   'token', 'from', 'senderName', 'projectName', 'applicationId', 'clientId', 'baseUrl', 'webhookUrl', 'redirectUrl',
   'serviceAccount', 'ipPoolName', 'apiKeyRequestHeader', 'secretKeyRequestHeader', 'idPath', 'datePath', 'apiToken',
   'authenticationTokenKey', 'instanceId', 'alertUid', 'title', 'imageUrl', 'state', 'externalLink', 'channelId',
@@ -13,16 +13,43 @@ const STRING_CREDENTIALS = [
 ] as const;
 const BOOLEAN_CREDENTIALS = ['secure', 'requireTls', 'ignoreTls', 'hmac', 'authenticateByToken'] as const;
 
+/**
+ * A flag given as a boolean or as the text `"true"` / `"false"` (forms and environment variables give
+ * text, Novu's dashboard booleans): stored as a boolean.
+ */
+const flagSchema = z
+  .union([z.boolean(), z.enum(['true', 'false'])], { error: 'must be true or false (a boolean, or the text "true" or "false")' })
+  .transform((value) => value === true || value === 'true');
+
+/**
+ * A port given as a whole number or as its digits (Novu stores the text): stored as the text; empty
+ * text (a form's blank field) is no port.
+ */
+const portSchema = z
+  .union([z.number(), z.string()])
+  .transform((value, ctx) => {
+    const text = String(value).trim();
+    if (text === '') return undefined;
+    if (!/^\d{1,5}$/.test(text) || Number(text) < 1 || Number(text) > 65_535) {
+      ctx.addIssue({ code: 'custom', message: 'must be a port number from 1 to 65535 (a number, or its digits as text)' });
+      return z.NEVER;
+    }
+    return String(Number(text));
+  });
+
 export const credentialsSchema = z.object({
   ...(Object.fromEntries(STRING_CREDENTIALS.map((k) => [k, z.string().optional()])) as {
     [K in (typeof STRING_CREDENTIALS)[number]]: z.ZodOptional<z.ZodString>;
   }),
-  ...(Object.fromEntries(BOOLEAN_CREDENTIALS.map((k) => [k, z.boolean().optional()])) as {
-    [K in (typeof BOOLEAN_CREDENTIALS)[number]]: z.ZodOptional<z.ZodBoolean>;
+  ...(Object.fromEntries(BOOLEAN_CREDENTIALS.map((k) => [k, flagSchema.optional()])) as {
+    [K in (typeof BOOLEAN_CREDENTIALS)[number]]: z.ZodOptional<typeof flagSchema>;
   }),
+  port: portSchema.optional(),
   tlsOptions: z.record(z.string(), z.unknown()).optional(),
 });
-export type Credentials = z.infer<typeof credentialsSchema>;
+export type Credentials = z.output<typeof credentialsSchema>;
+/** Credentials as given: `port` a number or its digits, flags booleans or `"true"` / `"false"`. */
+export type CredentialsInput = z.input<typeof credentialsSchema>;
 
 const integrationFields = {
   _id: z.string().optional(),

@@ -6,6 +6,8 @@ import { parseCron } from '../timing/cron.js';
 import { digestPreferenceMetadataSchema } from './digest-cadence.js';
 import { throttleMetadataSchema } from './frequency.js';
 import { ttlSchema } from './expiry.js';
+import { emailHeaderTemplatesSchema } from './email-headers.js';
+import { MAX_EMAIL_OVERRIDE_ADDRESSES } from './email-overrides.js';
 
 const amountSchema = z.number().positive();
 
@@ -88,6 +90,17 @@ export const slotNameSchema = z
 export const emailSlotsSchema = z.record(slotNameSchema, z.string().max(100_000, 'must be at most 100,000 characters'));
 export type EmailSlots = z.infer<typeof emailSlotsSchema>;
 
+/** An email step's address: an address, or a liquid template that renders one (checked when rendered). */
+const addressTemplateSchema = z
+  .string({ error: 'must be an email address' })
+  .trim()
+  .min(1, 'must not be empty')
+  .max(320, 'must be at most 320 characters')
+  .refine((text) => text.includes('{{') || z.email().safeParse(text).success, 'must be an email address (or a liquid template that renders one)');
+const addressTemplatesSchema = z.union([addressTemplateSchema, z.array(addressTemplateSchema).max(MAX_EMAIL_OVERRIDE_ADDRESSES, `must hold at most ${MAX_EMAIL_OVERRIDE_ADDRESSES} addresses`)], {
+  error: 'must be an email address or an array of them',
+});
+
 /** What a step renders: its type and the content fields of that channel. */
 export const stepTemplateSchema = z.strictObject({
   type: stepTypeSchema,
@@ -97,6 +110,13 @@ export const stepTemplateSchema = z.strictObject({
   /** Hidden text shown after the subject in mail clients' lists (email). */
   preheader: z.string().optional(),
   senderName: z.string().optional(),
+  /** An email step's Reply-To (liquid), over the brand's; a trigger's `overrides.email.replyTo` wins. */
+  replyTo: addressTemplateSchema.optional(),
+  /** An email step's Cc and Bcc (liquid, one address or a list), before the trigger's `overrides.email` ones. */
+  cc: addressTemplatesSchema.optional(),
+  bcc: addressTemplatesSchema.optional(),
+  /** An email step's custom headers by name (values liquid); the trigger's `overrides.email.headers` win a clash. */
+  headers: emailHeaderTemplatesSchema.optional(),
   /** The layout of an email step: a layout's identifier, or `null` for none; absent, the workflow's, the brand's or the default. */
   layoutId: z.string().min(1, 'must not be empty').nullable().optional(),
   content: z.union([z.string(), z.array(emailBlockSchema)]).optional(),

@@ -6,6 +6,7 @@ import { topicKeySchema } from './topic.js';
 import { MAX_ID_LENGTH, MAX_RECIPIENTS_PER_EVENT, idSchema } from './limits.js';
 import { expiresAtSchema } from './expiry.js';
 import { triggerOverridesSchema } from './email-overrides.js';
+import { emailAttachmentsSchema } from './email-attachments.js';
 
 export const MAX_BULK_EVENTS = 100;
 
@@ -42,9 +43,20 @@ export const localeSchema = z
     }
   }, 'must be a language tag such as en, pt-BR or zh-Hant-TW');
 
+/**
+ * A trigger's payload: any object, whose `attachments`, when present, are files its emails carry
+ * (Novu's reserved member, checked as `emailAttachmentsSchema`; kept as given, and left out of the
+ * messages' stored payload).
+ */
+export const triggerPayloadSchema = jsonObjectSchema.default({}).superRefine((payload, ctx) => {
+  if (payload['attachments'] === undefined) return;
+  const parsed = emailAttachmentsSchema.safeParse(payload['attachments']);
+  if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', path: ['attachments', ...issue.path], message: issue.message });
+});
+
 export const triggerEventSchema = z.strictObject({
   name: z.string({ error: 'is required: the workflow trigger identifier' }).trim().min(1, 'must not be empty').max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`),
-  payload: jsonObjectSchema.default({}),
+  payload: triggerPayloadSchema,
   /** Provider and channel overrides; `overrides.email`'s addresses are checked here (see `emailOverridesSchema`). */
   overrides: triggerOverridesSchema.default({}),
   to: z
@@ -68,10 +80,23 @@ export const broadcastEventSchema = triggerEventSchema.omit({ to: true });
 export type BroadcastEvent = z.input<typeof broadcastEventSchema>;
 export type ParsedBroadcastEvent = z.output<typeof broadcastEventSchema>;
 
-export const triggerResultSchema = z.object({
-  acknowledged: z.boolean(),
-  status: triggerStatusSchema,
-  error: z.array(z.string()).optional(),
-  transactionId: z.string().optional(),
-});
+/**
+ * What a trigger answers: `processed` always names its `transactionId` (given or generated); any
+ * other status may (the one given) and says why in `error`, so code that checked `status` reads the
+ * id without a cast.
+ */
+export const triggerResultSchema = z.discriminatedUnion('status', [
+  z.object({
+    acknowledged: z.boolean(),
+    status: z.literal('processed'),
+    error: z.array(z.string()).optional(),
+    transactionId: z.string(),
+  }),
+  z.object({
+    acknowledged: z.boolean(),
+    status: triggerStatusSchema.exclude(['processed']),
+    error: z.array(z.string()).optional(),
+    transactionId: z.string().optional(),
+  }),
+]);
 export type TriggerResult = z.infer<typeof triggerResultSchema>;

@@ -23,8 +23,13 @@ export interface RenderedEmail {
   readonly layoutId: string | null;
   /** The sender name the step or the brand gives (a trigger's overrides still win). */
   readonly senderName?: string;
-  /** Reply-To of the brand (a trigger's overrides still win). */
+  /** Reply-To of the step, else of the brand (a trigger's overrides still win). */
   readonly replyTo?: string;
+  /** The step's Cc and Bcc (a trigger's overrides add theirs). */
+  readonly cc?: readonly string[];
+  readonly bcc?: readonly string[];
+  /** The step's custom headers (a trigger's `overrides.email.headers` win a clash). */
+  readonly customHeaders?: Readonly<Record<string, string>>;
   /** Headers the email carries: List-Unsubscribe and List-Unsubscribe-Post (RFC 8058). */
   readonly headers?: Readonly<Record<string, string>>;
 }

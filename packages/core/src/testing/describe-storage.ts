@@ -23,10 +23,12 @@ import { unitsOfWorkSuite } from './suite/units-of-work.js';
 import { webhookLaneSuite } from './suite/webhook-lane.js';
 import { recordsSuite } from './suite/records.js';
 import { emailLookSuite } from './suite/email-look.js';
+import { emailSendingSuite } from './suite/email-sending.js';
 import { categoriesSuite } from './suite/categories.js';
 import { contextsSuite } from './suite/contexts.js';
 import { topicSubscriptionsSuite } from './suite/topic-subscriptions.js';
 import { revisionsSuite } from './suite/revisions.js';
+import { activitySuite } from './suite/activity.js';
 import type { StorageUnderTest, SuiteContext } from './storage-under-test.js';
 
 export type { StorageUnderTest, SuiteContext } from './storage-under-test.js';
@@ -82,10 +84,12 @@ export function describeStorage(name: string, backend: StorageUnderTest, part: C
     engineSuite(context);
     statusCallbacksSuite(context);
     emailLookSuite(context);
+    emailSendingSuite(context);
     categoriesSuite(context);
     contextsSuite(context);
     topicSubscriptionsSuite(context);
     revisionsSuite(context);
+    activitySuite(context);
     retrySuite(context);
     reliabilitySuite(context);
     if (part === 'all') faultsSuite({ ...context, name });

@@ -1,27 +1,23 @@
 import { parseInput } from '@tidings/core/internal';
-import { MAX_ID_LENGTH, channelSchema, messageStatusSchema } from '@tidings/core/schemas';
+import { MAX_ACTIVITY_FILTER_VALUES, MAX_ID_LENGTH, activityInstantSchema, activityStatusSchema, channelSchema } from '@tidings/core/schemas';
 import type { HonoRequest } from 'hono';
 import { z } from 'zod';
 import { wholeNumber } from '../params.js';
 
-/** Most values one list parameter may hold (`subscriberIds`, `transactionId`, `templates`). */
-export const MAX_LIST_VALUES = 100;
+/** Most values one list parameter may hold (`subscriberIds`, `transactionId`, `templates`): the engine's. */
+export const MAX_LIST_VALUES = MAX_ACTIVITY_FILTER_VALUES;
 
 const id = z.string().min(1, 'must not be empty').max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`);
 const idList = z.array(id).max(MAX_LIST_VALUES, `must hold at most ${MAX_LIST_VALUES} values`);
 
-/** An ISO 8601 date or date-time (`2026-06-01`, `2026-06-01T12:00:00Z`), read as the instant it names. */
-const instant = z
-  .string()
-  .refine((v) => /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) && !Number.isNaN(Date.parse(v)), 'must be an ISO 8601 date or date-time')
-  .transform((v) => new Date(v).toISOString());
+const instant = activityInstantSchema;
 
 /** A parameter of Novu's that this server cannot honour: refused rather than ignored, so no filter goes silently unused. */
 const unsupported = (why: string) => z.unknown().refine(() => false, why).optional();
 
 /**
  * The query of `GET /v1/notifications`: Novu's ActivitiesRequestDto (page, limit, channels, templates,
- * subscriberIds, transactionId, after, before), and `status` (of the messages). Without transactions
+ * subscriberIds, transactionId, after, before), and `status` (of the steps). Without transactions
  * or subscribers it lists the whole environment's notifications. List parameters come
  * repeated (`?channels=email&channels=sms`, as Novu's SDK sends them), with brackets (`channels[]=`,
  * as axios does) or, for channels and status, comma-separated.
@@ -37,7 +33,8 @@ export const activityQuerySchema = z
     /** Workflows by `_id`, trigger identifier or slug. */
     templates: idList.optional(),
     channels: z.array(channelSchema).optional(),
-    status: z.array(messageStatusSchema).optional(),
+    /** What became of a step: its message's status (`sent`, `error`, `warning`: not sent) or `skipped` (no message). */
+    status: z.array(activityStatusSchema).optional(),
     /** Notifications created at or after / at or before these instants. */
     after: instant.optional(),
     before: instant.optional(),
@@ -47,10 +44,8 @@ export const activityQuerySchema = z
     severity: unsupported('is not supported on the activity list'),
     subscriptionId: unsupported('is not supported on the activity list'),
     contextKeys: unsupported('is not supported on the activity list'),
-  })
-  .superRefine((q, ctx) => {
-    if (q.after !== undefined && q.before !== undefined && q.after > q.before) ctx.addIssue({ code: 'custom', path: ['after'], message: 'must not be later than before' });
   });
+// `after` later than `before` is refused by the engine's query, naming `after`.
 export type ActivityQuery = z.output<typeof activityQuerySchema>;
 
 /** `GET /v1/jobs` and `?subscriberId=` of the explain route. */

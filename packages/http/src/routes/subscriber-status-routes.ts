@@ -1,5 +1,5 @@
-import { notFound, parseInput } from '@tidings/core/internal';
-import { channelSchema, markValueSchema } from '@tidings/core/schemas';
+import { parseInput } from '@tidings/core/internal';
+import { markValueSchema } from '@tidings/core/schemas';
 import { z } from 'zod';
 import { requireSubscriber } from './require-subscriber.js';
 import { route, type RouteDefinition } from './route.js';
@@ -43,27 +43,6 @@ export function subscriberStatusRoutes(): RouteDefinition[] {
         const { isOnline } = parseInput(onlineSchema, body ?? {}, 'request body');
         const subscriber = await requireSubscriber(tidings, params['subscriberId']!);
         return tidings.subscribers.upsert({ subscriberId: subscriber.subscriberId, isOnline, ...(!isOnline && { lastOnlineAt: tidings.clock.now().toISOString() }) });
-      },
-    }),
-  ];
-}
-
-/** `DELETE /v1/messages/transaction/:transactionId` (`?channel=`): every message of a trigger, of one channel when given. */
-const deleteByTransactionQuery = z.strictObject({ channel: channelSchema.optional() });
-
-export function messageDeletionRoutes(): RouteDefinition[] {
-  return [
-    route({
-      method: 'delete',
-      path: '/v1/messages/transaction/:transactionId',
-      summary: "Delete every message of a trigger (of one channel with ?channel=), whoever received it; 404 when it has none",
-      status: 204,
-      envelope: 'data',
-      query: deleteByTransactionQuery,
-      async handle({ tidings, params, query }) {
-        const { channel } = query as z.output<typeof deleteByTransactionQuery>;
-        const transactionId = params['transactionId']!;
-        if ((await tidings.messages.deleteByTransaction(transactionId, channel)) === 0) throw notFound('Messages of transaction', transactionId);
       },
     }),
   ];

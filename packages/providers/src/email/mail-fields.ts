@@ -1,4 +1,5 @@
-import { ProviderError, type Credentials, type ProviderMessage } from '@tidings/core';
+import type { Attachment } from 'nodemailer/lib/mailer/index.js';
+import { ProviderError, type Credentials, type EmailAttachment, type ProviderMessage } from '@tidings/core';
 
 /** Who one email goes to and comes from: the message's addressing over the integration's sender. */
 export interface MailEnvelope {
@@ -55,3 +56,39 @@ export function mailbox(address: string, name: string | undefined): string {
 export const headerList = (headers: Readonly<Record<string, string>>) => Object.entries(headers).map(([Name, Value]) => ({ Name, Value }));
 
 export const hasHeaders = (headers: Readonly<Record<string, string>>) => Object.keys(headers).length > 0;
+
+/** A file as the JSON email APIs take it: its bytes in base64, and the Content-ID an inline one is shown by. */
+export interface Base64File {
+  readonly filename: string;
+  readonly contentType: string;
+  readonly base64: string;
+  readonly inline: boolean;
+  /** The attachment's `cid`; an inline file without one is named by its file name. */
+  readonly contentId: string | undefined;
+}
+
+/** The Content-ID a file is shown by in the HTML: its `cid`, else its file name when it is inline. */
+export const contentIdOf = (file: EmailAttachment) => file.cid ?? (file.disposition === 'inline' ? file.filename : undefined);
+
+/** The message's files (`ProviderMessage.attachments`) in base64; none when it has none. */
+export function base64Files(message: ProviderMessage): Base64File[] {
+  return (message.attachments ?? []).map((file) => ({
+    filename: file.filename,
+    contentType: file.contentType,
+    base64: Buffer.from(file.content).toString('base64'),
+    inline: file.disposition === 'inline',
+    contentId: contentIdOf(file),
+  }));
+}
+
+/** The message's files as nodemailer's `attachments` (SMTP, and SES's raw MIME); undefined when it has none. */
+export function nodemailerFiles(message: ProviderMessage): Attachment[] | undefined {
+  if (!message.attachments?.length) return undefined;
+  return message.attachments.map((file) => ({
+    filename: file.filename,
+    content: Buffer.from(file.content),
+    contentType: file.contentType,
+    contentDisposition: file.disposition,
+    ...(file.cid !== undefined && { cid: file.cid }),
+  }));
+}

@@ -1,12 +1,20 @@
-import { ProviderError, type Provider } from '@tidings/core';
+import { ProviderError, type Provider, type ProviderMessage } from '@tidings/core';
 import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
 import { baseUrlOf, requestOptions, type ServiceProviderOptions } from '../service-options.js';
-import { checkMail, hasHeaders, headerList, mailbox } from './mail-fields.js';
+import { base64Files, checkMail, hasHeaders, headerList, mailbox } from './mail-fields.js';
 import { readPostmarkStatus } from './postmark-status.js';
 
 const SEND_URL = 'https://api.postmarkapp.com/email';
 
-
+/** The message's files as Postmark's `Attachments`; an inline one carries its `ContentID` as `cid:…`. */
+function attachments(message: ProviderMessage) {
+  return base64Files(message).map((file) => ({
+    Name: file.filename,
+    Content: file.base64,
+    ContentType: file.contentType,
+    ...(file.contentId !== undefined && { ContentID: `cid:${file.contentId}` }),
+  }));
+}
 
 /**
  * Email through Postmark (`providerId: 'postmark'`), authenticated with the server token.
@@ -14,12 +22,14 @@ const SEND_URL = 'https://api.postmarkapp.com/email';
  * `ReplyTo`. Postmark's `ErrorCode`
  * (e.g. 300 invalid email request, 406 inactive recipient, 10 bad token) becomes the message's
  * `errorId`. `readStatus` reads Postmark's webhooks, protected by Basic auth in the webhook URL
- * (`inboundWebhookSigningKey`: `user:password`; see `readPostmarkStatus`).
+ * (`inboundWebhookSigningKey`: `user:password`; see `readPostmarkStatus`). Files go in `Attachments`
+ * (`Name`, base64 `Content`, `ContentType`, and `ContentID` for an inline one).
  */
 export function postmarkProvider(options: ServiceProviderOptions = {}): Provider {
   return {
     id: 'postmark',
     channel: 'email',
+    attachments: true,
     async send(message, credentials, context) {
       const mail = checkMail('Postmark', message, credentials, ['apiKey', 'from']);
       // Postmark takes each recipient field as one comma-separated string (at most 50 addresses in all).
@@ -33,6 +43,7 @@ export function postmarkProvider(options: ServiceProviderOptions = {}): Provider
         Subject: message.subject ?? '',
         ...(message.html && { HtmlBody: message.html }),
         ...(message.content && { TextBody: message.content }),
+        ...(message.attachments?.length && { Attachments: attachments(message) }),
         ...message.overrides,
       };
       const answer = await serviceRequest(

@@ -1,14 +1,22 @@
-import { type Provider } from '@tidings/core';
+import { type Provider, type ProviderMessage } from '@tidings/core';
 import { answerError, answerJson, atBase, serviceRequest } from '../http.js';
 import { baseUrlOf, requestOptions, type ServiceProviderOptions } from '../service-options.js';
-import { checkMail, hasHeaders, mailbox } from './mail-fields.js';
+import { base64Files, checkMail, hasHeaders, mailbox } from './mail-fields.js';
 import { readResendStatus } from './resend-status.js';
 
 const SEND_URL = 'https://api.resend.com/emails';
 /** Resend refuses requests without a User-Agent (403), and node:http sends none by itself. */
 const USER_AGENT = 'tidings';
 
-
+/** The message's files as Resend's `attachments`: base64 `content`; a `content_id` makes one inline. */
+function attachments(message: ProviderMessage) {
+  return base64Files(message).map((file) => ({
+    filename: file.filename,
+    content: file.base64,
+    content_type: file.contentType,
+    ...(file.contentId !== undefined && { content_id: file.contentId }),
+  }));
+}
 
 /**
  * Email through Resend (`providerId: 'resend'`). Credentials: `apiKey`, `from`, `senderName`, `baseUrl`.
@@ -18,13 +26,15 @@ const USER_AGENT = 'tidings';
  * key 24 hours and answers a request with a key it has seen with the first answer, without sending
  * again), so a send that timed out is safely tried again.
  * `readStatus` reads Resend's Svix-signed webhooks (`inboundWebhookSigningKey`: the endpoint's `whsec_`
- * signing secret; see `readResendStatus`).
+ * signing secret; see `readResendStatus`). Files go in `attachments` (`filename`, base64 `content`,
+ * `content_type`, and `content_id` for an inline one).
  */
 export function resendProvider(options: ServiceProviderOptions = {}): Provider {
   return {
     id: 'resend',
     channel: 'email',
     idempotent: true,
+    attachments: true,
     async send(message, credentials, context) {
       const mail = checkMail('Resend', message, credentials, ['apiKey', 'from']);
       const body = {
@@ -37,6 +47,7 @@ export function resendProvider(options: ServiceProviderOptions = {}): Provider {
         subject: message.subject ?? '',
         ...(message.html && { html: message.html }),
         ...(message.content && { text: message.content }),
+        ...(message.attachments?.length && { attachments: attachments(message) }),
         ...message.overrides,
       };
       const answer = await serviceRequest(

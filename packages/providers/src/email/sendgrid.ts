@@ -1,7 +1,7 @@
 import { type Provider, type ProviderMessage } from '@tidings/core';
 import { answerError, atBase, serviceRequest } from '../http.js';
 import { baseUrlOf, requestOptions, type ServiceProviderOptions } from '../service-options.js';
-import { checkMail, hasHeaders } from './mail-fields.js';
+import { base64Files, checkMail, hasHeaders } from './mail-fields.js';
 import { readSendgridStatus } from './sendgrid-status.js';
 
 const SEND_URL = 'https://api.sendgrid.com/v3/mail/send';
@@ -17,18 +17,31 @@ function contentParts(message: ProviderMessage): { type: string; value: string }
   ];
 }
 
+/** The message's files as SendGrid's `attachments`; an inline one needs its `content_id`. */
+function attachments(message: ProviderMessage) {
+  return base64Files(message).map((file) => ({
+    content: file.base64,
+    filename: file.filename,
+    type: file.contentType,
+    disposition: file.inline ? 'inline' : 'attachment',
+    ...(file.contentId !== undefined && { content_id: file.contentId }),
+  }));
+}
+
 /**
  * Email through SendGrid's v3 Mail Send API (`providerId: 'sendgrid'`). Credentials: `apiKey`, `from`,
  * `senderName`, `ipPoolName`, `region` ('eu' sends through the EU host), `baseUrl`. The trigger's
  * `overrides.email` go to `personalizations[0].to`/`cc`/`bcc`, `from` and `reply_to`. The message id is
  * the `X-Message-Id` header of the 202 answer. SendGrid's error answers carry messages but no codes,
  * so `errorId` is `http_<status>`. `readStatus` reads the Signed Event Webhook (`inboundWebhookSigningKey`:
- * the verification key SendGrid shows; see `readSendgridStatus`).
+ * the verification key SendGrid shows; see `readSendgridStatus`). Files go in `attachments` (base64 `content`,
+ * `filename`, `type`, `disposition`, and `content_id` for an inline one).
  */
 export function sendgridProvider(options: ServiceProviderOptions = {}): Provider {
   return {
     id: 'sendgrid',
     channel: 'email',
+    attachments: true,
     async send(message, credentials, context) {
       const mail = checkMail('SendGrid', message, credentials, ['apiKey', 'from']);
       const base = baseUrlOf(credentials, options) ?? (credentials.region === 'eu' ? EU_BASE : undefined);
@@ -41,6 +54,7 @@ export function sendgridProvider(options: ServiceProviderOptions = {}): Provider
         ...(hasHeaders(mail.headers) && { headers: mail.headers }),
         subject: message.subject ?? '',
         content: contentParts(message),
+        ...(message.attachments?.length && { attachments: attachments(message) }),
         ...(credentials.ipPoolName && { ip_pool_name: credentials.ipPoolName }),
         ...message.overrides,
       };

@@ -1,8 +1,10 @@
 import { ProviderError, type Credentials, type Provider, type ProviderMessage } from '@tidings/core';
 import { AwsV4Signer } from 'aws4fetch';
+import MailComposer from 'nodemailer/lib/mail-composer/index.js';
+import type { Attachment } from 'nodemailer/lib/mailer/index.js';
 import { answerError, answerJson, atBase, serviceRequest, type ServiceAnswer } from '../http.js';
 import { baseUrlOf, requestOptions, type ServiceProviderOptions } from '../service-options.js';
-import { checkMail, hasHeaders, headerList } from './mail-fields.js';
+import { checkMail, hasHeaders, headerList, nodemailerFiles, type MailEnvelope } from './mail-fields.js';
 import { readSesStatus, snsCertificates } from './ses-status.js';
 
 /** Throttling answers AWS may give with status 400 rather than 429: still worth another try. */
@@ -30,6 +32,41 @@ function errorType(answer: ServiceAnswer): string | undefined {
   return raw?.split(':')[0]?.split('#').pop() || undefined;
 }
 
+/** The email as SES's `Content.Simple`: subject, text and HTML bodies, headers. */
+function simpleContent(message: ProviderMessage, mail: MailEnvelope) {
+  const charset = 'UTF-8';
+  return {
+    Simple: {
+      Subject: { Data: message.subject ?? '', Charset: charset },
+      Body: {
+        ...(message.content && { Text: { Data: message.content, Charset: charset } }),
+        ...(message.html && { Html: { Data: message.html, Charset: charset } }),
+      },
+      ...(hasHeaders(mail.headers) && { Headers: headerList(mail.headers) }),
+    },
+  };
+}
+
+/**
+ * The email as one MIME message in base64, for SES's `Content.Raw` (how files go with SES v2): built
+ * by nodemailer's MailComposer, as SMTP sends it. Bcc stays out of its headers: SES sends to
+ * `Destination`'s addresses, Bcc among them.
+ */
+async function rawMessage(message: ProviderMessage, mail: MailEnvelope & { from: string }, files: Attachment[]): Promise<string> {
+  const composer = new MailComposer({
+    from: mail.senderName ? { name: mail.senderName, address: mail.from } : mail.from,
+    to: [...mail.to],
+    ...(mail.cc.length > 0 && { cc: [...mail.cc] }),
+    ...(mail.replyTo && { replyTo: mail.replyTo }),
+    subject: message.subject ?? '',
+    ...(message.content && { text: message.content }),
+    ...(message.html && { html: message.html }),
+    ...(hasHeaders(mail.headers) && { headers: { ...mail.headers } }),
+    attachments: files,
+  });
+  return (await composer.compile().build()).toString('base64');
+}
+
 /**
  * Email through Amazon SES v2 `SendEmail` (`providerId: 'ses'`), signed with SigV4.
  * Credentials: `apiKey` (access key id), `secretKey` (secret access key), `region`, `from`,
@@ -39,17 +76,20 @@ function errorType(answer: ServiceAnswer): string | undefined {
  * `readStatus` reads SES events published to an SNS topic with an HTTP(S) subscription
  * (`inboundWebhookSigningKey`: the topic ARN(s) accepted; see `readSesStatus`); SNS signing
  * certificates and subscription confirmations are fetched at the provider's `baseUrl` option (not an
- * integration's `credentials.baseUrl`, which points at the SES API) when it is set.
+ * integration's `credentials.baseUrl`, which points at the SES API) when it is set. A message with
+ * files goes as `Content.Raw` (a MIME message built by nodemailer's MailComposer), one without as
+ * `Content.Simple`.
  */
 export function sesProvider(options: ServiceProviderOptions = {}): Provider {
   const certificates = snsCertificates(options);
   return {
     id: 'ses',
     channel: 'email',
+    attachments: true,
     async send(message, credentials, context) {
       const mail = check(message, credentials);
       const region = credentials.region!;
-      const charset = 'UTF-8';
+      const files = nodemailerFiles(message);
       const body = {
         FromEmailAddress: mailbox(mail.from, mail.senderName),
         Destination: {
@@ -57,17 +97,9 @@ export function sesProvider(options: ServiceProviderOptions = {}): Provider {
           ...(mail.cc.length > 0 && { CcAddresses: mail.cc }),
           ...(mail.bcc.length > 0 && { BccAddresses: mail.bcc }),
         },
-        ...(mail.replyTo && { ReplyToAddresses: [mail.replyTo] }),
-        Content: {
-          Simple: {
-            Subject: { Data: message.subject ?? '', Charset: charset },
-            Body: {
-              ...(message.content && { Text: { Data: message.content, Charset: charset } }),
-              ...(message.html && { Html: { Data: message.html, Charset: charset } }),
-            },
-            ...(hasHeaders(mail.headers) && { Headers: headerList(mail.headers) }),
-          },
-        },
+        // A raw message carries its Reply-To among its own headers.
+        ...(mail.replyTo && !files && { ReplyToAddresses: [mail.replyTo] }),
+        Content: files ? { Raw: { Data: await rawMessage(message, mail, files) } } : simpleContent(message, mail),
         ...message.overrides,
       };
       const url = atBase(`https://email.${region}.amazonaws.com/v2/email/outbound-emails`, baseUrlOf(credentials, options));

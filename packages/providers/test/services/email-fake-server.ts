@@ -7,7 +7,10 @@ export interface ServiceCall {
   readonly method: string;
   readonly path: string;
   readonly headers: IncomingHttpHeaders;
+  /** The body as UTF-8 text. */
   readonly body: string;
+  /** The body's bytes, as they came (a multipart body's files are binary). */
+  readonly raw: Buffer;
 }
 
 /** An answer: a string body is sent as text, anything else as JSON. */
@@ -31,7 +34,8 @@ export async function fakeService(handle: (call: ServiceCall) => ServiceReply | 
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', async () => {
-      const call = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const raw = Buffer.concat(chunks);
+      const call = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: raw.toString('utf8'), raw };
       calls.push(call);
       const reply = outages.shift() ?? (await handle(call));
       await gate.pass(res);
@@ -77,4 +81,16 @@ export function mailboxName(value: string): string | undefined {
   const encoded = /^=\?UTF-8\?B\?([^?]*)\?=$/i.exec(name);
   if (encoded) return Buffer.from(encoded[1]!, 'base64').toString('utf8');
   return name.startsWith('"') ? name.slice(1, -1).replace(/\\(.)/g, '$1') : name;
+}
+
+/** Standard base64 (RFC 4648 §4, padded), as the JSON mail APIs require a file's content. */
+export const isBase64 = (value: unknown): value is string => typeof value === 'string' && value.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(value);
+
+/** A file a fake service received, decoded: what a test compares with what the trigger attached. */
+export interface ReceivedFile {
+  readonly filename: string;
+  readonly contentType: string;
+  readonly content: Buffer;
+  /** The Content-ID it is shown by, for an inline file. */
+  readonly cid?: string;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { fakeService, mailboxAddress, type ServiceReply } from './email-fake-server.js';
+import { fakeService, isBase64, mailboxAddress, type ReceivedFile, type ServiceReply } from './email-fake-server.js';
 
 /** A mail Postmark accepted, as its `POST /email` body described it. */
 export interface PostmarkMail {
@@ -9,15 +9,46 @@ export interface PostmarkMail {
   readonly Subject?: string;
   readonly HtmlBody?: string;
   readonly TextBody?: string;
+  readonly Attachments?: PostmarkAttachment[];
+  /** The attachments, decoded. */
+  readonly files: ReceivedFile[];
   readonly [field: string]: unknown;
 }
 
+/** One of `POST /email`'s `Attachments`. */
+interface PostmarkAttachment {
+  readonly Name: string;
+  readonly Content: string;
+  readonly ContentType: string;
+  readonly ContentID?: string;
+}
+
+/** File types Postmark refuses to send (a few of its documented list). */
+const FORBIDDEN = /\.(exe|bat|cmd|com|vbs|js|jar|scr|msi)$/i;
+
 const error = (status: number, ErrorCode: number, Message: string): ServiceReply => ({ status, body: { ErrorCode, Message } });
+
+/** Postmark's checks of `Attachments`: Name, base64 Content and ContentType each present, an allowed file type, a ContentID as `cid:…`. */
+function refusedAttachments(attachments: unknown): ServiceReply | null {
+  if (attachments === undefined) return null;
+  if (!Array.isArray(attachments)) return error(422, 300, 'Invalid Attachments: must be an array.');
+  for (const file of attachments as Partial<PostmarkAttachment>[]) {
+    if (typeof file.Name !== 'string' || file.Name === '' || typeof file.ContentType !== 'string' || file.ContentType === '') return error(422, 300, 'Attachments must have Name, Content and ContentType.');
+    if (!isBase64(file.Content) || file.Content === '') return error(422, 300, `Invalid attachment content for '${file.Name}': not a base64 string.`);
+    if (FORBIDDEN.test(file.Name)) return error(422, 300, `Forbidden attachment type: '${file.Name}'.`);
+    if (file.ContentID !== undefined && !/^cid:\S+$/.test(file.ContentID)) return error(422, 300, `Invalid ContentID for '${file.Name}': expected 'cid:…'.`);
+  }
+  return null;
+}
+
+const decoded = (attachments: PostmarkAttachment[] = []): ReceivedFile[] =>
+  attachments.map((file) => ({ filename: file.Name, contentType: file.ContentType, content: Buffer.from(file.Content, 'base64'), ...(file.ContentID !== undefined && { cid: file.ContentID.slice('cid:'.length) }) }));
 
 /**
  * Plays Postmark's `POST /email`: the `X-Postmark-Server-Token` header (401 with ErrorCode 10),
  * a JSON body (422 with ErrorCode 300 for an invalid request, 400 for a sender that is not a
- * confirmed Sender Signature, 406 for an inactive recipient), and
+ * confirmed Sender Signature, 406 for an inactive recipient; `Attachments` with Name, base64 Content,
+ * ContentType and a `cid:` ContentID), and
  * `{ To, SubmittedAt, MessageID, ErrorCode: 0, Message: 'OK' }` on success.
  */
 export async function fakePostmark(server: { token: string; senderSignatures: string[]; inactiveRecipients?: string[] }) {
@@ -38,11 +69,13 @@ export async function fakePostmark(server: { token: string; senderSignatures: st
     const to = typeof mail.To === 'string' ? mail.To.split(',').map((address) => address.trim()) : [];
     if (to.length === 0 || to.some((address) => !mailboxAddress(address))) return error(422, 300, "Error parsing 'To': Illegal email address.");
     if (!mail.HtmlBody && !mail.TextBody) return error(422, 300, 'Provide either email TextBody or HtmlBody or both.');
+    const refusal = refusedAttachments(mail.Attachments);
+    if (refusal) return refusal;
     if (to.some((address) => server.inactiveRecipients?.includes(mailboxAddress(address)!))) {
       return error(422, 406, 'You tried to send to recipient(s) that have been marked as inactive.');
     }
     const MessageID = randomUUID();
-    accepted.push({ ...mail, MessageID });
+    accepted.push({ ...mail, MessageID, files: decoded(mail.Attachments) });
     return { status: 200, body: { To: mail.To, SubmittedAt: new Date().toISOString(), MessageID, ErrorCode: 0, Message: 'OK' } };
   });
   return { ...service, accepted };

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { fakeService, isEmail, type ServiceReply } from './email-fake-server.js';
+import { fakeService, isBase64, isEmail, type ReceivedFile, type ServiceReply } from './email-fake-server.js';
 
 /** A mail SendGrid accepted, as its v3 Mail Send body described it. */
 export interface SendgridMail {
@@ -9,14 +9,44 @@ export interface SendgridMail {
   readonly reply_to?: { email: string; name?: string };
   readonly subject: string;
   readonly content: { type: string; value: string }[];
+  readonly attachments?: SendgridAttachment[];
+  /** The attachments, decoded. */
+  readonly files: ReceivedFile[];
   readonly [field: string]: unknown;
+}
+
+/** One of v3 Mail Send's `attachments`. */
+interface SendgridAttachment {
+  readonly content: string;
+  readonly filename: string;
+  readonly type?: string;
+  readonly disposition?: string;
+  readonly content_id?: string;
 }
 
 const error = (status: number, message: string, field: string | null = null): ServiceReply => ({ status, body: { errors: [{ message, field, help: null }] } });
 
+/** SendGrid's checks of `attachments`: base64 content, a file name, a type without `;` or CRLF, a known disposition, a content_id when inline. */
+function refusedAttachments(attachments: unknown): ServiceReply | null {
+  if (attachments === undefined) return null;
+  if (!Array.isArray(attachments)) return error(400, 'The attachments field must be an array.', 'attachments');
+  for (const [i, file] of (attachments as Partial<SendgridAttachment>[]).entries()) {
+    if (!isBase64(file.content) || file.content === '') return error(400, 'The attachment content must be base64 encoded.', `attachments.${i}.content`);
+    if (typeof file.filename !== 'string' || file.filename === '') return error(400, 'The attachment filename parameter is required.', `attachments.${i}.filename`);
+    if (file.type !== undefined && (typeof file.type !== 'string' || /[;\r\n]/.test(file.type))) return error(400, "The attachment type cannot contain ';', or CRLF characters.", `attachments.${i}.type`);
+    if (file.disposition !== undefined && file.disposition !== 'inline' && file.disposition !== 'attachment') return error(400, 'The disposition must be either inline or attachment.', `attachments.${i}.disposition`);
+    if (file.disposition === 'inline' && !file.content_id) return error(400, 'The content_id parameter is required when disposition is inline.', `attachments.${i}.content_id`);
+  }
+  return null;
+}
+
+const decoded = (attachments: SendgridAttachment[] = []): ReceivedFile[] =>
+  attachments.map((file) => ({ filename: file.filename, contentType: file.type ?? 'application/octet-stream', content: Buffer.from(file.content, 'base64'), ...(file.content_id !== undefined && { cid: file.content_id }) }));
+
 /**
  * Plays SendGrid's `POST /v3/mail/send`: Bearer API key, a JSON body validated as SendGrid does
- * (recipients in to, cc and bcc, each address once per personalization, a valid reply_to, a verified sender identity, subject, content with text/plain first), 202 with the
+ * (recipients in to, cc and bcc, each address once per personalization, a valid reply_to, a verified sender identity, subject, content with text/plain first,
+ * attachments with base64 content, a filename and a content_id when inline), 202 with the
  * message id in `X-Message-Id`, errors as `{ errors: [{ message, field, help }] }`.
  */
 export async function fakeSendgrid(account: { apiKey: string; verifiedSenders: string[] }) {
@@ -58,8 +88,10 @@ export async function fakeSendgrid(account: { apiKey: string; verifiedSenders: s
     if (mail.content.some((part) => typeof part.value !== 'string' || part.value === '')) return error(400, 'The content value must be a string at least one character in length.', 'content.0.value');
     const plain = mail.content.findIndex((part) => part.type === 'text/plain');
     if (plain > 0) return error(400, 'If present, text/plain must be first, followed by text/html, followed by any other content.', 'content.0.type');
+    const refusal = refusedAttachments(mail.attachments);
+    if (refusal) return refusal;
     const id = randomBytes(16).toString('base64url').slice(0, 22);
-    accepted.push({ ...mail, id });
+    accepted.push({ ...mail, id, files: decoded(mail.attachments) });
     return { status: 202, headers: { 'x-message-id': id } };
   });
   return { ...service, accepted };

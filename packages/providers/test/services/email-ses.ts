@@ -1,15 +1,33 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AwsV4Signer } from 'aws4fetch';
-import { fakeService, isEmail, mailboxAddress, type ServiceCall, type ServiceReply } from './email-fake-server.js';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { fakeService, isBase64, isEmail, mailboxAddress, type ReceivedFile, type ServiceCall, type ServiceReply } from './email-fake-server.js';
 
 /** A mail SES accepted, as its v2 `SendEmail` body described it. */
 export interface SesMail {
   readonly MessageId: string;
   readonly FromEmailAddress: string;
-  readonly Destination: { ToAddresses: string[] };
-  readonly Content: { Simple: { Subject: { Data: string; Charset?: string }; Body: { Text?: { Data: string }; Html?: { Data: string } } } };
+  readonly Destination: { ToAddresses: string[]; CcAddresses?: string[]; BccAddresses?: string[] };
+  readonly Content: { Simple?: { Subject: { Data: string; Charset?: string }; Body: { Text?: { Data: string }; Html?: { Data: string } } }; Raw?: { Data: string } };
+  /** `Content.Raw`'s MIME message, parsed; absent for a `Simple` one. */
+  readonly raw?: ParsedMail;
+  /** The raw message's attachments. */
+  readonly files: ReceivedFile[];
   readonly [field: string]: unknown;
 }
+
+const badRequest = (message: string) => awsError(400, 'BadRequestException', message);
+
+/** `Content.Raw.Data`: a base64 MIME message with a From header and a Subject, parsed; a string is the refusal's message. */
+async function readRaw(data: unknown): Promise<ParsedMail | string> {
+  if (!isBase64(data) || data === '') return 'Content.Raw.Data must be a base64-encoded MIME message.';
+  const mail = await simpleParser(Buffer.from(data, 'base64'));
+  if (!mail.from?.value[0]?.address) return 'The raw message has no From header.';
+  if (mail.subject === undefined) return 'The raw message has no Subject header.';
+  return mail;
+}
+
+const filesOf = (mail: ParsedMail): ReceivedFile[] => mail.attachments.map((file) => ({ filename: file.filename ?? '', contentType: file.contentType, content: file.content, ...(file.cid !== undefined && { cid: file.cid }) }));
 
 /** An AWS REST-JSON error: the type in `x-amzn-ErrorType`, the text in the body's `message`. */
 export const awsError = (status: number, type: string, message: string): ServiceReply => ({
@@ -57,7 +75,8 @@ async function refusedSignature(call: ServiceCall, account: { region: string; ac
 
 /**
  * Plays SES v2 `POST /v2/email/outbound-emails` in one region: SigV4-signed requests only, a JSON
- * `SendEmail` body, a verified sender identity (an address or its domain; else 400
+ * `SendEmail` body with `Content.Simple` or `Content.Raw` (a base64 MIME message, parsed with
+ * mailparser), a verified sender identity (an address or its domain; else 400
  * `MessageRejected`), `{ MessageId }` on success.
  */
 export async function fakeSes(account: { region: string; accessKeyId: string; secretAccessKey: string; verifiedIdentities: string[] }) {
@@ -74,16 +93,25 @@ export async function fakeSes(account: { region: string; accessKeyId: string; se
       return awsError(400, 'BadRequestException', 'Invalid JSON.');
     }
     const to = mail.Destination?.ToAddresses;
-    if (!Array.isArray(to) || to.length === 0 || !to.every(isEmail)) return awsError(400, 'BadRequestException', 'Missing final @domain');
-    const simple = mail.Content?.Simple;
-    if (typeof simple?.Subject?.Data !== 'string' || (!simple.Body?.Text?.Data && !simple.Body?.Html?.Data)) return awsError(400, 'BadRequestException', 'Content is incomplete.');
-    const from = mailboxAddress(mail.FromEmailAddress);
-    if (!from) return awsError(400, 'BadRequestException', 'Missing final @domain');
+    if (!Array.isArray(to) || to.length === 0 || !to.every(isEmail)) return badRequest('Missing final @domain');
+    let raw: ParsedMail | undefined;
+    if (mail.Content?.Raw !== undefined) {
+      if (mail.Content.Simple !== undefined) return badRequest('Content must hold exactly one of Simple, Raw or Template.');
+      const parsed = await readRaw(mail.Content.Raw.Data);
+      if (typeof parsed === 'string') return badRequest(parsed);
+      raw = parsed;
+    } else {
+      const simple = mail.Content?.Simple;
+      if (typeof simple?.Subject?.Data !== 'string' || (!simple.Body?.Text?.Data && !simple.Body?.Html?.Data)) return badRequest('Content is incomplete.');
+    }
+    // A raw message without FromEmailAddress is sent from its From header.
+    const from = mailboxAddress(mail.FromEmailAddress ?? raw?.from?.value[0]?.address);
+    if (!from) return badRequest('Missing final @domain');
     if (!account.verifiedIdentities.includes(from) && !account.verifiedIdentities.includes(from.split('@')[1]!)) {
       return awsError(400, 'MessageRejected', `Email address is not verified. The following identities failed the check in region ${account.region.toUpperCase()}: ${from}`);
     }
     const MessageId = `0100${randomBytes(6).toString('hex')}-${randomUUID()}-000000`;
-    accepted.push({ ...mail, MessageId });
+    accepted.push({ ...mail, MessageId, ...(raw && { raw }), files: raw ? filesOf(raw) : [] });
     return { status: 200, body: { MessageId } };
   });
   return { ...service, accepted };

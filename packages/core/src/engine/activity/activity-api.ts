@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { MAX_ID_LENGTH, type Job, type Message, type Notification, type Workflow } from '../../schemas/index.js';
+import { MAX_ID_LENGTH, type ActivityList, type ActivityListQuery, type Job, type Message, type Notification, type Workflow } from '../../schemas/index.js';
+import { activityList } from './activity-list.js';
 import { type Digest, type FeedPage } from '../../storage.js';
 import { decodePosition } from '../../util/page-cursor.js';
 import { parseInput } from '../../validation.js';
@@ -49,7 +50,18 @@ export const subscriberMessagesQuerySchema = z
 export function activityApi(ctx: EngineContext) {
   const { storage, env } = ctx;
   const ids = (input: readonly string[], what: string) => [...new Set(parseInput(readIdsSchema, input, what))];
+  const listed = activityList(ctx);
   return {
+    /**
+     * What the activity page lists: one item per notification and subscriber (its messages, its
+     * skipped channel steps, the subscriber and workflow records), newest first, `limit` (default 10,
+     * at most 50) a page from `page` (from 0). With `transactionIds`, those triggers; else with
+     * `subscriberIds`, those subscribers' notifications (found through their messages, pending work
+     * and skipped steps, at most 5,000 of each read); else the environment's (at most 1,000 read).
+     * Filters: `workflows`, `channels`, `statuses` (`sent`, `error`, `warning`, `skipped`), `after`,
+     * `before`. See `activityListQuerySchema`.
+     */
+    list: (query?: ActivityListQuery): Promise<ActivityList> => listed(query),
     /**
      * The environment's notifications newest first (`createdAt`, then `_id`, descending), created
      * within `createdGte`/`createdLte` when given, a page of `limit` (default 50) at a time: pass

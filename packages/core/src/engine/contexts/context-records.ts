@@ -16,13 +16,23 @@ export async function readContexts(records: RecordStore, env: string, keys: read
 export const putContexts = (records: RecordStore, env: string, contexts: readonly StoredContext[]) =>
   records.put(env, CONTEXTS, contexts.map((c) => ({ key: contextRecordKey(c.type, c.id), sort: contextRecordKey(c.type, c.id), i1: c.type, i2: c.id, doc: c })));
 
+/** The data of the contexts a call's events named so far, by `type:id`: given by an earlier event, or read once. */
+export type ContextDataSeen = Map<string, Promise<Record<string, unknown>>>;
+
 /**
- * The contexts a trigger names as its run sees them: the data given with a context, else the stored
- * context's, else none. Read before the trigger's transaction; a context given with data is written in it.
+ * The contexts a trigger names as its run sees them: the data given with a context, else the data an
+ * earlier event of the call gave it, else the stored context's, else none. Read before the call's
+ * transaction (each context once per call, through `seen`); a context given with data is written in it.
  */
-export async function resolveContexts(records: RecordStore, env: string, named: readonly NamedContext[]): Promise<ResolvedContext> {
-  const stored = await readContexts(records, env, named.filter((c) => c.data === undefined).map((c) => contextRecordKey(c.type, c.id)));
-  return Object.fromEntries(named.map((c) => [c.type, { id: c.id, data: c.data ?? stored.get(contextRecordKey(c.type, c.id))?.data ?? {} }]));
+export async function resolveContexts(records: RecordStore, env: string, named: readonly NamedContext[], seen: ContextDataSeen): Promise<ResolvedContext> {
+  const missing = named.filter((c) => c.data === undefined && !seen.has(contextRecordKey(c.type, c.id))).map((c) => contextRecordKey(c.type, c.id));
+  if (missing.length > 0) {
+    const read = readContexts(records, env, missing);
+    for (const key of missing) seen.set(key, read.then((stored) => stored.get(key)?.data ?? {}));
+  }
+  for (const c of named) if (c.data !== undefined) seen.set(contextRecordKey(c.type, c.id), Promise.resolve(c.data));
+  const entries = await Promise.all(named.map(async (c) => [c.type, { id: c.id, data: c.data ?? (await seen.get(contextRecordKey(c.type, c.id))!) }] as const));
+  return Object.fromEntries(entries);
 }
 
 /**

@@ -5,7 +5,7 @@ import { resolveRecipient } from '../../delivery/recipient.js';
 import { CLOSED, circuitAfter, circuitAllows, type CircuitState } from '../../integrations/circuit.js';
 import { selectIntegration } from '../../integrations/select-integration.js';
 import type { DeadDeviceTokens } from '../../subscribers/drop-device-tokens.js';
-import { normalAddress, type Integration, type JsonObject, type Message, type Notification, type Subscriber, type Suppression, type Tenant } from '../../schemas/index.js';
+import { attachmentsOf, normalAddress, type Integration, type JsonObject, type Message, type Notification, type Subscriber, type Suppression, type Tenant } from '../../schemas/index.js';
 import { renderEmailBody } from '../../templates/email-html.js';
 import type { TraceEntry } from '../../walk/trace.js';
 import type { Delivery } from '../../walk/walker.js';
@@ -63,6 +63,11 @@ export interface DeliveryContext {
    * old refusal back.
    */
   readonly sendRound?: string;
+  /**
+   * No attempt is left after this one: a retryable failure now fails the step for good, so its send
+   * is counted as `failed`, not `retry`.
+   */
+  readonly finalAttempt?: boolean;
 }
 
 /**
@@ -144,6 +149,7 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
             const { html, text } = renderEmailBody(base.content);
             return { content: text, html };
           })();
+    const attachments = delivery.channel === 'email' ? attachmentsOf(context.notification.payload, 'email') : [];
     const suppression = suppressionOf(context, delivery.channel);
     if (suppression) return notSent(base, `${suppression.address} is on the suppression list (${suppression.reason}${suppression.detail ? `: ${suppression.detail}` : ''}, since ${suppression.at})`);
     const attempts: DeliveryAttempt[] = [];
@@ -164,7 +170,9 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
         ? `${choice.order.length === 1 ? `${choice.reason}; ` : ''}no provider is registered for "${integration.providerId}"`
         : recipient && !recipient.ok
           ? recipient.reason
-          : !circuit.allowed
+          : attachments.length > 0 && !provider.attachments
+            ? `"${integration.providerId}" does not send attachments, and the trigger attaches ${attachments.length === 1 ? 'a file' : `${attachments.length} files`}`
+            : !circuit.allowed
             ? `its circuit is open until ${new Date(circuit.until).toISOString()} after ${options.circuitBreaker ? options.circuitBreaker.failures : 0} failures in a row`
             : null;
       if (skip !== null || !provider || !recipient?.ok) {
@@ -176,8 +184,9 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
       const own = context.notification.overrides[integration.providerId];
       let overrides: JsonObject = typeof own === 'object' && own !== null && !Array.isArray(own) ? (own as JsonObject) : {};
       let email: EmailAddressing | undefined;
+      let headers: Readonly<Record<string, string>> | undefined;
       if (delivery.channel === 'email') {
-        const addressing = emailAddressing(context.notification.overrides, integration.providerId, recipient.to.email ?? '');
+        const addressing = emailAddressing(context.notification.overrides, integration.providerId, recipient.to.email ?? '', { ...(laidOut?.cc && { cc: laidOut.cc }), ...(laidOut?.bcc && { bcc: laidOut.bcc }) });
         if (!addressing.ok) {
           // The caller's mistake, the same on every try and through any integration: the step fails.
           const text = `the trigger's email overrides are not valid: ${addressing.reason}`;
@@ -185,6 +194,9 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
           return failed(base, integration, new ProviderError(text, { retryable: false, code: 'invalid_overrides' }), reasonWith(`failed: ${text}`), attempts);
         }
         ({ email, overrides } = addressing);
+        // The step's headers, the trigger's over them, one-click unsubscribe's over both.
+        const merged = { ...laidOut?.customHeaders, ...addressing.headers, ...laidOut?.headers };
+        if (Object.keys(merged).length > 0) headers = merged;
         // The step's or the brand's sender name and Reply-To, unless the trigger's overrides gave them.
         if (laidOut?.senderName && email.senderName === undefined) email = { ...email, senderName: laidOut.senderName };
         if (laidOut?.replyTo && email.replyTo === undefined) email = { ...email, replyTo: laidOut.replyTo };
@@ -202,7 +214,8 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
         payload: base.payload,
         overrides,
         ...(email && { email }),
-        ...(laidOut?.headers && { headers: laidOut.headers }),
+        ...(headers && { headers }),
+        ...(attachments.length > 0 && { attachments }),
         ...(delivery.channel === 'push' && base.data !== undefined && { data: base.data }),
       };
       const probe = sendProbe(telemetry, integration, delivery.channel);
@@ -222,7 +235,7 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
       } catch (error) {
         const text = (error instanceof Error ? error.message : String(error)) + noteDead(integration, error);
         const retryable = error instanceof ProviderError ? error.retryable : true;
-        probe?.end(retryable ? 'retry' : 'failed', error);
+        probe?.end(retryable && !context.finalAttempt ? 'retry' : 'failed', error);
         attempts.push({ integration: integration.identifier, outcome: 'failed', reason: text });
         if (!retryable) return failed(base, integration, error, reasonWith(`failed: ${text}`), attempts);
         record(integration, 'failure');

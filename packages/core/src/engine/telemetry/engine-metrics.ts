@@ -1,6 +1,6 @@
 import { createNoopMeter, ValueType, type Attributes, type Meter } from '@opentelemetry/api';
 import type { TidingsEmitter } from '../../events.js';
-import type { Job, JobKind, TriggerStatus } from '../../schemas/index.js';
+import type { Job, JobKind, MessageStatus, TriggerStatus } from '../../schemas/index.js';
 import type { Storage } from '../../storage.js';
 import { atMostEvery } from './at-most-every.js';
 
@@ -13,6 +13,9 @@ export interface EngineMetrics {
   providerSent(providerId: string, outcome: SendOutcome, seconds: number): void;
   claimed(jobs: readonly Job[], now: Date): void;
 }
+
+/** A channel step's outcome by the status its message was made with. */
+const STEP_OUTCOME: Record<MessageStatus, string> = { sent: 'sent', error: 'failed', warning: 'not_sent' };
 
 /** Every job kind (a kind added to JobKind and not listed here fails to compile), so a kind with no job reads 0. */
 const JOB_KINDS = Object.keys({ walk: true, fanout: true, unsnooze: true, digest: true, webhook: true, outbox: true, sweep: true } satisfies Record<JobKind, true>) as JobKind[];
@@ -52,6 +55,10 @@ export function engineMetrics(meter: Meter, storage: Storage, env: string, event
   if (meter === createNoopMeter()) return null;
   const triggers = meter.createCounter('tidings.triggers', { description: 'Trigger events handled, by the status of their result', valueType: ValueType.INT });
   const messages = meter.createCounter('tidings.messages', { description: 'Messages created, by channel and status when created (sent, error, warning)', valueType: ValueType.INT });
+  const steps = meter.createCounter('tidings.steps', {
+    description: 'Channel steps by channel and outcome: sent, failed (for good), not_sent (nowhere to go) and skipped (a preference, filter, schedule or cap; no message made)',
+    valueType: ValueType.INT,
+  });
   const latency = meter.createHistogram('tidings.provider.send.duration', {
     description: 'How long provider calls took, by provider and outcome (sent, failed, retry)',
     unit: 's',
@@ -66,7 +73,12 @@ export function engineMetrics(meter: Meter, storage: Storage, env: string, event
   const messageAttributes = attributeCache(['channel', 'status']);
   const sendAttributes = attributeCache(['provider', 'outcome']);
 
-  events.on('message.created', ({ message }) => messages.add(1, messageAttributes(message.channel, message.status)));
+  const stepAttributes = attributeCache(['channel', 'outcome']);
+  events.on('message.created', ({ message }) => {
+    messages.add(1, messageAttributes(message.channel, message.status));
+    steps.add(1, stepAttributes(message.channel, STEP_OUTCOME[message.status]));
+  });
+  events.on('step.skipped', ({ channel }) => steps.add(1, stepAttributes(channel, 'skipped')));
   const storageCounts = atMostEvery(STORAGE_GAUGES_REFRESH_MS, async () => {
     const [jobs, digests] = await Promise.allSettled([storage.jobs.countByKind(env), storage.digests.countOpen(env)]);
     // A count that failed is reported once per refresh, and its gauge has no value until the next one.

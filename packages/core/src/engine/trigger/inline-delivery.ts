@@ -95,7 +95,7 @@ export async function walkInline(ctx: EngineContext, repos: Pick<StorageReposito
 }
 
 /** Inline walks stored inside the trigger's transaction: their messages commit with the notification. */
-export async function deliverInline(ctx: EngineContext, tx: StorageRepositories, walks: readonly InlineWalk[], known: ReadonlyMap<string, Subscriber>): Promise<{ jobs: Job[]; messages: Message[] }> {
+export async function deliverInline(ctx: EngineContext, tx: StorageRepositories, walks: readonly InlineWalk[], known: ReadonlyMap<string, Subscriber>): Promise<{ jobs: Job[]; messages: Message[]; records: DecisionRecord[] }> {
   const walked = await walkInline(ctx, tx, walks, known);
-  return { jobs: walked.jobs, messages: await storeWalkResults(ctx, tx, walked.messages, walked.records) };
+  return { jobs: walked.jobs, messages: await storeWalkResults(ctx, tx, walked.messages, walked.records), records: walked.records };
 }

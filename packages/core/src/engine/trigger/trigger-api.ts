@@ -1,6 +1,6 @@
 import { TidingsError, notFound, type FieldIssue } from '../../errors.js';
 import { namedContexts, type NamedContext } from '../../contexts/context-keys.js';
-import { resolveContexts, storeGivenContexts } from '../contexts/context-records.js';
+import { resolveContexts, storeGivenContexts, type ContextDataSeen } from '../contexts/context-records.js';
 import { capsInForce } from '../frequency/caps.js';
 import { newId, newTransactionId } from '../../ids.js';
 import { MAX_BULK_EVENTS, MAX_RECIPIENTS_PER_CALL, type BroadcastEvent, type Job, type Message, type Notification, type ParsedBroadcastEvent, type ParsedTriggerEvent, type Tenant, type TriggerEvent, type TriggerResult, type TriggerStatus, type Workflow } from '../../schemas/index.js';
@@ -16,6 +16,8 @@ import { validateBroadcast, validateEvent } from '../../trigger/validate-event.j
 import { workflowStatus } from '../../trigger/workflow-status.js';
 import type { EngineContext } from '../context.js';
 import { deliverInline, firstWalkJob, walksInline, type InlineWalk } from './inline-delivery.js';
+import { announceSkips } from '../walk/skip-events.js';
+import type { DecisionRecord } from '../../walk/trace.js';
 import { groupCommit } from './group-commit.js';
 import { watchWrite } from '../runtime/write-health.js';
 import { digestFlushKey, newJob } from '../runtime/jobs.js';
@@ -86,6 +88,8 @@ interface Written {
   /** Each notification with the subscribers it names and reached through topics read whole, and how many it reaches in all. */
   readonly recorded: { notification: Notification; subscriberIds: string[]; recipients: number }[];
   readonly messages: Message[];
+  /** The decision records of its inline walks (their skipped steps are announced once committed). */
+  readonly records: DecisionRecord[];
 }
 
 /**
@@ -127,12 +131,14 @@ function refusal(result: TriggerResult): TidingsError | null {
   return new TidingsError('validation_failed', described, { issues: errors.map(issueOf) });
 }
 
-const resultOf = (status: TriggerStatus, error: string[] | undefined, transactionId: string | undefined): TriggerResult => ({
+const resultOf = (status: Exclude<TriggerStatus, 'processed'>, error: string[] | undefined, transactionId: string | undefined): TriggerResult => ({
   acknowledged: true,
   status,
   ...(error && { error }),
   ...(transactionId !== undefined && { transactionId }),
 });
+
+const processed = (transactionId: string): TriggerResult => ({ acknowledged: true, status: 'processed', transactionId });
 
 export function triggerApi(ctx: EngineContext) {
   const { storage, env } = ctx;
@@ -141,7 +147,7 @@ export function triggerApi(ctx: EngineContext) {
     newJob({ env, kind: 'fanout', runAt: ctx.now(), transactionId: notification.transactionId, subscriberId, data }, ctx.clock.now());
 
   /** Validation, workflow status and tenant: everything decided before the storage transaction. */
-  async function prepare(raw: unknown, index: number, addressing: Addressing, workflows: Map<string, Promise<Workflow | null>>, outside: <T>(work: () => Promise<T>) => Promise<T>): Promise<Prepared | TriggerResult> {
+  async function prepare(raw: unknown, index: number, addressing: Addressing, workflows: Map<string, Promise<Workflow | null>>, contexts: ContextDataSeen, outside: <T>(work: () => Promise<T>) => Promise<T>): Promise<Prepared | TriggerResult> {
     const validation = addressing === 'everyone' ? validateBroadcast(raw) : validateEvent(raw);
     const givenId = typeof (raw as { transactionId?: unknown } | null)?.transactionId === 'string' ? (raw as { transactionId: string }).transactionId : undefined;
     if (!validation.ok) return resultOf('error', validation.errors, givenId);
@@ -177,7 +183,7 @@ export function triggerApi(ctx: EngineContext) {
       overrides: event.overrides,
       actorId,
       tenantId: typeof event.tenant === 'object' ? event.tenant.identifier : tenant?.identifier ?? null,
-      context: await resolveContexts(ctx.storage.records, env, namedContexts(event.context)),
+      context: await resolveContexts(ctx.storage.records, env, namedContexts(event.context), contexts),
       ...(plan.topics.length > 0 && { topics: { keys: plan.topics.map((t) => t.topicKey), direct: plan.direct.map((d) => d.subscriberId) } }),
       ...(event.locale !== undefined && { locale: event.locale }),
       ...(workflow.revision !== undefined && { revision: workflow.revision }),
@@ -208,7 +214,7 @@ export function triggerApi(ctx: EngineContext) {
       const walks: InlineWalk[] = [];
       const tenants = new Map<string, Tenant>();
       const givenContexts: NamedContext[] = [];
-      const written = calls.map((): Written => ({ recorded: [], messages: [] }));
+      const written = calls.map((): Written => ({ recorded: [], messages: [], records: [] }));
       // Each call's room for inline walks: a call is recorded as it would be alone.
       const inlineRoom = calls.map(() => (ctx.options.inlineInApp ? ctx.options.inlineLimit : -1));
       // Recipients first: an event without any is refused before anything of it is written.
@@ -265,7 +271,7 @@ export function triggerApi(ctx: EngineContext) {
         }
         // A large audience (topics, or a broadcast's): one fan-out job per page, each reading its own members when it runs.
         if (paged) for (const { after, until } of paged.pages) jobs.push(fanoutJob(p.notification, until, { notificationId: p.notification._id, ...paged.source, after, until }));
-        results[p.index] = resultOf('processed', undefined, p.notification.transactionId);
+        results[p.index] = processed(p.notification.transactionId);
         written[at]!.recorded.push({ notification: p.notification, subscriberIds, recipients: subscriberIds.length + (paged?.count ?? 0) });
       }
       for (const s of await upsertSubscribers(tx, env, upserts, now, ctx.organizationId, known)) known.set(s.subscriberId, s);
@@ -275,6 +281,8 @@ export function triggerApi(ctx: EngineContext) {
       if (queue.length > 0) await tx.jobs.enqueue(env, queue);
       const owner = new Map(written.flatMap((call) => call.recorded.map((r) => [r.notification._id, call] as const)));
       for (const message of inline.messages) owner.get(message._notificationId)?.messages.push(message);
+      const ownerOfTransaction = new Map(written.flatMap((call) => call.recorded.map((r) => [r.notification.transactionId, call] as const)));
+      for (const record of inline.records) ownerOfTransaction.get(record.transactionId)?.records.push(record);
       return written;
     }));
   }
@@ -283,6 +291,7 @@ export function triggerApi(ctx: EngineContext) {
 
   async function triggerMany(events: readonly unknown[], addressing: Addressing = 'named'): Promise<TriggerResult[]> {
     const workflows = new Map<string, Promise<Workflow | null>>();
+    const contexts: ContextDataSeen = new Map();
     const results: TriggerResult[] = new Array(events.length);
     const prepared: Prepared[] = [];
     const tracer = ctx.telemetry.tracer();
@@ -293,18 +302,18 @@ export function triggerApi(ctx: EngineContext) {
     try {
       for (const [index, raw] of events.entries()) {
         spans?.start(index);
-        const outcome = await prepare(raw, index, addressing, workflows, (work) => ticket.outside(work));
+        const outcome = await prepare(raw, index, addressing, workflows, contexts, (work) => ticket.outside(work));
         if ('acknowledged' in outcome) results[index] = outcome;
         else prepared.push(spans ? { ...outcome, notification: spans.carry(index, outcome.notification) } : outcome);
       }
-      written = prepared.length === 0 ? { recorded: [], messages: [] } : await ticket.commit({ prepared, results });
+      written = prepared.length === 0 ? { recorded: [], messages: [], records: [] } : await ticket.commit({ prepared, results });
     } catch (error) {
       spans?.failed(error);
       throw error;
     } finally {
       ticket.abandon();
     }
-    const { recorded, messages } = written;
+    const { recorded, messages, records } = written;
     spans?.end(events, results, recorded);
     const counted = ctx.telemetry.metrics;
     if (counted) for (const result of results) counted.triggered(result.status);
@@ -313,6 +322,7 @@ export function triggerApi(ctx: EngineContext) {
       ctx.events.emit('message.created', { message });
       ctx.events.emit('message.sent', { message });
     }
+    announceSkips(ctx, records);
     return results;
   }
 

@@ -5,6 +5,7 @@ import { linkSentMessages, type TracksStatus } from '../delivery/provider-status
 import { effectApplier, ofKind, type EffectApplier } from '../runtime/job-result.js';
 import { clearRetriedErrors } from './retry-run.js';
 import { storeWalkResults } from './walk-io.js';
+import { announceSkips, skipsAny } from './skip-events.js';
 
 /** What a run decided, for `explain`: one decision record per job, its entries in the order added. */
 export interface TraceEffect {
@@ -37,7 +38,7 @@ export const decided = (records: readonly DecisionRecord[]): DecisionsEffect | n
 export const madeMessages = (messages: readonly Message[], failures: MessagesEffect['failures'] = [], warnings: MessagesEffect['warnings'] = []): MessagesEffect | null =>
   messages.length > 0 || failures.length > 0 || warnings.length > 0 ? { kind: 'messages', messages, failures, warnings } : null;
 
-/** Announces the stored messages: created, sent, failed, not sent. */
+/** Announces the stored messages: created, sent, failed, not sent (skipped steps are announced from the records). */
 function announceMessages(ctx: EngineContext, stored: readonly Message[], effects: readonly MessagesEffect[]): void {
   const failed = new Map(effects.flatMap((e) => e.failures.map((f) => [f.message._id, f.error] as const)));
   const notSent = new Map(effects.flatMap((e) => e.warnings.map((w) => [w.message._id, w.reason] as const)));
@@ -71,5 +72,6 @@ export function walkApplier(ctx: EngineContext, tracksStatus: TracksStatus): Eff
     const messages = await linkSentMessages(tx, ctx.env, made.flatMap(({ effect }) => effect.messages), tracksStatus);
     const stored = await storeWalkResults(ctx, tx, messages, records);
     if (stored.length > 0) afterCommit(() => announceMessages(ctx, stored, made.map(({ effect }) => effect)));
+    if (skipsAny(records)) afterCommit(() => announceSkips(ctx, records));
   });
 }

@@ -114,7 +114,9 @@ async function walkJob(job: JobOf<'walk'>, context: HandlerContext<BatchData>, d
    */
   async function sendOrRetry(step: Delivery, message: Message, fallback: boolean): Promise<Extract<StepSent, { kind: 'message' }> | JobResult> {
     const earlier = await unknownBefore(message);
-    const sent = await deliver(step, message, delivery);
+    // The fallback's first retry starts its own count of attempts: the first channel may have used them all.
+    const fresh = fallback && job.data.fallbackStep !== step.stepIndex;
+    const sent = await deliver(step, message, { ...delivery, finalAttempt: !fresh && job.attempts >= ctx.options.maxAttempts });
     // Only a sent message counts against the caps: one that did not go gives its place back. One whose
     // outcome is unknown may have gone: it keeps its place (its one more send counts under the same id).
     if (sent.kind !== 'unknown' && (sent.kind !== 'message' || sent.message.status !== 'sent')) caps.release(step.channel, message._id);
@@ -130,8 +132,6 @@ async function walkJob(job: JobOf<'walk'>, context: HandlerContext<BatchData>, d
     // Sent again after an unknown outcome: only the provider's answer replaces the message, not a reason it had nowhere to go.
     if (earlier && sent.kind === 'message' && sent.notSent !== undefined) return keptUnknown(earlier, `this time it was not sent: ${sent.notSent}`);
     if (sent.kind === 'message') return sent;
-    // The fallback's first retry starts its own count of attempts: the first channel may have used them all.
-    const fresh = fallback && job.data.fallbackStep !== step.stepIndex;
     const { fallbackStep: _done, ...data } = job.data;
     const next = withState({ ...data, stepIndex: step.stepIndex, ...(fallback && { fallbackStep: step.stepIndex }) }, stateBefore(walk.state, step.stepIndex, step.step._id));
     if (sent.kind === 'unknown') {

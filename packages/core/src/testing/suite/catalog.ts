@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isTidingsError } from '../../errors.js';
 import type { SuiteContext } from '../storage-under-test.js';
 import { createTidings } from '../../engine/create-tidings.js';
+import { manualClock } from '../../clock.js';
 import { integrationRecord, T0, workflowRecord } from '../fixtures.js';
 
 export function catalogSuite({ get }: SuiteContext): void {
@@ -41,7 +42,7 @@ export function catalogSuite({ get }: SuiteContext): void {
     it('workflows.list / getMany / delete — oldest first, missing ids left out, false when absent', async () => {
       const s = get();
       const a = workflowRecord('env-a', { createdAt: '2026-01-01T00:00:00.000Z' });
-      const b = workflowRecord('env-a', { createdAt: '2026-01-02T00:00:00.000Z' });
+      const b = workflowRecord('env-a', { createdAt: '2026-03-03T00:00:00.000Z' });
       await s.workflows.upsert('env-a', b);
       await s.workflows.upsert('env-a', a);
       expect((await s.workflows.list('env-a')).map((w) => w._id)).toEqual([a._id, b._id]);
@@ -74,6 +75,40 @@ export function catalogSuite({ get }: SuiteContext): void {
       expect(await primaries()).toEqual([sms._id, second._id].sort());
       await tidings.integrations.setPrimary(first._id);
       expect(await primaries()).toEqual([sms._id, first._id].sort());
+    });
+
+    it('integrations.upsert (engine) — the same identifier at every start replaces one integration (credentials whole, _id and createdAt kept); none given adds another', async () => {
+      const clock = manualClock(T0);
+      const boot = (credentials: Record<string, string>) =>
+        createTidings({ storage: get(), environmentId: 'env-a', clock }).integrations.upsert({ identifier: 'mail', name: 'Mail', providerId: 'nodemailer', channel: 'email', primary: true, credentials });
+      const first = await boot({ host: 'smtp.one.test', user: 'me' });
+      clock.set('2026-03-03T00:00:00.000Z');
+      const second = await boot({ host: 'smtp.two.test' });
+      const stored = await get().integrations.list('env-a');
+      expect(stored).toHaveLength(1);
+      expect(stored[0]).toMatchObject({ _id: first._id, identifier: 'mail', createdAt: first.createdAt, updatedAt: '2026-03-03T00:00:00.000Z', credentials: { host: 'smtp.two.test' }, primary: true });
+      expect(stored[0]!.credentials).not.toHaveProperty('user');
+      expect(second._id).toBe(first._id);
+      const tidings = createTidings({ storage: get(), environmentId: 'env-a', clock });
+      const a = await tidings.integrations.upsert({ providerId: 'console', channel: 'sms' });
+      const b = await tidings.integrations.upsert({ providerId: 'console', channel: 'sms' });
+      expect(a._id).not.toBe(b._id);
+      expect(await get().integrations.list('env-a', { channel: 'sms' })).toHaveLength(2);
+    });
+
+    it('integrations.upsert (engine) — credentials take `port` as a number or its digits and flags as booleans or "true"/"false", stored as text and booleans; a bad one is refused by field, nothing stored', async () => {
+      const tidings = createTidings({ storage: get(), environmentId: 'env-a' });
+      await tidings.integrations.upsert({ identifier: 'a', providerId: 'nodemailer', channel: 'email', credentials: { host: 'h', port: 465, secure: 'true', requireTls: 'false' } });
+      await tidings.integrations.upsert({ identifier: 'b', providerId: 'nodemailer', channel: 'email', credentials: { host: 'h', port: '587', secure: false, ignoreTls: true } });
+      const stored = new Map((await get().integrations.list('env-a')).map((i) => [i.identifier, i.credentials]));
+      expect(stored.get('a')).toEqual({ host: 'h', port: '465', secure: true, requireTls: false });
+      expect(stored.get('b')).toEqual({ host: 'h', port: '587', secure: false, ignoreTls: true });
+      for (const [credentials, field] of [[{ port: 'smtp' }, 'credentials.port'], [{ port: 70_000 }, 'credentials.port'], [{ secure: 'yes' }, 'credentials.secure']] as const) {
+        await expect(tidings.integrations.upsert({ identifier: 'c', providerId: 'nodemailer', channel: 'email', credentials: credentials as unknown as Record<string, never> })).rejects.toSatisfy(
+          (e) => isTidingsError(e, 'validation_failed') && e.issues.some((issue) => issue.path === field),
+        );
+      }
+      expect(await get().integrations.list('env-a')).toHaveLength(2);
     });
 
     it('integrations.upsert — stores the record as given, replacing the one with its _id', async () => {

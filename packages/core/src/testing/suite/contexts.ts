@@ -70,10 +70,17 @@ export function contextsSuite({ get }: SuiteContext): void {
         ['New comment in Acme (acme)', ['app:jira', 'tenant:acme']],
       ]);
       expect(sent.map((m) => [m.subject, m.html?.includes('<p>pro</p>')])).toEqual([['For jira', true], ['For ', true]]);
+      // In one bulk call, a later event naming a context by id sees the data an earlier one gave it.
+      await tidings.triggerBulk([
+        { name: 'comment', to: 'bob', context: { tenant: { id: 'umbrella', data: { name: 'Umbrella' } } } },
+        { name: 'comment', to: 'bob', context: { tenant: 'umbrella' } },
+      ]);
+      await tidings.runDue();
+      expect((await tidings.messages.feed('bob', { limit: 10, channel: 'in_app' })).items.map((m) => m.content)).toEqual(['New comment in Umbrella (umbrella)', 'New comment in Umbrella (umbrella)']);
       const six = Object.fromEntries(['a', 'b', 'c', 'd', 'e', 'f'].map((type) => [type, 'x']));
       await expect(tidings.trigger({ name: 'comment', to: 'ada', context: six })).rejects.toMatchObject({ code: 'validation_failed' });
       await expect(tidings.trigger({ name: 'comment', to: 'ada', context: { tenant: 'Not Valid' } })).rejects.toMatchObject({ code: 'validation_failed' });
-      expect((await tidings.contexts.list()).totalCount).toBe(1);
+      expect((await tidings.contexts.list()).totalCount).toBe(2);
     });
 
     it('the feed, counts and bulk changes scope to exactly a context: messages of another context, or of none, stay out, and without a context only those of none show', async () => {

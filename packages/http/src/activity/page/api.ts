@@ -2,7 +2,7 @@
 // The page's one way to the API: every call carries the API key the user gave, kept in the tab's
 // sessionStorage (gone when the tab closes). A 401 forgets it and asks again.
 import type { Channel, DecisionRecord, RetriedStep, Tidings } from '@tidings/core';
-import type { MessageStatus, WorkflowRevision } from '@tidings/core/schemas';
+import type { MessageStatus, SkippedStep, WorkflowRevision } from '@tidings/core/schemas';
 import type { Filters } from './route.js';
 
 /** A message as the activity list has it (see activity-list.ts). */
@@ -29,6 +29,9 @@ export interface SentEmail {
   readonly layoutId: string | null;
 }
 
+/** A channel step that made no message (skipped by a preference, filter, schedule or cap), as the engine lists it. */
+export type { SkippedStep };
+
 /** One notification as one subscriber had it. */
 export interface ActivityItem {
   readonly _id: string;
@@ -39,6 +42,7 @@ export interface ActivityItem {
   readonly template?: { readonly name: string };
   readonly payload: Record<string, unknown>;
   readonly messages: readonly ActivityMessage[];
+  readonly skipped: readonly SkippedStep[];
 }
 
 export interface ActivityPage {

@@ -16,4 +16,7 @@ export const withLocalTimes = (text: string): string => text.replace(INSTANT, (i
 export const firstInstant = (text: string): string | null => text.match(INSTANT)?.[0] ?? null;
 
 export const CHANNEL_LABEL: Record<string, string> = { in_app: 'In-app', email: 'Email', sms: 'SMS', chat: 'Chat', push: 'Push' };
-export const STATUS_TONE: Record<string, string> = { sent: 'ok', error: 'fail', warning: 'warn' };
+export const STATUS_TONE: Record<string, string> = { sent: 'ok', error: 'fail', warning: 'warn', skipped: 'skip' };
+/** What a step's outcome is called on the page: a `warning` message was not sent (it had nowhere to go). */
+export const STATUS_LABEL: Record<string, string> = { sent: 'sent', error: 'failed', warning: 'not sent', skipped: 'skipped' };
+export const statusLabel = (status: string): string => STATUS_LABEL[status] ?? status;

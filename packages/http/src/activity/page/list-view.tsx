@@ -4,10 +4,12 @@ import { useState } from 'preact/hooks';
 import { api, retryable, type ActivityItem } from './api.js';
 import { useLoad } from './load.js';
 import { FILTER_KEYS, listOf, runOf, transactionOf, workflowOf, type Filters } from './route.js';
-import { ActionButton, MessageBadge, Problem, Time } from './widgets.js';
+import { ActionButton, MessageBadge, Problem, SkippedBadge, Time } from './widgets.js';
+import { statusLabel } from './format.js';
 
 const CHANNELS = ['in_app', 'email', 'sms', 'chat', 'push'];
-const STATUSES = ['sent', 'error', 'warning'];
+/** What became of a step: the API's values, shown by their labels (`warning` reads "not sent"). */
+const STATUSES = ['sent', 'error', 'warning', 'skipped'];
 
 function FilterForm({ filters }: { filters: Filters }) {
   const [draft, setDraft] = useState<Record<string, string>>({ ...filters });
@@ -26,7 +28,7 @@ function FilterForm({ filters }: { filters: Filters }) {
       <label>Subscriber<input {...field('subscriber')} placeholder="subscriberId" /></label>
       <label>Transaction<input {...field('transaction')} placeholder="transactionId" /></label>
       <label>Channel<select {...field('channel')}><option value="">any</option>{CHANNELS.map((c) => <option value={c}>{c}</option>)}</select></label>
-      <label>Status<select {...field('status')}><option value="">any</option>{STATUSES.map((s) => <option value={s}>{s}</option>)}</select></label>
+      <label>Status<select {...field('status')}><option value="">any</option>{STATUSES.map((s) => <option value={s}>{statusLabel(s)}</option>)}</select></label>
       <label>From<input type="datetime-local" step="1" {...field('after')} /></label>
       <label>To<input type="datetime-local" step="1" {...field('before')} /></label>
       <div class="buttons">
@@ -45,7 +47,9 @@ export function RecipientRow({ item, onChange }: { item: ActivityItem; onChange:
     <li class="recipient" data-subscriber={subscriberId}>
       <a class="subscriber" href={listOf({ subscriber: subscriberId })} title="Every notification of this subscriber">{subscriberId}</a>
       {name !== '' && <span class="name">{name}</span>}
-      <span class="badges">{item.messages.length === 0 ? <span class="muted">no message (yet)</span> : item.messages.map((m) => <MessageBadge message={m} />)}</span>
+      <span class="badges">
+        {item.messages.length === 0 && item.skipped.length === 0 ? <span class="muted">no message (yet)</span> : stepsInOrder(item).map((s) => ('_id' in s ? <MessageBadge message={s} /> : <SkippedBadge step={s} />))}
+      </span>
       <a class="run-link" href={runOf(item.transactionId, subscriberId)}>steps →</a>
       {item.messages.some(retryable) && (
         <ActionButton
@@ -61,6 +65,9 @@ export function RecipientRow({ item, onChange }: { item: ActivityItem; onChange:
     </li>
   );
 }
+
+/** A recipient's messages and skipped steps, in step order. */
+const stepsInOrder = (item: ActivityItem) => [...item.messages, ...item.skipped].sort((a, b) => a.stepIndex - b.stepIndex);
 
 /** Items of one transaction, in the order the list gave them. */
 function byTransaction(items: readonly ActivityItem[]): ActivityItem[][] {

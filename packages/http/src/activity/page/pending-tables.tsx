@@ -16,14 +16,22 @@ export function PendingTables({ pending, onChange }: { pending: Pending; onChang
       {pending.jobs.length > 0 && (
         <table class="jobs">
           <thead>
-            <tr><th>Job</th><th>Runs at</th><th>Transaction</th><th>Subscriber</th><th>Step</th><th>Attempts</th><th>Last error</th><th /></tr>
+            <tr><th>Job</th><th>Runs at</th><th>Of</th><th>Subscriber</th><th>Step</th><th>Attempts</th><th>Last error</th><th /></tr>
           </thead>
           <tbody>
             {pending.jobs.map((job) => (
               <tr data-transaction={job.transactionId} data-kind={job.kind} class={job.lastError !== null ? 'retrying' : ''}>
                 <td>{job.kind === 'digest' ? 'digest flush' : job.kind}</td>
                 <td><Time at={job.runAt} /></td>
-                <td>{ofTrigger(job.kind) ? <a href={transactionOf(job.transactionId)}>{job.transactionId}</a> : <span class="muted">{job.digestId ?? job.transactionId}</span>}</td>
+                <td class="of">
+                  {ofTrigger(job.kind) ? (
+                    <>transaction <a href={transactionOf(job.transactionId)}>{job.transactionId}</a></>
+                  ) : job.digestId !== null ? (
+                    <span class="muted">digest {job.digestId}</span>
+                  ) : (
+                    <span class="muted">{job.transactionId}</span>
+                  )}
+                </td>
                 <td>{job.kind === 'walk' ? <a href={runOf(job.transactionId, job.subscriberId)}>{job.subscriberId}</a> : job.subscriberId}</td>
                 <td>{job.stepIndex === null ? '' : `#${job.stepIndex + 1}`}</td>
                 <td>{job.attempts}</td>

@@ -1,7 +1,7 @@
 /** @jsxImportSource preact */
 /// <reference lib="dom" />
 import { api, retryable, type ActivityMessage } from './api.js';
-import { CHANNEL_LABEL, STATUS_TONE } from './format.js';
+import { CHANNEL_LABEL, STATUS_TONE, statusLabel } from './format.js';
 import { useLoad } from './load.js';
 import { PendingTables, pollFor } from './pending-tables.js';
 import { listOf, transactionOf, workflowOf } from './route.js';
@@ -21,9 +21,10 @@ function Messages({ messages }: { messages: readonly ActivityMessage[] }) {
           <tr data-channel={m.channel} data-status={m.status} id={`message-${m._id}`}>
             <td>#{m.stepIndex + 1}</td>
             <td>{CHANNEL_LABEL[m.channel] ?? m.channel}</td>
-            <td><Badge tone={STATUS_TONE[m.status] ?? 'info'}>{m.status}</Badge></td>
+            <td><Badge tone={STATUS_TONE[m.status] ?? 'info'}>{statusLabel(m.status)}</Badge></td>
             <td><Time at={m.createdAt} /></td>
-            <td>{m.providerId ?? ''}</td>
+            {/* A message that was not sent went through no provider, whatever integration was picked. */}
+            <td class="provider">{m.status === 'warning' ? '' : (m.providerId ?? '')}</td>
             <td><code>{m.providerMessageId ?? ''}</code></td>
             <td class="error">{m.errorText ?? ''}</td>
             <td><code class="muted">{m._id}</code></td>

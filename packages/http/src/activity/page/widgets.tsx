@@ -2,8 +2,8 @@
 /// <reference lib="dom" />
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import type { ActivityMessage } from './api.js';
-import { CHANNEL_LABEL, STATUS_TONE, when } from './format.js';
+import type { ActivityMessage, SkippedStep } from './api.js';
+import { CHANNEL_LABEL, STATUS_TONE, statusLabel, when } from './format.js';
 
 export const Time = ({ at }: { at: string }) => <time dateTime={at} title={at}>{when(at)}</time>;
 
@@ -11,8 +11,15 @@ export const Badge = ({ tone, children }: { tone: string; children: ComponentChi
 
 /** A message in one badge: its channel, coloured by its status. */
 export const MessageBadge = ({ message }: { message: ActivityMessage }) => (
-  <span class={`badge message ${STATUS_TONE[message.status] ?? 'info'}`} data-channel={message.channel} data-status={message.status} title={message.errorText ?? message.status}>
-    {CHANNEL_LABEL[message.channel] ?? message.channel}: {message.status}
+  <span class={`badge message ${STATUS_TONE[message.status] ?? 'info'}`} data-channel={message.channel} data-status={message.status} title={message.errorText ?? statusLabel(message.status)}>
+    {CHANNEL_LABEL[message.channel] ?? message.channel}: {statusLabel(message.status)}
+  </span>
+);
+
+/** A channel step skipped (no message), in a badge like a message's, its reason on hover. */
+export const SkippedBadge = ({ step }: { step: SkippedStep }) => (
+  <span class={`badge message ${STATUS_TONE['skipped']}`} data-channel={step.channel} data-status="skipped" title={step.reason}>
+    {CHANNEL_LABEL[step.channel] ?? step.channel}: skipped
   </span>
 );
 
