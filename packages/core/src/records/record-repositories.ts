@@ -1,4 +1,5 @@
 import { recordStoreOver, type RecordBackend, type RecordStore } from './record-store.js';
+import { lazyMembers } from '../util/lazy-members.js';
 import type { Message } from '../schemas/index.js';
 import type { MessageRepository, StorageRepositories, SubscriberRepository } from '../storage.js';
 import type { KernelRepositories, MessageSweep } from '../kernel/kernel.js';
@@ -47,24 +48,27 @@ export type RecordRepositories = Pick<
  */
 export type Atomically = <T>(fn: (kernel: KernelRepositories, records: RecordBackend) => Promise<T>) => Promise<T>;
 
-/** The repositories over `records`. */
+/** How each repository over `records` is made. */
+const recordMakers = (records: RecordStore): { readonly [K in keyof RecordRepositories]: () => RecordRepositories[K] } => ({
+  workflows: () => workflowRepository(records),
+  tenants: () => tenantRepository(records),
+  integrations: () => integrationRepository(records),
+  preferences: () => preferenceRepository(records),
+  settings: () => settingsRepository(records),
+  idempotency: () => idempotencyRepository(records),
+  suppressions: () => suppressionRepository(records),
+  webhooks: () => webhookRepository(records),
+  frequency: () => frequencyRepository(records),
+  digests: () => digestRepository(records),
+  deliveryStatus: () => deliveryStatusRepository(records),
+  subscribers: () => subscriberRepository(records),
+  notifications: () => notificationRepository(records),
+  traces: () => traceRepository(records),
+});
+
+/** The repositories over `records`, each made when first used. */
 export function recordRepositories(records: RecordStore): RecordRepositories {
-  return {
-    workflows: workflowRepository(records),
-    tenants: tenantRepository(records),
-    integrations: integrationRepository(records),
-    preferences: preferenceRepository(records),
-    settings: settingsRepository(records),
-    idempotency: idempotencyRepository(records),
-    suppressions: suppressionRepository(records),
-    webhooks: webhookRepository(records),
-    frequency: frequencyRepository(records),
-    digests: digestRepository(records),
-    deliveryStatus: deliveryStatusRepository(records),
-    subscribers: subscriberRepository(records),
-    notifications: notificationRepository(records),
-    traces: traceRepository(records),
-  };
+  return lazyMembers(recordMakers(records));
 }
 
 /**
@@ -109,21 +113,22 @@ function cascading(backendAtomically: Atomically): { subscriberDelete: Subscribe
 export function storageRepositories(kernel: KernelRepositories, backend: RecordBackend, atomically: Atomically): StorageRepositories {
   const records = recordStoreOver(backend);
   const owned = cascading(atomically);
-  const jobs = jobRepository(kernel.jobs);
-  const stored = recordRepositories(records);
-  return {
-    ...stored,
-    records,
+  // Made for every transaction: each repository only when the transaction first uses it.
+  const jobs = () => jobRepository(kernel.jobs);
+  const made = recordMakers(records);
+  return lazyMembers<StorageRepositories>({
+    ...made,
+    records: () => records,
     jobs,
-    subscribers: { ...stored.subscribers, delete: owned.subscriberDelete },
-    messages: { ...messageRepository(kernel.messages), deleteMany: owned.messagesDelete },
-    topics: topicRepository(records, kernel.topics),
-    retention: {
+    subscribers: () => ({ ...made.subscribers(), delete: owned.subscriberDelete }),
+    messages: () => ({ ...messageRepository(kernel.messages), deleteMany: owned.messagesDelete }),
+    topics: () => topicRepository(records, kernel.topics),
+    retention: () => ({
       nextExpiry: (env) => kernel.retention.nextExpiry(env),
-      deleteNotificationsBefore: (env, before, limit) => deleteNotificationsBefore(records, jobs, env, before, limit),
+      deleteNotificationsBefore: (env, before, limit) => deleteNotificationsBefore(records, jobs(), env, before, limit),
       deleteExpiredMessages: (env, now, limit) => owned.sweep(env, { expiredAt: now }, limit),
       deleteMessagesBefore: (env, before, limit) => owned.sweep(env, { createdBefore: before }, limit),
       ...webhookRetention(records),
-    },
-  };
+    }),
+  });
 }
