@@ -59,7 +59,9 @@ export function unitsOfWorkSuite({ get }: SuiteContext): void {
       const newcomers = Array.from({ length: 10 }, (_, i) => ({ subscriberId: `new-${i}`, email: `new-${i}@example.com`, firstName: `N${i}` }));
       await tidings.trigger({ name: 'order', to: buyers, payload: { id: 'o-1', items: orderLines }, transactionId: 'order-1' });
       await tidings.trigger({ name: 'welcome', to: newcomers, payload: {}, transactionId: 'welcome-1' });
-      await tidings.runDue();
+      // A walk that spent a shared batch's budget (a starved CPU makes that likelier) runs later in a
+      // batch of its own: run until nothing is due.
+      while ((await tidings.runDue()) > 0);
       const messages = [...(await tidings.messages.byTransaction('order-1')), ...(await tidings.messages.byTransaction('welcome-1'))];
       expect(messages).toHaveLength(100);
       expect(messages.filter((m) => m.status !== 'sent').map((m) => `${m.subscriberId}: ${m.status}`)).toEqual([]);
