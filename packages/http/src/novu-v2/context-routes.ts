@@ -3,6 +3,7 @@ import { contextIdSchema, contextTypeSchema } from '@tidings/core/schemas';
 import { z } from 'zod';
 import { parseInput } from '@tidings/core/internal';
 import { orNotFound, route, type RouteDefinition, type RouteInput } from '../routes/route.js';
+import { booleanQuery, limitSchema } from './people-schemas.js';
 import { countMatches, cursor, scanPage, type IdPager } from './scan-page.js';
 
 type RouteTidings = RouteInput['tidings'];
@@ -16,13 +17,12 @@ const createContextSchema = z.strictObject({ type: contextTypeSchema, id: contex
 /** `PATCH /v2/contexts/:type/:id` (UpdateContextRequestDto): the data replaces the stored data. */
 const updateContextSchema = z.strictObject({ data: dataSchema, bridgeUrl: noBridge });
 
-const booleanQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
 const forwardOnly = 'pages go forward only, in type:id order (follow next)';
 /** `GET /v2/contexts` (its query): `id` one id of any type, `search` a part of the type or id. */
 const listContextsQuery = z.strictObject({
   after: z.string().min(1, 'must not be empty').optional(),
   before: z.unknown().refine((value) => value === undefined, `is not supported: ${forwardOnly}`).optional(),
-  limit: z.string().regex(/^\d{1,3}$/, 'must be a whole number from 1 to 100').transform(Number).pipe(z.number().min(1, 'must be a whole number from 1 to 100').max(100, 'must be a whole number from 1 to 100')).default(10),
+  limit: limitSchema.default(10),
   orderDirection: z.enum(['ASC', 'DESC']).refine((d) => d === 'ASC', `is not supported: ${forwardOnly}, so only ASC`).optional(),
   orderBy: z.string().refine((by) => by === 'createdAt' || by === 'id', `is not supported: ${forwardOnly}; leave orderBy out`).optional(),
   includeCursor: booleanQuery.optional(),

@@ -30,12 +30,12 @@ export const bulkSubscribersSchema = z.strictObject({
     .max(MAX_BULK_SUBSCRIBERS, `must contain no more than ${MAX_BULK_SUBSCRIBERS} elements`),
 });
 
-const booleanQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
+export const booleanQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
 
 /** `?failIfExists=true`: a create that finds the record refuses (409) instead of updating it. */
 export const failIfExistsQuery = z.strictObject({ failIfExists: booleanQuery.optional() });
 
-const limitSchema = z
+export const limitSchema = z
   .string()
   .regex(/^\d{1,4}$/, 'must be a whole number from 1 to 100')
   .transform(Number)
