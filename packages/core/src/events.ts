@@ -35,6 +35,12 @@ export type TidingsEvents = {
   'message.delivery': { message: Message };
   /** A subscriber's preferences changed (through the API, the Inbox, the preference page or one-click unsubscribe). */
   'preference.updated': { change: PreferenceChange };
+  /**
+   * A debounced burst ran as one trigger of its last event (`transactionId`); `folded` are the
+   * transactionIds of the burst's earlier triggers, which run no workflow of their own. `status` is
+   * the trigger's (`processed`, or why it was refused, with `error`).
+   */
+  'debounce.fired': { transactionId: string; folded: string[]; status: string; error?: string[] };
   'digest.flushed': { transactionIds: string[]; subscriberId: string; count: number };
   'job.failed': { job: Job; error: string };
   /** A webhook endpoint's deliveries kept failing for good: it was disabled (see `webhooks.update` to enable it). */

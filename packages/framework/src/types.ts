@@ -1,3 +1,4 @@
+import type { DebounceInput } from '@tidings/core/schemas';
 import type { Schema, SchemaOutput } from './schema.js';
 
 export type Awaitable<T> = T | Promise<T>;
@@ -191,6 +192,11 @@ export interface WorkflowOptions<P extends Schema | undefined, C extends Schema 
   severity?: 'none' | 'low' | 'medium' | 'high';
   /** Delivers past the subscriber's opt-outs. */
   critical?: boolean;
+  /**
+   * Folds a burst of triggers (to the same recipients, with the same rendered `key`) into one run with
+   * the last one's payload, once `period` passed without another, and no later than `maxWait`.
+   */
+  debounce?: DebounceInput;
   preferences?: {
     all?: ChannelPreference;
     channels?: Partial<Record<'inApp' | 'email' | 'sms' | 'chat' | 'push', ChannelPreference>>;

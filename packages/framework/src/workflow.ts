@@ -1,10 +1,20 @@
 import type { CodeWorkflow } from '@tidings/core';
+import { debounceSchema, type Debounce, type DebounceInput } from '@tidings/core/schemas';
 import type { CodeRunInput } from '@tidings/core/internal';
 import { channelSettingsOf, checkedPayload, frameworkSubscriber } from './novu-shapes.js';
 import { discoverSteps, runToNextStep, type Execute } from './run.js';
 import type { Schema } from './schema.js';
 import { triggerOverHttp, type TriggerRequest, type TriggerResult } from './trigger.js';
 import type { Awaitable, ExecuteInput, PayloadOf, WorkflowOptions } from './types.js';
+
+/** A workflow's `debounce` option, checked when the workflow is made: a mistake is named at once. */
+function checkedDebounce(id: string, debounce: DebounceInput | undefined): Debounce | undefined {
+  if (debounce === undefined) return undefined;
+  const parsed = debounceSchema.safeParse(debounce);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new TypeError(`workflow("${id}", …, { debounce }): debounce.${issue.path.join('.')} ${issue.message}`);
+}
 
 /** Without the engine's translations (a run outside an engine), every key is refused by name. */
 const untranslated = (key: string): string => {
@@ -43,6 +53,7 @@ export function workflow<P extends Schema | undefined = undefined, C extends Sch
     tags: options.tags,
     severity: options.severity,
     critical: options.critical === true || options.preferences?.all?.readOnly === true,
+    debounce: checkedDebounce(id, options.debounce),
     preferenceSettings: channelSettingsOf(options.preferences, (channel) => PREFERENCE_KEYS[channel]),
     discover: () => (discovered ??= discoverSteps(run)),
     async preparePayload(payload) {

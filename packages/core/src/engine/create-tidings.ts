@@ -270,7 +270,8 @@ export function createTidings(options: TidingsOptions): Tidings {
   }
   // Workers know each other by the storage the user passed: each engine's code-catalog view is an object of its own.
   const takeBackDeadLeases = deadLeaseTakeBack(ctx, options.storage);
-  const jobs = engineJobs(ctx, providers, options.webhookTransport);
+  const triggers = triggerApi(ctx);
+  const jobs = engineJobs(ctx, providers, options.webhookTransport, triggers.runBurst);
   const runner = createJobRunner(ctx, jobs, options.storage, { exceptKinds: WEBHOOK_KINDS, batchSize: engineOptions.batchSize, takeBackDeadLeases });
   const webhookRunner = createJobRunner(ctx, jobs, options.storage, { kinds: WEBHOOK_KINDS, batchSize: engineOptions.deliveryConcurrency, takeBackDeadLeases });
   // A retention policy's sweep and the link secret are made sure of once per engine, when jobs first run.
@@ -281,7 +282,6 @@ export function createTidings(options: TidingsOptions): Tidings {
   }));
   const loop = createJobLoop(ctx, runner, onError);
   const webhookLoop = createJobLoop(ctx, webhookRunner, onError);
-  const triggers = triggerApi(ctx);
 
   return {
     environmentId,

@@ -20,6 +20,8 @@ import { walkHandler } from './walk/walk-handler.js';
 import { outboxHandler } from './webhooks/outbox-handler.js';
 import { webhookAttemptApplier, webhookDeliveriesApplier, webhookEventApplier } from './webhooks/webhook-effects.js';
 import { webhookHandler } from './webhooks/webhook-handler.js';
+import { debounceHandler, type FireBurst } from './debounce/debounce-handler.js';
+import { debounceRanApplier } from './debounce/debounce-effects.js';
 
 /**
  * The engine's jobs for the runtime: a handler per kind, what a batch loads, and the appliers of the
@@ -27,7 +29,7 @@ import { webhookHandler } from './webhooks/webhook-handler.js';
  * first (they add trace entries, jobs and events); the outbox of webhook events last but for the
  * runtime's own queueing of jobs.
  */
-export function engineJobs(ctx: EngineContext, providers: ReadonlyMap<string, Provider>, webhookTransport: WebhookTransport | undefined): JobKinds<BatchData> {
+export function engineJobs(ctx: EngineContext, providers: ReadonlyMap<string, Provider>, webhookTransport: WebhookTransport | undefined, runBurst: FireBurst): JobKinds<BatchData> {
   const deliver = stepDeliverer(providers, ctx.options, () => ctx.clock.now().getTime(), ctx.telemetry);
   const tracksStatus: TracksStatus = (channel, providerId) => providers.get(`${channel}:${providerId}`)?.readStatus !== undefined;
   return {
@@ -39,9 +41,11 @@ export function engineJobs(ctx: EngineContext, providers: ReadonlyMap<string, Pr
       webhook: webhookHandler(webhookTransport),
       outbox: outboxHandler,
       sweep: sweepHandler,
+      debounce: debounceHandler(runBurst),
     },
     loadBatch: (jobs) => loadBatch(ctx, jobs),
     appliers: [
+      debounceRanApplier(ctx),
       digestArrivalApplier(ctx),
       throttleApplier(ctx),
       digestCloseApplier(ctx),

@@ -16,6 +16,7 @@ export function codeRevision(code: CodeWorkflow, steps: readonly CodeStepDeclara
     severity: code.severity,
     critical: code.critical,
     preferenceSettings: code.preferenceSettings,
+    ...(code.debounce && { debounce: code.debounce }),
   };
   return `code-${createHash('sha256').update(canonicalJson(shape)).digest('hex').slice(0, 12)}`;
 }

@@ -108,6 +108,9 @@ export const outboxJobDataSchema = z.object({
 /** The `sweep` job: deletes expired messages and what the retention policy says is too old. Keyed, one per environment. */
 export const sweepJobDataSchema = z.object({});
 
+/** A `debounce` job: run the last event of a burst once it went quiet. Keyed by its burst. */
+export const debounceJobDataSchema = z.object({ group: z.string() });
+
 /** What a job does: its kind and that kind's data. */
 export const jobPayloadSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('walk'), data: walkJobDataSchema }),
@@ -117,6 +120,7 @@ export const jobPayloadSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('webhook'), data: webhookJobDataSchema }),
   z.object({ kind: z.literal('outbox'), data: outboxJobDataSchema }),
   z.object({ kind: z.literal('sweep'), data: sweepJobDataSchema }),
+  z.object({ kind: z.literal('debounce'), data: debounceJobDataSchema }),
 ]);
 export type JobPayload = z.infer<typeof jobPayloadSchema>;
 export type JobKind = JobPayload['kind'];

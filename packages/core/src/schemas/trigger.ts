@@ -7,6 +7,7 @@ import { MAX_ID_LENGTH, MAX_RECIPIENTS_PER_EVENT, idSchema } from './limits.js';
 import { expiresAtSchema } from './expiry.js';
 import { triggerOverridesSchema } from './email-overrides.js';
 import { emailAttachmentsSchema } from './email-attachments.js';
+import { debounceSchema } from './debounce.js';
 
 export const MAX_BULK_EVENTS = 100;
 
@@ -71,6 +72,8 @@ export const triggerEventSchema = z.strictObject({
   locale: localeSchema.optional(),
   /** When the trigger's in-app messages expire: out of the feed and counts from then on, then deleted. */
   expiresAt: expiresAtSchema.optional(),
+  /** Folds a burst of such triggers into one run with the last one's event (over the workflow's own `debounce`). */
+  debounce: debounceSchema.optional(),
 });
 export type TriggerEvent = z.input<typeof triggerEventSchema>;
 export type ParsedTriggerEvent = z.output<typeof triggerEventSchema>;

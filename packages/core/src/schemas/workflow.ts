@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { debounceSchema } from './debounce.js';
 import { categoryKeySchema, unsubscribeScopeSchema } from './category.js';
 import { idSchema } from './limits.js';
 import { channelPreferencesSchema } from './schedule.js';
@@ -125,6 +126,8 @@ const workflowFields = {
    * setting decides, so turning it to `latest` lets pending runs take an edit. @default 'pinned'
    */
   runs: z.enum(['pinned', 'latest']).optional(),
+  /** Folds a burst of triggers of the workflow into one run with the last one's event (a trigger's own `debounce` wins). */
+  debounce: debounceSchema.optional(),
   triggers: z.array(triggerSchema).min(1, 'a workflow needs a trigger identifier'),
   slug: z.string().optional(),
   _notificationGroupId: z.string().optional(),

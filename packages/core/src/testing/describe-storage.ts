@@ -14,6 +14,7 @@ import { peopleSuite } from './suite/people.js';
 import { transactionsSuite } from './suite/transactions.js';
 import { webhooksSuite } from './suite/webhooks.js';
 import { expirySuite } from './suite/expiry.js';
+import { debounceSuite } from './suite/debounce.js';
 import { frequencySuite } from './suite/frequency.js';
 import { retrySuite } from './suite/retry.js';
 import { countsSuite } from './suite/counts.js';
@@ -87,6 +88,7 @@ export function describeStorage(name: string, backend: StorageUnderTest, part: C
     emailSendingSuite(context);
     categoriesSuite(context);
     contextsSuite(context);
+    debounceSuite(context);
     topicSubscriptionsSuite(context);
     revisionsSuite(context);
     activitySuite(context);

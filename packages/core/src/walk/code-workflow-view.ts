@@ -28,6 +28,7 @@ export function codeWorkflowView(code: CodeWorkflow, steps: readonly CodeStepDec
     critical: code.critical ?? false,
     severity: code.severity ?? 'none',
     preferenceSettings: code.preferenceSettings ?? {},
+    ...(code.debounce && { debounce: code.debounce }),
     tags: [...(code.tags ?? [])],
     steps: steps.filter((s) => listedTypes.has(s.type)).map(stepView),
     triggers: [{ type: 'event', identifier: code.id, variables: [] }],

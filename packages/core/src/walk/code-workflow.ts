@@ -1,5 +1,6 @@
 import type { CadenceOffer, Channel, ChannelPreferences, JsonObject, Severity, Subscriber, Ttl } from '../schemas/index.js';
 import type { ResolvedContext } from '../schemas/context.js';
+import type { Debounce } from '../schemas/debounce.js';
 import type { PreparedPayload } from './walker.js';
 
 /** The kinds of step a workflow written in code may declare. */
@@ -53,6 +54,8 @@ export interface CodeWorkflow {
   readonly severity?: Severity | undefined;
   /** Delivers past the subscriber's opt-outs (Novu's `critical`, or `preferences.all.readOnly`). */
   readonly critical?: boolean | undefined;
+  /** Folds a burst of triggers into one run with the last one's event (a trigger's own `debounce` wins). */
+  readonly debounce?: Debounce | undefined;
   /** The channels on or off until a subscriber says otherwise (Novu's `preferences`). */
   readonly preferenceSettings?: ChannelPreferences | undefined;
   /**

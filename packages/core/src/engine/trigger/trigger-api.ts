@@ -22,6 +22,9 @@ import { groupCommit } from './group-commit.js';
 import { watchWrite } from '../runtime/write-health.js';
 import { digestFlushKey, newJob } from '../runtime/jobs.js';
 import { triggerSpans } from '../telemetry/trigger-spans.js';
+import { debounceGroup } from '../../debounce/debounce-group.js';
+import { joinBurst, type DebounceRecord, type HeldTrigger } from '../../debounce/debounce-burst.js';
+import { debounceJob, debounceJobKey, DEBOUNCES, burstOfTransaction, putDebounces, readDebounces } from '../debounce/debounce-records.js';
 
 type TenantRef = ParsedTriggerEvent['tenant'];
 type FanoutData = Extract<Job, { kind: 'fanout' }>['data'];
@@ -61,6 +64,9 @@ async function upsertTenant(ctx: EngineContext, tx: StorageRepositories, change:
  */
 type Addressing = 'named' | 'everyone';
 
+/** How a call treats debounces: `hold` debounced events in their bursts, or `run` them (a burst's own run). */
+type Debouncing = 'hold' | 'run';
+
 /** A broadcast's recipients: none named; its audience is the environment's subscribers. */
 const NO_RECIPIENTS: RecipientPlan = { direct: [], topics: [] };
 
@@ -75,6 +81,8 @@ interface Prepared {
   readonly notification: Notification;
   readonly actorId: string | null;
   readonly givenId: string | undefined;
+  /** A debounced event: it joins its burst instead of running now. */
+  readonly held?: HeldTrigger;
 }
 
 /** One trigger call's events that passed their checks, and the results array they answer in. */
@@ -147,7 +155,7 @@ export function triggerApi(ctx: EngineContext) {
     newJob({ env, kind: 'fanout', runAt: ctx.now(), transactionId: notification.transactionId, subscriberId, data }, ctx.clock.now());
 
   /** Validation, workflow status and tenant: everything decided before the storage transaction. */
-  async function prepare(raw: unknown, index: number, addressing: Addressing, workflows: Map<string, Promise<Workflow | null>>, contexts: ContextDataSeen, outside: <T>(work: () => Promise<T>) => Promise<T>): Promise<Prepared | TriggerResult> {
+  async function prepare(raw: unknown, index: number, addressing: Addressing, debouncing: Debouncing, workflows: Map<string, Promise<Workflow | null>>, contexts: ContextDataSeen, outside: <T>(work: () => Promise<T>) => Promise<T>): Promise<Prepared | TriggerResult> {
     const validation = addressing === 'everyone' ? validateBroadcast(raw) : validateEvent(raw);
     const givenId = typeof (raw as { transactionId?: unknown } | null)?.transactionId === 'string' ? (raw as { transactionId: string }).transactionId : undefined;
     if (!validation.ok) return resultOf('error', validation.errors, givenId);
@@ -190,7 +198,26 @@ export function triggerApi(ctx: EngineContext) {
       createdAt: now,
       ...(event.expiresAt !== undefined && { expiresAt: event.expiresAt }),
     };
-    return { index, event, workflow, tenant, notification, actorId, givenId };
+    const debounce = debouncing === 'hold' ? event.debounce ?? workflow.debounce : undefined;
+    if (!debounce) return { index, event, workflow, tenant, notification, actorId, givenId };
+    const group = debounceGroup(workflow._id, debounce, event);
+    if (!group.ok) return resultOf('error', [group.error], givenId);
+    const { debounce: _settings, ...rest } = event;
+    const held: HeldTrigger = { group: group.group, debounce, workflowId: workflow._id, addressing, event: { ...rest, transactionId: notification.transactionId } as HeldTrigger['event'] };
+    return { index, event, workflow, tenant, notification, actorId, givenId, held };
+  }
+
+  /**
+   * Debounced events join their bursts inside the call's transaction: each burst keeps its last event
+   * and its one keyed job moves to the burst's new due time. A used transactionId is found when the
+   * burst runs (the run is refused, as the trigger would have been).
+   */
+  async function holdDebounced(tx: StorageRepositories, held: readonly HeldTrigger[], now: Date): Promise<Job[]> {
+    const bursts = await readDebounces(tx.records, env, held.map((h) => h.group.id));
+    for (const h of held) bursts.set(h.group.id, joinBurst(bursts.get(h.group.id), h, now));
+    const changed = [...new Set(held.map((h) => h.group.id))].map((id) => bursts.get(id)!);
+    await putDebounces(tx.records, env, changed);
+    return changed.map((burst) => debounceJob(env, burst, now));
   }
 
   /**
@@ -204,7 +231,10 @@ export function triggerApi(ctx: EngineContext) {
     const caps = ctx.options.inlineInApp ? await capsInForce(ctx) : [];
     return watchWrite(ctx, () => storage.transaction(async (tx) => {
       const now = ctx.now();
-      const all = calls.flatMap((call, at) => call.prepared.map((p) => ({ p, at, plan: 'to' in p.event ? readRecipients(p.event.to) : NO_RECIPIENTS })));
+      const held = calls.flatMap((call) => call.prepared.filter((p) => p.held !== undefined));
+      for (const p of held) calls.find((call) => call.prepared.includes(p))!.results[p.index] = processed(p.notification.transactionId);
+      const heldJobs = held.length > 0 ? await holdDebounced(tx, held.map((p) => p.held!), ctx.clock.now()) : [];
+      const all = calls.flatMap((call, at) => call.prepared.filter((p) => p.held === undefined).map((p) => ({ p, at, plan: 'to' in p.event ? readRecipients(p.event.to) : NO_RECIPIENTS })));
       const bareIds = [...new Set(all.flatMap(({ plan }) => plan.direct.filter((d) => d.patch === null).map((d) => d.subscriberId)))];
       // Subscribers read or written here, so in-app delivery below does not read them again.
       const known = new Map((await tx.subscribers.getMany(env, bareIds)).map((s) => [s.subscriberId, s] as const));
@@ -277,7 +307,7 @@ export function triggerApi(ctx: EngineContext) {
       for (const s of await upsertSubscribers(tx, env, upserts, now, ctx.organizationId, known)) known.set(s.subscriberId, s);
       await storeGivenContexts(tx.records, env, givenContexts, now);
       const inline = await deliverInline(ctx, tx, walks, known);
-      const queue = [...jobs, ...inline.jobs];
+      const queue = [...jobs, ...inline.jobs, ...heldJobs];
       if (queue.length > 0) await tx.jobs.enqueue(env, queue);
       const owner = new Map(written.flatMap((call) => call.recorded.map((r) => [r.notification._id, call] as const)));
       for (const message of inline.messages) owner.get(message._notificationId)?.messages.push(message);
@@ -289,7 +319,7 @@ export function triggerApi(ctx: EngineContext) {
 
   const committer = groupCommit(record, { weight: callEvents, maxWeight: MAX_BULK_EVENTS });
 
-  async function triggerMany(events: readonly unknown[], addressing: Addressing = 'named'): Promise<TriggerResult[]> {
+  async function triggerMany(events: readonly unknown[], addressing: Addressing = 'named', debouncing: Debouncing = 'hold'): Promise<TriggerResult[]> {
     const workflows = new Map<string, Promise<Workflow | null>>();
     const contexts: ContextDataSeen = new Map();
     const results: TriggerResult[] = new Array(events.length);
@@ -302,7 +332,7 @@ export function triggerApi(ctx: EngineContext) {
     try {
       for (const [index, raw] of events.entries()) {
         spans?.start(index);
-        const outcome = await prepare(raw, index, addressing, workflows, contexts, (work) => ticket.outside(work));
+        const outcome = await prepare(raw, index, addressing, debouncing, workflows, contexts, (work) => ticket.outside(work));
         if ('acknowledged' in outcome) results[index] = outcome;
         else prepared.push(spans ? { ...outcome, notification: spans.carry(index, outcome.notification) } : outcome);
       }
@@ -327,6 +357,14 @@ export function triggerApi(ctx: EngineContext) {
   }
 
   return {
+    /**
+     * Runs a debounced burst: its last event, past every debounce. The same burst run again (its job
+     * retried after a crash) finds its transactionId used: it ran, and answers `processed`.
+     */
+    async runBurst(burst: DebounceRecord): Promise<TriggerResult> {
+      const [result] = await triggerMany([burst.event], burst.addressing, 'run');
+      return result!.error?.includes('duplicate_transaction_id') ? processed(result!.transactionId ?? '') : result!;
+    },
     /**
      * Triggers one event. Rejects with a TidingsError (`validation_failed`, `not_found` for an unknown
      * workflow or tenant, `conflict` for a used transactionId) when the event is refused, naming the
@@ -382,7 +420,15 @@ export function triggerApi(ctx: EngineContext) {
      */
     async cancel(transactionId: string): Promise<{ cancelled: number }> {
       const notification = await storage.notifications.getByTransactionId(env, transactionId);
-      if (!notification) throw notFound('Transaction', transactionId);
+      if (!notification) {
+        // A debounced trigger still waiting as its burst's last event: the burst is cancelled whole.
+        const burst = await burstOfTransaction(storage.records, env, transactionId);
+        if (!burst) throw notFound('Transaction', transactionId);
+        return storage.transaction(async (tx) => {
+          await tx.records.delete(env, DEBOUNCES, [burst.group]);
+          return { cancelled: await tx.jobs.cancelByTransaction(env, debounceJobKey(burst.group)) };
+        });
+      }
       return storage.transaction(async (tx) => {
         const cancelled = await tx.jobs.cancelByTransaction(env, transactionId);
         const { deleted } = await tx.digests.removeTransaction(env, transactionId);
