@@ -163,5 +163,27 @@ for (const backend of backends('tidings_codewf')) {
       const [entry] = (await tidings.explain('tx-shifty')).flatMap((r) => r.entries);
       expect(entry).toMatchObject({ stepId: 'hidden', decision: 'failed', reason: expect.stringContaining('not a step the workflow declared') });
     });
+    it('debounce: a burst of triggers runs the function once, with the last payload, once the period passed quietly; a bad option is named when the workflow is made', async () => {
+      const runs: number[] = [];
+      const typing = workflow(
+        'typing',
+        async ({ step, payload }) => {
+          await step.inApp('n', () => (runs.push(payload.seq), { body: `seq ${payload.seq}` }));
+        },
+        { payloadSchema: z.object({ doc: z.string(), seq: z.number() }), debounce: { key: '{{ payload.doc }}', period: { amount: 1, unit: 'minutes' } } },
+      );
+      const { tidings, clock } = await engine([typing]);
+      for (const seq of [1, 2, 3]) {
+        await tidings.trigger({ name: 'typing', to: 'ada', payload: { doc: 'd1', seq } });
+        clock.advance(30_000);
+        await tidings.runDue();
+      }
+      expect(runs).toEqual([]);
+      clock.advance(30_000);
+      await tidings.runDue();
+      expect(runs).toEqual([3]);
+      expect((await tidings.messages.feed('ada')).items.map((m) => m.content)).toEqual(['seq 3']);
+      expect(() => workflow('bad', async () => undefined, { debounce: { period: { amount: 1, unit: 'fortnights' } } as never })).toThrow(/debounce\.period\.unit/);
+    });
   });
 }
