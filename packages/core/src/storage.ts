@@ -255,7 +255,8 @@ export interface JobRepository {
    */
   enqueue(env: string, jobs: readonly Job[]): Promise<void>;
   /**
-   * Atomically leases up to `limit` due jobs, earliest `runAt` first: sets `lockedBy = workerId`,
+   * Atomically leases up to `limit` due jobs, every due `transactional` job (priority absent) before any
+   * `bulk` one, and within a class earliest `runAt` first (then id): sets `lockedBy = workerId`,
    * `lockedUntil = now + leaseMs`, counts the attempt, and returns them as updated. A job is never
    * handed to two workers while its lease holds; once the lease passes, it is due again.
    */

@@ -22,8 +22,15 @@ export class Tables {
   readonly jobs = new Map<string, Job>();
   /** env|job key → id of the job with that key */
   readonly jobKeys = new Map<string, string>();
-  /** Claim order of `jobs` (see JobQueue); rebuilt from `jobs` when a transaction rolls back. */
-  readonly jobQueue = new JobQueue();
+  /**
+   * Claim order of `jobs` (see JobQueue), one queue per class: transactional jobs, then bulk ones.
+   * Rebuilt from `jobs` when a transaction rolls back.
+   */
+  readonly jobQueues = { transactional: new JobQueue(), bulk: new JobQueue() } as const;
+  /** The claim queue of a job's class. */
+  queueOf(job: Pick<Job, 'priority'>): JobQueue {
+    return this.jobQueues[job.priority ?? 'transactional'];
+  }
   readonly messages = new Map<string, Message>();
   /** env|internal subscriber id → message id → message */
   readonly inboxes = new Map<string, Map<string, Message>>();
@@ -72,7 +79,10 @@ export class Tables {
       if (entry.had) entry.map.set(entry.key, entry.old);
       else entry.map.delete(entry.key);
     }
-    if (log.some((entry) => entry.map === this.jobs)) this.jobQueue.reset([...this.jobs.values()].map(({ runAt, id }) => ({ runAt, id })));
+    if (log.some((entry) => entry.map === this.jobs)) {
+      const jobs = [...this.jobs.values()];
+      for (const [priority, queue] of Object.entries(this.jobQueues)) queue.reset(jobs.filter((job) => (job.priority ?? 'transactional') === priority).map(({ runAt, id }) => ({ runAt, id })));
+    }
   }
 }
 

@@ -1,18 +1,25 @@
 import type { Job } from '@tidings/core';
 import type { ClaimOptions } from '@tidings/core/internal';
-import { CompiledQuery } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { Db, JobRow } from './dialect.js';
 import { jobFromRow } from './repositories/delivery.js';
 
 const byRunAt = (a: Job, b: Job) => (a.runAt < b.runAt ? -1 : a.runAt > b.runAt ? 1 : a.id < b.id ? -1 : 1);
+/** A claim's jobs in the order it served them: transactional, then bulk, each earliest first. */
+const byClassThenRunAt = (a: Job, b: Job) => (a.priority === b.priority ? byRunAt(a, b) : a.priority === 'bulk' ? 1 : -1);
 
 /** The inner select of a claim, before its row lock. */
 type DueSelect = ReturnType<typeof dueJobIds>;
 
-function dueJobIds(db: Db, { env, now, limit, kinds, exceptKinds }: Pick<ClaimOptions, 'env' | 'now' | 'limit' | 'kinds' | 'exceptKinds'>) {
+/** A job class as its column holds it, in the order a claim serves them: transactional, then bulk. */
+const CLASSES = [0, 1] as const;
+
+/** The due, unleased jobs of one class, earliest first: a range of the (env, priority, run_at, id) index. */
+function dueJobIds(db: Db, { env, now, limit, kinds, exceptKinds }: Pick<ClaimOptions, 'env' | 'now' | 'limit' | 'kinds' | 'exceptKinds'>, priority: number) {
   let query = db
     .selectFrom('tidings_jobs')
     .select('id')
+    .where('priority', '=', priority)
     .where('run_at', '<=', now)
     .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]));
   if (env !== undefined) query = query.where('env', '=', env);
@@ -22,18 +29,22 @@ function dueJobIds(db: Db, { env, now, limit, kinds, exceptKinds }: Pick<ClaimOp
 }
 
 /**
- * The one statement that leases due jobs on Postgres and SQLite: they differ only in the row lock
- * of the inner select (`for update skip locked` on Postgres; SQLite's single writer needs none).
+ * The one statement that leases due jobs on Postgres and SQLite: the due transactional jobs, then as
+ * many bulk ones as the batch has room for (each class read in its own index range), leased together.
+ * The dialects differ only in the row lock of the inner selects (`for update skip locked` on
+ * Postgres; SQLite's single writer needs none).
  */
 export async function claimDueJobs(db: Db, options: ClaimOptions, rowLock: (select: DueSelect) => DueSelect): Promise<Job[]> {
   const until = new Date(Date.parse(options.now) + options.leaseMs).toISOString();
   const rows = (await db
+    .with('urgent', () => rowLock(dueJobIds(db, options, CLASSES[0])))
+    .with('bulk', () => rowLock(dueJobIds(db, options, CLASSES[1]).clearLimit().limit(sql<number>`${options.limit} - (select count(*) from urgent)`)))
     .updateTable('tidings_jobs')
     .set((eb) => ({ locked_by: options.workerId, locked_until: until, attempts: eb('attempts', '+', 1) }))
-    .where('id', 'in', rowLock(dueJobIds(db, options)))
+    .where('id', 'in', (eb) => eb.selectFrom('urgent').select('id').unionAll(eb.selectFrom('bulk').select('id')))
     .returningAll()
     .execute()) as JobRow[];
-  return rows.map(jobFromRow).sort(byRunAt);
+  return rows.map(jobFromRow).sort(byClassThenRunAt);
 }
 
 /**
@@ -44,7 +55,7 @@ export async function claimDueJobs(db: Db, options: ClaimOptions, rowLock: (sele
 function inIndexOrder(query: CompiledQuery, env: string | undefined): CompiledQuery {
   const from = 'from `tidings_jobs`';
   if (!query.sql.includes(from)) throw new Error(`the claim's select reads ${query.sql}`);
-  const index = env === undefined ? 'tidings_jobs_due' : 'tidings_jobs_env_due';
+  const index = env === undefined ? 'tidings_jobs_due' : 'tidings_jobs_env_priority_due';
   return CompiledQuery.raw(query.sql.replace(from, `${from} force index (${index})`), [...query.parameters]);
 }
 
@@ -56,7 +67,13 @@ function inIndexOrder(query: CompiledQuery, env: string | undefined): CompiledQu
 export function claimDueJobsLocked(db: Db, options: ClaimOptions, transaction: <T>(db: Db, fn: (tx: Db) => Promise<T>) => Promise<T>): Promise<Job[]> {
   const until = new Date(Date.parse(options.now) + options.leaseMs).toISOString();
   return transaction(db, async (tx) => {
-    const ids = (await tx.executeQuery<{ id: string }>(inIndexOrder(dueJobIds(tx, options).forUpdate().skipLocked().compile(), options.env))).rows.map((row) => row.id);
+    const ids: string[] = [];
+    // Transactional jobs first; bulk ones only for the room left.
+    for (const priority of CLASSES) {
+      if (ids.length >= options.limit) break;
+      const select = dueJobIds(tx, { ...options, limit: options.limit - ids.length }, priority).forUpdate().skipLocked().compile();
+      ids.push(...(await tx.executeQuery<{ id: string }>(inIndexOrder(select, options.env))).rows.map((row) => row.id));
+    }
     if (ids.length === 0) return [];
     await tx
       .updateTable('tidings_jobs')
@@ -64,6 +81,6 @@ export function claimDueJobsLocked(db: Db, options: ClaimOptions, transaction: <
       .where('id', 'in', ids)
       .execute();
     const rows = (await tx.selectFrom('tidings_jobs').selectAll().where('id', 'in', ids).execute()) as JobRow[];
-    return rows.map(jobFromRow).sort(byRunAt);
+    return rows.map(jobFromRow).sort(byClassThenRunAt);
   });
 }

@@ -505,6 +505,16 @@ export const MIGRATIONS: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    name: '0022_job_priority',
+    async up(db) {
+      // A claim takes every due transactional job (0) before any bulk one (1): each class is read in
+      // its own range of this index, earliest first, so a broadcast's queued pages never stand before
+      // a password reset triggered after them. Jobs stored before are transactional, as they were served.
+      await db.schema.alterTable('tidings_jobs').addColumn('priority', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema.createIndex('tidings_jobs_env_priority_due').on('tidings_jobs').columns(['env', 'priority', 'run_at', 'id']).execute();
+    },
+  },
 ];
 
 /**

@@ -24,6 +24,8 @@ export interface Database {
     data: unknown;
     last_error: string | null;
     job_key: string | null;
+    /** The job's class: 0 transactional, 1 bulk (claimed after every due transactional job). */
+    priority: number;
   };
   tidings_messages: {
     id: string;

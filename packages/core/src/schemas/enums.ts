@@ -20,6 +20,14 @@ export const MARK_VALUES = ['read', 'seen', 'unread', 'unseen'] as const;
 export const markValueSchema = z.enum(MARK_VALUES);
 export type MarkValue = z.infer<typeof markValueSchema>;
 
+/**
+ * The class of a job: a claim takes every due `transactional` job before any `bulk` one. Unset on a
+ * trigger or workflow, a trigger's own walks are transactional and a large audience's fan-out (with
+ * its walks) is bulk, but for critical workflows, which stay transactional.
+ */
+export const jobPrioritySchema = z.enum(['transactional', 'bulk'], { error: 'must be transactional or bulk' });
+export type JobPriority = z.infer<typeof jobPrioritySchema>;
+
 export const timeUnitSchema = z.enum(['seconds', 'minutes', 'hours', 'days', 'weeks', 'months']);
 export type TimeUnit = z.infer<typeof timeUnitSchema>;
 

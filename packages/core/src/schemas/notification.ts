@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoInstantSchema, jsonObjectSchema } from './enums.js';
+import { isoInstantSchema, jsonObjectSchema, type JobPriority } from './enums.js';
 import { webhookEventTypeSchema } from './webhook.js';
 import { workflowRevisionRefSchema } from './workflow.js';
 
@@ -143,6 +143,12 @@ export interface JobHead {
    * that job's `runAt` instead of adding one (a digest's flush job is keyed by its digest).
    */
   key?: string | null;
+  /**
+   * The job's class: a claim takes `transactional` jobs (the default) before `bulk` ones (a large
+   * audience's fan-out and its walks, digest flushes, the sweep), so a broadcast never holds up a
+   * password reset triggered after it.
+   */
+  priority?: JobPriority;
 }
 
 /** A durable unit of work: a walk, a fan-out, an unsnooze or a digest flush (see `JobPayload`). */

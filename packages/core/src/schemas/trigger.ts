@@ -1,6 +1,6 @@
 import { contextPayloadSchema } from './context.js';
 import { z } from 'zod';
-import { jsonObjectSchema, triggerStatusSchema } from './enums.js';
+import { jobPrioritySchema, jsonObjectSchema, triggerStatusSchema } from './enums.js';
 import { subscriberInputSchema } from './subscriber.js';
 import { topicKeySchema } from './topic.js';
 import { MAX_ID_LENGTH, MAX_RECIPIENTS_PER_EVENT, idSchema } from './limits.js';
@@ -72,6 +72,8 @@ export const triggerEventSchema = z.strictObject({
   locale: localeSchema.optional(),
   /** When the trigger's in-app messages expire: out of the feed and counts from then on, then deleted. */
   expiresAt: expiresAtSchema.optional(),
+  /** The class of the trigger's jobs, over the workflow's: `transactional` jobs are claimed before `bulk` ones. @default by audience */
+  priority: jobPrioritySchema.optional(),
   /** Folds a burst of such triggers into one run with the last one's event (over the workflow's own `debounce`). */
   debounce: debounceSchema.optional(),
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { debounceSchema } from './debounce.js';
+import { jobPrioritySchema } from './enums.js';
 import { categoryKeySchema, unsubscribeScopeSchema } from './category.js';
 import { idSchema } from './limits.js';
 import { channelPreferencesSchema } from './schedule.js';
@@ -126,6 +127,8 @@ const workflowFields = {
    * setting decides, so turning it to `latest` lets pending runs take an edit. @default 'pinned'
    */
   runs: z.enum(['pinned', 'latest']).optional(),
+  /** The class of its triggers' jobs (a trigger's own `priority` wins): `transactional` jobs are claimed before `bulk` ones. @default by audience */
+  priority: jobPrioritySchema.optional(),
   /** Folds a burst of triggers of the workflow into one run with the last one's event (a trigger's own `debounce` wins). */
   debounce: debounceSchema.optional(),
   triggers: z.array(triggerSchema).min(1, 'a workflow needs a trigger identifier'),

@@ -15,6 +15,7 @@ import { transactionsSuite } from './suite/transactions.js';
 import { webhooksSuite } from './suite/webhooks.js';
 import { expirySuite } from './suite/expiry.js';
 import { debounceSuite } from './suite/debounce.js';
+import { fairnessSuite } from './suite/fairness.js';
 import { frequencySuite } from './suite/frequency.js';
 import { retrySuite } from './suite/retry.js';
 import { countsSuite } from './suite/counts.js';
@@ -89,6 +90,7 @@ export function describeStorage(name: string, backend: StorageUnderTest, part: C
     categoriesSuite(context);
     contextsSuite(context);
     debounceSuite(context);
+    fairnessSuite(context);
     topicSubscriptionsSuite(context);
     revisionsSuite(context);
     activitySuite(context);

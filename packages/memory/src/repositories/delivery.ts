@@ -30,33 +30,36 @@ export function deliveryRepositories(t: Tables): Delivery {
           const existing = keyed === undefined ? undefined : t.jobs.get(keyed);
           if (existing) {
             // A keyed job moves the stored one (graphile-worker's replace mode).
-            if (existing.runAt !== job.runAt) t.jobQueue.push({ runAt: job.runAt, id: existing.id });
+            if (existing.runAt !== job.runAt) t.queueOf(existing).push({ runAt: job.runAt, id: existing.id });
             t.put(t.jobs, existing.id, { ...existing, runAt: job.runAt });
             continue;
           }
           t.put(t.jobs, job.id, { ...t.copy(job), environmentId: env });
           if (job.key) t.put(t.jobKeys, k(env, job.key), job.id);
-          t.jobQueue.push({ runAt: job.runAt, id: job.id });
+          t.queueOf(job).push({ runAt: job.runAt, id: job.id });
         }
       },
       async claimDue({ env, workerId, now, limit, leaseMs, kinds, exceptKinds }) {
         const inLane = (job: Job) => (kinds === undefined || kinds.includes(job.kind)) && !exceptKinds?.includes(job.kind);
-        // The earliest due jobs come off the queue in (runAt, id) order. Leased jobs keep their entry
-        // (they are due again when the lease passes); entries whose job is gone or has moved are dropped.
+        // Transactional jobs first, then bulk ones; from each queue the earliest due jobs come off in
+        // (runAt, id) order. Leased jobs keep their entry (they are due again when the lease passes);
+        // entries whose job is gone or has moved are dropped.
         const due: Job[] = [];
-        const keep: QueueEntry[] = [];
-        const seen = new Set<string>();
-        while (due.length < limit) {
-          const top = t.jobQueue.peek();
-          if (!top || top.runAt > now) break;
-          t.jobQueue.pop();
-          const job = t.jobs.get(top.id);
-          if (!job || job.runAt !== top.runAt || seen.has(top.id)) continue;
-          seen.add(top.id);
-          keep.push(top);
-          if ((env === undefined || job.environmentId === env) && (job.lockedUntil === null || job.lockedUntil <= now) && inLane(job)) due.push(job);
+        for (const queue of [t.jobQueues.transactional, t.jobQueues.bulk]) {
+          const keep: QueueEntry[] = [];
+          const seen = new Set<string>();
+          while (due.length < limit) {
+            const top = queue.peek();
+            if (!top || top.runAt > now) break;
+            queue.pop();
+            const job = t.jobs.get(top.id);
+            if (!job || job.runAt !== top.runAt || seen.has(top.id)) continue;
+            seen.add(top.id);
+            keep.push(top);
+            if ((env === undefined || job.environmentId === env) && (job.lockedUntil === null || job.lockedUntil <= now) && inLane(job)) due.push(job);
+          }
+          for (const entry of keep) queue.push(entry);
         }
-        for (const entry of keep) t.jobQueue.push(entry);
         const lockedUntil = new Date(Date.parse(now) + leaseMs).toISOString();
         return due.map((job) => {
           const claimed: Job = { ...job, lockedBy: workerId, lockedUntil, attempts: job.attempts + 1 };
@@ -92,7 +95,7 @@ export function deliveryRepositories(t: Tables): Delivery {
       async reschedule(env, id, workerId, change) {
         const job = heldBy(env, id, workerId);
         if (!job) return false;
-        if (change.runAt !== job.runAt) t.jobQueue.push({ runAt: change.runAt, id });
+        if (change.runAt !== job.runAt) t.queueOf(job).push({ runAt: change.runAt, id });
         t.put(t.jobs, id, {
           ...job,
           runAt: change.runAt,

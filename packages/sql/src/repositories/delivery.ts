@@ -24,10 +24,15 @@ export function jobFromRow(row: JobRow): Job {
     data: decodeJson<Job['data']>(row.data),
     lastError: row.last_error,
     ...(row.job_key !== null && row.job_key !== undefined && { key: row.job_key }),
+    ...(Number(row.priority) === BULK && { priority: 'bulk' }),
   } as Job;
 }
 
-const JOB_COLUMNS = ['id', 'env', 'kind', 'run_at', 'attempts', 'locked_by', 'locked_until', 'transaction_id', 'subscriber_id', 'data', 'last_error', 'job_key'] as const;
+/** A job's class as its column holds it. */
+const TRANSACTIONAL = 0;
+const BULK = 1;
+
+const JOB_COLUMNS = ['id', 'env', 'kind', 'run_at', 'attempts', 'locked_by', 'locked_until', 'transaction_id', 'subscriber_id', 'data', 'last_error', 'job_key', 'priority'] as const;
 const insertJobs = rowInserter('tidings_jobs', JOB_COLUMNS);
 // A keyed job moves the stored job with its key (graphile-worker's replace mode). Only keyed jobs pay
 // for the upsert: an insert with ON CONFLICT is slower per row, and most jobs have no key.
@@ -59,7 +64,7 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
     jobs: {
       async enqueue(env, jobs) {
         if (jobs.length === 0) return;
-        const row = (j: Job) => [j.id, env, j.kind, j.runAt, j.attempts, j.lockedBy, j.lockedUntil, j.transactionId, j.subscriberId, encodeJson(j.data), j.lastError, j.key ?? null];
+        const row = (j: Job) => [j.id, env, j.kind, j.runAt, j.attempts, j.lockedBy, j.lockedUntil, j.transactionId, j.subscriberId, encodeJson(j.data), j.lastError, j.key ?? null, j.priority === 'bulk' ? BULK : TRANSACTIONAL];
         const keyed = jobs.filter((j) => j.key);
         const plain = keyed.length === 0 ? jobs : jobs.filter((j) => !j.key);
         if (plain.length > 0) await insertJobs(db, dialect, plain.map(row));

@@ -27,7 +27,7 @@ export const digestHandler: EngineJobHandler<'digest'> = async (job, { ctx, batc
   }
   const owner = digest.events[0]!;
   const walk = newJob(
-    { env, kind: 'walk', runAt: now.toISOString(), transactionId: owner.transactionId, subscriberId: digest.subscriberId, data: { notificationId: owner.notificationId, stepIndex: digest.stepIndex + 1, digestId: digest.id } },
+    { env, kind: 'walk', runAt: now.toISOString(), transactionId: owner.transactionId, subscriberId: digest.subscriberId, priority: 'bulk', data: { notificationId: owner.notificationId, stepIndex: digest.stepIndex + 1, digestId: digest.id } },
     now,
   );
   return resultOf(job, { kind: 'done' }, [closeDigest(digest.id), enqueue([walk])]);

@@ -88,5 +88,5 @@ export async function settleArrival(tx: StorageRepositories, env: string, arriva
   if (settled.kind === 'joined' && !settled.moved) return { entry, enqueue: [] };
   // The flush job belongs to the digest, not to one event: cancelling its first event leaves it.
   const key = digestFlushKey(settled.digestId);
-  return { entry, enqueue: [newJob({ ...common, runAt: settled.dueAt.toISOString(), kind: 'digest', key, transactionId: key, data: { digestId: settled.digestId } }, now)] };
+  return { entry, enqueue: [newJob({ ...common, runAt: settled.dueAt.toISOString(), kind: 'digest', key, transactionId: key, priority: 'bulk', data: { digestId: settled.digestId } }, now)] };
 }

@@ -13,7 +13,7 @@ export const SWEEP_KEY = 'tidings:sweep';
 export const SWEEP_EVERY_MS = 3_600_000;
 
 const sweepJob = (ctx: EngineContext, runAt: string) =>
-  newJob({ env: ctx.env, kind: 'sweep', runAt, transactionId: SWEEP_KEY, subscriberId: '', key: SWEEP_KEY, data: {} }, ctx.clock.now());
+  newJob({ env: ctx.env, kind: 'sweep', runAt, transactionId: SWEEP_KEY, subscriberId: '', key: SWEEP_KEY, priority: 'bulk', data: {} }, ctx.clock.now());
 
 /**
  * Makes the sweep run by `at`: enqueues the keyed job, or moves it earlier. A sweep due sooner is

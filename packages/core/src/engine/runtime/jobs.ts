@@ -1,12 +1,13 @@
 import { newId } from '../../ids.js';
-import type { Job, JobPayload } from '../../schemas/index.js';
+import type { Job, JobPayload, JobPriority } from '../../schemas/index.js';
 
-type NewJob = { env: string; runAt: string; transactionId: string; subscriberId: string; key?: string } & JobPayload;
+type NewJob = { env: string; runAt: string; transactionId: string; subscriberId: string; key?: string; priority?: JobPriority } & JobPayload;
 
 /** Every job record the engine makes comes from here: a fresh job, unleased, with no attempt yet. */
 export function newJob(fields: NewJob, now: Date): Job {
   const job = { id: newId(now), environmentId: fields.env, kind: fields.kind, runAt: fields.runAt, attempts: 0, lockedBy: null, lockedUntil: null, transactionId: fields.transactionId, subscriberId: fields.subscriberId, data: fields.data, lastError: null } as Job;
   if (fields.key !== undefined) job.key = fields.key;
+  if (fields.priority === 'bulk') job.priority = 'bulk';
   return job;
 }
 

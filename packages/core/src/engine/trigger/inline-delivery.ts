@@ -1,6 +1,6 @@
 import { newId } from '../../ids.js';
 import { buildMessage } from '../../messages/build-message.js';
-import type { Cap, Job, Message, Notification, Subscriber, Tenant, Workflow } from '../../schemas/index.js';
+import type { Cap, Job, JobPriority, Message, Notification, Subscriber, Tenant, Workflow } from '../../schemas/index.js';
 import { capsInApp } from '../frequency/caps.js';
 import type { StorageRepositories } from '../../storage.js';
 import { RENDER_BUDGET_MS, renderBudget, type RenderMeter } from '../../templates/render.js';
@@ -31,8 +31,8 @@ export const walksInline = (ctx: EngineContext, workflow: Workflow, caps: readon
   ctx.options.inlineInApp && ctx.walker.walksInline(workflow) && !capsInApp(caps, workflow) && (where === 'job' || !ctx.walker.runsUserCode(workflow));
 
 /** The job that walks `subscriberId` through the notification's workflow from its first step. */
-export const firstWalkJob = (env: string, notification: Notification, subscriberId: string, now: Date): Job =>
-  newJob({ env, kind: 'walk', runAt: now.toISOString(), transactionId: notification.transactionId, subscriberId, data: { notificationId: notification._id, stepIndex: 0 } }, now);
+export const firstWalkJob = (env: string, notification: Notification, subscriberId: string, now: Date, priority: JobPriority = 'transactional'): Job =>
+  newJob({ env, kind: 'walk', runAt: now.toISOString(), transactionId: notification.transactionId, subscriberId, priority, data: { notificationId: notification._id, stepIndex: 0 } }, now);
 
 /** What inline walks made: their in-app messages and decision records, and jobs for subscribers not found. */
 export interface InlineWalked {
@@ -49,7 +49,7 @@ export interface InlineWalked {
  * trigger's transaction), goes to a job instead: later, not failed. The walks let other work run
  * between them. A subscriber who is not there keeps a job, which records why nothing was sent.
  */
-export async function walkInline(ctx: EngineContext, repos: Pick<StorageRepositories, 'subscribers' | 'preferences' | 'records' | 'topics'>, walks: readonly InlineWalk[], known: ReadonlyMap<string, Subscriber>): Promise<InlineWalked> {
+export async function walkInline(ctx: EngineContext, repos: Pick<StorageRepositories, 'subscribers' | 'preferences' | 'records' | 'topics'>, walks: readonly InlineWalk[], known: ReadonlyMap<string, Subscriber>, priority: JobPriority = 'transactional'): Promise<InlineWalked> {
   if (walks.length === 0) return { jobs: [], messages: [], records: [] };
   const tx = repos;
   const { env } = ctx;
@@ -79,13 +79,13 @@ export async function walkInline(ctx: EngineContext, repos: Pick<StorageReposito
     await breathe();
     const subscriber = subscribers.get(subscriberId);
     if (!subscriber || meter.spentMs >= RENDER_BUDGET_MS) {
-      jobs.push(firstWalkJob(env, notification, subscriberId, now));
+      jobs.push(firstWalkJob(env, notification, subscriberId, now, priority));
       continue;
     }
     const actor = notification.actorId ? subscribers.get(notification.actorId) ?? null : null;
     const walk = await walkSubject(ctx, { workflow, notification, subscriber, actor, tenant, preferences: preferences.get(subscriberId) ?? [], reach: reach(notification, subscriber) }, 0, now, { renderBudget: renderBudget({ meter }), look: look(tenant?.identifier) });
     if (walk.spent) {
-      jobs.push(firstWalkJob(env, notification, subscriberId, now));
+      jobs.push(firstWalkJob(env, notification, subscriberId, now, priority));
       continue;
     }
     for (const delivery of walk.deliveries) messages.push(buildMessage(delivery, { workflow, notification, subscriber, now: at, status: 'sent' }));

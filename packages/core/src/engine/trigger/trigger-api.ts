@@ -3,7 +3,7 @@ import { namedContexts, type NamedContext } from '../../contexts/context-keys.js
 import { resolveContexts, storeGivenContexts, type ContextDataSeen } from '../contexts/context-records.js';
 import { capsInForce } from '../frequency/caps.js';
 import { newId, newTransactionId } from '../../ids.js';
-import { MAX_BULK_EVENTS, MAX_RECIPIENTS_PER_CALL, type BroadcastEvent, type Job, type Message, type Notification, type ParsedBroadcastEvent, type ParsedTriggerEvent, type Tenant, type TriggerEvent, type TriggerResult, type TriggerStatus, type Workflow } from '../../schemas/index.js';
+import { MAX_BULK_EVENTS, MAX_RECIPIENTS_PER_CALL, type BroadcastEvent, type Job, type JobPriority, type Message, type Notification, type ParsedBroadcastEvent, type ParsedTriggerEvent, type Tenant, type TriggerEvent, type TriggerResult, type TriggerStatus, type Workflow } from '../../schemas/index.js';
 import type { StorageRepositories, SubscriberUpsert } from '../../storage.js';
 import { withPayloadDefaults } from '../../trigger/payload-defaults.js';
 import { scheduledDelayErrors } from '../../trigger/scheduled-delays.js';
@@ -151,8 +151,14 @@ const processed = (transactionId: string): TriggerResult => ({ acknowledged: tru
 export function triggerApi(ctx: EngineContext) {
   const { storage, env } = ctx;
 
-  const fanoutJob = (notification: Notification, subscriberId: string, data: FanoutData) =>
-    newJob({ env, kind: 'fanout', runAt: ctx.now(), transactionId: notification.transactionId, subscriberId, data }, ctx.clock.now());
+  const fanoutJob = (notification: Notification, subscriberId: string, data: FanoutData, priority: JobPriority) =>
+    newJob({ env, kind: 'fanout', runAt: ctx.now(), transactionId: notification.transactionId, subscriberId, priority, data }, ctx.clock.now());
+
+  /**
+   * The class of an event's jobs: as the trigger or its workflow says; else its own walks are
+   * transactional and a large audience's fan-out is bulk, unless the workflow is critical.
+   */
+  const priorityOf = (p: Prepared, fanout: boolean): JobPriority => p.event.priority ?? p.workflow.priority ?? (fanout && !p.workflow.critical ? 'bulk' : 'transactional');
 
   /** Validation, workflow status and tenant: everything decided before the storage transaction. */
   async function prepare(raw: unknown, index: number, addressing: Addressing, debouncing: Debouncing, workflows: Map<string, Promise<Workflow | null>>, contexts: ContextDataSeen, outside: <T>(work: () => Promise<T>) => Promise<T>): Promise<Prepared | TriggerResult> {
@@ -293,14 +299,14 @@ export function triggerApi(ctx: EngineContext) {
           for (const subscriberId of subscriberIds) walks.push({ subscriberId, workflow: p.workflow, notification: p.notification, tenant });
         } else {
           if (inApp) inlineRoom[at] = -1;
-          if (subscriberIds.length <= ctx.options.fanoutChunk) jobs.push(...subscriberIds.map((id) => firstWalkJob(env, p.notification, id, ctx.clock.now())));
+          if (subscriberIds.length <= ctx.options.fanoutChunk) jobs.push(...subscriberIds.map((id) => firstWalkJob(env, p.notification, id, ctx.clock.now(), priorityOf(p, false))));
           else for (let i = 0; i < subscriberIds.length; i += ctx.options.fanoutChunk) {
             const chunk = subscriberIds.slice(i, i + ctx.options.fanoutChunk);
-            jobs.push(fanoutJob(p.notification, chunk[0]!, { notificationId: p.notification._id, subscriberIds: chunk }));
+            jobs.push(fanoutJob(p.notification, chunk[0]!, { notificationId: p.notification._id, subscriberIds: chunk }, priorityOf(p, true)));
           }
         }
         // A large audience (topics, or a broadcast's): one fan-out job per page, each reading its own members when it runs.
-        if (paged) for (const { after, until } of paged.pages) jobs.push(fanoutJob(p.notification, until, { notificationId: p.notification._id, ...paged.source, after, until }));
+        if (paged) for (const { after, until } of paged.pages) jobs.push(fanoutJob(p.notification, until, { notificationId: p.notification._id, ...paged.source, after, until }, priorityOf(p, true)));
         results[p.index] = processed(p.notification.transactionId);
         written[at]!.recorded.push({ notification: p.notification, subscriberIds, recipients: subscriberIds.length + (paged?.count ?? 0) });
       }

@@ -32,6 +32,26 @@ export function jobsSuite({ get }: SuiteContext): void {
       expect(await s.jobs.claimDue({ workerId: 'none', now: T0, limit: 10, leaseMs: LEASE, kinds: [] })).toEqual([]);
     });
 
+    it('jobs.claimDue — every due transactional job before any bulk one: a job enqueued after many bulk pages is in the next claim; bulk fills the room left; the class survives a reschedule', async () => {
+      const s = get();
+      const pages = Array.from({ length: 30 }, (_, i) => jobRecord('env-a', { kind: 'fanout', priority: 'bulk', runAt: plus(T0, -10_000 + i), data: { notificationId: 'n', subscriberIds: [`m${i}`] } } as never));
+      await s.jobs.enqueue('env-a', pages);
+      const reset = jobRecord('env-a', { runAt: plus(T0, -1) });
+      const later = jobRecord('env-a', { runAt: plus(T0, 5_000) });
+      await s.jobs.enqueue('env-a', [reset, later]);
+      const first = await s.jobs.claimDue({ workerId: 'w1', now: T0, limit: 10, leaseMs: LEASE });
+      expect(first.map((j) => j.id)).toEqual([reset.id, ...pages.slice(0, 9).map((p) => p.id)]);
+      expect(first[0]!.priority).toBeUndefined();
+      expect(first.slice(1).every((j) => j.priority === 'bulk')).toBe(true);
+      // A rescheduled bulk job stays bulk: a transactional job due at the same time goes first.
+      expect(await s.jobs.reschedule('env-a', pages[0]!.id, 'w1', { runAt: plus(T0, 10_000), data: pages[0]!.data, lastError: null, resetAttempts: true })).toBe(true);
+      const next = await s.jobs.claimDue({ workerId: 'w2', now: plus(T0, 10_000), limit: 3, leaseMs: LEASE });
+      expect(next.map((j) => j.id)).toEqual([later.id, pages[9]!.id, pages[10]!.id]);
+      const rest = await s.jobs.claimDue({ workerId: 'w3', now: plus(T0, 10_000), limit: 100, leaseMs: LEASE });
+      expect(rest.map((j) => j.id)).toEqual([...pages.slice(11).map((p) => p.id), pages[0]!.id]);
+      expect(rest.every((j) => j.priority === 'bulk')).toBe(true);
+    });
+
     it('jobs.claimDue — never hands one job to two workers before its lease ends', async () => {
       const s = get();
       await s.jobs.enqueue('env-a', Array.from({ length: 40 }, () => jobRecord('env-a')));
