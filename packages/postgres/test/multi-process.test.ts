@@ -106,7 +106,7 @@ describe.skipIf(!url)('postgres — many processes on one database', () => {
     const schema = freshSchema();
     const storages = Array.from({ length: 4 }, () => postgresStorage({ connectionString: url!, schema, migrate: false }));
     const applied = await Promise.all(storages.map((s) => s.migrate()));
-    expect(applied.flat()).toEqual(['0001_initial', '0002_digests', '0003_idempotency', '0004_inbox', '0005_jobs_env_due', '0006_digest_events', '0007_idempotency_since', '0008_inbox_filters', '0009_job_keys', '0010_delivery_status', '0011_frequency', '0012_message_expiry', '0013_window_hits_expiry', '0014_inbox_index_expiry', '0015_held_status_integration', '0016_records', '0017_digests_records', '0018_delivery_status_records', '0019_topics_records', '0020_people_and_triggers_records', '0021_message_context']);
+    expect(applied.flat()).toEqual(['0001_initial', '0002_digests', '0003_idempotency', '0004_inbox', '0005_jobs_env_due', '0006_digest_events', '0007_idempotency_since', '0008_inbox_filters', '0009_job_keys', '0010_delivery_status', '0011_frequency', '0012_message_expiry', '0013_window_hits_expiry', '0014_inbox_index_expiry', '0015_held_status_integration', '0016_records', '0017_digests_records', '0018_delivery_status_records', '0019_topics_records', '0020_people_and_triggers_records', '0021_message_context', '0022_job_priority']);
     await Promise.all(storages.map((s) => s.close()));
   });
 

@@ -45,7 +45,7 @@ describe('sqliteStorage options', () => {
     const children = Array.from({ length: 3 }, () => spawnTs('packages/sqlite/test/fixtures/migrate-once.ts', [filename]));
     expect(await Promise.all(children.map((c) => c.exited)), children.map((c) => c.output()).join('\n')).toEqual([0, 0, 0]);
     const applied = children.map((c) => JSON.parse(/APPLIED (.*)/.exec(c.output())![1]!) as string[]);
-    expect(applied.flat()).toEqual(['0001_initial', '0002_digests', '0003_idempotency', '0004_inbox', '0005_jobs_env_due', '0006_digest_events', '0007_idempotency_since', '0008_inbox_filters', '0009_job_keys', '0010_delivery_status', '0011_frequency', '0012_message_expiry', '0013_window_hits_expiry', '0014_inbox_index_expiry', '0015_held_status_integration', '0016_records', '0017_digests_records', '0018_delivery_status_records', '0019_topics_records', '0020_people_and_triggers_records', '0021_message_context']);
+    expect(applied.flat()).toEqual(['0001_initial', '0002_digests', '0003_idempotency', '0004_inbox', '0005_jobs_env_due', '0006_digest_events', '0007_idempotency_since', '0008_inbox_filters', '0009_job_keys', '0010_delivery_status', '0011_frequency', '0012_message_expiry', '0013_window_hits_expiry', '0014_inbox_index_expiry', '0015_held_status_integration', '0016_records', '0017_digests_records', '0018_delivery_status_records', '0019_topics_records', '0020_people_and_triggers_records', '0021_message_context', '0022_job_priority']);
     const again = sqliteStorage({ filename, migrate: false });
     expect(await again.migrate()).toEqual([]);
     await again.close();
@@ -95,14 +95,14 @@ describe('sqliteStorage options', () => {
     database.close();
   });
 
-  it('a claim for one environment reads the due jobs in order from the (env, run_at, id) index, without sorting them', () => {
+  it('a claim for one environment reads each class\'s due jobs in order from the (env, priority, run_at, id) index, without sorting them', () => {
     const database = new Database(':memory:');
     const storage = sqliteStorage({ database });
     return storage.migrate().then(async () => {
       const plan = database
-        .prepare("explain query plan select id from tidings_jobs where run_at <= ? and (locked_until is null or locked_until <= ?) and env = ? order by run_at, id limit 100")
-        .all('z', 'z', 'default') as { detail: string }[];
-      expect(plan.map((p) => p.detail).join('\n')).toContain('tidings_jobs_env_due');
+        .prepare("explain query plan select id from tidings_jobs where priority = ? and run_at <= ? and (locked_until is null or locked_until <= ?) and env = ? order by run_at, id limit 100")
+        .all(1, 'z', 'z', 'default') as { detail: string }[];
+      expect(plan.map((p) => p.detail).join('\n')).toContain('tidings_jobs_env_priority_due');
       expect(plan.map((p) => p.detail).join('\n')).not.toContain('TEMP B-TREE');
       await storage.close();
       database.close();
