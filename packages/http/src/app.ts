@@ -83,7 +83,7 @@ export function createHttpApp(options: HttpAppOptions) {
     const match = API_KEY.exec(header);
     if (!match) throw new HttpError(401, 'The Authorization header must use the ApiKey scheme');
     const caller = await callerOf(match[1]!, engines, environments);
-    if (!caller) throw new HttpError(401, 'API key not found (unknown, revoked or expired)');
+    if (!caller) throw new HttpError(401, 'API key not found');
     checkScope(caller, c.req.method, c.req.path);
     c.set('tidings', caller.tidings);
     const declared = Number(c.req.header('content-length') ?? 0);
