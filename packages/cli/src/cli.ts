@@ -2,8 +2,9 @@ import { parseArgs } from 'node:util';
 import { isClusterCopy, runClusterCopy, startCluster } from './cluster.js';
 import { serve, type ServeCredentials, type ServeOptions } from './serve.js';
 import { workflowsCommand } from './workflows-command.js';
+import { keysCommand } from './keys-command.js';
 
-const USAGE = 'Usage: tidings serve [options]; "tidings serve --help" lists every option and its environment variable; "tidings workflows --help" keeps workflows as files';
+const USAGE = 'Usage: tidings serve [options]; "tidings serve --help" lists every option and its environment variable; "tidings workflows --help" keeps workflows as files; "tidings keys --help" manages API keys';
 
 /** The most copies `--processes` starts (each holds up to 10 database connections). */
 const MAX_PROCESSES = 64;
@@ -136,8 +137,12 @@ export async function main(argv: string[]): Promise<void> {
     process.exitCode = await workflowsCommand(rest);
     return;
   }
+  if (command === 'keys') {
+    process.exitCode = await keysCommand(rest);
+    return;
+  }
   if (command !== 'serve') {
-    console.error(`${command === undefined ? 'Missing the command' : `Unknown command ${command}`}: tidings has two commands, serve and workflows\n${USAGE}`);
+    console.error(`${command === undefined ? 'Missing the command' : `Unknown command ${command}`}: tidings has three commands, serve, workflows and keys\n${USAGE}`);
     process.exitCode = 2;
     return;
   }

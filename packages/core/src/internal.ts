@@ -72,3 +72,5 @@ export { planKind, joinPlans, planLines, isEmptyPlan, type WorkflowPlan, type Pl
 export { workflowFile, workflowFileNames, folderFiles, folderKindOf, readFolder, type FolderFile } from './revisions/folder-files.js';
 export { sameDefinition, KIND_RULES, REVISIONED_KINDS, type RevisionedKind } from './revisions/kinds.js';
 export type { RevisionDiff, WorkflowApply } from './engine/revisions/revisions-api.js';
+export { actingAs, currentActor, CODE_ACTOR } from './engine/audit/actor.js';
+export { changedFields } from './engine/audit/changed-fields.js';

@@ -291,6 +291,8 @@ export interface JobRepository {
   reschedule(env: string, id: string, workerId: string, change: { runAt: string; data: Job['data']; lastError: string | null; resetAttempts: boolean }): Promise<boolean>;
   /** Deletes every job of the trigger, leased or not; returns how many. */
   cancelByTransaction(env: string, transactionId: string): Promise<number>;
+  /** Deletes every job of the subscriber (walks, unsnoozes, digest flushes they own), leased or not; returns how many. */
+  cancelBySubscriber(env: string, subscriberId: string): Promise<number>;
   /** The earliest instant any job becomes claimable (its `runAt`, or its lease end), or null. */
   nextDueAt(env?: string): Promise<string | null>;
   /** Jobs of the environment, earliest first, optionally of one trigger or subscriber. */

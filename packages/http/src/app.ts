@@ -3,7 +3,9 @@ import { messageDeletionRoutes } from './routes/message-deletion-route.js';
 import { subscriberStatusRoutes } from './routes/subscriber-status-routes.js';
 import { notificationsV2Routes } from './novu-v2/notification-routes.js';
 import { contextRoutes } from './novu-v2/context-routes.js';
-import { parseInput } from '@tidings/core/internal';
+import { actingAs, parseInput } from '@tidings/core/internal';
+import { callerOf, checkScope } from './api-key-auth.js';
+import { operatingRoutes } from './routes/operating-routes.js';
 import { checkedParams } from './params.js';
 import { Hono, type Context } from 'hono';
 import type { AppEnv, HttpAppOptions } from './context.js';
@@ -43,9 +45,10 @@ const API_KEY = /^ApiKey\s+(\S+)\s*$/;
 export function createHttpApp(options: HttpAppOptions) {
   const engines = new Map<string, Tidings>();
   for (const { tidings, apiKeys } of options.environments) for (const key of apiKeys) engines.set(key, tidings);
+  const environments = [...new Set(options.environments.map((e) => e.tidings))];
   const clock = options.clock ?? options.environments[0]?.tidings.clock ?? systemClock;
   const limit = options.bodyLimit ?? 1_048_576;
-  const routes: RouteDefinition[] = [...interfaceRoutes(), ...serverRoutes(), ...legacyRoutes(), broadcastRoute(), ...subscriberV2Routes(), ...topicV2Routes(), ...contextRoutes(), ...subscriberStatusRoutes(), ...messageDeletionRoutes(), ...emailLookRoutes(), ...categoryRoutes(), ...revisionRoutes()];
+  const routes: RouteDefinition[] = [...interfaceRoutes(), ...serverRoutes(), ...legacyRoutes(), broadcastRoute(), ...subscriberV2Routes(), ...topicV2Routes(), ...contextRoutes(), ...subscriberStatusRoutes(), ...messageDeletionRoutes(), ...emailLookRoutes(), ...categoryRoutes(), ...revisionRoutes(), ...operatingRoutes()];
   const document = openApiDocument(routes);
 
   const app = new Hono<AppEnv>();
@@ -79,14 +82,16 @@ export function createHttpApp(options: HttpAppOptions) {
     if (!header) throw new HttpError(401, 'Missing the Authorization header (Authorization: ApiKey <key>)');
     const match = API_KEY.exec(header);
     if (!match) throw new HttpError(401, 'The Authorization header must use the ApiKey scheme');
-    const tidings = engines.get(match[1]!);
-    if (!tidings) throw new HttpError(401, 'API key not found');
-    c.set('tidings', tidings);
+    const caller = await callerOf(match[1]!, engines, environments);
+    if (!caller) throw new HttpError(401, 'API key not found');
+    checkScope(caller, c.req.method, c.req.path);
+    c.set('tidings', caller.tidings);
     const declared = Number(c.req.header('content-length') ?? 0);
     if (declared > limit) throw new HttpError(413, `The request body is larger than ${limit} bytes`, {}, { connection: 'close' });
     const text = c.req.method === 'GET' || c.req.method === 'HEAD' ? '' : await readBody(c.req.raw, limit);
     c.set('bodyText', text);
-    return idempotency(c, next);
+    // Changes the request makes are recorded (audit log, revisions) as made by its key.
+    return actingAs(caller.who, () => idempotency(c, next));
   }
 
   const liveStreams = new Set<() => void>();

@@ -1,6 +1,7 @@
 import { describeStorage, type ConformancePart } from '@tidings/core/conformance';
 import { beforeAll, describe, it } from 'vitest';
 import { rawSqlMessage } from '../../../test-support/sql-raw-message.js';
+import { rawSqlDump } from '../../../test-support/sql-raw-dump.js';
 import { createMysqlStorage } from '../src/index.js';
 import { freshDatabases, withAdmin } from './databases.js';
 
@@ -39,7 +40,7 @@ export function describeMysql(part: ConformancePart): void {
         });
         return createMysqlStorage({ url: database, max: 4 });
       },
-      rawMessage: rawSqlMessage,
+      rawMessage: rawSqlMessage, rawDump: rawSqlDump,
     },
     part,
   );

@@ -3,6 +3,7 @@ import { describeStorage, type ConformancePart } from '@tidings/core/conformance
 import pg from 'pg';
 import { afterAll, describe, it } from 'vitest';
 import { rawSqlMessage } from '../../../test-support/sql-raw-message.js';
+import { rawSqlDump } from '../../../test-support/sql-raw-dump.js';
 import { postgresStorage } from '../src/index.js';
 
 /**
@@ -35,7 +36,7 @@ export function describePostgres(part: ConformancePart): void {
         await admin.query(`truncate ${names.map((t) => `"${schema}"."${t}"`).join(', ')} restart identity`);
         return storage;
       },
-      rawMessage: rawSqlMessage,
+      rawMessage: rawSqlMessage, rawDump: rawSqlDump,
     },
     part,
   );

@@ -1,6 +1,7 @@
 import { describeStorage } from '@tidings/core/conformance';
 import { rawSqlMessage } from '../../../test-support/sql-raw-message.js';
+import { rawSqlDump } from '../../../test-support/sql-raw-dump.js';
 import { sqliteStorage } from '../src/index.js';
 
 // The fault scenarios run in sqlite-faults.test.ts, beside this file.
-describeStorage('sqlite', { create: () => sqliteStorage({ filename: ':memory:' }), rawMessage: rawSqlMessage }, 'contract');
+describeStorage('sqlite', { create: () => sqliteStorage({ filename: ':memory:' }), rawMessage: rawSqlMessage, rawDump: rawSqlDump }, 'contract');

@@ -49,6 +49,9 @@ import { translationsApi } from './translations/translations-api.js';
 import type { CatalogEntries } from '../translations/translator.js';
 import { linkSecrets } from './links/link-secrets.js';
 import { previewApi } from './email/preview-api.js';
+import { withPrivacy } from './privacy/privacy-api.js';
+import { apiKeysApi } from './api-keys/api-keys-api.js';
+import { auditApi } from './audit/audit-api.js';
 import { emailComponentsOf, type EmailComponents } from '../email/email-components.js';
 
 export interface TidingsOptions {
@@ -289,7 +292,9 @@ export function createTidings(options: TidingsOptions): Tidings {
     storage,
     clock,
     workflows: workflowsApi(ctx),
-    subscribers: subscribersApi(ctx),
+    subscribers: withPrivacy(ctx, subscribersApi(ctx)),
+    apiKeys: apiKeysApi(ctx),
+    audit: auditApi(ctx),
     topics: withSubscriptions(ctx, topicsApi(ctx)),
     tenants: tenantsApi(ctx),
     layouts: layoutsApi(ctx),

@@ -25,6 +25,9 @@ import type { WriteHealth } from './runtime/write-health.js';
 import type { triggerApi } from './trigger/trigger-api.js';
 import type { retryApi } from './walk/retry-api.js';
 import type { webhooksApi } from './webhooks/webhooks-api.js';
+import type { privacyApi } from './privacy/privacy-api.js';
+import type { apiKeysApi } from './api-keys/api-keys-api.js';
+import type { auditApi } from './audit/audit-api.js';
 
 /** What is still to happen for a trigger or a subscriber: pending jobs and open digests. */
 export type PendingWork = Awaited<ReturnType<ReturnType<typeof triggerApi>['pending']>>;
@@ -50,8 +53,15 @@ export interface Tidings {
 
   /** Workflows as data: upsert, get, list, delete (code workflows are listed, read-only). */
   readonly workflows: ReturnType<typeof workflowsApi>;
-  /** Subscribers: upsert (one or many), get, delete, channel credentials, online status. */
-  readonly subscribers: ReturnType<typeof subscribersApi>;
+  /**
+   * Subscribers: upsert (one or many), get, delete, channel credentials, online status; `erase` (all
+   * that is held about one, in one transaction) and `export` (all of it as one JSON document).
+   */
+  readonly subscribers: ReturnType<typeof subscribersApi> & ReturnType<typeof privacyApi>;
+  /** API keys stored in the environment: named, scoped (`full`, `trigger`, `read`), hashed, optionally expiring, rotatable. */
+  readonly apiKeys: ReturnType<typeof apiKeysApi>;
+  /** The audit log of configuration changes: who, what, when (never a credential's value). */
+  readonly audit: ReturnType<typeof auditApi>;
   /**
    * Topics and their members, and (`topics.subscriptions`) subscribers' subscriptions to them: an
    * identifier and per-workflow preferences that hold for what reaches them through the topic.

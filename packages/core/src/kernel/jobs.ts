@@ -20,6 +20,7 @@ export function jobRepository(kernel: KernelJobs): JobRepository {
     complete: (env, ids, workerId) => kernel.complete(env, ids, workerId),
     reschedule: (env, id, workerId, change) => kernel.reschedule(env, id, workerId, change),
     cancelByTransaction: (env, transactionId) => kernel.cancelByTransaction(env, transactionId),
+    cancelBySubscriber: (env, subscriberId) => kernel.cancelBySubscriber(env, subscriberId),
     nextDueAt: (env) => kernel.nextDueAt(env),
     list: (env, filter) => kernel.list(env, filter),
     countByKind: (env) => kernel.countByKind(env),

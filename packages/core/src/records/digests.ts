@@ -3,9 +3,11 @@ import type { RecordInput, RecordStore, StoredRecord } from './record-store.js';
 import type { Digest, DigestEvent, DigestHead, DigestLastEvent, DigestRepository } from '../storage.js';
 
 /** A digest's head and its events, in one table so a join writes both in one call. */
-const TABLE = 'digests';
+export const DIGESTS = 'digests';
+const TABLE = DIGESTS;
 /** What each backoff key last recorded, by key. */
-const KEYS = 'digest-keys';
+export const DIGEST_KEYS = 'digest-keys';
+const KEYS = DIGEST_KEYS;
 
 /**
  * A head's sort value: its status, then its due time. Open heads sort as one range ordered earliest

@@ -2,18 +2,19 @@ import type { RecordInput, RecordStore } from './record-store.js';
 import type { DecisionRecord } from '../schemas/decision-record.js';
 import type { TraceRepository } from '../storage.js';
 
-const TABLE = 'traces';
+export const TRACES = 'traces';
+const TABLE = TRACES;
 /**
  * One record per (subscriber, trigger) whose decisions skipped a channel step: the index by
  * subscriber the traces do not have (a fan-out's records are stored as one run under the trigger).
  */
-const SKIPS = 'skips';
+export const SKIPS = 'skips';
 
 const CHANNEL_TYPES: ReadonlySet<string> = new Set(['in_app', 'email', 'sms', 'chat', 'push']);
 const skipsAChannel = (record: DecisionRecord) => record.entries.some((e) => e.decision === 'skipped' && CHANNEL_TYPES.has(e.type));
 
 /** Consecutive records of one trigger that differ only in their subscriber and job. */
-interface TraceRun {
+export interface TraceRun {
   readonly at: string;
   readonly revision?: number | string;
   readonly entries: DecisionRecord['entries'];

@@ -32,3 +32,4 @@ export * from './activity.js';
 export * from './email-attachments.js';
 export * from './email-headers.js';
 export * from './debounce.js';
+export * from './operating.js';

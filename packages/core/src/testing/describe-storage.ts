@@ -31,6 +31,7 @@ import { contextsSuite } from './suite/contexts.js';
 import { topicSubscriptionsSuite } from './suite/topic-subscriptions.js';
 import { revisionsSuite } from './suite/revisions.js';
 import { activitySuite } from './suite/activity.js';
+import { operatingSuite } from './suite/operating.js';
 import type { StorageUnderTest, SuiteContext } from './storage-under-test.js';
 
 export type { StorageUnderTest, SuiteContext } from './storage-under-test.js';
@@ -80,6 +81,7 @@ export function describeStorage(name: string, backend: StorageUnderTest, part: C
     cadenceSuite(context);
     idempotencySuite(context);
     webhooksSuite(context);
+    operatingSuite(context);
     webhookLaneSuite(context);
     expirySuite(context);
     countsSuite(context);

@@ -10,6 +10,11 @@ export interface StorageUnderTest {
    * that hides a bug: `rawMessage(id)` returns the message's `read`, `seen` and `createdAt` columns.
    */
   rawMessage?(storage: Storage, id: string): Promise<{ read: boolean; seen: boolean; createdAt: string } | null>;
+  /**
+   * Every row the backend holds of an environment, as text, read straight from its tables: an
+   * erased subscriber must appear nowhere in it. Without it the suite reads every table through the port.
+   */
+  rawDump?(storage: Storage, env: string): Promise<string>;
 }
 
 /** Gives each suite the current storage: `get()` inside a test returns the one made for it. */

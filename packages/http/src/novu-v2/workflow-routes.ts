@@ -1,5 +1,5 @@
 import { isTidingsError, TidingsError, type Tidings, type Workflow, type WorkflowInput } from '@tidings/core';
-import { notFound } from '@tidings/core/internal';
+import { currentActor, notFound } from '@tidings/core/internal';
 import { Hono, type Context } from 'hono';
 import { parseBody } from '../body.js';
 import type { AppEnv } from '../context.js';
@@ -39,7 +39,7 @@ export function workflowsV2Routes() {
   /** Stores the mapped workflow; an issue the engine finds is answered with the Novu member it came from. */
   async function store(tidings: Tidings, input: WorkflowInput): Promise<Workflow> {
     try {
-      return await tidings.workflows.upsert(input, { by: 'api' });
+      return await tidings.workflows.upsert(input, { by: currentActor() });
     } catch (error) {
       if (!isTidingsError(error, 'validation_failed')) throw error;
       throw invalid('workflow', error.issues.map((i) => ({ path: novuPathOf(i.path, input), message: i.message })));

@@ -1,6 +1,6 @@
 import { brandInputSchema, catalogEntriesSchema, layoutInputSchema, partialInputSchema, type Layout } from '@tidings/core/schemas';
 import { z } from 'zod';
-import { BY } from './revision-routes.js';
+import { currentActor } from '@tidings/core/internal';
 import { orNotFound, route, type RouteDefinition } from './route.js';
 
 /** A brand's members without its tenant, which the path names. */
@@ -11,7 +11,7 @@ const previewBodySchema = z.object({}).passthrough();
 /** Layouts, partials, translations, brands and previews: Tidings' own routes (Novu's layouts API is its dashboard's). */
 export function emailLookRoutes(): RouteDefinition[] {
   return [
-    route({ method: 'post', path: '/v1/layouts', summary: 'Create or replace an email layout (HTML or MJML with a {{ content }} slot)', status: 201, envelope: 'data', body: layoutInputSchema, handle: ({ tidings, body }) => tidings.layouts.upsert(body as never, { by: BY }) }),
+    route({ method: 'post', path: '/v1/layouts', summary: 'Create or replace an email layout (HTML or MJML with a {{ content }} slot)', status: 201, envelope: 'data', body: layoutInputSchema, handle: ({ tidings, body }) => tidings.layouts.upsert(body as never, { by: currentActor() }) }),
     route({ method: 'get', path: '/v1/layouts', summary: 'Every email layout of the environment', status: 200, envelope: 'data', handle: ({ tidings }) => tidings.layouts.list() }),
     route({ method: 'get', path: '/v1/layouts/:layoutId', summary: 'An email layout by identifier', status: 200, envelope: 'data', handle: ({ tidings, params }) => orNotFound(tidings.layouts.get(params['layoutId']!), 'Layout', params['layoutId']!) }),
     route({
@@ -22,11 +22,11 @@ export function emailLookRoutes(): RouteDefinition[] {
       envelope: 'data',
       async handle({ tidings, params }) {
         const layout = (await orNotFound(tidings.layouts.get(params['layoutId']!), 'Layout', params['layoutId']!)) as Layout;
-        return tidings.layouts.upsert({ identifier: layout.identifier, name: layout.name, type: layout.type, content: layout.content, isDefault: true }, { by: BY });
+        return tidings.layouts.upsert({ identifier: layout.identifier, name: layout.name, type: layout.type, content: layout.content, isDefault: true }, { by: currentActor() });
       },
     }),
     route({ method: 'delete', path: '/v1/layouts/:layoutId', summary: 'Remove an email layout', status: 204, envelope: 'data', handle: ({ tidings, params }) => tidings.layouts.delete(params['layoutId']!) }),
-    route({ method: 'post', path: '/v1/partials', summary: "Create or replace a partial (a liquid block layouts and email steps include with {% render 'name' %})", status: 201, envelope: 'data', body: partialInputSchema, handle: ({ tidings, body }) => tidings.partials.upsert(body as never, { by: BY }) }),
+    route({ method: 'post', path: '/v1/partials', summary: "Create or replace a partial (a liquid block layouts and email steps include with {% render 'name' %})", status: 201, envelope: 'data', body: partialInputSchema, handle: ({ tidings, body }) => tidings.partials.upsert(body as never, { by: currentActor() }) }),
     route({ method: 'get', path: '/v1/partials', summary: 'Every partial of the environment', status: 200, envelope: 'data', handle: ({ tidings }) => tidings.partials.list() }),
     route({ method: 'get', path: '/v1/partials/:partialId', summary: 'A partial by identifier', status: 200, envelope: 'data', handle: ({ tidings, params }) => orNotFound(tidings.partials.get(params['partialId']!), 'Partial', params['partialId']!) }),
     route({ method: 'delete', path: '/v1/partials/:partialId', summary: 'Remove a partial', status: 204, envelope: 'data', handle: ({ tidings, params }) => tidings.partials.delete(params['partialId']!) }),
@@ -38,7 +38,7 @@ export function emailLookRoutes(): RouteDefinition[] {
       status: 200,
       envelope: 'data',
       body: catalogEntriesSchema,
-      handle: ({ tidings, params, query, body }) => tidings.translations.upsert({ locale: params['locale']!, entries: body as never, ...(query['tenant'] && { tenant: query['tenant'] }) }, { by: BY }),
+      handle: ({ tidings, params, query, body }) => tidings.translations.upsert({ locale: params['locale']!, entries: body as never, ...(query['tenant'] && { tenant: query['tenant'] }) }, { by: currentActor() }),
     }),
     route({
       method: 'get',
@@ -55,7 +55,7 @@ export function emailLookRoutes(): RouteDefinition[] {
       status: 200,
       envelope: 'data',
       textBody: 'text/x-gettext-translation',
-      handle: ({ tidings, params, query, body }) => tidings.translations.importPo(params['locale']!, body as string, { ...(query['tenant'] && { tenant: query['tenant'] }), by: BY }),
+      handle: ({ tidings, params, query, body }) => tidings.translations.importPo(params['locale']!, body as string, { ...(query['tenant'] && { tenant: query['tenant'] }), by: currentActor() }),
     }),
     route({ method: 'delete', path: '/v1/translations/:locale', summary: "Remove a locale's stored catalog (?tenant= for a tenant's)", status: 204, envelope: 'data', handle: ({ tidings, params, query }) => tidings.translations.delete(params['locale']!, query['tenant'] ? { tenant: query['tenant'] } : {}) }),
     route({ method: 'put', path: '/v1/brand', summary: "Set the environment's brand", status: 200, envelope: 'data', body: brandBodySchema, handle: ({ tidings, body }) => tidings.brands.upsert(body as never) }),

@@ -1,11 +1,8 @@
 import type { Tidings } from '@tidings/core';
-import { parseInput } from '@tidings/core/internal';
+import { currentActor, parseInput } from '@tidings/core/internal';
 import { workflowFilesInputSchema } from '@tidings/core/schemas';
 import { z } from 'zod';
 import { orNotFound, route, type RouteDefinition } from './route.js';
-
-/** What the routes record as the author of a change: API keys have no names yet. */
-export const BY = 'api';
 
 const wholeNumber = z.string().regex(/^\d{1,10}$/, 'must be a whole number');
 const tenantQuery = { tenant: z.string().optional() };
@@ -69,7 +66,7 @@ function historyRoutes(spec: { path: string; noun: string; tenant?: boolean; of:
       envelope: 'data',
       query: z.strictObject(extra),
       body: rollbackBody,
-      handle: (input) => on(input).rollback(parseInput(rollbackBody, input.body ?? {}, 'rollback').revision, { by: BY }),
+      handle: (input) => on(input).rollback(parseInput(rollbackBody, input.body ?? {}, 'rollback').revision, { by: currentActor() }),
     }),
   ];
 }
@@ -139,7 +136,7 @@ export function revisionRoutes(): RouteDefinition[] {
       status: 200,
       envelope: 'data',
       body: filesBody,
-      handle: ({ tidings, body }) => tidings.workflows.apply({ ...parseInput(filesBody, body ?? {}, 'workflow files'), by: BY }),
+      handle: ({ tidings, body }) => tidings.workflows.apply({ ...parseInput(filesBody, body ?? {}, 'workflow files'), by: currentActor() }),
     }),
   ];
 }

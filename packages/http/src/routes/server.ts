@@ -7,7 +7,7 @@ import {
   type WebhookEndpointPatch,
   type TriggerResult,
 } from '@tidings/core';
-import { notFound, triggerEventIssues } from '@tidings/core/internal';
+import { currentActor, notFound, triggerEventIssues } from '@tidings/core/internal';
 import { capsSchema, channelSettingsInputSchema, integrationInputSchema, snoozeInputSchema, subscriberIdListSchema, subscriberInputSchema, suppressionInputSchema, tenantInputSchema, webhookEndpointInputSchema, webhookEndpointPatchSchema, topicInputSchema, triggerEventSchema, workflowInputSchema, integrationPatchSchema } from '@tidings/core/schemas';
 import { z } from 'zod';
 import { HttpError } from '../errors.js';
@@ -364,7 +364,7 @@ export function serverRoutes(): RouteDefinition[] {
       handle: async ({ tidings, params }) => integrationToWire(await tidings.integrations.setPrimary(params['integrationId']!), 'omitted'),
     }),
     route({ method: 'post', path: '/v1/tenants', summary: 'Create or update a tenant', status: 201, envelope: 'data', body: tenantInputSchema, handle: ({ tidings, body }) => tidings.tenants.upsert(body as never) }),
-    route({ method: 'post', path: '/v1/workflows', summary: 'Create or update a workflow', status: 201, envelope: 'data', body: workflowInputSchema, handle: ({ tidings, body }) => tidings.workflows.upsert(body as never, { by: 'api' }) }),
+    route({ method: 'post', path: '/v1/workflows', summary: 'Create or update a workflow', status: 201, envelope: 'data', body: workflowInputSchema, handle: ({ tidings, body }) => tidings.workflows.upsert(body as never, { by: currentActor() }) }),
     route({ method: 'get', path: '/v1/workflows', summary: 'Every workflow of the environment', status: 200, envelope: 'data', handle: ({ tidings }) => tidings.workflows.list() }),
     route({
       method: 'get',

@@ -114,6 +114,13 @@ export function deliveryRepositories(t: Tables): Delivery {
         }
         return cancelled;
       },
+      async cancelBySubscriber(env, subscriberId) {
+        let cancelled = 0;
+        for (const job of [...t.jobs.values()]) {
+          if (job.environmentId === env && job.subscriberId === subscriberId && deleteJob(job.id)) cancelled++;
+        }
+        return cancelled;
+      },
       async nextDueAt(env) {
         let next: string | null = null;
         for (const job of t.jobs.values()) {

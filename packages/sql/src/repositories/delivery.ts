@@ -124,6 +124,10 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
         const result = await db.deleteFrom('tidings_jobs').where('env', '=', env).where('transaction_id', '=', transactionId).executeTakeFirst();
         return Number(result.numDeletedRows);
       },
+      async cancelBySubscriber(env, subscriberId) {
+        const result = await db.deleteFrom('tidings_jobs').where('env', '=', env).where('subscriber_id', '=', subscriberId).executeTakeFirst();
+        return Number(result.numDeletedRows);
+      },
       async nextDueAt(env) {
         // A job becomes claimable at its run_at, or at its lease end when a lease is still held.
         let query = db.selectFrom('tidings_jobs').select(['run_at', 'locked_until']).orderBy('run_at').limit(1);

@@ -1,4 +1,6 @@
 import { TidingsError, notFound } from '../../errors.js';
+import { recordAudit } from '../audit/audit-records.js';
+import { changedFields } from '../audit/changed-fields.js';
 import { newId } from '../../ids.js';
 import type { StorageRepositories } from '../../storage.js';
 import {
@@ -39,8 +41,11 @@ export function workflowsApi(ctx: EngineContext) {
     list: () => storage.workflows.list(env),
     /** Deletes by internal id, identifier or slug; not_found when there is none. Its revisions stay readable (`history`). */
     async delete(ref: string): Promise<void> {
-      const workflow = await storage.workflows.find(env, ref);
-      if (!workflow || !(await storage.workflows.delete(env, workflow._id))) throw notFound('Workflow', ref);
+      await storage.transaction(async (tx) => {
+        const workflow = await tx.workflows.find(env, ref);
+        if (!workflow || !(await tx.workflows.delete(env, workflow._id))) throw notFound('Workflow', ref);
+        await recordAudit(tx.records, env, ctx.clock.now(), [{ kind: 'workflow', action: 'deleted', target: workflow.identifier }]);
+      });
     },
     ...revisionsApi(ctx),
   };
@@ -76,7 +81,12 @@ async function storeIntegration(ctx: EngineContext, tx: StorageRepositories, int
       if (other._id !== integration._id && other.primary) await tx.integrations.upsert(ctx.env, { ...other, primary: false, updatedAt: integration.updatedAt });
     }
   }
-  return tx.integrations.upsert(ctx.env, integration);
+  const before = await tx.integrations.get(ctx.env, integration._id);
+  const stored = await tx.integrations.upsert(ctx.env, integration);
+  // Only the names of what changed: credentials are named member by member, never their values.
+  const fields = changedFields(before, stored);
+  if (fields.length > 0) await recordAudit(tx.records, ctx.env, ctx.clock.now(), [{ kind: 'integration', action: before ? 'updated' : 'created', target: stored.identifier, fields }]);
+  return stored;
 }
 
 export function integrationsApi(ctx: EngineContext) {

@@ -1,4 +1,6 @@
 import { notFound } from '../../errors.js';
+import { recordAudit } from '../audit/audit-records.js';
+import { currentActor } from '../audit/actor.js';
 import { writeOptionsSchema, type Layout, type LayoutInput, type WriteOptions } from '../../schemas/index.js';
 import { parseInput } from '../../validation.js';
 import type { EngineContext } from '../context.js';
@@ -31,14 +33,17 @@ export function layoutsApi(ctx: EngineContext) {
      */
     async upsert(input: LayoutInput, options: WriteOptions = {}): Promise<Layout> {
       const { by } = parseInput(writeOptionsSchema, options, 'layout write options');
-      return write(input, by ?? 'code');
+      return write(input, by ?? currentActor());
     },
     get: (identifier: string): Promise<Layout | null> => getLayout(storage.records, env, identifier),
     /** Every layout of the environment, by identifier. */
     list: (): Promise<Layout[]> => listLayouts(storage.records, env),
     /** Removes a layout; emails that name it fail (with the reason in `explain`) until it exists again. Its revisions stay readable. */
     async delete(identifier: string): Promise<void> {
-      if ((await storage.records.delete(env, LAYOUTS, [identifier])) === 0) throw notFound('layout', identifier);
+      await storage.transaction(async (tx) => {
+        if ((await tx.records.delete(env, LAYOUTS, [identifier])) === 0) throw notFound('layout', identifier);
+        await recordAudit(tx.records, env, ctx.clock.now(), [{ kind: 'layout', action: 'deleted', target: identifier }]);
+      });
     },
     ...historyApi(ctx, LAYOUT_HISTORY, {
       idOf: namedIdOf(ctx, LAYOUT_HISTORY, async (id) => (await getLayout(storage.records, env, id)) !== null),

@@ -1,4 +1,6 @@
 import { notFound } from '../../errors.js';
+import { recordAudit } from '../audit/audit-records.js';
+import { currentActor } from '../audit/actor.js';
 import { writeOptionsSchema, type Partial, type PartialInput, type WriteOptions } from '../../schemas/index.js';
 import { parseInput } from '../../validation.js';
 import type { EngineContext } from '../context.js';
@@ -25,13 +27,16 @@ export function partialsApi(ctx: EngineContext) {
     /** Creates or replaces a partial; each change stores a revision recorded as made `by` (default `code`). */
     async upsert(input: PartialInput, options: WriteOptions = {}): Promise<Partial> {
       const { by } = parseInput(writeOptionsSchema, options, 'partial write options');
-      return write(input, by ?? 'code');
+      return write(input, by ?? currentActor());
     },
     get: (identifier: string): Promise<Partial | null> => getPartial(storage.records, env, identifier),
     list: (): Promise<Partial[]> => listPartials(storage.records, env),
     /** Removes a partial; its revisions stay readable. */
     async delete(identifier: string): Promise<void> {
-      if ((await storage.records.delete(env, PARTIALS_TABLE, [identifier])) === 0) throw notFound('partial', identifier);
+      await storage.transaction(async (tx) => {
+        if ((await tx.records.delete(env, PARTIALS_TABLE, [identifier])) === 0) throw notFound('partial', identifier);
+        await recordAudit(tx.records, env, ctx.clock.now(), [{ kind: 'partial', action: 'deleted', target: identifier }]);
+      });
     },
     ...historyApi(ctx, PARTIAL_HISTORY, {
       idOf: namedIdOf(ctx, PARTIAL_HISTORY, async (id) => (await getPartial(storage.records, env, id)) !== null),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { capCounterKey, capsDecision, capsFor, type CappedWorkflow } from '../../frequency/caps.js';
 import { windowMs } from '../../frequency/sliding-window.js';
 import { TidingsError } from '../../errors.js';
+import { recordAudit } from '../audit/audit-records.js';
 import { capId, capsSchema, type Cap, type CapInput, type Channel } from '../../schemas/index.js';
 import type { WindowHit } from '../../storage.js';
 import { parseInput } from '../../validation.js';
@@ -49,7 +50,10 @@ export function capsApi(ctx: EngineContext) {
         const message = `the cap id "${capId(parsed[clash]!)}" is a cap given to createTidings; give this one another id`;
         throw new TidingsError('validation_failed', `Invalid caps: caps[${clash}].id: ${message}`, { issues: [{ path: `caps[${clash}].id`, message }] });
       }
-      await ctx.storage.settings.put(ctx.env, SETTING, parsed);
+      await ctx.storage.transaction(async (tx) => {
+        await tx.settings.put(ctx.env, SETTING, parsed);
+        await recordAudit(tx.records, ctx.env, ctx.clock.now(), [{ kind: 'settings', action: 'updated', target: 'caps', fields: ['caps'] }]);
+      });
       cache.delete(ctx);
       return parsed;
     },

@@ -6,6 +6,7 @@ import type { JsonObject, LinkScope, PreferenceChange, PreferenceOrigin } from '
 import type { StorageRepositories } from '../../storage.js';
 import type { EngineContext } from '../context.js';
 import { queueWebhookEvents } from '../webhooks/webhook-outbox.js';
+import { recordAudit } from '../audit/audit-records.js';
 
 
 /** Entries `history` returns at most. */
@@ -31,6 +32,11 @@ export async function recordPreferenceChange(
   };
   await tx.records.put(ctx.env, PREFERENCE_CHANGES, [{ key: entry.id, i1: entry.subscriberId, sort: `${entry.at}|${entry.id}`, doc: entry }]);
   await queueWebhookEvents(ctx, tx, [{ type: 'preference.updated', data: { change: entry as unknown as JsonObject } }]);
+  // Set through the API (not by the subscriber on a page or in the Inbox): a configuration change, in the audit log too.
+  if (change.origin === 'api') {
+    const fields = [...new Set(change.patches.flatMap((patch) => Object.keys(patch)))].sort();
+    await recordAudit(tx.records, ctx.env, now, [{ kind: 'preferences', action: 'updated', target: change.subscriberId, subscriberId: change.subscriberId, fields }]);
+  }
   return entry;
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { currentActor } from '../audit/actor.js';
 import { notFound, TidingsError } from '../../errors.js';
 import { diffLines, type RevisionChange } from '../../revisions/record-diff.js';
 import { idSchema, revisionHistoryQuerySchema, revisionNumberSchema, writeOptionsSchema, type RevisionHistoryQuery, type RevisionMeta, type WriteOptions } from '../../schemas/index.js';
@@ -64,7 +65,7 @@ export function historyApi<T extends Revisable, R extends RevisionMeta>(ctx: Eng
     async rollback(ref: string, revision: number, options: WriteOptions = {}): Promise<T> {
       const { by } = parseInput(writeOptionsSchema, options, 'rollback options');
       const old = await requireRevision(ref, revision, 'revision');
-      return access.restore(kind.unwrap(old), by ?? 'code', revision);
+      return access.restore(kind.unwrap(old), by ?? currentActor(), revision);
     },
   };
 }

@@ -1,4 +1,10 @@
 import { TidingsError } from '../../errors.js';
+import { recordAudit } from '../audit/audit-records.js';
+import { changedFields } from '../audit/changed-fields.js';
+import type { AuditKind } from '../../schemas/operating.js';
+
+/** The audit kind of each revisioned table. */
+const AUDIT_KINDS: Readonly<Record<string, AuditKind>> = { workflow_revisions: 'workflow', layout_revisions: 'layout', partial_revisions: 'partial', translation_revisions: 'translations' };
 import { docsOf, firstDoc } from '../../records/docs.js';
 import type { RecordStore } from '../../records/record-store.js';
 import type { RevisionMeta } from '../../schemas/index.js';
@@ -93,5 +99,6 @@ export async function saveRevision<T extends Revisable, R extends RevisionMeta>(
   const revision = Math.max(counted, await lastRevisionNumber(records, env, kind, kind.idOf(change.value))) + 1;
   const value = await put({ ...change.value, revision });
   await storeRevision(records, env, kind, kind.wrap(value, { revision, by, at: value.updatedAt, ...(restores !== undefined && { restores }) }));
+  await recordAudit(records, env, new Date(value.updatedAt), [{ kind: AUDIT_KINDS[kind.table] ?? 'workflow', action: stored ? 'updated' : 'created', target: kind.nameOf(value), fields: changedFields(stored, value), who: by }]);
   return { value, changed: true };
 }

@@ -1,4 +1,5 @@
 import { notFound, TidingsError, type FieldIssue } from '../../errors.js';
+import { currentActor } from '../audit/actor.js';
 import { issuesText } from '../../listed-issues.js';
 import { idSchema, workflowFilesInputSchema, type WorkflowFilesInput } from '../../schemas/index.js';
 import type { StorageRepositories } from '../../storage.js';
@@ -52,7 +53,7 @@ export function revisionsApi(ctx: EngineContext) {
     if (issues.length > 0) throw refusal(issues);
     // `true` prunes the workflows and each other kind the files include; a list, exactly its kinds.
     const pruned = new Set(prune === true ? ['workflows', ...all.map((i) => i.kind)] : prune === false ? [] : prune);
-    return { checked, pruned, by: by ?? 'code' };
+    return { checked, pruned, by: by ?? currentActor() };
   }
 
   /** The plan of checked files against what `repos` hold; files that cannot be over it refuse it all. */

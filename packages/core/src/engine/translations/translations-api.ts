@@ -1,4 +1,6 @@
 import { notFound } from '../../errors.js';
+import { recordAudit } from '../audit/audit-records.js';
+import { currentActor } from '../audit/actor.js';
 import {
   catalogHistoryQuerySchema,
   catalogRefSchema,
@@ -47,7 +49,7 @@ export function translationsApi(ctx: EngineContext) {
   }
   async function upsert(input: TranslationCatalogInput, options: WriteOptions = {}): Promise<TranslationCatalog> {
     const { by } = parseInput(writeOptionsSchema, options, 'translations write options');
-    return write(input, by ?? 'code');
+    return write(input, by ?? currentActor());
   }
   const revisions = historyApi(ctx, CATALOG_HISTORY, {
     async idOf(key) {
@@ -81,7 +83,10 @@ export function translationsApi(ctx: EngineContext) {
     list: (): Promise<TranslationCatalog[]> => listCatalogs(storage.records, env),
     /** Removes a stored catalog; its revisions stay readable. */
     async delete(locale: string, options: { tenant?: string } = {}): Promise<void> {
-      if ((await storage.records.delete(env, TRANSLATIONS, [catalogKey({ tenant: options.tenant ?? null, locale })])) === 0) throw notFound('translations', `${locale}${options.tenant ? ` of tenant ${options.tenant}` : ''}`);
+      await storage.transaction(async (tx) => {
+        if ((await tx.records.delete(env, TRANSLATIONS, [catalogKey({ tenant: options.tenant ?? null, locale })])) === 0) throw notFound('translations', `${locale}${options.tenant ? ` of tenant ${options.tenant}` : ''}`);
+        await recordAudit(tx.records, env, ctx.clock.now(), [{ kind: 'translations', action: 'deleted', target: `${locale}${options.tenant ? ` of tenant ${options.tenant}` : ''}` }]);
+      });
     },
     /** A catalog's revisions, newest first (`limit`, default 50, at most 500; `tenant` for a tenant's); a deletion keeps them. */
     async history(locale: string, query: CatalogHistoryQuery = {}): Promise<CatalogRevision[]> {

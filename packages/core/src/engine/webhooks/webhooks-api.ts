@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { notFound, TidingsError } from '../../errors.js';
+import { recordAudit } from '../audit/audit-records.js';
+import { changedFields } from '../audit/changed-fields.js';
 import { newId } from '../../ids.js';
 import { webhookEndpointInputSchema, webhookEndpointPatchSchema, type WebhookDelivery, type WebhookEndpoint, type WebhookEndpointInput, type WebhookEndpointPatch } from '../../schemas/index.js';
 import { parseInput } from '../../validation.js';
@@ -36,7 +38,10 @@ export function webhooksApi(ctx: EngineContext, hasTransport: boolean) {
       if (!hasTransport) throw new TidingsError('validation_failed', 'This engine cannot send webhooks: createTidings needs a webhookTransport (from @tidings/providers)', { issues: [{ path: 'webhookTransport', message: 'is not set' }] });
       const now = ctx.now();
       const endpoint: WebhookEndpoint = { _id: `ep_${newId(ctx.clock.now())}`, url, events: [...new Set(events)], active: true, secret: secret ?? `whsec_${randomBytes(24).toString('base64')}`, failures: 0, createdAt: now, updatedAt: now, ...(description !== undefined && { description }) };
-      await storage.webhooks.putEndpoint(env, endpoint);
+      await storage.transaction(async (tx) => {
+        await tx.webhooks.putEndpoint(env, endpoint);
+        await recordAudit(tx.records, env, ctx.clock.now(), [{ kind: 'webhook', action: 'created', target: endpoint._id, fields: ['events', 'secret', 'url'] }]);
+      });
       forgetEndpoints(ctx);
       return { endpoint: view(endpoint), secret: endpoint.secret };
     },
@@ -64,6 +69,8 @@ export function webhooksApi(ctx: EngineContext, hasTransport: boolean) {
           updatedAt: ctx.now(),
         };
         await tx.webhooks.putEndpoint(env, updated);
+        const fields = changedFields(found, updated).filter((f) => f !== 'failures');
+        if (fields.length > 0) await recordAudit(tx.records, env, ctx.clock.now(), [{ kind: 'webhook', action: 'updated', target: id, fields }]);
         return updated;
       });
       forgetEndpoints(ctx);
@@ -71,7 +78,10 @@ export function webhooksApi(ctx: EngineContext, hasTransport: boolean) {
     },
     /** Removes the endpoint and its deliveries (pending ones are not sent). */
     async delete(id: string): Promise<void> {
-      if (!(await storage.webhooks.deleteEndpoint(env, id))) throw notFound('Webhook endpoint', id);
+      await storage.transaction(async (tx) => {
+        if (!(await tx.webhooks.deleteEndpoint(env, id))) throw notFound('Webhook endpoint', id);
+        await recordAudit(tx.records, env, ctx.clock.now(), [{ kind: 'webhook', action: 'deleted', target: id }]);
+      });
       forgetEndpoints(ctx);
     },
     /** Deliveries newest first, with their status, attempts and the receiver's last answer; `limit` 1–100 (default 50). */

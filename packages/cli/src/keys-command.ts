@@ -1,0 +1,123 @@
+import { parseArgs } from 'node:util';
+import { createTidings, isTidingsError } from '@tidings/core';
+import { actingAs } from '@tidings/core/internal';
+import { readArguments } from './cli.js';
+import { openDatabase, type ServeOptions } from './serve.js';
+import type { CommandOutput } from './workflows-command.js';
+
+export const KEYS_HELP = [
+  'Usage: tidings keys create --name <name> [--scope full|trigger|read] [--expires <ISO date>] [--env <id>] [database]',
+  '       tidings keys list [--env <id>] [database]',
+  '       tidings keys revoke <id> [--env <id>] [database]',
+  '       tidings keys rotate <id> [--retire-old-at <ISO date>] [--env <id>] [database]',
+  '',
+  'API keys stored in the database, beside the one tidings serve is given (--api-key): several per',
+  'environment, each named and scoped (full: everything; trigger: only trigger, bulk and broadcast;',
+  'read: only GET requests), optionally expiring, hashed at rest. create and rotate print the secret',
+  'once; it is never shown again. rotate makes a new key with the same name and scope, and the old one',
+  'keeps working until revoked (or --retire-old-at), so a deploy rotates without downtime. Each change',
+  'is in the audit log as made by "cli". A running tidings serve sees changes at once.',
+  '',
+  'Options:',
+  '  --env <id>       The environment. Environment: TIDINGS_ENVIRONMENT. Default: default',
+  '  database         --db <file>, --postgres <url> or --mysql <url> (with --schema <name> for Postgres),',
+  '                   else TIDINGS_DATABASE_URL, as for tidings serve. Default: .tidings/tidings.db',
+  '',
+  'Exit status: 0 done, 1 refused or failed, 2 a mistake on the command line.',
+].join('\n');
+
+const CONSOLE: CommandOutput = { out: (line) => console.log(line), err: (line) => console.error(line) };
+
+class UsageError extends Error {}
+
+type KeysAction = { action: 'create'; name: string; scope: string | undefined; expiresAt: string | undefined } | { action: 'list' } | { action: 'revoke'; id: string } | { action: 'rotate'; id: string; retireOldAt: string | undefined };
+
+function readKeysArguments(args: readonly string[], env: NodeJS.ProcessEnv): { what: KeysAction; environmentId: string | undefined; database: ServeOptions } {
+  const [action, ...rest] = args;
+  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  try {
+    parsed = parseArgs({
+      args: [...rest],
+      allowPositionals: true,
+      options: { name: { type: 'string' }, scope: { type: 'string' }, expires: { type: 'string' }, 'retire-old-at': { type: 'string' }, env: { type: 'string' }, db: { type: 'string' }, postgres: { type: 'string' }, mysql: { type: 'string' }, schema: { type: 'string' } },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message.split('\n')[0]!);
+  }
+  const { values, positionals } = parsed;
+  const text = (flag: string) => (typeof values[flag] === 'string' ? (values[flag] as string) : undefined);
+  let what: KeysAction;
+  if (action === 'create') {
+    const name = text('name');
+    if (name === undefined) throw new UsageError('--name <name> is needed: what people know the key by');
+    what = { action, name, scope: text('scope'), expiresAt: text('expires') };
+  } else if (action === 'list') what = { action };
+  else if (action === 'revoke' || action === 'rotate') {
+    const [id] = positionals;
+    if (id === undefined) throw new UsageError(`${action} needs the key's id (tidings keys list shows it)`);
+    what = action === 'revoke' ? { action, id } : { action, id, retireOldAt: text('retire-old-at') };
+  } else throw new UsageError(action === undefined ? 'Missing what to do: create, list, revoke or rotate' : `Unknown action ${action}: create, list, revoke or rotate`);
+  if (positionals.length > (action === 'revoke' || action === 'rotate' ? 1 : 0)) throw new UsageError(`Unexpected argument ${positionals.at(-1)}`);
+  const environmentId = (text('env') ?? env['TIDINGS_ENVIRONMENT'])?.trim() || undefined;
+  const databaseFlags = (['db', 'postgres', 'mysql', 'schema'] as const).flatMap((flag) => (text(flag) !== undefined ? [`--${flag}`, text(flag)!] : []));
+  let database: ServeOptions;
+  try {
+    const { db, postgres, mysql, schema } = readArguments(databaseFlags, env).options;
+    database = { ...(db !== undefined && { db }), ...(postgres && { postgres }), ...(mysql && { mysql }), ...(schema && { schema }) };
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  return { what, environmentId, database };
+}
+
+/** `tidings keys create|list|revoke|rotate`: returns the exit status. */
+export async function keysCommand(args: readonly string[], env: NodeJS.ProcessEnv = process.env, output: CommandOutput = CONSOLE): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    output.out(KEYS_HELP);
+    return 0;
+  }
+  let parsed: ReturnType<typeof readKeysArguments>;
+  try {
+    parsed = readKeysArguments(args, env);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    output.err(`${error.message}\n${KEYS_HELP.split('\n').slice(0, 4).join('\n')}`);
+    return 2;
+  }
+  let storage;
+  try {
+    storage = await openDatabase({ ...parsed.database, ...(parsed.environmentId && { environmentId: parsed.environmentId }) });
+  } catch (error) {
+    output.err(`Tidings could not open the database: ${(error as Error).message}`);
+    return 1;
+  }
+  try {
+    const keys = createTidings({ storage, ...(parsed.environmentId && { environmentId: parsed.environmentId }) }).apiKeys;
+    const { what } = parsed;
+    return await actingAs('cli', async () => {
+      if (what.action === 'list') {
+        const all = await keys.list();
+        if (all.length === 0) output.out('No stored API keys.');
+        for (const k of all) output.out(`${k.id}  ${k.name}  ${k.scope}  created ${k.createdAt} by ${k.createdBy}  ${k.expiresAt === null ? 'never expires' : `${k.expired ? 'expired' : 'expires'} ${k.expiresAt}`}`);
+      } else if (what.action === 'revoke') {
+        await keys.revoke(what.id);
+        output.out(`Revoked ${what.id}: it no longer works.`);
+      } else {
+        const made =
+          what.action === 'create'
+            ? await keys.create({ name: what.name, ...(what.scope !== undefined && { scope: what.scope as never }), ...(what.expiresAt !== undefined && { expiresAt: what.expiresAt }) })
+            : await keys.rotate(what.id, what.retireOldAt === undefined ? {} : { retireOldAt: what.retireOldAt });
+        output.out(`${what.action === 'create' ? 'Created' : `Rotated ${what.id} into`} ${made.id} "${made.name}" (${made.scope}${made.expiresAt ? `, expires ${made.expiresAt}` : ''}). Its secret, shown this once:`);
+        output.out(made.secret);
+      }
+      return 0;
+    });
+  } catch (error) {
+    if (!isTidingsError(error)) throw error;
+    output.err(`Refused, nothing changed: ${error.message}`);
+    for (const issue of error.issues) output.err(`  ${issue.path}: ${issue.message}`);
+    return 1;
+  } finally {
+    await storage.close();
+  }
+}
