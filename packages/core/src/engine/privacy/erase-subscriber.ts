@@ -12,6 +12,7 @@ import type { EngineContext } from '../context.js';
 import { digestFlushKey } from '../runtime/jobs.js';
 import { keyNames, scanRecords } from './scan-keys.js';
 import { eraseSubscriberTraces } from './subscriber-traces.js';
+import { eraseFromBursts } from './erase-bursts.js';
 
 const WINDOW_HITS = 'window-hits';
 const NOTIFICATIONS = 'notifications';
@@ -59,6 +60,8 @@ export async function eraseSubscriber(ctx: EngineContext, tx: StorageRepositorie
   // Jobs: every one of theirs, leased or not (a running batch holding one stores nothing of it).
   for (const job of await tx.jobs.list(env, { subscriberId })) touched.add(job.transactionId);
   const jobs = await tx.jobs.cancelBySubscriber(env, subscriberId);
+  // Debounced bursts waiting to run an event that names them.
+  await eraseFromBursts(tx, env, subscriberId);
 
   // Decision records and the index of their skipped steps.
   const traces = await eraseSubscriberTraces(records, env, subscriberId);

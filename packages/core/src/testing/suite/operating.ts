@@ -52,6 +52,10 @@ export function operatingSuite({ get, backend }: SuiteContext): void {
       await tidings.trigger({ name: 'news', to: ['adalovelace', 'bob'] });
       await tidings.trigger({ name: 'later', to: 'adalovelace' });
       await tidings.trigger({ name: 'digest', to: 'adalovelace' });
+      // Debounced bursts still waiting: one for her alone, one for her and bob.
+      const debounce = { period: { amount: 1, unit: 'hours' as const } };
+      await tidings.trigger({ name: 'hello', to: 'adalovelace', payload: { note: 'only hers' }, debounce });
+      await tidings.trigger({ name: 'hello', to: ['adalovelace', 'bob'], payload: { note: 'for both' }, debounce });
       await tidings.runDue();
       return { tidings, clock, alone: alone.transactionId!, shared: shared.transactionId! };
     }
@@ -98,6 +102,8 @@ export function operatingSuite({ get, backend }: SuiteContext): void {
       expect(await tidings.explain(shared, 'bob')).not.toEqual([]);
       expect(await tidings.explain(shared, 'adalovelace')).toEqual([]);
       expect(await storage.topics.memberIds('privacy', ['readers'])).toEqual(['bob']);
+      // The burst for her alone is gone; the one for both runs for bob alone.
+      expect((await tidings.pending()).jobs.filter((j) => j.kind === 'debounce')).toHaveLength(1);
 
       // The address is still never mailed: the check matches the hashed entry.
       const [found] = await storage.suppressions.find('privacy', 'email', ['augusta.king@analytical.test']);
