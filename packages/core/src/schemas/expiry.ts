@@ -29,6 +29,8 @@ const ageSchema = z.strictObject({ days: z.number().int('must be a whole number 
 export const retentionPolicySchema = z.strictObject({
   messages: ageSchema.optional(),
   notifications: ageSchema.optional(),
+  /** Audit log entries older than this are deleted (see `tidings.audit`). @default kept */
+  audit: ageSchema.optional(),
   /** Rows the sweeper deletes per transaction, of each kind (expired messages too). @default 500 */
   batchSize: z.number().int().min(1).max(10_000).default(500),
 });

@@ -7,6 +7,7 @@ import { nextTurn } from '../runtime/loop-yield.js';
 import { SWEEP_EVERY_MS, deletionRecords } from './sweep.js';
 import { resultOf, waitUntil } from '../runtime/job-result.js';
 import type { EngineJobHandler } from '../walk/batch-data.js';
+import { AUDIT } from '../audit/audit-records.js';
 
 const DAY_MS = 86_400_000;
 
@@ -42,7 +43,7 @@ async function deleteBatch(ctx: EngineContext, job: JobOf<'sweep'>, at: string, 
  */
 export const sweepHandler: EngineJobHandler<'sweep'> = async (job, { ctx, now }) => {
   const { env } = ctx;
-  const { batchSize: limit, messages: keepMessages, notifications: keepNotifications } = ctx.options.retention;
+  const { batchSize: limit, messages: keepMessages, notifications: keepNotifications, audit: keepAudit } = ctx.options.retention;
   const at = now.toISOString();
   const before = (days: number) => new Date(now.getTime() - days * DAY_MS).toISOString();
   try {
@@ -61,6 +62,11 @@ export const sweepHandler: EngineJobHandler<'sweep'> = async (job, { ctx, now })
       const notifications = await apart(ctx, (tx) => tx.retention.deleteNotificationsBefore(env, cutoff, limit));
       const deliveries = await apart(ctx, (tx) => tx.retention.deleteDeliveriesBefore(env, cutoff, limit));
       full ||= notifications.length === limit || deliveries === limit;
+    }
+    if (keepAudit) {
+      // Entries sort by `at|id`: those before the cutoff instant are older.
+      const cutoff = before(keepAudit.days);
+      full ||= (await apart(ctx, (tx) => tx.records.deleteWhere(env, AUDIT, { sort: { lt: cutoff }, limit }))).length === limit;
     }
     if (full) return resultOf(job, waitUntil(job, now));
     const next = await ctx.storage.retention.nextExpiry(env);

@@ -33,8 +33,8 @@ export async function sweepWhenExpiring(ctx: EngineContext, tx: StorageRepositor
 
 /** With a retention policy, the sweep exists: a missing one is enqueued to run now. */
 export async function ensureSweep(ctx: EngineContext): Promise<void> {
-  const { messages, notifications } = ctx.options.retention;
-  if (!messages && !notifications) return;
+  const { messages, notifications, audit } = ctx.options.retention;
+  if (!messages && !notifications && !audit) return;
   await ctx.storage.transaction(async (tx) => {
     if ((await tx.jobs.list(ctx.env, { transactionId: SWEEP_KEY })).length === 0) await tx.jobs.enqueue(ctx.env, [sweepJob(ctx, ctx.now())]);
   });

@@ -188,6 +188,17 @@ export function operatingSuite({ get, backend }: SuiteContext): void {
       await expect(tidings.audit.list({ kind: 'weather' as never })).rejects.toMatchObject({ code: 'validation_failed', message: expect.stringContaining('kind') });
     });
 
+    it('audit — kept by the retention policy: the sweep deletes entries older than retention.audit.days, and keeps the others', async () => {
+      const clock = manualClock('2026-05-04T08:00:00.000Z');
+      const tidings = createTidings({ storage: get(), clock, environmentId: 'audit-kept', retention: { audit: { days: 30 } } });
+      await tidings.workflows.upsert({ name: 'Old', triggers: [{ identifier: 'old' }], steps: [] });
+      clock.advance(20 * 86_400_000);
+      await tidings.workflows.upsert({ name: 'Newer', triggers: [{ identifier: 'newer' }], steps: [] });
+      clock.advance(11 * 86_400_000);
+      await tidings.runDue();
+      expect((await tidings.audit.list()).items.map((e) => e.target)).toEqual([expect.stringContaining('newer')]);
+    });
+
     it('audit — an entry exists exactly when its change does: a refused change records nothing', async () => {
       const tidings = createTidings({ storage: get(), clock: manualClock('2026-05-04T08:00:00.000Z'), environmentId: 'audit-refused' });
       await expect(tidings.integrations.setPrimary('nope')).rejects.toMatchObject({ code: 'not_found' });
