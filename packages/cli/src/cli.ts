@@ -60,6 +60,8 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
   { flag: 'processes', value: '<n>', env: 'TIDINGS_PROCESSES', meaning: `Server processes sharing the port, 1-${MAX_PROCESSES} (more than 1 needs Postgres or MySQL).`, default: '1' },
   { flag: 'lease-ms', value: '<ms>', env: 'TIDINGS_LEASE_MS', meaning: 'How long a claimed job stays leased to its process before another may take it over (min 100).', default: '30000' },
   { flag: 'api-key', value: '<key>', env: 'TIDINGS_API_KEY', meaning: 'The API key clients send as "Authorization: ApiKey <key>".', default: 'generated on first start, kept in api-key beside the SQLite file (.tidings/ with Postgres)' },
+  { flag: 'previous-api-key', value: '<key>', env: 'TIDINGS_PREVIOUS_API_KEY', meaning: "The API key before a rotation: Inbox subscriber hashes and sessions made with it keep working\n      until --previous-api-key-until (server callers rotate with stored keys: tidings keys rotate).", default: 'none' },
+  { flag: 'previous-api-key-until', value: '<date-time>', env: 'TIDINGS_PREVIOUS_API_KEY_UNTIL', meaning: 'When the previous API key stops opening Inbox sessions (ISO 8601, e.g. 2026-07-01T12:00:00Z).', default: 'required with --previous-api-key' },
   { flag: 'application-identifier', value: '<id>', env: 'TIDINGS_APPLICATION_IDENTIFIER', meaning: "The public identifier Novu's Inbox opens sessions with.", default: 'generated on first start, kept beside the API key' },
   { flag: 'no-inbox-hash', env: 'TIDINGS_NO_INBOX_HASH', meaning: "Open Inbox sessions without the subscriber's HMAC hash (then anyone who knows the\n      application identifier can read any subscriber's inbox).", default: 'off (the hash is required)' },
   { flag: 'webhook-allow', value: '<list>', env: 'TIDINGS_WEBHOOK_ALLOW', meaning: 'Comma-separated hosts, addresses or CIDR ranges webhook and hosted-service providers\n      may reach, besides public addresses.', default: 'none (loopback, private and link-local addresses are refused)' },
@@ -307,6 +309,12 @@ export function readArguments(args: string[], env: NodeJS.ProcessEnv) {
   const apiKey = setting('api-key');
   if (apiKey && /\s/.test(apiKey.value)) throw new ArgumentError(`${apiKey.source} must not contain spaces (clients send it as "Authorization: ApiKey <key>")`);
   const applicationIdentifier = text('application-identifier', false);
+  // The previous key is never repeated in a message either.
+  const previousKey = setting('previous-api-key');
+  const previousUntil = setting('previous-api-key-until');
+  if (previousKey && !previousUntil) throw new ArgumentError(`${previousKey.source} needs --previous-api-key-until (or TIDINGS_PREVIOUS_API_KEY_UNTIL): when the previous key stops opening Inbox sessions`);
+  if (previousUntil && !previousKey) throw new ArgumentError(`${previousUntil.source} needs --previous-api-key (or TIDINGS_PREVIOUS_API_KEY)`);
+  if (previousUntil && !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(previousUntil.value.trim())) throw new ArgumentError(`${previousUntil.source} must be an ISO 8601 date-time with a zone, as 2026-07-01T12:00:00Z`);
   const noInboxHash = toggle('no-inbox-hash');
   const webhookAllow = setting('webhook-allow')?.value.split(',').map((s) => s.trim()).filter(Boolean);
   const quiet = toggle('quiet');
@@ -334,6 +342,7 @@ export function readArguments(args: string[], env: NodeJS.ProcessEnv) {
     ...(leaseMs !== undefined && { leaseMs }),
     ...(apiKey && { apiKey: apiKey.value }),
     ...(applicationIdentifier && { applicationIdentifier }),
+    ...(previousKey && previousUntil && { previousInboxKey: { key: previousKey.value, until: previousUntil.value.trim() } }),
     ...(noInboxHash && { inboxHash: false }),
     ...(webhookAllow?.length && { webhookAllow }),
     ...(workflows && { workflows }),

@@ -52,6 +52,8 @@ export interface ServeOptions {
    * and kept beside the API key as `application-identifier` on first run when absent.
    */
   applicationIdentifier?: string;
+  /** The API key before a rotation: Inbox hashes and sessions made with it work until `until`. */
+  previousInboxKey?: { key: string; until: string };
   /**
    * Require the subscriber's HMAC hash to open an Inbox session. Off, anyone who knows the application
    * identifier can read any subscriber's inbox; the CLI warns at start. @default true
@@ -294,7 +296,7 @@ export async function serve(options: ServeOptions = {}): Promise<ServeHandle> {
     webhookTransport: webhookTransport({ network }),
   });
   const app = createHttpApp({
-    environments: [{ tidings, apiKeys: [apiKey], applicationIdentifier }],
+    environments: [{ tidings, apiKeys: [apiKey], applicationIdentifier, ...(options.previousInboxKey && { previousInboxKey: options.previousInboxKey }) }],
     inbox: { requireSubscriberHash: options.inboxHash ?? true },
     ...(logger && { onError: (error: unknown) => logger.error({ err: error }, 'request failed') }),
     ...(metrics && { metrics: { prometheus: metrics, ...(typeof options.metrics === 'object' && { token: options.metrics.token }) } }),

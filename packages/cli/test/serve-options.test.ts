@@ -31,6 +31,8 @@ const OPTIONS: [flag: string, variable: string][] = [
   ['--lease-ms', 'TIDINGS_LEASE_MS'],
   ['--api-key', 'TIDINGS_API_KEY'],
   ['--application-identifier', 'TIDINGS_APPLICATION_IDENTIFIER'],
+  ['--previous-api-key', 'TIDINGS_PREVIOUS_API_KEY'],
+  ['--previous-api-key-until', 'TIDINGS_PREVIOUS_API_KEY_UNTIL'],
   ['--no-inbox-hash', 'TIDINGS_NO_INBOX_HASH'],
   ['--no-activity', 'TIDINGS_NO_ACTIVITY'],
   ['--webhook-allow', 'TIDINGS_WEBHOOK_ALLOW'],
@@ -172,6 +174,8 @@ describe('each option from the command line, else from its environment variable'
       TIDINGS_LEASE_MS: '5000',
       TIDINGS_API_KEY: 'tid_env',
       TIDINGS_APPLICATION_IDENTIFIER: 'app_env',
+      TIDINGS_PREVIOUS_API_KEY: 'tid_old',
+      TIDINGS_PREVIOUS_API_KEY_UNTIL: '2026-07-01T12:00:00Z',
       TIDINGS_NO_INBOX_HASH: 'true',
       TIDINGS_WEBHOOK_ALLOW: 'hooks.internal, 10.0.0.0/8',
       TIDINGS_QUIET: '1',
@@ -185,6 +189,7 @@ describe('each option from the command line, else from its environment variable'
       leaseMs: 5000,
       apiKey: 'tid_env',
       applicationIdentifier: 'app_env',
+      previousInboxKey: { key: 'tid_old', until: '2026-07-01T12:00:00Z' },
       inboxHash: false,
       webhookAllow: ['hooks.internal', '10.0.0.0/8'],
       log: { requests: false, deliveries: true },
@@ -244,6 +249,9 @@ describe('each option from the command line, else from its environment variable'
     expect(refused(['--api-key', 'secret key'], {})).not.toContain('secret');
     expect(refused(['--quiet=yes'], {})).toBe('--quiet takes no value');
     expect(refused(['--metrics'], { TIDINGS_PROCESSES: '2', TIDINGS_DATABASE_URL: 'postgres://u@h/d' })).toMatch(/^--metrics needs --processes 1: /);
+    expect(refused(['--previous-api-key', 'tid_old'], {})).toMatch(/^--previous-api-key needs --previous-api-key-until/);
+    expect(refused([], { TIDINGS_PREVIOUS_API_KEY: 'tid_old', TIDINGS_PREVIOUS_API_KEY_UNTIL: 'next week' })).toMatch(/^TIDINGS_PREVIOUS_API_KEY_UNTIL must be an ISO 8601 date-time/);
+    expect(refused(['--previous-api-key-until', '2026-07-01T12:00:00Z'], {})).toMatch(/^--previous-api-key-until needs --previous-api-key/);
     expect(refused(['serve'], {})).toBe('Unexpected argument serve: tidings serve takes options only');
   });
 });

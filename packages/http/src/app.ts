@@ -42,6 +42,14 @@ const API_KEY = /^ApiKey\s+(\S+)\s*$/;
  * The Tidings HTTP API as a Hono app (a fetch handler): Novu's paths, `{ "data": … }` envelopes and
  * status codes, `Authorization: ApiKey <key>` per environment, idempotency keys, and `/openapi.json`.
  */
+/** A previous Inbox key as the sessions check it; an unreadable `until` is refused at start, naming the option. */
+function previousKeyOf(previous: { key: string; until: Date | string }): { apiKey: string; until: number } {
+  const until = previous.until instanceof Date ? previous.until.getTime() : Date.parse(previous.until);
+  if (typeof previous.key !== 'string' || previous.key === '') throw new TypeError('environments[].previousInboxKey.key must be a non-empty string');
+  if (!Number.isFinite(until)) throw new TypeError('environments[].previousInboxKey.until must be a date or an ISO 8601 date-time');
+  return { apiKey: previous.key, until };
+}
+
 export function createHttpApp(options: HttpAppOptions) {
   const engines = new Map<string, Tidings>();
   for (const { tidings, apiKeys } of options.environments) for (const key of apiKeys) engines.set(key, tidings);
@@ -64,8 +72,8 @@ export function createHttpApp(options: HttpAppOptions) {
   healthRoutes(app, [...new Set(options.environments.map((e) => e.tidings))]);
   if (options.metrics) metricsRoute(app, options.metrics);
 
-  const inboxEnvironments = options.environments.flatMap(({ tidings, apiKeys, applicationIdentifier }) =>
-    applicationIdentifier !== undefined && apiKeys[0] !== undefined ? [{ tidings, applicationIdentifier, apiKey: apiKeys[0] }] : [],
+  const inboxEnvironments = options.environments.flatMap(({ tidings, apiKeys, applicationIdentifier, previousInboxKey }) =>
+    applicationIdentifier !== undefined && apiKeys[0] !== undefined ? [{ tidings, applicationIdentifier, apiKey: apiKeys[0], ...(previousInboxKey && { previous: previousKeyOf(previousInboxKey) }) }] : [],
   );
   inboxRoutes(app, inboxEnvironments, options.inbox ?? {}, clock, limit);
 

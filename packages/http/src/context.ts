@@ -28,7 +28,17 @@ export interface HttpAppOptions {
    * id Novu's Inbox client opens sessions with (its subscriber hashes are keyed with the first API
    * key); without one the environment serves no Inbox.
    */
-  readonly environments: readonly { tidings: Tidings; apiKeys: readonly string[]; applicationIdentifier?: string }[];
+  readonly environments: readonly {
+    tidings: Tidings;
+    apiKeys: readonly string[];
+    applicationIdentifier?: string;
+    /**
+     * The first API key before a rotation, accepted until `until` for the Inbox: subscriber and
+     * context hashes made with it still open sessions, and its session tokens still work, so a deploy
+     * that rotates the key does not sign every open tab out at once.
+     */
+    previousInboxKey?: { key: string; until: Date | string };
+  }[];
   /** Novu's Inbox API under `/v1/inbox`. */
   readonly inbox?: InboxOptions;
   /** Largest accepted request body, in bytes. @default 1_048_576 */

@@ -44,4 +44,29 @@ describe('Inbox sessions are scoped to one environment and one subscriber', () =
     expect((await app.request('/v1/integrations/active', { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
     expect((await app.request('/v1/inbox/notifications', { headers: { authorization: 'ApiKey key-a' } })).status).toBe(401);
   });
+
+  it('a rotated key: hashes and session tokens made with the previous key work until its grace ends, then only the new key’s do; a bad grace is refused at start', async () => {
+    const clock = manualClock('2026-06-01T12:00:00.000Z');
+    const tidings = createTidings({ storage: memoryStorage(), clock });
+    const before = createHttpApp({ environments: [{ tidings, apiKeys: ['old-key'], applicationIdentifier: 'app' }], clock });
+    const open = (app: ReturnType<typeof createHttpApp>, subscriberHash: string) =>
+      app.request('/v1/inbox/session', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ applicationIdentifier: 'app', subscriber: { subscriberId: 'ada' }, subscriberHash }) });
+    const feed = (app: ReturnType<typeof createHttpApp>, token: string) => app.request('/v1/inbox/notifications', { headers: { authorization: `Bearer ${token}` } });
+    const tokenOf = async (response: Response) => ((await response.json()) as { data: { token: string } }).data.token;
+    const oldToken = await tokenOf(await open(before, hash('old-key', 'ada')));
+
+    // The deploy that rotates: the new key first, the old one accepted for the Inbox for an hour.
+    const after = createHttpApp({ environments: [{ tidings, apiKeys: ['new-key'], applicationIdentifier: 'app', previousInboxKey: { key: 'old-key', until: '2026-06-01T13:00:00Z' } }], clock });
+    expect((await feed(after, oldToken)).status).toBe(200);
+    expect((await open(after, hash('old-key', 'ada'))).status).toBe(201);
+    const newToken = await tokenOf(await open(after, hash('new-key', 'ada')));
+    expect((await feed(after, newToken)).status).toBe(200);
+    expect((await open(after, hash('other-key', 'ada'))).status).toBe(400);
+
+    clock.advance(3_600_000);
+    expect((await feed(after, oldToken)).status).toBe(401);
+    expect((await open(after, hash('old-key', 'ada'))).status).toBe(400);
+    expect((await feed(after, newToken)).status).toBe(200);
+    expect(() => createHttpApp({ environments: [{ tidings, apiKeys: ['k'], applicationIdentifier: 'app', previousInboxKey: { key: 'old', until: 'tomorrow' } }] })).toThrow(/previousInboxKey\.until/);
+  });
 });

@@ -22,6 +22,12 @@ describe('API keys over HTTP', () => {
 
       expect((await call('GET', '/v1/subscribers/ada', read.secret)).status).toBe(200);
       expect((await call('GET', '/v1/notifications', read.secret)).status).toBe(200);
+      // The activity page reads through GET routes: a read key opens it; its retry and cancel buttons need a full key.
+      const [run] = ((await (await call('GET', '/v1/notifications', read.secret)).json()) as { data: { transactionId: string }[] }).data;
+      expect((await call('GET', `/v1/notifications/${run!.transactionId}/explain`, read.secret)).status).toBe(200);
+      expect((await call('GET', '/v1/jobs', read.secret)).status).toBe(200);
+      expect((await call('POST', `/v1/notifications/${run!.transactionId}/retry`, read.secret, { subscriberId: 'ada' })).status).toBe(403);
+      expect((await call('DELETE', `/v1/events/trigger/${run!.transactionId}`, read.secret)).status).toBe(403);
       const noWrite = await call('POST', '/v1/events/trigger', read.secret, event);
       expect(noWrite.status).toBe(403);
       expect(((await noWrite.json()) as { message: string }).message).toContain('"dashboard" has the read scope');

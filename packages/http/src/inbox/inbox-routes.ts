@@ -122,10 +122,10 @@ export function inboxRoutes(app: Hono<AppEnv>, environments: readonly InboxEnvir
     const given = typeof input.subscriber === 'object' && input.subscriber !== null ? (input.subscriber as Record<string, unknown>) : { subscriberId: input.subscriberId };
     const subscriberId = given['subscriberId'];
     if (typeof subscriberId !== 'string' || subscriberId === '') throw new TidingsError('validation_failed', 'subscriber.subscriberId is required', { issues: [{ path: 'subscriber.subscriberId', message: 'is required' }] });
-    const hashed = validSubscriberHash(environment, subscriberId, input.subscriberHash);
+    const hashed = validSubscriberHash(environment, subscriberId, input.subscriberHash, clock.now().getTime());
     if (requireHash && !hashed) throw new HttpError(400, 'Please provide a valid HMAC hash');
     const context = sessionContext(input.context);
-    if (requireHash && input.context !== undefined && input.context !== null && !validContextHash(environment, input.context, input.contextHash)) {
+    if (requireHash && input.context !== undefined && input.context !== null && !validContextHash(environment, input.context, input.contextHash, clock.now().getTime())) {
       throw new HttpError(400, 'Please provide a valid context HMAC hash (contextHash)');
     }
     const { tidings } = environment;

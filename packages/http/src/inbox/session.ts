@@ -11,7 +11,13 @@ export interface InboxEnvironment {
   readonly tidings: Tidings;
   readonly applicationIdentifier: string;
   readonly apiKey: string;
+  /** The key hashes and sessions were made with before a rotation: still accepted until `until` (ms). */
+  readonly previous?: { readonly apiKey: string; readonly until: number };
 }
+
+/** The keys a hash or session token may have been made with at `now`: the current one, and the previous one in its grace. */
+const keysAt = (environment: InboxEnvironment, now: number): string[] =>
+  environment.previous && now < environment.previous.until ? [environment.apiKey, environment.previous.apiKey] : [environment.apiKey];
 
 export interface InboxSession {
   readonly environment: InboxEnvironment;
@@ -31,33 +37,37 @@ function sameBytes(a: Buffer, b: Buffer): boolean {
 
 /**
  * Whether `hash` is the subscriberHash of `subscriberId`: HMAC-SHA256 of the subscriberId keyed with
- * the environment's API key, hex-encoded (what Novu's docs have an app's backend compute).
+ * the environment's API key (or the previous one, in its grace), hex-encoded (what Novu's docs have an
+ * app's backend compute).
  */
-export function validSubscriberHash(environment: InboxEnvironment, subscriberId: string, hash: unknown): boolean {
+export function validSubscriberHash(environment: InboxEnvironment, subscriberId: string, hash: unknown, now: number): boolean {
   if (typeof hash !== 'string' || !/^[0-9a-f]{64}$/i.test(hash)) return false;
-  return sameBytes(hmac(environment.apiKey, subscriberId), Buffer.from(hash, 'hex'));
+  return keysAt(environment, now).some((key) => sameBytes(hmac(key, subscriberId), Buffer.from(hash, 'hex')));
 }
 
 /**
  * Whether `hash` is the contextHash of `context`: HMAC-SHA256 of its canonical JSON (members sorted,
  * so their order does not matter), keyed and encoded as the subscriberHash.
  */
-export function validContextHash(environment: InboxEnvironment, context: unknown, hash: unknown): boolean {
+export function validContextHash(environment: InboxEnvironment, context: unknown, hash: unknown, now: number): boolean {
   if (typeof hash !== 'string' || !/^[0-9a-f]{64}$/i.test(hash)) return false;
-  return sameBytes(hmac(environment.apiKey, canonicalJson(context)), Buffer.from(hash, 'hex'));
+  return keysAt(environment, now).some((key) => sameBytes(hmac(key, canonicalJson(context)), Buffer.from(hash, 'hex')));
 }
 
-/** The key tokens are signed with: derived from the API key, so every process agrees and rotating the key ends every session. */
-const signingKey = (environment: InboxEnvironment) => hmac(environment.apiKey, 'tidings inbox session').toString('hex');
+/**
+ * The key tokens are signed with: derived from an API key, so every process agrees; rotating the key
+ * ends every session once the previous key's grace is over.
+ */
+const signingKey = (apiKey: string) => hmac(apiKey, 'tidings inbox session').toString('hex');
 
-/** The signature of a token's payload text, base64url: the only spelling readToken accepts. */
-const signatureOf = (environment: InboxEnvironment, payload: string) => hmac(signingKey(environment), payload).toString('base64url');
+/** The signature of a token's payload text with an API key's signing key, base64url: the only spelling readToken accepts. */
+const signatureOf = (apiKey: string, payload: string) => hmac(signingKey(apiKey), payload).toString('base64url');
 
 /** A token scoped to (environment, subscriber, contexts), valid until `expiresAt` (ms): `<payload>.<signature>`, both base64url. */
 export function issueToken(environment: InboxEnvironment, subscriberId: string, expiresAt: number, context: Readonly<Record<string, string>> = {}): string {
   const scoped = Object.keys(context).length > 0 ? { c: context } : {};
   const payload = Buffer.from(JSON.stringify({ a: environment.applicationIdentifier, s: subscriberId, x: expiresAt, ...scoped })).toString('base64url');
-  return `${payload}.${signatureOf(environment, payload)}`;
+  return `${payload}.${signatureOf(environment.apiKey, payload)}`;
 }
 
 /** Unpadded base64url, nothing else (Node's decoder would skip other characters). */
@@ -104,7 +114,7 @@ export function readToken(token: string | undefined, environments: ReadonlyMap<s
   const claims = claimsOf(payload);
   const environment = claims === null ? undefined : environments.get(claims.a);
   if (!claims || !environment) throw invalid();
-  if (!sameBytes(Buffer.from(signatureOf(environment, payload)), Buffer.from(signature))) throw invalid();
+  if (!keysAt(environment, now).some((key) => sameBytes(Buffer.from(signatureOf(key, payload)), Buffer.from(signature)))) throw invalid();
   if (claims.x <= now) throw refused('The inbox session has expired: open a new one');
   return { environment, subscriberId: claims.s, context: claims.c };
 }
