@@ -42,7 +42,11 @@ export interface EngineOptions {
   readonly stepTimeoutMs: number;
   /** How long a webhook endpoint has to answer one delivery. @default 5_000 */
   readonly webhookTimeoutMs: number;
-  /** How many jobs of a batch deliver at once, so one slow provider never holds up the others. @default 16 */
+  /**
+   * How many jobs run at once in a process's lane, across the batches it keeps in hand, so provider
+   * latency, not the engine, bounds the sends: a further batch is claimed while a full one more fits.
+   * @default 200
+   */
   readonly deliveryConcurrency: number;
   /**
    * Per integration and process: after `failures` consecutive retryable failures the integration is

@@ -90,7 +90,11 @@ export interface TidingsOptions {
   stepTimeoutMs?: number;
   /** How long a webhook endpoint has to answer a delivery before the attempt counts as failed. @default 5_000 */
   webhookTimeoutMs?: number;
-  /** @default 16 */
+  /**
+   * How many jobs this process runs at once (per lane), across the batches it keeps in hand: while a
+   * full batch more fits, the next batch is claimed and runs while the first waits on its providers
+   * (at most 4 batches). At or below `batchSize`, batches never overlap. @default 200
+   */
   deliveryConcurrency?: number;
   /**
    * Failover between a channel's integrations: after `failures` consecutive retryable failures of one
@@ -179,7 +183,7 @@ const optionsSchema = z.object({
   providerTimeoutMs: z.number().int().min(1).default(10_000),
   stepTimeoutMs: z.number().int().min(1).max(3_600_000).default(30_000),
   webhookTimeoutMs: z.number().int().min(1).max(60_000).default(5_000),
-  deliveryConcurrency: z.number().int().min(1).max(1_000).default(16),
+  deliveryConcurrency: z.number().int().min(1).max(1_000).default(200),
   circuitBreaker: z
     .union([z.literal(false), z.object({ failures: z.number().int().min(1).max(1_000).default(5), openMs: z.number().int().min(0).default(30_000) }).strict()])
     .default({ failures: 5, openMs: 30_000 }),

@@ -4,6 +4,7 @@ import type { Storage } from '../../storage.js';
 import type { EngineContext } from '../context.js';
 import { commitBatch, type Committed } from './commit-batch.js';
 import { liveWorkers } from './live-workers.js';
+import { lanes as sharedLanes, mapInLanes, mayClaimMore } from './lanes.js';
 import { loopYielder, nextTurn } from './loop-yield.js';
 import { runJob, type JobHandlers } from './run-job.js';
 import type { EffectApplier, JobResult } from './job-result.js';
@@ -52,20 +53,6 @@ function withoutAloneMark(job: Job): Job {
   if (job.kind !== 'walk') return job;
   const { runAlone: _mark, ...data } = job.data;
   return { ...job, data };
-}
-
-/** Runs `fn` over `items` with at most `limit` in flight, keeping results in order. */
-async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]!);
-    }
-  });
-  await Promise.all(lanes);
-  return results;
 }
 
 /** Renews the batch's leases every third of a lease while it runs, so slow providers never lose them. */
@@ -121,6 +108,8 @@ export function createJobRunner<B>(ctx: EngineContext, kinds: JobKinds<B>, regis
   const { storage, env, options } = ctx;
   const workerId = `worker-${randomUUID()}`;
   let inHand = 0;
+  /** The jobs running at once in this runner, across the batches in hand: `deliveryConcurrency`. */
+  const lanes = sharedLanes(options.deliveryConcurrency);
   let lastProgress = performance.now();
   const progressed = () => (lastProgress = performance.now());
 
@@ -145,7 +134,7 @@ export function createJobRunner<B>(ctx: EngineContext, kinds: JobKinds<B>, regis
       const batch = await kinds.loadBatch(jobs, now);
       spans = kinds.startSpans(jobs, batch);
       const breathe = loopYielder();
-      const results = await mapLimited(jobs, options.deliveryConcurrency, async (job) => {
+      const results = await mapInLanes(jobs, lanes, async (job) => {
         await breathe();
         const run = () => runJob(kinds.handlers, job, { ctx, batch, now });
         try {
@@ -169,32 +158,62 @@ export function createJobRunner<B>(ctx: EngineContext, kinds: JobKinds<B>, regis
     for (const { job, error } of committed.gaveUp) ctx.events.emit('job.failed', { job, error });
   }
 
+  /** One claim's jobs: those marked to run alone first, each in a batch of its own, then the rest as one batch. */
+  async function runClaim(jobs: readonly Job[], now: Date): Promise<void> {
+    const alone = jobs.filter(runsAlone);
+    // The rest of the claim keeps its leases while the lone jobs run first.
+    const stopKeeping = alone.length > 0 ? keepLeases(ctx, workerId, jobs.map((j) => j.id)) : () => undefined;
+    try {
+      for (const job of alone) await runBatch([withoutAloneMark(job)], now);
+    } finally {
+      stopKeeping();
+    }
+    if (alone.length < jobs.length) await runBatch(alone.length === 0 ? jobs : jobs.filter((job) => !runsAlone(job)), now);
+  }
+
   return {
     workerId,
     stalledForMs: () => (inHand > 0 ? performance.now() - lastProgress : 0),
     async runDue(keepClaiming = () => true) {
       liveWorkers.enter(registry, workerId);
+      /** The claims in hand: batches overlap while their jobs leave lanes free (`mayClaimMore`). */
+      const claims = new Set<Promise<void>>();
+      let jobsInHand = 0;
+      let failure: { error: unknown } | null = null;
       try {
         await lane.takeBackDeadLeases();
         let ran = 0;
         for (;;) {
-          if (ran > 0 && !keepClaiming()) return ran;
+          if (failure || (ran > 0 && !keepClaiming())) break;
+          if (claims.size > 0 && !mayClaimMore(claims.size, jobsInHand, lane.batchSize, options.deliveryConcurrency)) {
+            await Promise.race(claims);
+            continue;
+          }
           const now = ctx.clock.now();
           const jobs = await storage.jobs.claimDue({ env, workerId, now: now.toISOString(), limit: lane.batchSize, leaseMs: options.leaseMs, ...(lane.kinds && { kinds: lane.kinds }), ...(lane.exceptKinds && { exceptKinds: lane.exceptKinds }) });
-          if (jobs.length === 0) return ran;
-          ctx.telemetry.metrics?.claimed(jobs, now);
-          const alone = jobs.filter(runsAlone);
-          // The rest of the claim keeps its leases while the lone jobs run first.
-          const stopKeeping = alone.length > 0 ? keepLeases(ctx, workerId, jobs.map((j) => j.id)) : () => undefined;
-          try {
-            for (const job of alone) await runBatch([withoutAloneMark(job)], now);
-          } finally {
-            stopKeeping();
+          if (jobs.length === 0) {
+            // Nothing due now; a batch still in hand may enqueue more when it commits.
+            if (claims.size === 0) break;
+            await Promise.race(claims);
+            continue;
           }
-          if (alone.length < jobs.length) await runBatch(alone.length === 0 ? jobs : jobs.filter((job) => !runsAlone(job)), now);
+          ctx.telemetry.metrics?.claimed(jobs, now);
+          jobsInHand += jobs.length;
+          const claim: Promise<void> = runClaim(jobs, now)
+            .catch((error: unknown) => void (failure ??= { error }))
+            .finally(() => {
+              jobsInHand -= jobs.length;
+              claims.delete(claim);
+            });
+          claims.add(claim);
           ran += jobs.length;
         }
+        await Promise.all(claims);
+        if (failure) throw (failure as { error: unknown }).error;
+        return ran;
       } finally {
+        // A failed claim leaves no batch running past the call.
+        await Promise.allSettled(claims);
         liveWorkers.leave(registry, workerId);
       }
     },
