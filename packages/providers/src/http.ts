@@ -137,10 +137,13 @@ export async function serviceRequest(request: ServiceRequest, options: PostOptio
   const requestOptions: RequestOptions = {
     method: request.method ?? 'POST',
     headers: { ...(body !== undefined && { 'content-length': Buffer.byteLength(body) }), ...options.headers, ...request.headers },
-    signal: options.signal ? AbortSignal.any([AbortSignal.timeout(timeoutMs), options.signal]) : AbortSignal.timeout(timeoutMs),
     ...(lookup && { lookup }),
   };
-  if (options.signal?.aborted) throw abandoned(options.signal);
+  const { signal } = options;
+  if (signal?.aborted) throw abandoned(signal);
+  // One timer and one listener per request: AbortSignal.timeout with AbortSignal.any cost a measurable
+  // part of a send's CPU at hundreds of sends a second.
+  let settle = () => {};
   return new Promise<ServiceAnswer>((resolve, reject) => {
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     const req = send(target, requestOptions, (res: IncomingMessage) => {
@@ -149,6 +152,7 @@ export async function serviceRequest(request: ServiceRequest, options: PostOptio
       const finish = () => {
         if (done) return;
         done = true;
+        settle();
         resolve({ status: res.statusCode ?? 0, headers: res.headers, body: collected.text() });
       };
       res.on('data', (chunk: Buffer) => {
@@ -158,10 +162,21 @@ export async function serviceRequest(request: ServiceRequest, options: PostOptio
       res.on('close', finish);
       res.on('error', finish);
     });
-    req.on('error', reject);
+    const stop = (name: 'TimeoutError' | 'AbortError') => () => req.destroy(Object.assign(new Error(name === 'TimeoutError' ? 'timed out' : 'aborted'), { name }));
+    const timer = setTimeout(stop('TimeoutError'), timeoutMs);
+    const onAbort = stop('AbortError');
+    signal?.addEventListener('abort', onAbort, { once: true });
+    settle = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    req.on('error', (error) => {
+      settle();
+      reject(error);
+    });
     req.end(body);
   }).catch((error: unknown) => {
-    throw unreachable(error, target, timeoutMs, options.signal);
+    throw unreachable(error, target, timeoutMs, signal);
   });
 }
 

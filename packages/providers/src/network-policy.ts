@@ -35,7 +35,18 @@ export interface AddressGuard {
   refusal(address: string): string | null;
 }
 
-export function addressGuard(policy: NetworkPolicy = {}): AddressGuard {
+export function addressGuard(policy?: NetworkPolicy): AddressGuard {
+  // A provider passes the same policy to every request: its guard is built once.
+  const key = policy ?? NO_POLICY;
+  let guard = guards.get(key);
+  if (!guard) guards.set(key, (guard = buildGuard(key)));
+  return guard;
+}
+
+const NO_POLICY: NetworkPolicy = {};
+const guards = new WeakMap<NetworkPolicy, AddressGuard>();
+
+function buildGuard(policy: NetworkPolicy): AddressGuard {
   const hosts = new Set<string>();
   const allowed = new BlockList();
   for (const entry of policy.allow ?? []) {
