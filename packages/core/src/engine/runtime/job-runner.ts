@@ -198,6 +198,10 @@ export function createJobRunner<B>(ctx: EngineContext, kinds: JobKinds<B>, regis
             continue;
           }
           ctx.telemetry.metrics?.claimed(jobs, now);
+          // A job that must run alone (its walk spent its render budget) runs with no other batch in
+          // hand: overlapping batches would share the CPU it is measured on, and it would never fail.
+          const exclusive = jobs.some(runsAlone);
+          if (exclusive) await Promise.allSettled([...claims]);
           jobsInHand += jobs.length;
           const claim: Promise<void> = runClaim(jobs, now)
             .catch((error: unknown) => void (failure ??= { error }))
@@ -207,6 +211,7 @@ export function createJobRunner<B>(ctx: EngineContext, kinds: JobKinds<B>, regis
             });
           claims.add(claim);
           ran += jobs.length;
+          if (exclusive) await claim;
         }
         await Promise.all(claims);
         if (failure) throw (failure as { error: unknown }).error;
