@@ -19,9 +19,10 @@ import { pgProcessesWorkload } from './workloads/pg-processes.js';
 import { pgScalingWorkload } from './workloads/pg-scaling.js';
 import { pgSustainedWorkload } from './workloads/pg-sustained.js';
 import { send600kWorkload, sendPathWorkload } from './workloads/send-path.js';
+import { fairnessWorkload } from './workloads/fairness.js';
 import type { BenchContext, Row } from './workloads/types.js';
 
-const WORKLOADS = { peer: peerWorkload, bulk: bulkWorkload, 'bulk-jobs': bulkJobsWorkload, 'code-workflows': codeWorkflowsWorkload, fanout: fanoutWorkload, broadcast: broadcastWorkload, digest: digestWorkload, http: httpWorkload, inbox: inboxCountsWorkload, 'pg-scaling': pgScalingWorkload, 'pg-processes': pgProcessesWorkload, 'pg-sustained': pgSustainedWorkload, 'pg-fanout': pgFanoutWorkload, memory: memoryWorkload, 'email-look': emailLookWorkload, send: sendPathWorkload, 'send-600k': send600kWorkload };
+const WORKLOADS = { peer: peerWorkload, bulk: bulkWorkload, 'bulk-jobs': bulkJobsWorkload, 'code-workflows': codeWorkflowsWorkload, fanout: fanoutWorkload, broadcast: broadcastWorkload, digest: digestWorkload, http: httpWorkload, inbox: inboxCountsWorkload, 'pg-scaling': pgScalingWorkload, 'pg-processes': pgProcessesWorkload, 'pg-sustained': pgSustainedWorkload, 'pg-fanout': pgFanoutWorkload, memory: memoryWorkload, 'email-look': emailLookWorkload, send: sendPathWorkload, 'send-600k': send600kWorkload, fairness: fairnessWorkload };
 
 /** DESIGN §10 targets for the bulk rows (default options): ratios to the same run's raw baseline. The memory backend has none. */
 function withTargets(row: Row): Row {

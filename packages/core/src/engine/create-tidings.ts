@@ -15,7 +15,7 @@ import { parseInput } from '../validation.js';
 import { integrationsApi, tenantsApi, workflowsApi } from './catalog/catalog-api.js';
 import type { EngineContext, EngineOptions } from './context.js';
 import { createJobLoop } from './runtime/job-loop.js';
-import { createJobRunner, deadLeaseTakeBack, WEBHOOK_KINDS } from './runtime/job-runner.js';
+import { createJobRunner, deadLeaseTakeBack, FANOUT_KINDS, FANOUT_PAGES_PER_BATCH, WEBHOOK_KINDS } from './runtime/job-runner.js';
 import { engineJobs } from './job-table.js';
 import type { Tidings } from './tidings.js';
 import { wakingStorage } from './runtime/waking-storage.js';
@@ -279,7 +279,8 @@ export function createTidings(options: TidingsOptions): Tidings {
   const takeBackDeadLeases = deadLeaseTakeBack(ctx, options.storage);
   const triggers = triggerApi(ctx);
   const jobs = engineJobs(ctx, providers, options.webhookTransport, triggers.runBurst);
-  const runner = createJobRunner(ctx, jobs, options.storage, { exceptKinds: WEBHOOK_KINDS, batchSize: engineOptions.batchSize, takeBackDeadLeases });
+  const runner = createJobRunner(ctx, jobs, options.storage, { exceptKinds: [...WEBHOOK_KINDS, ...FANOUT_KINDS], batchSize: engineOptions.batchSize, takeBackDeadLeases });
+  const fanoutRunner = createJobRunner(ctx, jobs, options.storage, { kinds: FANOUT_KINDS, batchSize: FANOUT_PAGES_PER_BATCH, takeBackDeadLeases });
   const webhookRunner = createJobRunner(ctx, jobs, options.storage, { kinds: WEBHOOK_KINDS, batchSize: engineOptions.deliveryConcurrency, takeBackDeadLeases });
   // A retention policy's sweep and the link secret are made sure of once per engine, when jobs first run.
   let sweepReady: Promise<void> | null = null;
@@ -289,6 +290,7 @@ export function createTidings(options: TidingsOptions): Tidings {
   }));
   const loop = createJobLoop(ctx, runner, onError);
   const webhookLoop = createJobLoop(ctx, webhookRunner, onError);
+  const fanoutLoop = createJobLoop(ctx, fanoutRunner, onError);
 
   return {
     environmentId,
@@ -334,7 +336,7 @@ export function createTidings(options: TidingsOptions): Tidings {
       let ran = 0;
       // Walks make outbox pages, outbox pages make deliveries: both lanes until neither has a due job.
       for (;;) {
-        const now = (await runner.runDue()) + (await webhookRunner.runDue());
+        const now = (await runner.runDue()) + (await fanoutRunner.runDue()) + (await webhookRunner.runDue());
         if (now === 0) return ran;
         ran += now;
       }
@@ -343,14 +345,15 @@ export function createTidings(options: TidingsOptions): Tidings {
       sweepEnsured().catch(onError);
       loop.start();
       webhookLoop.start();
+      fanoutLoop.start();
     },
     stop: async () => {
-      await Promise.all([loop.stop(), webhookLoop.stop()]);
+      await Promise.all([loop.stop(), webhookLoop.stop(), fanoutLoop.stop()]);
       // Then what the providers keep open between sends (an SMTP pool); a later send opens anew.
       await Promise.all([...new Set(providers.values())].map((provider) => provider.close?.()));
     },
     health() {
-      const stalledForMs = Math.round(Math.max(runner.stalledForMs(), webhookRunner.stalledForMs()));
+      const stalledForMs = Math.round(Math.max(runner.stalledForMs(), webhookRunner.stalledForMs(), fanoutRunner.stalledForMs()));
       const stuckAfterMs = 2 * (engineOptions.stepTimeoutMs + 2 * engineOptions.providerTimeoutMs);
       return { jobLoop: { running: loop.running, stalledForMs, stuck: stalledForMs > stuckAfterMs }, writes: writeHealth(ctx) };
     },

@@ -104,6 +104,15 @@ export function deadLeaseTakeBack(ctx: EngineContext, registry: Storage): () => 
 /** Webhook deliveries and the outbox pages that make them: a lane of their own, so a slow receiver never holds a walk's commit. */
 export const WEBHOOK_KINDS: readonly JobKind[] = ['webhook', 'outbox'];
 
+/**
+ * The pages of large audiences: a lane of their own, a page or two a batch, so a broadcast's walks
+ * commit in small transactions and the jobs of other triggers never wait behind a batch of pages.
+ */
+export const FANOUT_KINDS: readonly JobKind[] = ['fanout'];
+
+/** Pages of large audiences one batch of the fan-out lane takes. */
+export const FANOUT_PAGES_PER_BATCH = 5;
+
 export function createJobRunner<B>(ctx: EngineContext, kinds: JobKinds<B>, registry: Storage, lane: RunnerLane): JobRunner {
   const { storage, env, options } = ctx;
   const workerId = `worker-${randomUUID()}`;
@@ -171,6 +180,16 @@ export function createJobRunner<B>(ctx: EngineContext, kinds: JobKinds<B>, regis
     if (alone.length < jobs.length) await runBatch(alone.length === 0 ? jobs : jobs.filter((job) => !runsAlone(job)), now);
   }
 
+  /** Resolves when jobs are next enqueued in this process. */
+  const enqueuedHere = () =>
+    new Promise<void>((resolve) => {
+      const heard = () => {
+        ctx.events.off('jobs.enqueued', heard);
+        resolve();
+      };
+      ctx.events.on('jobs.enqueued', heard);
+    });
+
   return {
     workerId,
     stalledForMs: () => (inHand > 0 ? performance.now() - lastProgress : 0),
@@ -192,9 +211,10 @@ export function createJobRunner<B>(ctx: EngineContext, kinds: JobKinds<B>, regis
           const now = ctx.clock.now();
           const jobs = await storage.jobs.claimDue({ env, workerId, now: now.toISOString(), limit: lane.batchSize, leaseMs: options.leaseMs, ...(lane.kinds && { kinds: lane.kinds }), ...(lane.exceptKinds && { exceptKinds: lane.exceptKinds }) });
           if (jobs.length === 0) {
-            // Nothing due now; a batch still in hand may enqueue more when it commits.
+            // Nothing due now: wait for a batch in hand to end (it may enqueue more), or for jobs
+            // enqueued meanwhile (a transactional trigger must not wait for a broadcast's batch).
             if (claims.size === 0) break;
-            await Promise.race(claims);
+            await Promise.race([...claims, enqueuedHere()]);
             continue;
           }
           ctx.telemetry.metrics?.claimed(jobs, now);
