@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
-import { createTidings, isTidingsError } from '@tidings/core';
+import type { Tidings } from '@tidings/core';
 import { actingAs } from '@tidings/core/internal';
 import { readArguments } from './cli.js';
-import { openDatabase, type ServeOptions } from './serve.js';
-import type { CommandOutput } from './workflows-command.js';
+import type { ServeOptions } from './serve.js';
+import { CONSOLE, runOnDatabase, UsageError, type CommandOutput } from './database-command.js';
 
 export const KEYS_HELP = [
   'Usage: tidings keys create --name <name> [--scope full|trigger|read] [--expires <ISO date>] [--env <id>] [database]',
@@ -26,9 +26,7 @@ export const KEYS_HELP = [
   'Exit status: 0 done, 1 refused or failed, 2 a mistake on the command line.',
 ].join('\n');
 
-const CONSOLE: CommandOutput = { out: (line) => console.log(line), err: (line) => console.error(line) };
 
-class UsageError extends Error {}
 
 type KeysAction = { action: 'create'; name: string; scope: string | undefined; expiresAt: string | undefined } | { action: 'list' } | { action: 'revoke'; id: string } | { action: 'rotate'; id: string; retireOldAt: string | undefined };
 
@@ -71,53 +69,29 @@ function readKeysArguments(args: readonly string[], env: NodeJS.ProcessEnv): { w
 }
 
 /** `tidings keys create|list|revoke|rotate`: returns the exit status. */
-export async function keysCommand(args: readonly string[], env: NodeJS.ProcessEnv = process.env, output: CommandOutput = CONSOLE): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    output.out(KEYS_HELP);
+export function keysCommand(args: readonly string[], env: NodeJS.ProcessEnv = process.env, output: CommandOutput = CONSOLE): Promise<number> {
+  return runOnDatabase({ help: KEYS_HELP, usageLines: 4, read: readKeysArguments, refused: 'nothing changed', run: (tidings, parsed) => runKeys(tidings, parsed, output) }, args, env, output);
+}
+
+async function runKeys(tidings: Tidings, parsed: ReturnType<typeof readKeysArguments>, output: CommandOutput): Promise<number> {
+  const keys = tidings.apiKeys;
+  const { what } = parsed;
+  return actingAs('cli', async () => {
+    if (what.action === 'list') {
+      const all = await keys.list();
+      if (all.length === 0) output.out('No stored API keys.');
+      for (const k of all) output.out(`${k.id}  ${k.name}  ${k.scope}  created ${k.createdAt} by ${k.createdBy}  ${k.expiresAt === null ? 'never expires' : `${k.expired ? 'expired' : 'expires'} ${k.expiresAt}`}`);
+    } else if (what.action === 'revoke') {
+      await keys.revoke(what.id);
+      output.out(`Revoked ${what.id}: it no longer works.`);
+    } else {
+      const made =
+        what.action === 'create'
+          ? await keys.create({ name: what.name, ...(what.scope !== undefined && { scope: what.scope as never }), ...(what.expiresAt !== undefined && { expiresAt: what.expiresAt }) })
+          : await keys.rotate(what.id, what.retireOldAt === undefined ? {} : { retireOldAt: what.retireOldAt });
+      output.out(`${what.action === 'create' ? 'Created' : `Rotated ${what.id} into`} ${made.id} "${made.name}" (${made.scope}${made.expiresAt ? `, expires ${made.expiresAt}` : ''}). Its secret, shown this once:`);
+      output.out(made.secret);
+    }
     return 0;
-  }
-  let parsed: ReturnType<typeof readKeysArguments>;
-  try {
-    parsed = readKeysArguments(args, env);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    output.err(`${error.message}\n${KEYS_HELP.split('\n').slice(0, 4).join('\n')}`);
-    return 2;
-  }
-  let storage;
-  try {
-    storage = await openDatabase({ ...parsed.database, ...(parsed.environmentId && { environmentId: parsed.environmentId }) });
-  } catch (error) {
-    output.err(`Tidings could not open the database: ${(error as Error).message}`);
-    return 1;
-  }
-  try {
-    const keys = createTidings({ storage, ...(parsed.environmentId && { environmentId: parsed.environmentId }) }).apiKeys;
-    const { what } = parsed;
-    return await actingAs('cli', async () => {
-      if (what.action === 'list') {
-        const all = await keys.list();
-        if (all.length === 0) output.out('No stored API keys.');
-        for (const k of all) output.out(`${k.id}  ${k.name}  ${k.scope}  created ${k.createdAt} by ${k.createdBy}  ${k.expiresAt === null ? 'never expires' : `${k.expired ? 'expired' : 'expires'} ${k.expiresAt}`}`);
-      } else if (what.action === 'revoke') {
-        await keys.revoke(what.id);
-        output.out(`Revoked ${what.id}: it no longer works.`);
-      } else {
-        const made =
-          what.action === 'create'
-            ? await keys.create({ name: what.name, ...(what.scope !== undefined && { scope: what.scope as never }), ...(what.expiresAt !== undefined && { expiresAt: what.expiresAt }) })
-            : await keys.rotate(what.id, what.retireOldAt === undefined ? {} : { retireOldAt: what.retireOldAt });
-        output.out(`${what.action === 'create' ? 'Created' : `Rotated ${what.id} into`} ${made.id} "${made.name}" (${made.scope}${made.expiresAt ? `, expires ${made.expiresAt}` : ''}). Its secret, shown this once:`);
-        output.out(made.secret);
-      }
-      return 0;
-    });
-  } catch (error) {
-    if (!isTidingsError(error)) throw error;
-    output.err(`Refused, nothing changed: ${error.message}`);
-    for (const issue of error.issues) output.err(`  ${issue.path}: ${issue.message}`);
-    return 1;
-  } finally {
-    await storage.close();
-  }
+  });
 }

@@ -1,10 +1,11 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createTidings, isTidingsError, type Tidings } from '@tidings/core';
+import type { Tidings } from '@tidings/core';
 import { folderKindOf, KIND_RULES, REVISIONED_KINDS, type FolderFile, type RevisionedKind } from '@tidings/core/internal';
 import { readArguments } from './cli.js';
-import { openDatabase, type ServeOptions } from './serve.js';
+import type { ServeOptions } from './serve.js';
+import { CONSOLE, runOnDatabase, UsageError, type CommandOutput } from './database-command.js';
 
 export const WORKFLOWS_HELP = [
   'Usage: tidings workflows export --dir <folder> [--env <id>] [database]',
@@ -30,16 +31,6 @@ export const WORKFLOWS_HELP = [
   '',
   'Exit status: 0 done (or nothing to do), 1 refused or failed, 2 a mistake on the command line.',
 ].join('\n');
-
-/** Where the command writes: lines for people (the plan, what was done) and lines about what went wrong. */
-export interface CommandOutput {
-  out(line: string): void;
-  err(line: string): void;
-}
-
-const CONSOLE: CommandOutput = { out: (line) => console.log(line), err: (line) => console.error(line) };
-
-class UsageError extends Error {}
 
 interface WorkflowsArguments {
   readonly action: 'export' | 'apply';
@@ -151,35 +142,11 @@ async function applyFolder(tidings: Tidings, args: WorkflowsArguments, output: C
  * `tidings workflows export|apply`: returns the exit status. Bad input in a file is a refusal (1)
  * naming the file and the field, with nothing applied.
  */
-export async function workflowsCommand(args: readonly string[], env: NodeJS.ProcessEnv = process.env, output: CommandOutput = CONSOLE): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    output.out(WORKFLOWS_HELP);
-    return 0;
-  }
-  let parsed: WorkflowsArguments;
-  try {
-    parsed = readWorkflowsArguments(args, env);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    output.err(`${error.message}\n${WORKFLOWS_HELP.split('\n').slice(0, 2).join('\n')}`);
-    return 2;
-  }
-  let storage;
-  try {
-    storage = await openDatabase({ ...parsed.database, ...(parsed.environmentId && { environmentId: parsed.environmentId }) });
-  } catch (error) {
-    output.err(`Tidings could not open the database: ${(error as Error).message}`);
-    return 1;
-  }
-  try {
-    const tidings = createTidings({ storage, ...(parsed.environmentId && { environmentId: parsed.environmentId }) });
-    return parsed.action === 'export' ? await exportFolder(tidings, parsed.dir, output) : await applyFolder(tidings, parsed, output);
-  } catch (error) {
-    if (!isTidingsError(error)) throw error;
-    output.err(`Refused, nothing applied: ${error.message}`);
-    for (const issue of error.issues) output.err(`  ${issue.path}: ${issue.message}`);
-    return 1;
-  } finally {
-    await storage.close();
-  }
+export function workflowsCommand(args: readonly string[], env: NodeJS.ProcessEnv = process.env, output: CommandOutput = CONSOLE): Promise<number> {
+  return runOnDatabase(
+    { help: WORKFLOWS_HELP, usageLines: 2, read: readWorkflowsArguments, refused: 'nothing applied', run: (tidings, parsed) => (parsed.action === 'export' ? exportFolder(tidings, parsed.dir, output) : applyFolder(tidings, parsed, output)) },
+    args,
+    env,
+    output,
+  );
 }
