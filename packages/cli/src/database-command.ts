@@ -1,4 +1,5 @@
 import { createTidings, isTidingsError, type Tidings } from '@tidings/core';
+import { readArguments } from './cli.js';
 import { openDatabase, type ServeOptions } from './serve.js';
 
 /** Where a command writes what it says. */
@@ -16,6 +17,22 @@ export class UsageError extends Error {}
 export interface DatabaseArguments {
   readonly environmentId: string | undefined;
   readonly database: ServeOptions;
+}
+
+/**
+ * The environment (`--env`, else TIDINGS_ENVIRONMENT) and the database as `tidings serve` reads them
+ * (`--db`, `--postgres`, `--mysql`, `--schema`, then TIDINGS_DATABASE_URL), by the same code.
+ */
+export function readDatabaseArguments(values: Readonly<Record<string, string | boolean | undefined>>, env: NodeJS.ProcessEnv): DatabaseArguments {
+  const given = (flag: string) => (typeof values[flag] === 'string' ? (values[flag] as string) : undefined);
+  const environmentId = (given('env') ?? env['TIDINGS_ENVIRONMENT'])?.trim() || undefined;
+  const databaseFlags = (['db', 'postgres', 'mysql', 'schema'] as const).flatMap((flag) => (given(flag) !== undefined ? [`--${flag}`, given(flag)!] : []));
+  try {
+    const { db, postgres, mysql, schema } = readArguments(databaseFlags, env).options;
+    return { environmentId, database: { ...(db !== undefined && { db }), ...(postgres && { postgres }), ...(mysql && { mysql }), ...(schema && { schema }) } };
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }
 
 /** A command that works on the database `tidings serve` uses (`tidings workflows`, `tidings keys`). */

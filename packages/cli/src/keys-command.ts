@@ -1,9 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { Tidings } from '@tidings/core';
 import { actingAs } from '@tidings/core/internal';
-import { readArguments } from './cli.js';
-import type { ServeOptions } from './serve.js';
-import { CONSOLE, runOnDatabase, UsageError, type CommandOutput } from './database-command.js';
+import { CONSOLE, readDatabaseArguments, runOnDatabase, UsageError, type CommandOutput, type DatabaseArguments } from './database-command.js';
 
 export const KEYS_HELP = [
   'Usage: tidings keys create --name <name> [--scope full|trigger|read] [--expires <ISO date>] [--env <id>] [database]',
@@ -30,7 +28,7 @@ export const KEYS_HELP = [
 
 type KeysAction = { action: 'create'; name: string; scope: string | undefined; expiresAt: string | undefined } | { action: 'list' } | { action: 'revoke'; id: string } | { action: 'rotate'; id: string; retireOldAt: string | undefined };
 
-function readKeysArguments(args: readonly string[], env: NodeJS.ProcessEnv): { what: KeysAction; environmentId: string | undefined; database: ServeOptions } {
+function readKeysArguments(args: readonly string[], env: NodeJS.ProcessEnv): DatabaseArguments & { what: KeysAction } {
   const [action, ...rest] = args;
   let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
   try {
@@ -56,16 +54,7 @@ function readKeysArguments(args: readonly string[], env: NodeJS.ProcessEnv): { w
     what = action === 'revoke' ? { action, id } : { action, id, retireOldAt: text('retire-old-at') };
   } else throw new UsageError(action === undefined ? 'Missing what to do: create, list, revoke or rotate' : `Unknown action ${action}: create, list, revoke or rotate`);
   if (positionals.length > (action === 'revoke' || action === 'rotate' ? 1 : 0)) throw new UsageError(`Unexpected argument ${positionals.at(-1)}`);
-  const environmentId = (text('env') ?? env['TIDINGS_ENVIRONMENT'])?.trim() || undefined;
-  const databaseFlags = (['db', 'postgres', 'mysql', 'schema'] as const).flatMap((flag) => (text(flag) !== undefined ? [`--${flag}`, text(flag)!] : []));
-  let database: ServeOptions;
-  try {
-    const { db, postgres, mysql, schema } = readArguments(databaseFlags, env).options;
-    database = { ...(db !== undefined && { db }), ...(postgres && { postgres }), ...(mysql && { mysql }), ...(schema && { schema }) };
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  return { what, environmentId, database };
+  return { what, ...readDatabaseArguments(values, env) };
 }
 
 /** `tidings keys create|list|revoke|rotate`: returns the exit status. */

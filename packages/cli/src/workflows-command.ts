@@ -3,9 +3,7 @@ import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Tidings } from '@tidings/core';
 import { folderKindOf, KIND_RULES, REVISIONED_KINDS, type FolderFile, type RevisionedKind } from '@tidings/core/internal';
-import { readArguments } from './cli.js';
-import type { ServeOptions } from './serve.js';
-import { CONSOLE, runOnDatabase, UsageError, type CommandOutput } from './database-command.js';
+import { CONSOLE, readDatabaseArguments, runOnDatabase, UsageError, type CommandOutput, type DatabaseArguments } from './database-command.js';
 
 export const WORKFLOWS_HELP = [
   'Usage: tidings workflows export --dir <folder> [--env <id>] [database]',
@@ -32,13 +30,11 @@ export const WORKFLOWS_HELP = [
   'Exit status: 0 done (or nothing to do), 1 refused or failed, 2 a mistake on the command line.',
 ].join('\n');
 
-interface WorkflowsArguments {
+interface WorkflowsArguments extends DatabaseArguments {
   readonly action: 'export' | 'apply';
   readonly dir: string;
   readonly dryRun: boolean;
   readonly prune: boolean;
-  readonly environmentId: string | undefined;
-  readonly database: ServeOptions;
 }
 
 /** The command line (after `workflows`) and the environment, read and checked before anything is opened. */
@@ -57,17 +53,7 @@ function readWorkflowsArguments(args: readonly string[], env: NodeJS.ProcessEnv)
   const dir = typeof values['dir'] === 'string' ? values['dir'].trim() : '';
   if (dir === '') throw new UsageError('--dir <folder> is needed: the folder of workflow files');
   if (action === 'export' && (values['dry-run'] || values['prune'])) throw new UsageError(`${values['dry-run'] ? '--dry-run' : '--prune'} is for apply`);
-  const environmentId = (typeof values['env'] === 'string' ? values['env'] : env['TIDINGS_ENVIRONMENT'])?.trim() || undefined;
-  // The database as `tidings serve` reads it (flags, then TIDINGS_DATABASE_URL), by the same code.
-  const databaseFlags = (['db', 'postgres', 'mysql', 'schema'] as const).flatMap((flag) => (typeof values[flag] === 'string' ? [`--${flag}`, values[flag] as string] : []));
-  let database: ServeOptions;
-  try {
-    const { db, postgres, mysql, schema } = readArguments(databaseFlags, env).options;
-    database = { ...(db !== undefined && { db }), ...(postgres && { postgres }), ...(mysql && { mysql }), ...(schema && { schema }) };
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  return { action, dir, dryRun: values['dry-run'] === true, prune: values['prune'] === true, environmentId, database };
+  return { action, dir, dryRun: values['dry-run'] === true, prune: values['prune'] === true, ...readDatabaseArguments(values, env) };
 }
 
 /** The folders that hold the kinds other than workflows, which are the folder's own `*.json`. */
