@@ -1,0 +1,56 @@
+import { createECDH } from 'node:crypto';
+
+/** The application's VAPID key pair (RFC 8292), base64url as `web-push generate-vapid-keys` prints it, and its contact. */
+export interface VapidKeys {
+  readonly publicKey: string;
+  readonly privateKey: string;
+  /** A `mailto:` or `https:` contact the push services can reach the sender at. */
+  readonly subject: string;
+}
+
+const DEFAULT_SUBJECT = 'mailto:inbox-demo@example.com';
+
+/**
+ * The VAPID keys: those given, else VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY (with VAPID_SUBJECT), else
+ * a new pair for this run — a browser subscribed with one run's key is refused by its push service
+ * once the key changes, so a real app makes its pair once and keeps it.
+ */
+export function vapidKeys(given?: VapidKeys, env: NodeJS.ProcessEnv = process.env): VapidKeys & { generated: boolean } {
+  if (given) return { ...given, generated: false };
+  const publicKey = env['VAPID_PUBLIC_KEY'];
+  const privateKey = env['VAPID_PRIVATE_KEY'];
+  const subject = env['VAPID_SUBJECT'] || DEFAULT_SUBJECT;
+  if (publicKey && privateKey) return { publicKey, privateKey, subject, generated: false };
+  if (publicKey || privateKey) throw new Error('set both VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY (npx web-push generate-vapid-keys), or neither');
+  const ecdh = createECDH('prime256v1');
+  ecdh.generateKeys();
+  const secret = ecdh.getPrivateKey();
+  return {
+    publicKey: ecdh.getPublicKey().toString('base64url'),
+    privateKey: Buffer.concat([Buffer.alloc(32 - secret.length), secret]).toString('base64url'),
+    subject,
+    generated: true,
+  };
+}
+
+/** The most a subscription's JSON may weigh (browsers send a few hundred bytes). */
+export const MAX_SUBSCRIPTION_BYTES = 4_096;
+
+const decodesTo = (text: unknown, length: number, first?: number) => {
+  if (typeof text !== 'string' || !/^[\w-]+$/.test(text)) return false;
+  const bytes = Buffer.from(text, 'base64url');
+  return bytes.length === length && (first === undefined || bytes[0] === first);
+};
+
+/**
+ * A browser push subscription (`PushSubscription.toJSON()`) as the device token to store, in one
+ * spelling so the same subscription is kept once; null when `body` is not one: an http(s) endpoint,
+ * `keys.p256dh` an uncompressed P-256 point and `keys.auth` 16 bytes, base64url.
+ */
+export function subscriptionToken(body: unknown): string | null {
+  if (typeof body !== 'object' || body === null) return null;
+  const { endpoint, keys } = body as { endpoint?: unknown; keys?: { p256dh?: unknown; auth?: unknown } };
+  if (typeof endpoint !== 'string' || !URL.canParse(endpoint) || !/^https?:$/.test(new URL(endpoint).protocol)) return null;
+  if (!decodesTo(keys?.p256dh, 65, 4) || !decodesTo(keys?.auth, 16)) return null;
+  return JSON.stringify({ endpoint, keys: { p256dh: keys!.p256dh, auth: keys!.auth } });
+}
