@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { serve } from '@hono/node-server';
-import { createTidings } from '@tidings/core';
+import { createTidings, isTidingsError } from '@tidings/core';
 import { createHttpApp } from '@tidings/http';
 import { webPushProvider, type NetworkPolicy } from '@tidings/providers';
 import { sqliteStorage } from '@tidings/sqlite';
@@ -137,7 +137,13 @@ export async function start(options: InboxExampleOptions = {}) {
       // not JSON: refused below
     }
     if (!token) return c.json({ message: 'the body is not a push subscription ({ endpoint, keys: { p256dh, auth } })' }, 400);
-    await tidings.subscribers.setCredentials(subscriberId, { providerId: 'web-push', credentials: { deviceTokens: [token] } }, 'append');
+    try {
+      await tidings.subscribers.setCredentials(subscriberId, { providerId: 'web-push', credentials: { deviceTokens: [token] } }, 'append');
+    } catch (error) {
+      // More browsers than a subscriber may keep (MAX_DEVICE_TOKENS_PER_PROVIDER): refused, never trimmed.
+      if (isTidingsError(error) && error.code === 'validation_failed') return c.json({ message: error.message }, 409);
+      throw error;
+    }
     return c.json({ data: { subscribed: true } }, 201);
   });
   app.post('/demo/invite', async (c) => c.json(await tidings.trigger({ name: 'invitation', to: subscriberId, payload: { from: 'Grace', project: 'compilers' } })));

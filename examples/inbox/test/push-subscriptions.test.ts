@@ -7,6 +7,7 @@ import { createECDH, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MAX_DEVICE_TOKENS_PER_PROVIDER } from '@tidings/core/schemas';
 import { afterAll, describe, expect, it } from 'vitest';
 import { start } from '../src/main.js';
 import { vapidKeys } from '../src/web-push.js';
@@ -44,6 +45,14 @@ describe('POST /push/subscriptions', () => {
       ];
       expect(await Promise.all(refused.map(async (r) => (await r).status))).toEqual([415, 400, 400, 400, 400, 413]);
       expect(await tokensOf(app)).toHaveLength(1);
+
+      // A subscriber keeps at most MAX_DEVICE_TOKENS_PER_PROVIDER browsers: one more is refused, nothing trimmed.
+      const many = Array.from({ length: MAX_DEVICE_TOKENS_PER_PROVIDER }, (_, i) => JSON.stringify({ endpoint: `https://push.example.com/send/${i}`, keys }));
+      await app.tidings.subscribers.setCredentials(app.subscriberId, { providerId: 'web-push', credentials: { deviceTokens: many } });
+      const full = await post(app.url, JSON.stringify({ endpoint, keys }));
+      expect(full.status).toBe(409);
+      expect(((await full.json()) as { message: string }).message).toContain('credentials.deviceTokens');
+      expect(await tokensOf(app)).toEqual(many);
     } finally {
       await app.close();
     }
