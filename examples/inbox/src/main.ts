@@ -3,14 +3,14 @@ import type { Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { serve } from '@hono/node-server';
-import { createTidings, isTidingsError } from '@tidings/core';
+import { createTidings } from '@tidings/core';
 import { createHttpApp } from '@tidings/http';
 import { webPushProvider, type NetworkPolicy } from '@tidings/providers';
 import { sqliteStorage } from '@tidings/sqlite';
 import { build } from 'esbuild';
 import { Hono } from 'hono';
 import { inboxPage } from './page.js';
-import { MAX_SUBSCRIPTION_BYTES, subscriptionToken, vapidKeys, type VapidKeys } from './web-push.js';
+import { keepSubscription, vapidKeys, type VapidKeys } from './web-push.js';
 
 /** Bundles a browser script (the page's, the service worker) once, in memory. */
 async function bundle(entry: string, format: 'esm' | 'iife'): Promise<string> {
@@ -124,28 +124,9 @@ export async function start(options: InboxExampleOptions = {}) {
   app.get('/inbox.js', (c) => c.body(script, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
   // The service worker, at the root so its scope is the whole site; never cached, so an update reaches browsers.
   app.get('/sw.js', (c) => c.body(serviceWorker, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' }));
-  // "Notify me in this browser": the page posts its push subscription, kept as the signed-in
-  // subscriber's web-push device token. JSON only, so a cross-site form cannot post one.
-  app.post('/push/subscriptions', async (c) => {
-    if (!/^application\/json\b/.test(c.req.header('content-type') ?? '')) return c.json({ message: 'send the subscription as application/json' }, 415);
-    const text = await c.req.text();
-    if (Buffer.byteLength(text) > MAX_SUBSCRIPTION_BYTES) return c.json({ message: 'a push subscription is a few hundred bytes' }, 413);
-    let token: string | null = null;
-    try {
-      token = subscriptionToken(JSON.parse(text));
-    } catch {
-      // not JSON: refused below
-    }
-    if (!token) return c.json({ message: 'the body is not a push subscription ({ endpoint, keys: { p256dh, auth } })' }, 400);
-    try {
-      await tidings.subscribers.setCredentials(subscriberId, { providerId: 'web-push', credentials: { deviceTokens: [token] } }, 'append');
-    } catch (error) {
-      // More browsers than a subscriber may keep (MAX_DEVICE_TOKENS_PER_PROVIDER): refused, never trimmed.
-      if (isTidingsError(error) && error.code === 'validation_failed') return c.json({ message: error.message }, 409);
-      throw error;
-    }
-    return c.json({ data: { subscribed: true } }, 201);
-  });
+  // "Notify me in this browser": the page posts its push subscription, kept for the signed-in
+  // subscriber (as for `/`, the demo's one user; a real app takes them from its own sign-in).
+  app.post('/push/subscriptions', keepSubscription(tidings, subscriberId));
   app.post('/demo/invite', async (c) => c.json(await tidings.trigger({ name: 'invitation', to: subscriberId, payload: { from: 'Grace', project: 'compilers' } })));
   app.all('/api/*', (c) => {
     const url = new URL(c.req.url);
