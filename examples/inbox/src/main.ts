@@ -5,17 +5,19 @@ import { parseArgs } from 'node:util';
 import { serve } from '@hono/node-server';
 import { createTidings } from '@tidings/core';
 import { createHttpApp } from '@tidings/http';
+import { webPushProvider, type NetworkPolicy } from '@tidings/providers';
 import { sqliteStorage } from '@tidings/sqlite';
 import { build } from 'esbuild';
 import { Hono } from 'hono';
 import { inboxPage } from './page.js';
+import { keepSubscription, vapidKeys, type VapidKeys } from './web-push.js';
 
-/** Bundles the page script once, in memory. */
-async function bundle(): Promise<string> {
+/** Bundles a browser script (the page's, the service worker) once, in memory. */
+async function bundle(entry: string, format: 'esm' | 'iife'): Promise<string> {
   const result = await build({
-    entryPoints: [fileURLToPath(new URL('./client/inbox.ts', import.meta.url))],
+    entryPoints: [fileURLToPath(new URL(entry, import.meta.url))],
     bundle: true,
-    format: 'esm',
+    format,
     target: 'es2022',
     write: false,
   });
@@ -43,6 +45,10 @@ export interface InboxExampleOptions {
   apiKey?: string;
   /** The environment's public application identifier (what Inbox sessions are opened with). @default 'inbox-demo' */
   applicationIdentifier?: string;
+  /** Browser push keys. @default VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY and VAPID_SUBJECT, else a new pair each start */
+  vapid?: VapidKeys;
+  /** Which push service addresses browser push may reach. @default public addresses only (a test allows its local push service) */
+  pushNetwork?: NetworkPolicy;
 }
 
 /**
@@ -57,8 +63,19 @@ export interface InboxExampleOptions {
  * subscriber's inbox and nothing else.
  */
 export async function start(options: InboxExampleOptions = {}) {
+  const vapid = vapidKeys(options.vapid);
   const storage = sqliteStorage({ filename: options.filename ?? '.tidings/inbox-example.db' });
-  const tidings = createTidings({ storage });
+  const tidings = createTidings({ storage, providers: [webPushProvider(options.pushNetwork ? { network: options.pushNetwork } : {})] });
+  // Browser push: the VAPID keys are the integration's credentials (the private one stays on the server).
+  await tidings.integrations.upsert({
+    identifier: 'browser-push',
+    name: 'Browser push',
+    providerId: 'web-push',
+    channel: 'push',
+    credentials: { apiKey: vapid.publicKey, secretKey: vapid.privateKey, from: vapid.subject },
+    active: true,
+    primary: true,
+  });
   await tidings.workflows.upsert({
     name: 'Invitation',
     triggers: [{ identifier: 'invitation' }],
@@ -70,6 +87,8 @@ export async function start(options: InboxExampleOptions = {}) {
           cta: { type: 'redirect', data: { url: '/projects/{{ payload.project }}' }, action: { buttons: [{ type: 'primary', content: 'Accept' }, { type: 'secondary', content: 'Decline' }] } },
         },
       },
+      // To each browser the subscriber turned on with "Notify me in this browser" (none: not sent).
+      { template: { type: 'push', title: 'New invitation', content: '{{ payload.from }} invited you to {{ payload.project }}' } },
     ],
   });
   tidings.start();
@@ -80,7 +99,7 @@ export async function start(options: InboxExampleOptions = {}) {
   await tidings.subscribers.upsert({ subscriberId, firstName: 'Ada' });
   // The Inbox requires the subscriber hash (the default): no one can open a session for a subscriber without it.
   const api = createHttpApp({ environments: [{ tidings, apiKeys: [apiKey], applicationIdentifier }] });
-  const script = await bundle();
+  const [script, serviceWorker] = await Promise.all([bundle('./client/inbox.ts', 'esm'), bundle('./client/sw.ts', 'iife')]);
 
   /**
    * Opens an Inbox session for `subscriber` as any app backend would (here in-process; against a
@@ -101,8 +120,13 @@ export async function start(options: InboxExampleOptions = {}) {
   const app = new Hono();
   // A real app takes the subscriberId from its own sign-in; the demo has one user. The page carries a
   // credential (the token), so it is never cached.
-  app.get('/', async (c) => c.html(inboxPage({ api: '/api', token: await openSession(subscriberId) }), 200, { 'cache-control': 'no-store' }));
+  app.get('/', async (c) => c.html(inboxPage({ api: '/api', token: await openSession(subscriberId), vapidPublicKey: vapid.publicKey }), 200, { 'cache-control': 'no-store' }));
   app.get('/inbox.js', (c) => c.body(script, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
+  // The service worker, at the root so its scope is the whole site; never cached, so an update reaches browsers.
+  app.get('/sw.js', (c) => c.body(serviceWorker, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' }));
+  // "Notify me in this browser": the page posts its push subscription, kept for the signed-in
+  // subscriber (as for `/`, the demo's one user; a real app takes them from its own sign-in).
+  app.post('/push/subscriptions', keepSubscription(tidings, subscriberId));
   app.post('/demo/invite', async (c) => c.json(await tidings.trigger({ name: 'invitation', to: subscriberId, payload: { from: 'Grace', project: 'compilers' } })));
   app.all('/api/*', (c) => {
     const url = new URL(c.req.url);
@@ -128,6 +152,7 @@ export async function start(options: InboxExampleOptions = {}) {
     tidings,
     subscriberId,
     applicationIdentifier,
+    vapid,
     openSession,
     async close() {
       await sockets.close();
@@ -169,6 +194,7 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()
   console.log(`Inbox demo on ${url}`);
   console.log(`Application identifier: ${running.applicationIdentifier}; subscriber: ${running.subscriberId} (the page gets only this subscriber's Inbox session token)`);
   console.log(`API key: ${process.env['TIDINGS_API_KEY'] ? 'from TIDINGS_API_KEY' : 'a new random one for this run (set TIDINGS_API_KEY to choose it)'}; it stays on this server`);
+  console.log(`Browser push: ${running.vapid.generated ? 'new VAPID keys for this run (keep a pair in VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY: npx web-push generate-vapid-keys)' : 'VAPID keys from VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY'}`);
   console.log(`Try: curl -X POST ${url}/demo/invite   (a notification appears live); Ctrl-C to stop`);
   let stopping = false;
   const stop = async () => {

@@ -30,7 +30,7 @@ const freePort = () =>
   });
 
 describe('the page gets a subscriber session token, never the API key', () => {
-  it('the HTML and the script hold no API key and no hash; the token opens this subscriber’s inbox and nothing else', async () => {
+  it('the HTML and the script hold no API key, no hash and no VAPID private key; the token opens this subscriber’s inbox and nothing else', async () => {
     const app = await start({ port: 0, filename: join(dir, 'page.db'), apiKey: API_KEY });
     try {
       const page = await fetch(app.url);
@@ -40,11 +40,13 @@ describe('the page gets a subscriber session token, never the API key', () => {
       const hash = createHmac('sha256', API_KEY).update(app.subscriberId).digest('hex');
       for (const text of [html, script]) {
         expect(text).not.toContain(API_KEY);
+        expect(text).not.toContain(app.vapid.privateKey);
         expect(text).not.toContain(hash);
         expect(text).not.toMatch(/ApiKey /);
       }
       const config = JSON.parse(/window\.TIDINGS = (.*);<\/script>/.exec(html)![1]!) as Record<string, string>;
-      expect(Object.keys(config).sort()).toEqual(['api', 'token']);
+      expect(Object.keys(config).sort()).toEqual(['api', 'token', 'vapidPublicKey']);
+      expect(config['vapidPublicKey']).toBe(app.vapid.publicKey);
       const bearer = { authorization: `Bearer ${config['token']}` };
 
       // The token reads this subscriber's feed through the Inbox routes…

@@ -6,6 +6,7 @@
 // for it (`POST /v1/inbox/session`). It reaches only this subscriber's notifications, through Novu's
 // Inbox routes (`/v1/inbox/…`, `Authorization: Bearer <token>`) and the live socket (`?token=`). The
 // environment's API key never reaches the browser.
+import { browserPushButton } from './browser-push.js';
 
 interface Action {
   label: string;
@@ -26,6 +27,8 @@ interface Config {
   api: string;
   /** The subscriber's Inbox session token. */
   token: string;
+  /** The VAPID public key browsers subscribe to push with (`applicationServerKey`). */
+  vapidPublicKey: string;
 }
 
 const config = (window as unknown as { TIDINGS: Config }).TIDINGS;
@@ -164,6 +167,8 @@ bell.onclick = async () => {
     for (const n of unseen) notifications.set(n.id, { ...n, isSeen: true });
   }
 };
+
+browserPushButton(config.vapidPublicKey);
 
 // The socket first, then the feed: nothing delivered in between is missed.
 await connect();
