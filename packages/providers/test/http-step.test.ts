@@ -54,7 +54,8 @@ async function setup(respond: Respond, http: Partial<NonNullable<WorkflowInput['
 }
 
 it('http step — a 503 with Retry-After is tried again after it; the answer reaches later filters and templates', async () => {
-  const { tidings, clock, server, trigger, entries, contents } = await setup((_, count) => (count === 1 ? { status: 503, headers: { 'retry-after': '120' } } : { status: 200, body: JSON.stringify({ plan: 'pro', seats: 3 }), headers: { 'content-type': 'application/json' } }));
+  const json: Record<string, string> = { 'content-type': 'application/json' };
+  const { tidings, clock, server, trigger, entries, contents } = await setup((_, count) => (count === 1 ? { status: 503, headers: { 'retry-after': '120' } } : { status: 200, body: JSON.stringify({ plan: 'pro', seats: 3 }), headers: json }));
   const transactionId = await trigger();
   expect(server.received).toHaveLength(1);
   expect(server.received[0]).toMatchObject({ path: '/accounts/a1?key=sekret-token', json: { subscriber: 'ada' } });

@@ -15,6 +15,8 @@ export interface HttpStepRequest {
 export interface HttpStepCall {
   readonly stepIndex: number;
   readonly stepId: string;
+  /** Where the answer goes: `steps.<resultKey>` (the step's `uuid`, Novu's stepId, else its `_id`). */
+  readonly resultKey: string;
   readonly request: HttpStepRequest;
   /** A JSON Schema (JSON workflows) the answer's JSON must match. */
   readonly responseSchema?: Readonly<Record<string, unknown>>;
@@ -23,7 +25,8 @@ export interface HttpStepCall {
   readonly continueOnFailure: boolean;
 }
 
-const renderValue = (value: unknown, r: (text: string) => string): unknown => {
+/** Every text in a JSON value rendered with `r`. */
+export const renderValue = (value: unknown, r: (text: string) => string): unknown => {
   if (typeof value === 'string') return r(value);
   if (Array.isArray(value)) return value.map((item) => renderValue(item, r));
   if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, renderValue(inner, r)]));

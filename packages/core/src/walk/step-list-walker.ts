@@ -84,10 +84,10 @@ export async function walkSteps(input: WalkInput): Promise<WalkResult> {
     }
     if (type === 'digest') return { deliveries, resume: null, digest: { stepIndex, step }, trace, ...over() };
     if (type === 'throttle') return { deliveries, resume: null, throttle: { stepIndex, stepId: base._id ?? String(stepIndex), rule: throttleRuleOf(step.metadata as ThrottleMetadata, notification.payload) }, trace, ...over() };
-    if (type === 'branch' || type === 'http') {
+    if (type === 'branch' || type === 'http' || type === 'custom') {
       let flow: ReturnType<typeof flowStep>;
       try {
-        flow = flowStep(step, stepIndex, base._id ?? String(stepIndex), workflow.steps, variables, input.renderBudget);
+        flow = flowStep(step, stepIndex, base, workflow.steps, variables, input.renderBudget);
       } catch (error) {
         if (!(error instanceof RenderBudgetSpent)) throw error;
         entry('held', `${error.message}: the walk goes on from this step in a batch of its own`, chosen);

@@ -61,7 +61,7 @@ export async function runHttpStep(call: HttpStepCall, transport: HttpStepTranspo
   const entry = (decision: TraceEntry['decision'], reason: string): TraceEntry => ({ stepIndex: call.stepIndex, stepId: call.stepId, type: 'http', decision, reason });
   const final = (reason: string, status?: number): HttpStepOutcome =>
     call.continueOnFailure
-      ? { kind: 'next', ran: { stepId: call.stepId, stepIndex: call.stepIndex, type: 'http', skipped: false, result: httpFailure(reason, status) }, entry: entry('failed', `${what}: ${reason}; the run goes on (continueOnFailure)`) }
+      ? { kind: 'next', ran: { stepId: call.resultKey, stepIndex: call.stepIndex, type: 'http', skipped: false, result: httpFailure(reason, status) }, entry: entry('failed', `${what}: ${reason}; the run goes on (continueOnFailure)`) }
       : { kind: 'end', entry: entry('failed', `${what}: ${reason}; the run ends here`) };
   const retry = (reason: string, afterMs: number | undefined, status?: number): HttpStepOutcome => {
     const tries = call.retries !== undefined ? call.retries + 1 : attempt.maxAttempts;
@@ -84,7 +84,7 @@ export async function runHttpStep(call: HttpStepCall, transport: HttpStepTranspo
   const body = resultOfBody(answer.body);
   if (!body.ok) {
     if (call.responseSchema) return final(`answered ${status}, but not with JSON`, status);
-    return { kind: 'next', ran: { stepId: call.stepId, stepIndex: call.stepIndex, type: 'http', skipped: false, result: { text: body.text } }, entry: entry('ran', `${what} answered ${status}`) };
+    return { kind: 'next', ran: { stepId: call.resultKey, stepIndex: call.stepIndex, type: 'http', skipped: false, result: { text: body.text } }, entry: entry('ran', `${what} answered ${status}`) };
   }
   let result = body.result;
   if (call.responseSchema) {
@@ -92,5 +92,5 @@ export async function runHttpStep(call: HttpStepCall, transport: HttpStepTranspo
     if (!checked.ok) return final(`answered ${status}, but its JSON does not match responseSchema: ${checked.error}`, status);
     result = asResult(checked.data);
   }
-  return { kind: 'next', ran: { stepId: call.stepId, stepIndex: call.stepIndex, type: 'http', skipped: false, result }, entry: entry('ran', `${what} answered ${status}`) };
+  return { kind: 'next', ran: { stepId: call.resultKey, stepIndex: call.stepIndex, type: 'http', skipped: false, result }, entry: entry('ran', `${what} answered ${status}`) };
 }
