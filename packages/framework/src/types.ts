@@ -1,4 +1,5 @@
 import type { Schema, SchemaOutput } from './schema.js';
+import type { HttpStepFn } from './http-step.js';
 
 export type Awaitable<T> = T | Promise<T>;
 export type TimeUnit = 'seconds' | 'minutes' | 'hours' | 'days' | 'weeks' | 'months';
@@ -148,6 +149,8 @@ export interface Step {
     resolver: (controls: ControlsOf<C>) => Awaitable<O extends Schema ? SchemaOutput<O> : Record<string, unknown>>,
     options?: CustomStepOptions<C, O>,
   ) => Promise<O extends Schema ? SchemaOutput<O> : Record<string, never>>;
+  /** Tidings only: an HTTP request, sent by the walk job outside any transaction; resolves to the answer's fields. */
+  http: HttpStepFn;
 }
 
 /** The subscriber a run is for, in @novu/framework's shape. */

@@ -15,6 +15,7 @@ import { throttleOfOutputs } from '../frequency/throttle.js';
 import { contentOfOutputs, delayOfOutputs, digestOfOutputs, type CodeDelay } from './code-outputs.js';
 import type { CodeStepDeclaration, CodeStepType, CodeWorkflow } from './code-workflow.js';
 import type { TraceEntry } from './trace.js';
+import { codeHttpCall } from './code-http.js';
 import type { Delivery, WalkInput, WalkResult, Walker } from './walker.js';
 
 type Channel = (typeof CHANNELS)[number];
@@ -149,6 +150,12 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
         entry('ran', 'custom step ran; its result is kept for the steps after it');
         keep(run.outputs);
         continue;
+      }
+      if (run.type === 'http') {
+        // The walk job sends it (outside any transaction); its answer is the step's result when the function is replayed.
+        const http = codeHttpCall(run.stepId, stepIndex, run.outputs);
+        if (!http.ok) return fail(stepIndex, run.stepId, run.type, `step "${run.stepId}": ${http.error}`);
+        return { deliveries, resume: null, http: http.call, trace, state: state(stepIndex + 1) };
       }
       if (run.type === 'throttle') {
         const throttle = throttleOfOutputs(run.outputs, input.notification.payload);

@@ -3,7 +3,7 @@ import type { ResolvedContext } from '../schemas/context.js';
 import type { PreparedPayload } from './walker.js';
 
 /** The kinds of step a workflow written in code may declare. */
-export type CodeStepType = Channel | 'digest' | 'delay' | 'custom' | 'throttle';
+export type CodeStepType = Channel | 'digest' | 'delay' | 'custom' | 'throttle' | 'http';
 
 /** A step as the workflow declares it, found by running the function once without an event. */
 export interface CodeStepDeclaration {

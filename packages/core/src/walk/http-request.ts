@@ -39,7 +39,11 @@ export const renderValue = (value: unknown, r: (text: string) => string): unknow
  * header names another). Throws what a template throws.
  */
 export function renderHttpRequest(config: Pick<HttpStepConfig, 'method' | 'url' | 'headers' | 'body' | 'timeout'>, variables: Record<string, unknown>, budget?: RenderBudget): HttpStepRequest {
-  const r = (text: string) => renderTemplate(text, variables, { budget });
+  return buildHttpRequest(config, (text) => renderTemplate(text, variables, { budget }));
+}
+
+/** An `http` step's request with each text passed through `r` (a code workflow's are used as they are). */
+export function buildHttpRequest(config: Pick<HttpStepConfig, 'method' | 'url' | 'headers' | 'body' | 'timeout'>, r: (text: string) => string): HttpStepRequest {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(config.headers ?? {})) headers[name.toLowerCase()] = r(value);
   let body: string | undefined;
