@@ -30,7 +30,7 @@ export interface HttpStepFailure {
 }
 
 /** The answer's fields (typed by `responseSchema`), or the failure under `continueOnFailure`. */
-export type HttpStepResult<R> = (R extends Schema ? SchemaOutput<R> : Record<string, unknown>) | HttpStepFailure;
+export type HttpStepResult<R> = R extends Schema ? SchemaOutput<R> | HttpStepFailure : Record<string, unknown>;
 
 /**
  * `step.http(stepId, options)` or `step.http(stepId, resolver, options)`: the resolver (given the

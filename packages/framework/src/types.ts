@@ -186,6 +186,13 @@ export interface ChannelPreference {
 
 /** Options of `workflow()`, as @novu/framework takes them. */
 export interface WorkflowOptions<P extends Schema | undefined, C extends Schema | undefined> {
+  /**
+   * Tidings only: the function may branch with a plain `if` on earlier steps' results (`step.http`'s
+   * answer, an in-app message's `read`): a step the discovery run did not reach runs too, placed after
+   * the declared steps. Replays return stored results, so an `if` on them takes the same side every
+   * time. Without it such a step fails the walk, as in @novu/framework (leave steps out with `skip`). @default false
+   */
+  dynamicSteps?: boolean;
   payloadSchema?: P;
   controlSchema?: C;
   name?: string;

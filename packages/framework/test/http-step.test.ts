@@ -3,7 +3,7 @@
  * transport once (its answer stored with the walk and replayed, never sent again), its fields typed
  * by a zod responseSchema, a plain `if` on them branching the same way after a delay even when the
  * service would now answer otherwise, a retryable 503 tried again, and a final 400 under
- * `continueOnFailure`. The transport here is a stub: the address guard is `httpStepTransport`'s
+ * `continueOnFailure`; without `dynamicSteps` a step behind such an `if` fails the walk. The transport here is a stub: the address guard is `httpStepTransport`'s
  * (proved against a real server in @tidings/providers).
  */
 import { createTidings, manualClock } from '@tidings/core';
@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { workflow } from '../src/index.js';
 import { backends } from './engines.js';
+import { memoryStorage } from '@tidings/memory';
 
 const HOUR = 3_600_000;
 
@@ -39,7 +40,7 @@ const plans = workflow('plans', async ({ step, payload }) => {
   if ('error' in account) await step.inApp('failed', () => ({ body: `Check failed: ${account.error.status ?? ''}` }));
   else if (account.plan === 'pro') await step.inApp('pro', () => ({ body: 'Thanks for being pro' }));
   else await step.inApp('free', () => ({ body: 'Try pro' }));
-}, { payloadSchema: z.object({ accountId: z.string() }) });
+}, { payloadSchema: z.object({ accountId: z.string() }), dynamicSteps: true });
 
 for (const backend of backends('tidings_httpstep')) {
   describe.skipIf(backend.skip)(`step.http: ${backend.name}`, () => {
@@ -78,9 +79,23 @@ for (const backend of backends('tidings_httpstep')) {
       expect(requests).toHaveLength(2);
       clock.advance(HOUR);
       await drain();
-      console.log(JSON.stringify((await tidings.explain(transactionId)).map((r) => r.entries), null, 1), JSON.stringify(await tidings.jobs?.list?.({}) ?? null));
+      expect((await tidings.explain(transactionId)).flatMap((r) => r.entries).map((e) => [e.stepId, e.decision])).toEqual([['account', 'held'], ['account', 'failed'], ['wait', 'delayed'], ['failed', 'delivered']]);
       expect((await tidings.messages.feed('ada')).items.map((m) => m.content)).toEqual(['Check failed: 400']);
       await storage.close();
     });
   });
 }
+
+it('without dynamicSteps, a step behind an if that discovery did not reach fails the walk (as in @novu/framework)', async () => {
+  const strict = workflow('strict', async ({ step }) => {
+    const account = await step.http('account', { url: 'https://api.example.com/a' });
+    if (account['plan'] === 'pro') await step.inApp('pro', () => ({ body: 'pro' }));
+    await step.inApp('always', () => ({ body: 'always' }));
+  });
+  const { transport } = stub([{ status: 200, body: { plan: 'pro' } }]);
+  const tidings = createTidings({ storage: memoryStorage(), clock: manualClock('2026-03-02T10:00:00Z'), workflows: [strict], httpStepTransport: transport });
+  await tidings.subscribers.upsert({ subscriberId: 'ada' });
+  const { transactionId } = await tidings.trigger({ name: 'strict', to: 'ada' });
+  while ((await tidings.runDue()) > 0);
+  expect((await tidings.explain(transactionId!)).flatMap((r) => r.entries).map((e) => [e.stepId, e.decision])).toEqual([['account', 'ran'], ['pro', 'failed']]);
+});

@@ -53,6 +53,11 @@ export interface CodeWorkflow {
   readonly severity?: Severity | undefined;
   /** Delivers past the subscriber's opt-outs (Novu's `critical`, or `preferences.all.readOnly`). */
   readonly critical?: boolean | undefined;
+  /**
+   * Steps the discovery run did not reach (behind an `if` on an earlier step's result) run too,
+   * placed after the declared ones in the order a run reaches them; without it such a step fails the walk.
+   */
+  readonly dynamicSteps?: boolean | undefined;
   /** The channels on or off until a subscriber says otherwise (Novu's `preferences`). */
   readonly preferenceSettings?: ChannelPreferences | undefined;
   /**
