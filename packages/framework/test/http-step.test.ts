@@ -61,7 +61,7 @@ for (const backend of backends('tidings_httpstep')) {
     it('sends once, replays the stored answer, and a plain if branches the same way after a delay', async () => {
       // The service would say "free" if asked again: the run never asks again.
       const { tidings, clock, requests, drain, storage, transactionId } = await run([{ status: 200, body: { plan: 'pro', extra: 1 } }, { status: 200, body: { plan: 'free' } }]);
-      expect(requests).toEqual([{ method: 'POST', url: 'https://api.example.com/accounts/a1', headers: { authorization: 'Bearer secret', 'content-type': 'application/json' }, body: '{"from":"tidings"}', timeoutMs: 10_000 }]);
+      expect(requests).toEqual([{ method: 'POST', url: 'https://api.example.com/accounts/a1', headers: { 'idempotency-key': expect.any(String), authorization: 'Bearer secret', 'content-type': 'application/json' }, body: '{"from":"tidings"}', timeoutMs: 10_000 }]);
       clock.advance(HOUR);
       await drain();
       expect(requests).toHaveLength(1);

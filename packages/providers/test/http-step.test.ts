@@ -60,6 +60,7 @@ it('http step — a 503 with Retry-After is tried again after it; the answer rea
   expect(server.received).toHaveLength(1);
   expect(server.received[0]).toMatchObject({ path: '/accounts/a1?key=sekret-token', json: { subscriber: 'ada' } });
   expect(server.received[0]!.headers['authorization']).toBe('Bearer sekret-token');
+  const key = server.received[0]!.headers['idempotency-key'];
   expect(await contents(transactionId)).toEqual([]);
   const held = (await entries(transactionId)).find((e) => e.stepId === 'account')!;
   expect(held).toMatchObject({ type: 'http', decision: 'held' });
@@ -72,6 +73,9 @@ it('http step — a 503 with Retry-After is tried again after it; the answer rea
   clock.advance(60_000);
   await tidings.runDue();
   expect(server.received).toHaveLength(2);
+  // The try again carries the first try's idempotency key.
+  expect(server.received[1]!.headers['idempotency-key']).toBe(key);
+  expect(key).toMatch(/:0$/);
   expect(await contents(transactionId)).toEqual(['Plan pro']);
   const all = await entries(transactionId);
   expect(all.find((e) => e.stepId === 'account' && e.decision === 'ran')?.reason).toMatch(/^POST http:\/\/127\.0\.0\.1:\d+\/accounts\/a1 answered 200$/);

@@ -53,10 +53,11 @@ function schemaIssues(schema: Readonly<Record<string, unknown>>, json: unknown):
  * and classifies what came back as the providers' answers are: 2xx taken (its JSON checked against
  * `responseSchema`), 429 (honouring `Retry-After`), 5xx, timeouts and network failures tried again
  * while attempts last, anything else final. A final failure goes on with `steps.<id>.error` under
- * `continueOnFailure`, else ends the run. `explain` gets the method, the URL without its query, and
+ * `continueOnFailure`, else ends the run. Every try carries the same `idempotency-key` (unless the
+ * step sets one), as a request that timed out may have arrived. `explain` gets the method, the URL without its query, and
  * the status; never a header value or the body.
  */
-export async function runHttpStep(call: HttpStepCall, transport: HttpStepTransport | undefined, attempt: { attempts: number; maxAttempts: number; now: Date }): Promise<HttpStepOutcome> {
+export async function runHttpStep(call: HttpStepCall, transport: HttpStepTransport | undefined, attempt: { attempts: number; maxAttempts: number; now: Date; idempotencyKey: string }): Promise<HttpStepOutcome> {
   const what = describeRequest(call.request);
   const entry = (decision: TraceEntry['decision'], reason: string): TraceEntry => ({ stepIndex: call.stepIndex, stepId: call.stepId, type: 'http', decision, reason });
   const final = (reason: string, status?: number): HttpStepOutcome =>
@@ -72,7 +73,8 @@ export async function runHttpStep(call: HttpStepCall, transport: HttpStepTranspo
   if (!transport) return final('the engine has no httpStepTransport (give createTidings `httpStepTransport()` of @tidings/providers)');
   let answer: HttpStepAnswer;
   try {
-    answer = await transport({ method: call.request.method, url: call.request.url, headers: call.request.headers, timeoutMs: call.request.timeoutMs, ...(call.request.body !== undefined && { body: call.request.body }) });
+    // The same key on every try of this step for this subscriber's run: a service can tell a try again from a new request.
+    answer = await transport({ method: call.request.method, url: call.request.url, headers: { 'idempotency-key': attempt.idempotencyKey, ...call.request.headers }, timeoutMs: call.request.timeoutMs, ...(call.request.body !== undefined && { body: call.request.body }) });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (error instanceof ProviderError && !error.retryable) return final(message);

@@ -205,7 +205,7 @@ async function walkJob(job: JobOf<'walk'>, context: HandlerContext<BatchData>, d
   if (walk.http) {
     // The request runs here, outside any transaction; its answer goes on with the walk's state, in the job's data.
     const call = walk.http;
-    const outcome = await runHttpStep(call, httpTransport, { attempts: job.attempts, maxAttempts: ctx.options.maxAttempts, now });
+    const outcome = await runHttpStep(call, httpTransport, { attempts: job.attempts, maxAttempts: ctx.options.maxAttempts, now, idempotencyKey: `${notification._id}:${subscriber._id}:${call.stepIndex}` });
     walk.trace.push(outcome.entry);
     if (outcome.kind === 'end') return done({ kind: 'done' });
     if (outcome.kind === 'retry') return done({ kind: 'later', runAt: outcome.runAt, data: withState({ ...job.data, stepIndex: call.stepIndex }, walk.state), retry: true, lastError: outcome.error });
