@@ -7,6 +7,9 @@ import { httpFailure } from '../../walk/flow-steps.js';
 import type { TraceEntry } from '../../walk/trace.js';
 import { nextAttemptAt } from '../runtime/jobs.js';
 
+/** The largest answer kept (it travels with the walk's job): larger ones are a final failure. */
+const MAX_ANSWER_CHARS = 64 * 1024;
+
 /** What the walk job does after an `http` step's request. */
 export type HttpStepOutcome =
   /** Answered (or failed for good with `continueOnFailure`): `ran` joins the walk's state and the walk goes on after the step. */
@@ -81,6 +84,7 @@ export async function runHttpStep(call: HttpStepCall, transport: HttpStepTranspo
     return retry(message, error instanceof ProviderError ? error.options.retryAfterMs : undefined);
   }
   const { status } = answer;
+  if (answer.body.length > MAX_ANSWER_CHARS) return final(`answered ${status} with more than ${MAX_ANSWER_CHARS / 1024} KB`, status);
   if (status === 429 || status >= 500 || status === 0) return retry(`answered ${status}`, retryAfterMs(answer, attempt.now), status);
   if (status < 200 || status >= 300) return final(`answered ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`, status);
   const body = resultOfBody(answer.body);
