@@ -95,6 +95,8 @@ export async function walkSteps(input: WalkInput): Promise<WalkResult> {
       }
       if (flow.kind === 'http') return { deliveries, resume: null, http: flow.call, trace, ...over() };
       if (flow.ran) {
+        const again = ran.findIndex((s) => s.stepIndex === stepIndex);
+        if (again >= 0) ran.splice(again, 1);
         ran.push(flow.ran);
         (variables['steps'] as Record<string, unknown>)[flow.ran.stepId] = flow.ran.result;
       }
