@@ -8,18 +8,20 @@ type AddIssue = (path: (string | number)[], message: string) => void;
 const textsOf = (value: unknown, path: (string | number)[]): [(string | number)[], string][] =>
   typeof value === 'string' ? [[path, value]] : typeof value === 'object' && value !== null ? Object.entries(value).flatMap(([key, inner]) => textsOf(inner, [...path, key])) : [];
 
-/** An `http` step needs its request, a `branch` step its branches; no other step takes either. Templates parse. */
+/** An `http` step needs its request, a `branch` step its branches; no other step takes either. Templates (an http request's, a custom step's data) parse. */
 export function checkFlowStep(step: Step, addIssue: AddIssue): void {
   const type = step.template.type;
   if (type === 'http' && step.http === undefined) addIssue(['http'], 'an http step needs { url } (and method, headers, body, …)');
   if (type !== 'http' && step.http !== undefined) addIssue(['http'], `a ${type} step takes no http request`);
   if (type === 'branch' && step.branch === undefined) addIssue(['branch'], 'a branch step needs { branches: [{ conditions, steps }] }');
   if (type !== 'branch' && step.branch !== undefined) addIssue(['branch'], `a ${type} step takes no branches`);
-  if (step.http) {
-    for (const [path, text] of textsOf({ url: step.http.url, headers: step.http.headers, body: step.http.body }, ['http'])) {
-      const error = templateSyntaxError(text);
-      if (error) addIssue(path, `template does not parse: ${error}`);
-    }
+  const texts = [
+    ...(step.http ? textsOf({ url: step.http.url, headers: step.http.headers, body: step.http.body }, ['http']) : []),
+    ...(type === 'custom' ? textsOf(step.template.data ?? {}, ['template', 'data']) : []),
+  ];
+  for (const [path, text] of texts) {
+    const error = templateSyntaxError(text);
+    if (error) addIssue(path, `template does not parse: ${error}`);
   }
 }
 
