@@ -5,6 +5,7 @@
  * the custom step's values as `steps.<stepId>.*`), and what cannot map is a 422 naming the field.
  */
 import { createServer } from 'node:http';
+import { WorkflowResponseDto$inboundSchema } from '@novu/api/models/components';
 import type { AddressInfo } from 'node:net';
 import { createTidings } from '@tidings/core';
 import { manualClock } from '@tidings/core/testing';
@@ -71,6 +72,8 @@ it('Novu v2 — a workflow with http_request, throttle and custom steps is creat
   const { tidings, request, base, calls } = await setup();
   const created = await request('POST', '/v2/workflows', { name: 'Account note', workflowId: 'account-note', steps: steps(base) });
   expect(created.status).toBe(201);
+  // The SDK's own response model accepts it (its step types are closed: http_request, throttle, custom).
+  expect(() => WorkflowResponseDto$inboundSchema.parse(created.body.data)).not.toThrow();
   const shown = created.body.data.steps as { type: string; stepId: string; controlValues: Record<string, unknown> }[];
   expect(shown.map((s) => [s.type, s.stepId])).toEqual([['http_request', 'fetch'], ['throttle', 'limit'], ['custom', 'texts'], ['in_app', 'pro-note']]);
   expect(shown[0]!.controlValues).toEqual({ ...steps(base)[0]!.controlValues });
@@ -119,4 +122,21 @@ it('Novu v2 — what does not map is a 422 naming the field, and nothing is stor
   ]);
   expect(answer.body.errors['steps[0].controlValues.method'].messages[0]).toContain('HEAD and OPTIONS are not supported');
   expect(await tidings.workflows.list()).toEqual([]);
+});
+
+it('Novu v2 — a Tidings branch step (Novu has none) shows as a custom step the SDK accepts, and an update that names it keeps it', async () => {
+  const { tidings, request } = await setup();
+  const branch = { branches: [{ name: 'pro', conditions: [{ value: 'AND' as const, children: [{ on: 'payload' as const, field: 'plan', operator: 'EQUAL' as const, value: 'pro' }] }], steps: ['pro'] }], default: [], exit: true };
+  await tidings.workflows.upsert({ name: 'Routed', triggers: [{ identifier: 'routed' }], steps: [{ _id: 'route', template: { type: 'branch' }, branch }, { _id: 'pro', template: { type: 'in_app', content: 'pro' } }] });
+  const shown = await request('GET', '/v2/workflows/routed');
+  expect(shown.status).toBe(200);
+  expect(() => WorkflowResponseDto$inboundSchema.parse(shown.body.data)).not.toThrow();
+  const [step] = shown.body.data.steps as { _id: string; stepId: string; name: string; type: string; controlValues: Record<string, unknown>; issues?: unknown }[];
+  expect(step).toMatchObject({ type: 'custom', controlValues: { custom: { branch: { ...branch, branches: [{ ...branch.branches[0], conditions: [{ isNegated: false, type: 'GROUP', ...branch.branches[0]!.conditions[0] }] }] } } }, issues: { controls: { custom: [expect.objectContaining({ issueType: 'UNSUPPORTED_PROPERTY' })] } } });
+  const steps = (shown.body.data.steps as NonNullable<typeof step>[]).map((s) => ({ _id: s._id, stepId: s.stepId, name: s.name, type: s.type, controlValues: s.controlValues }));
+  expect((await request('PUT', '/v2/workflows/routed', { name: 'Routed', steps })).status).toBe(200);
+  expect((await tidings.workflows.get('routed'))!.steps[0]).toMatchObject({ _id: 'route', template: { type: 'branch' }, branch });
+  const changed = await request('PUT', '/v2/workflows/routed', { name: 'Routed', steps: [{ ...steps[0], controlValues: { custom: { branch: { ...branch, exit: false } } } }, steps[1]] });
+  expect(changed.status).toBe(422);
+  expect(Object.keys(changed.body.errors)).toEqual(['steps[0].controlValues.custom.branch']);
 });

@@ -46,8 +46,8 @@ export const customControlsSchema = z.record(z.string(), z.unknown());
 export type ThrottleControls = z.output<typeof throttleControlsSchema>;
 export type HttpRequestControls = z.output<typeof httpRequestControlsSchema>;
 
-/** Novu's step type of a Tidings one, and back (only `http` is named otherwise). */
-export const novuTypeOf = (type: StepType): string => (type === 'http' ? 'http_request' : type);
+/** Novu's step type of a Tidings one (`http` is Novu's `http_request`; a `branch`, which Novu has not, shows as `custom`), and back. */
+export const novuTypeOf = (type: StepType): string => (type === 'http' ? 'http_request' : type === 'branch' ? 'custom' : type);
 export const tidingsTypeOf = (type: string): string => (type === 'http_request' ? 'http' : type);
 
 const THROTTLE_KEY = /^(?:\{\{\s*payload\.([\w.-]+)\s*\}\}|payload\.([\w.-]+))$/;
@@ -89,9 +89,22 @@ export function flowStepFromNovu(type: 'throttle' | 'http_request' | 'custom', c
   return { template: { type: 'custom', data } };
 }
 
-/** A stored throttle, http or custom step's control values, as Novu shows them; null for any other type. */
-export function flowControlsOf(step: Pick<Step, 'template' | 'metadata' | 'http'>): Record<string, unknown> | null {
+/**
+ * A stored branch step that an update names by `_id` as a `custom` step with the controls it was
+ * shown with: kept as it is. Other controls for it are an issue (a branch is changed through
+ * /v1/workflows); null when the step is no stored branch.
+ */
+export function keptBranch(controls: Record<string, unknown>, stored: Step | undefined, issue: Issue): Step | null {
+  if (stored?.template.type !== 'branch' || !stored.branch) return null;
+  const shown = (controls['custom'] as Record<string, unknown> | undefined)?.['branch'];
+  if (JSON.stringify(shown) !== JSON.stringify(stored.branch)) issue('custom.branch', 'is a Tidings branch step: it is kept as it is through /v2/workflows, and changed through /v1/workflows');
+  return stored;
+}
+
+/** A stored throttle, http, custom or branch step's control values, as Novu shows them; null for any other type. */
+export function flowControlsOf(step: Pick<Step, 'template' | 'metadata' | 'http' | 'branch'>): Record<string, unknown> | null {
   const t = step.template;
+  if (t.type === 'branch') return { custom: { branch: step.branch } };
   if (t.type === 'throttle') {
     const m = step.metadata as { amount: number; unit: string; limit: number; key?: string };
     return { type: 'fixed', amount: m.amount, unit: m.unit, threshold: m.limit, ...(m.key !== undefined && { throttleKey: `{{payload.${m.key}}}` }) };

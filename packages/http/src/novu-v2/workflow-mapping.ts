@@ -14,7 +14,7 @@ import {
 import { renderEmailBody } from '@tidings/core/internal';
 import { CHANNELS, type ChannelPreferences, type MessageCta, type StepType } from '@tidings/core/schemas';
 import { filtersFromSkip, SkipNotMappable, skipFromFilters, type JsonLogic } from './skip-logic.js';
-import { flowControlsOf, flowStepFromNovu, novuTypeOf, tidingsTypeOf } from './flow-step-mapping.js';
+import { flowControlsOf, flowStepFromNovu, keptBranch, novuTypeOf, tidingsTypeOf } from './flow-step-mapping.js';
 import {
   CONTROL_SCHEMAS,
   invalid,
@@ -67,7 +67,7 @@ export interface ControlIssue {
 export type ControlValues = Record<string, unknown>;
 
 /** The parts of a stored step the mapping reads. */
-export type StoredStep = Pick<Step, 'template' | 'filters'> & Partial<Pick<Step, '_id' | 'name' | 'uuid' | 'metadata' | 'http'>>;
+export type StoredStep = Pick<Step, 'template' | 'filters'> & Partial<Pick<Step, '_id' | 'name' | 'uuid' | 'metadata' | 'http' | 'branch'>>;
 
 /** Derived workflow and step ids, as Novu slugifies names (a step's fallback is `step`). */
 export const slugify = (text: string, fallback = 'step'): string => slugifyName(text, fallback);
@@ -209,7 +209,9 @@ export function controlValuesOf(step: StoredStep): { values: ControlValues; issu
     case 'throttle':
     case 'http':
     case 'custom':
+    case 'branch':
       Object.assign(values, flowControlsOf(step));
+      if (t.type === 'branch') issues['custom'] = [warning('a Tidings branch step (Novu has none): shown as a custom step, kept as it is by an update that names it, changed through /v1/workflows')];
       break;
   }
   skipOf(step, values, issues);
@@ -465,6 +467,8 @@ function filtersOf(skip: JsonLogic | undefined, ctx: StepContext): Filter[] {
 export function stepFromNovu(dto: StepUpsert, controls: Record<string, unknown>, stepId: string, stored: Step | undefined, at: string, issues: FieldIssue[]): StepInput {
   const base = stored?.template.type === tidingsTypeOf(dto.type) ? stored : undefined;
   const ctx: StepContext = { at: `${at}.controlValues`, base, issues };
+  const branch = dto.type === 'custom' ? keptBranch(controls, stored, (member, message) => issue(ctx, member, message)) : null;
+  if (branch) return branch;
   let template: StepTemplate;
   let metadata: Step['metadata'];
   let http: Step['http'] | undefined;
