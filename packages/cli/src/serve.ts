@@ -4,7 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import type { Server as HttpServer } from 'node:http';
 import { serve as serveNode } from '@hono/node-server';
 import { createTidings, type CodeWorkflow, type Storage, type Tidings } from '@tidings/core';
-import { chatWebhookProvider, consoleProviders, discordProvider, msTeamsProvider, pushWebhookProvider, serviceProviders, slackProvider, smtpProvider, webhookTransport } from '@tidings/providers';
+import { chatWebhookProvider, consoleProviders, discordProvider, msTeamsProvider, pushWebhookProvider, serviceProviders, slackProvider, smtpProvider, webhookTransport, httpStepTransport } from '@tidings/providers';
 import { activityApp, createHttpApp, type HttpApp } from '@tidings/http';
 import { loadWorkflowsModule } from './workflows-module.js';
 import { engineLogging, requestLogging, serveLogger, type Logger } from './serve-log.js';
@@ -294,6 +294,7 @@ export async function serve(options: ServeOptions = {}): Promise<ServeHandle> {
       ...consoleProviders(),
     ],
     webhookTransport: webhookTransport({ network }),
+    httpStepTransport: httpStepTransport({ network }),
   });
   const app = createHttpApp({
     environments: [{ tidings, apiKeys: [apiKey], applicationIdentifier, ...(options.previousInboxKey && { previousInboxKey: options.previousInboxKey }) }],

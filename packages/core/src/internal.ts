@@ -12,6 +12,7 @@ export type { SuppressionPage } from './engine/delivery/suppressions-api.js';
 export type { RetriedStep } from './engine/walk/retry-api.js';
 export type { WebhookEndpointView } from './engine/webhooks/webhooks-api.js';
 export type { WebhookRequest, WebhookTransport } from './delivery/webhook-transport.js';
+export type { HttpStepAnswer, HttpStepTransport, HttpStepTransportRequest } from './delivery/http-step-transport.js';
 export { WEBHOOK_RETRY_DELAYS_MS } from './engine/webhooks/webhook-handler.js';
 export { WEBHOOK_DISABLE_AFTER } from './engine/webhooks/webhook-effects.js';
 export type { CallbackApplied } from './engine/delivery/provider-status.js';

@@ -4,3 +4,4 @@ export { Client, type ClientOptions, type ClientLogger, type DiscoveredWorkflow 
 export type { Schema, JsonSchema, ZodLike } from './schema.js';
 export type { TriggerRequest, TriggerResult } from './trigger.js';
 export type * from './types.js';
+export type { HttpRequest, HttpStepFailure, HttpStepFn, HttpStepOptions, HttpStepResult } from './http-step.js';

@@ -5,6 +5,7 @@ import { cadenceOption } from './cadence.js';
 import { channelOutputIssues } from './outputs.js';
 import { check, type FieldIssue, type Schema } from './schema.js';
 import type { Step } from './types.js';
+import { httpOutputs, httpResult, type HttpStepOptions } from './http-step.js';
 
 /** Thrown through the user's function to stop it at the step it reached. */
 class StopAtStep {
@@ -26,6 +27,7 @@ const PLACEHOLDERS: Record<CodeStepType, JsonObject> = {
   delay: { duration: 0 },
   throttle: { throttled: false, executionCount: 0, currentCount: 0, threshold: 0, windowStart: new Date(0).toISOString() },
   custom: {},
+  http: {},
 };
 
 /** Every string in controls rendered with Liquid against the run's data, as @novu/framework compiles controls. */
@@ -42,6 +44,8 @@ interface StepDefinition {
   readonly resolve: (controls: Record<string, unknown>) => unknown;
   readonly options: { controlSchema?: Schema | undefined; skip?: ((controls: never) => unknown) | undefined; outputSchema?: Schema | undefined; fallbackTo?: unknown; ttl?: unknown; cadence?: unknown };
 }
+
+type HttpOptions = HttpStepOptions<Schema | undefined, Schema | undefined>;
 
 /** The step object of one run: how a step call behaves, given where the run stands. */
 type StepHandler = (definition: StepDefinition) => Promise<unknown>;
@@ -61,6 +65,11 @@ function stepObject(handle: StepHandler): Step {
     delay: make('delay'),
     throttle: make('throttle'),
     custom: make('custom'),
+    // `step.http(stepId, options)` or `step.http(stepId, resolver, options)`.
+    http: (stepId: string, resolve: unknown, options?: unknown) =>
+      typeof resolve === 'function'
+        ? handle({ stepId, type: 'http', resolve: resolve as StepDefinition['resolve'], options: (options ?? {}) as StepDefinition['options'] })
+        : handle({ stepId, type: 'http', resolve: () => ({}), options: (resolve ?? {}) as StepDefinition['options'] }),
   } as unknown as Step;
 }
 
@@ -115,6 +124,7 @@ async function evaluate(definition: StepDefinition, variables: Record<string, un
     }
     if (options.skip && (await options.skip(controls as never)) === true) return { kind: 'step', stepId, type, skipped: true, outputs: {} };
     const outputs = await definition.resolve(controls);
+    if (type === 'http') return httpOutputs(stepId, options as HttpOptions, outputs);
     if (CHANNEL_STEPS.has(type)) {
       const issues = channelOutputIssues(type, outputs);
       if (issues.length > 0) return failed(describe(issues));
@@ -153,6 +163,11 @@ async function evaluate(definition: StepDefinition, variables: Record<string, un
 export async function runToNextStep(execute: Execute, input: CodeRunInput, base: RunContext, workflow: Record<string, unknown>): Promise<CodeStepRun> {
   const step = stepObject(async (definition) => {
     const result = input.results.get(definition.stepId);
+    if (result !== undefined && definition.type === 'http') {
+      const answer = await httpResult(definition.stepId, definition.options as HttpOptions, result);
+      if (!answer.ok) throw new StopAtStep(answer.run);
+      return structuredClone(answer.value);
+    }
     // A throttle's count is also `currentCount`, the name @novu/framework's later versions give it.
     if (result !== undefined) return definition.type === 'throttle' && 'executionCount' in result ? { ...structuredClone(result), currentCount: result['executionCount'] } : structuredClone(result);
     const variables = { ...base, workflow, steps: Object.fromEntries(input.results) };

@@ -1,5 +1,6 @@
 import type { DebounceInput } from '@tidings/core/schemas';
 import type { Schema, SchemaOutput } from './schema.js';
+import type { HttpStepFn } from './http-step.js';
 
 export type Awaitable<T> = T | Promise<T>;
 export type TimeUnit = 'seconds' | 'minutes' | 'hours' | 'days' | 'weeks' | 'months';
@@ -149,6 +150,8 @@ export interface Step {
     resolver: (controls: ControlsOf<C>) => Awaitable<O extends Schema ? SchemaOutput<O> : Record<string, unknown>>,
     options?: CustomStepOptions<C, O>,
   ) => Promise<O extends Schema ? SchemaOutput<O> : Record<string, never>>;
+  /** Tidings only: an HTTP request, sent by the walk job outside any transaction; resolves to the answer's fields. */
+  http: HttpStepFn;
 }
 
 /** The subscriber a run is for, in @novu/framework's shape. */
@@ -184,6 +187,13 @@ export interface ChannelPreference {
 
 /** Options of `workflow()`, as @novu/framework takes them. */
 export interface WorkflowOptions<P extends Schema | undefined, C extends Schema | undefined> {
+  /**
+   * Tidings only: the function may branch with a plain `if` on earlier steps' results (`step.http`'s
+   * answer, an in-app message's `read`): a step the discovery run did not reach runs too, placed after
+   * the declared steps. Replays return stored results, so an `if` on them takes the same side every
+   * time. Without it such a step fails the walk, as in @novu/framework (leave steps out with `skip`). @default false
+   */
+  dynamicSteps?: boolean;
   payloadSchema?: P;
   controlSchema?: C;
   name?: string;

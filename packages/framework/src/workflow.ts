@@ -33,7 +33,8 @@ export interface Workflow<P = Record<string, unknown>> extends CodeWorkflow {
  * A workflow written as a function, with @novu/framework's call shapes: `execute` declares steps with
  * `step.inApp`, `step.email`, `step.digest`, `step.delay`, `step.custom`, … and the engine replays it
  * for each step, every step that already ran returning its stored result. The function must declare
- * the same steps in the same order on every run: leave one out with its `skip` option, never with an `if`.
+ * the same steps in the same order on every run: leave one out with its `skip` option, never with an
+ * `if`, unless the workflow says `dynamicSteps: true` (an `if` on earlier steps' results).
  */
 export function workflow<P extends Schema | undefined = undefined, C extends Schema | undefined = undefined>(
   id: string,
@@ -52,6 +53,7 @@ export function workflow<P extends Schema | undefined = undefined, C extends Sch
     description: options.description,
     tags: options.tags,
     severity: options.severity,
+    dynamicSteps: options.dynamicSteps === true,
     critical: options.critical === true || options.preferences?.all?.readOnly === true,
     debounce: checkedDebounce(id, options.debounce),
     preferenceSettings: channelSettingsOf(options.preferences, (channel) => PREFERENCE_KEYS[channel]),

@@ -5,7 +5,10 @@
  */
 import {
   ChatStepUpsertDto$outboundSchema,
+  CustomStepUpsertDto$outboundSchema,
   DelayStepUpsertDto$outboundSchema,
+  HttpRequestStepUpsertDto$outboundSchema,
+  ThrottleStepUpsertDto$outboundSchema,
   DigestStepUpsertDto$outboundSchema,
   EmailStepUpsertDto$outboundSchema,
   InAppStepUpsertDto$outboundSchema,
@@ -31,6 +34,9 @@ const SDK_STEP = {
   push: PushStepUpsertDto$outboundSchema,
   delay: DelayStepUpsertDto$outboundSchema,
   digest: DigestStepUpsertDto$outboundSchema,
+  throttle: ThrottleStepUpsertDto$outboundSchema,
+  http_request: HttpRequestStepUpsertDto$outboundSchema,
+  custom: CustomStepUpsertDto$outboundSchema,
 } as const;
 
 /** A Novu step DTO as it arrives: through the SDK's request model, then JSON. */

@@ -151,7 +151,7 @@ describe('/v2/workflows with @novu/api', () => {
     const answer = await http('POST', '/v2/workflows', {
       name: 'Invalid',
       steps: [
-        { name: 'Throttle', type: 'throttle', controlValues: {} },
+        { name: 'Tool', type: 'tool', controlValues: {} },
         { name: 'SMS', type: 'sms', controlValues: { bodyy: 'typo' } },
         { name: 'Digest', type: 'digest', controlValues: { amount: -1, unit: 'minutes' } },
         { name: 'Delay', type: 'delay', controlValues: { amount: 5 } },

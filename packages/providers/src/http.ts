@@ -50,7 +50,7 @@ function guardedLookup(guard: AddressGuard): LookupFunction {
 
 /** One request to a service: the body already encoded, its content type among the headers. */
 export interface ServiceRequest {
-  readonly method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  readonly method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   readonly url: string;
   readonly headers?: Record<string, string>;
   readonly body?: string | Uint8Array;

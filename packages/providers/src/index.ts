@@ -29,4 +29,5 @@ export { TWILIO_PERMANENT_ERRORS } from './sms/twilio-status.js';
 export { VONAGE_PERMANENT_ERRORS } from './sms/vonage-status.js';
 export type { StatusIntegration } from './status-callbacks.js';
 export { webhookTransport } from './webhook-transport.js';
+export { httpStepTransport, type HttpStepTransportOptions } from './http-step-transport.js';
 export { webPushProvider } from './push/web-push.js';

@@ -5,6 +5,7 @@ import { createEmitter, type TidingsEvents } from '../events.js';
 import { TidingsError } from '../errors.js';
 import type { Provider, ProviderCallback } from '../delivery/provider.js';
 import type { WebhookTransport } from '../delivery/webhook-transport.js';
+import type { HttpStepTransport } from '../delivery/http-step-transport.js';
 import { applyProviderCallback } from './delivery/provider-status.js';
 import { suppressionsApi } from './delivery/suppressions-api.js';
 import { webhooksApi } from './webhooks/webhooks-api.js';
@@ -80,6 +81,11 @@ export interface TidingsOptions {
    * as Standard Webhooks says, behind the address guard). Without it, `webhooks.create` is refused.
    */
   webhookTransport?: WebhookTransport;
+  /**
+   * Sends workflows' `http` steps (`httpStepTransport()` of `@tidings/providers`: behind the address
+   * guard). Without it, an `http` step fails (or goes on, with `continueOnFailure`).
+   */
+  httpStepTransport?: HttpStepTransport;
   /** @default 10_000 */
   providerTimeoutMs?: number;
   /**
@@ -210,7 +216,7 @@ function codeWorkflowsOf(list: readonly CodeWorkflow[] | undefined): Map<string,
 }
 
 /** The options that are objects or functions of the app's, not data the schema checks. */
-const GIVEN_OPTIONS = new Set<string>(['storage', 'clock', 'providers', 'webhookTransport', 'onError', 'workflows', 'emailComponents', 'tracerProvider', 'meterProvider'] satisfies (keyof TidingsOptions)[]);
+const GIVEN_OPTIONS = new Set<string>(['storage', 'clock', 'providers', 'webhookTransport', 'httpStepTransport', 'onError', 'workflows', 'emailComponents', 'tracerProvider', 'meterProvider'] satisfies (keyof TidingsOptions)[]);
 
 /** An option the engine does not know (a typo such as `inlineInAp`) is refused naming it, never ignored. */
 function refuseUnknownOptions(options: object): void {
@@ -278,7 +284,7 @@ export function createTidings(options: TidingsOptions): Tidings {
   // Workers know each other by the storage the user passed: each engine's code-catalog view is an object of its own.
   const takeBackDeadLeases = deadLeaseTakeBack(ctx, options.storage);
   const triggers = triggerApi(ctx);
-  const jobs = engineJobs(ctx, providers, options.webhookTransport, triggers.runBurst);
+  const jobs = engineJobs(ctx, providers, options.webhookTransport, triggers.runBurst, options.httpStepTransport);
   const runner = createJobRunner(ctx, jobs, options.storage, { exceptKinds: [...WEBHOOK_KINDS, ...FANOUT_KINDS], batchSize: engineOptions.batchSize, takeBackDeadLeases });
   const fanoutRunner = createJobRunner(ctx, jobs, options.storage, { kinds: FANOUT_KINDS, batchSize: FANOUT_PAGES_PER_BATCH, takeBackDeadLeases });
   const webhookRunner = createJobRunner(ctx, jobs, options.storage, { kinds: WEBHOOK_KINDS, batchSize: engineOptions.deliveryConcurrency, takeBackDeadLeases });

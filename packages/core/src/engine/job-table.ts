@@ -1,5 +1,6 @@
 import type { Provider } from '../delivery/provider.js';
 import type { WebhookTransport } from '../delivery/webhook-transport.js';
+import type { HttpStepTransport } from '../delivery/http-step-transport.js';
 import type { EngineContext } from './context.js';
 import { stepDeliverer } from './delivery/deliver-step.js';
 import { deadTokensApplier } from './delivery/delivery-effects.js';
@@ -29,12 +30,12 @@ import { debounceRanApplier } from './debounce/debounce-effects.js';
  * first (they add trace entries, jobs and events); the outbox of webhook events last but for the
  * runtime's own queueing of jobs.
  */
-export function engineJobs(ctx: EngineContext, providers: ReadonlyMap<string, Provider>, webhookTransport: WebhookTransport | undefined, runBurst: FireBurst): JobKinds<BatchData> {
+export function engineJobs(ctx: EngineContext, providers: ReadonlyMap<string, Provider>, webhookTransport: WebhookTransport | undefined, runBurst: FireBurst, httpStepTransport?: HttpStepTransport): JobKinds<BatchData> {
   const deliver = stepDeliverer(providers, ctx.options, () => ctx.clock.now().getTime(), ctx.telemetry);
   const tracksStatus: TracksStatus = (channel, providerId) => providers.get(`${channel}:${providerId}`)?.readStatus !== undefined;
   return {
     handlers: {
-      walk: walkHandler(deliver),
+      walk: walkHandler(deliver, httpStepTransport),
       fanout: fanoutHandler,
       unsnooze: unsnoozeHandler,
       digest: digestHandler,

@@ -23,7 +23,8 @@ export const FILTER_TYPES = ['BOOLEAN', 'TEXT', 'DATE', 'NUMBER', 'STATEMENT', '
 export const filterTypeSchema = z.enum(FILTER_TYPES);
 export type FilterType = z.infer<typeof filterTypeSchema>;
 
-export const FILTER_ON = ['subscriber', 'payload', 'tenant', 'actor', 'context'] as const;
+/** `steps`: the results of earlier steps of the run (`steps.<stepId>.<field>`, an `http` step's answer). */
+export const FILTER_ON = ['subscriber', 'payload', 'tenant', 'actor', 'context', 'steps'] as const;
 export const filterOnSchema = z.enum(FILTER_ON);
 export type FilterOn = z.infer<typeof filterOnSchema>;
 

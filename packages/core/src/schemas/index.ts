@@ -3,6 +3,8 @@ export * from './filter.js';
 export * from './schedule.js';
 export * from './message-parts.js';
 export * from './step.js';
+export * from './http-step.js';
+export * from './branch-step.js';
 export * from './digest-cadence.js';
 export * from './subscriber.js';
 export * from './workflow.js';

@@ -8,6 +8,8 @@ import { throttleMetadataSchema } from './frequency.js';
 import { ttlSchema } from './expiry.js';
 import { emailHeaderTemplatesSchema } from './email-headers.js';
 import { MAX_EMAIL_OVERRIDE_ADDRESSES } from './email-overrides.js';
+import { httpStepSchema } from './http-step.js';
+import { branchStepSchema } from './branch-step.js';
 
 const amountSchema = z.number().positive();
 
@@ -152,6 +154,10 @@ const stepFields = {
   fallbackTo: channelSchema.optional(),
   /** An in-app step's messages expire this long after they are made. */
   ttl: ttlSchema.optional(),
+  /** An `http` step's request and how its answer is taken. */
+  http: httpStepSchema.optional(),
+  /** A `branch` step's conditions and the steps each one chooses. */
+  branch: branchStepSchema.optional(),
 };
 
 export const stepVariantSchema = z.strictObject(stepFields);

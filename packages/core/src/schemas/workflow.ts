@@ -8,6 +8,7 @@ import { isoInstantSchema, jsonObjectSchema, severitySchema } from './enums.js';
 import { delayMetadataSchema, digestMetadataSchema, stepSchema, type Step } from './step.js';
 import { templateSyntaxError } from '../templates/render.js';
 import { throttleMetadataSchema } from './frequency.js';
+import { checkBranchRefs, checkFlowStep } from './flow-step-checks.js';
 
 /** A revision of a workflow: a stored workflow's number, or a code workflow's hash. */
 export const workflowRevisionRefSchema = z.union([z.number().int().positive(), z.string().min(1)]);
@@ -96,7 +97,7 @@ const checkTtl: StepCheck = (step, addIssue) => {
   if (step.ttl !== undefined && step.template.type !== 'in_app') addIssue(['ttl'], `only in-app messages expire; a ${step.template.type} step takes no ttl`);
 };
 
-const stepChecks: StepCheck[] = [checkStepMetadata, checkTemplateSyntax, checkEmailFields, checkFallback, checkTtl];
+const stepChecks: StepCheck[] = [checkStepMetadata, checkTemplateSyntax, checkEmailFields, checkFallback, checkTtl, checkFlowStep];
 
 const workflowFields = {
   _id: z.string().optional(),
@@ -170,6 +171,7 @@ export const workflowInputSchema = z.strictObject({ ...workflowFields, ...server
       step.variants.forEach((variant, v) => check({ ...variant, variants: [] }, report(['steps', s, 'variants', v])));
     }
   });
+  checkBranchRefs(workflow.steps, ctx);
 });
 export type WorkflowInput = z.input<typeof workflowInputSchema>;
 

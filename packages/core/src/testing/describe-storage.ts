@@ -32,6 +32,7 @@ import { topicSubscriptionsSuite } from './suite/topic-subscriptions.js';
 import { revisionsSuite } from './suite/revisions.js';
 import { activitySuite } from './suite/activity.js';
 import { operatingSuite } from './suite/operating.js';
+import { flowStepsSuite } from './suite/flow-steps.js';
 import type { StorageUnderTest, SuiteContext } from './storage-under-test.js';
 
 export type { StorageUnderTest, SuiteContext } from './storage-under-test.js';
@@ -96,6 +97,7 @@ export function describeStorage(name: string, backend: StorageUnderTest, part: C
     topicSubscriptionsSuite(context);
     revisionsSuite(context);
     activitySuite(context);
+    flowStepsSuite(context);
     retrySuite(context);
     reliabilitySuite(context);
     if (part === 'all') faultsSuite({ ...context, name });

@@ -15,6 +15,7 @@ import { throttleOfOutputs } from '../frequency/throttle.js';
 import { contentOfOutputs, delayOfOutputs, digestOfOutputs, type CodeDelay } from './code-outputs.js';
 import type { CodeStepDeclaration, CodeStepType, CodeWorkflow } from './code-workflow.js';
 import type { TraceEntry } from './trace.js';
+import { codeHttpCall } from './code-http.js';
 import type { Delivery, WalkInput, WalkResult, Walker } from './walker.js';
 
 type Channel = (typeof CHANNELS)[number];
@@ -81,6 +82,20 @@ const stepOf = (stepId: string, type: Delivery['channel'] | 'digest', more: Pick
   ...(more.ttl && { ttl: more.ttl }),
 });
 
+/** Steps one run may reach that the discovery run did not (behind an `if` on a step's result). */
+const MAX_UNDISCOVERED_STEPS = 50;
+
+/**
+ * The index of a step the discovery run did not reach (a step behind a plain `if` on an earlier
+ * step's result, in a workflow with `dynamicSteps`): after the declared ones, in the order this run reaches them. A run replays the
+ * same results, so it reaches them in the same order and each keeps its index (and its message id);
+ * -1 once a run reached too many.
+ */
+function undiscoveredIndex(declared: number, ran: readonly RanStep[], stepId: string): number {
+  const earlier = ran.filter((s) => s.stepIndex >= declared && s.stepId !== stepId).length;
+  return earlier < MAX_UNDISCOVERED_STEPS ? declared + earlier : -1;
+}
+
 /**
  * The walker of workflows written in code: replays the function, each step that already ran giving
  * its stored result, and handles the first new step as the engine handles a stored one (preferences,
@@ -118,7 +133,7 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
       return end();
     }
     // Each declared step runs at most once per walk, so the loop ends even if the function misbehaves.
-    for (let runs = 0; runs <= steps.length; runs++) {
+    for (let runs = 0; runs <= steps.length + MAX_UNDISCOVERED_STEPS; runs++) {
       const run = await code.runNext({
         payload: input.notification.payload,
         subscriber: input.subscriber,
@@ -132,8 +147,9 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
         const index = run.stepId === null ? -1 : steps.findIndex((s) => s.stepId === run.stepId);
         return fail(Math.max(index, 0), run.stepId ?? '', index >= 0 ? steps[index]!.type : 'custom', run.error);
       }
-      const stepIndex = steps.findIndex((s) => s.stepId === run.stepId);
-      if (stepIndex < 0 || steps[stepIndex]!.type !== run.type) {
+      const declared = steps.findIndex((s) => s.stepId === run.stepId);
+      const stepIndex = declared >= 0 || code.dynamicSteps !== true ? declared : undiscoveredIndex(steps.length, ran, run.stepId);
+      if (stepIndex < 0 || (declared >= 0 && steps[stepIndex]!.type !== run.type)) {
         return fail(Math.max(stepIndex, 0), run.stepId, run.type, `step "${run.stepId}" (${run.type}) is not a step the workflow declared: declare every step on every run, and leave one out with \`skip\``);
       }
       if (ran.some((s) => s.stepId === run.stepId)) return fail(stepIndex, run.stepId, run.type, `step "${run.stepId}" ran twice in one run of the workflow: step ids must be unique`);
@@ -149,6 +165,12 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
         entry('ran', 'custom step ran; its result is kept for the steps after it');
         keep(run.outputs);
         continue;
+      }
+      if (run.type === 'http') {
+        // The walk job sends it (outside any transaction); its answer is the step's result when the function is replayed.
+        const http = codeHttpCall(run.stepId, stepIndex, run.outputs);
+        if (!http.ok) return fail(stepIndex, run.stepId, run.type, `step "${run.stepId}": ${http.error}`);
+        return { deliveries, resume: null, http: http.call, trace, state: state(stepIndex + 1) };
       }
       if (run.type === 'throttle') {
         const throttle = throttleOfOutputs(run.outputs, input.notification.payload);
@@ -204,7 +226,7 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
       deliveries.push(delivery);
       entry('delivered', `${run.type} outputs from the step's resolver`);
       keep({});
-      if (run.type !== 'in_app' && stepIndex < steps.length - 1) return { deliveries, resume: { stepIndex: stepIndex + 1, runAt: input.now }, trace, state: state(stepIndex + 1) };
+      if (run.type !== 'in_app' && (stepIndex < steps.length - 1 || declared < 0)) return { deliveries, resume: { stepIndex: stepIndex + 1, runAt: input.now }, trace, state: state(stepIndex + 1) };
     }
     return fail(steps.length, '', 'custom', 'the workflow declared more steps than it has');
   }

@@ -4,7 +4,7 @@ import type { Debounce } from '../schemas/debounce.js';
 import type { PreparedPayload } from './walker.js';
 
 /** The kinds of step a workflow written in code may declare. */
-export type CodeStepType = Channel | 'digest' | 'delay' | 'custom' | 'throttle';
+export type CodeStepType = Channel | 'digest' | 'delay' | 'custom' | 'throttle' | 'http';
 
 /** A step as the workflow declares it, found by running the function once without an event. */
 export interface CodeStepDeclaration {
@@ -56,6 +56,11 @@ export interface CodeWorkflow {
   readonly critical?: boolean | undefined;
   /** Folds a burst of triggers into one run with the last one's event (a trigger's own `debounce` wins). */
   readonly debounce?: Debounce | undefined;
+  /**
+   * Steps the discovery run did not reach (behind an `if` on an earlier step's result) run too,
+   * placed after the declared ones in the order a run reaches them; without it such a step fails the walk.
+   */
+  readonly dynamicSteps?: boolean | undefined;
   /** The channels on or off until a subscriber says otherwise (Novu's `preferences`). */
   readonly preferenceSettings?: ChannelPreferences | undefined;
   /**

@@ -12,6 +12,9 @@ import { channelGate } from './channel-gate.js';
 import type { TraceEntry } from './trace.js';
 import { emailLocale, emailVariables, translationNote, walkVariables } from './walk-variables.js';
 import type { Delivery, WalkInput, WalkResult, Walker } from './walker.js';
+import type { RanStep } from '../schemas/index.js';
+import { branchSkip } from './branch-walk.js';
+import { flowStep } from './flow-steps.js';
 
 const isChannel = (type: string): type is Channel => (CHANNELS as readonly string[]).includes(type);
 
@@ -33,11 +36,18 @@ export async function walkSteps(input: WalkInput): Promise<WalkResult> {
   const deliveries: Delivery[] = [];
   const trace: TraceEntry[] = [];
   let failedOverBudget: number | undefined;
-  const over = () => (failedOverBudget === undefined ? {} : { failedOverBudget });
+  // Branch choices and http answers of this run, carried with the walk's state to its later jobs.
+  const ran: RanStep[] = [...(input.state?.steps ?? [])];
+  const over = () => ({ ...(failedOverBudget !== undefined && { failedOverBudget }), ...(ran.length > 0 && { state: { ...input.state, steps: [...ran] } }) });
   for (let stepIndex = input.startIndex; stepIndex < workflow.steps.length; stepIndex++) {
     const base = workflow.steps[stepIndex]!;
     const entry = (decision: TraceEntry['decision'], reason: string, extra: Partial<TraceEntry> = {}) =>
       trace.push({ stepIndex, stepId: base._id ?? String(stepIndex), type: base.template.type, decision, reason, ...extra });
+    const left = branchSkip(ran, stepIndex, base._id);
+    if (left !== null) {
+      entry('skipped', left);
+      continue;
+    }
     if (!base.active) {
       entry('skipped', 'step is inactive');
       continue;
@@ -74,6 +84,27 @@ export async function walkSteps(input: WalkInput): Promise<WalkResult> {
     }
     if (type === 'digest') return { deliveries, resume: null, digest: { stepIndex, step }, trace, ...over() };
     if (type === 'throttle') return { deliveries, resume: null, throttle: { stepIndex, stepId: base._id ?? String(stepIndex), rule: throttleRuleOf(step.metadata as ThrottleMetadata, notification.payload) }, trace, ...over() };
+    if (type === 'branch' || type === 'http' || type === 'custom') {
+      let flow: ReturnType<typeof flowStep>;
+      try {
+        flow = flowStep(step, stepIndex, base, workflow.steps, variables, input.renderBudget);
+      } catch (error) {
+        if (!(error instanceof RenderBudgetSpent)) throw error;
+        entry('held', `${error.message}: the walk goes on from this step in a batch of its own`, chosen);
+        return { deliveries, resume: null, spent: { stepIndex }, trace, ...over() };
+      }
+      if (flow.kind === 'http') return { deliveries, resume: null, http: flow.call, trace, ...over() };
+      if (flow.ran) {
+        const again = ran.findIndex((s) => s.stepIndex === stepIndex);
+        if (again >= 0) ran.splice(again, 1);
+        ran.push(flow.ran);
+        (variables['steps'] as Record<string, unknown>)[flow.ran.stepId] = flow.ran.result;
+      }
+      if (flow.kind === 'ran') entry(flow.entry.decision, flow.entry.reason, { ...chosen, ...(flow.entry.failedFilter && { failedFilter: flow.entry.failedFilter }) });
+      else entry('failed', flow.ran ? `${flow.reason}; the run goes on (continueOnFailure)` : `${flow.reason}; the run ends here`, chosen);
+      if (flow.kind === 'failed' && !flow.ran) break;
+      continue;
+    }
     if (!isChannel(type)) continue;
     const gate = channelGate(input, workflow, type);
     if (gate.kind === 'skip') {

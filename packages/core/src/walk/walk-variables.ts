@@ -6,6 +6,7 @@ import { translator, type Translator } from '../translations/translator.js';
 import type { LinkSigning } from '../email/email-look.js';
 import { unsubscribeScope } from '../preferences/categories.js';
 import { linkUrl, signLink, type LinkClaims, type LinkPurpose } from '../links/link-token.js';
+import { stepResults } from './step-results.js';
 
 /** The data templates and filters see in a walk. */
 export function walkVariables(input: WalkInput): Record<string, unknown> & FilterContext {
@@ -20,6 +21,7 @@ export function walkVariables(input: WalkInput): Record<string, unknown> & Filte
     step: input.digestEvents
       ? { events: input.digestEvents.map((e) => e.payload), total_count: input.digestEvents.length, digest: true }
       : { events: [notification.payload], total_count: 1, digest: false },
+    steps: stepResults(input.state),
   };
   if (input.look?.links) withLinkVariables(variables, input, input.look.links);
   const translations = input.look?.translations;

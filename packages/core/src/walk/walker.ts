@@ -5,6 +5,7 @@ import type { TraceEntry } from './trace.js';
 import type { ThrottleRule } from '../frequency/throttle.js';
 import type { EmailLook } from '../email/email-look.js';
 import type { TopicReach } from '../preferences/subscription-preferences.js';
+import type { HttpStepCall } from './http-request.js';
 
 /** A channel step that passed every check, rendered and ready to become a message. */
 export interface Delivery {
@@ -71,6 +72,8 @@ export interface WalkResult {
   readonly spent?: { stepIndex: number };
   /** The step that ran out of render time alone, and failed for it. */
   readonly failedOverBudget?: number;
+  /** The walk stopped at this `http` step: the walk job sends its request, outside any transaction, and goes on. */
+  readonly http?: HttpStepCall;
   /** The code steps that ran, to carry to the walk's next run (resume or digest); absent for data workflows. */
   readonly state?: WalkState;
 }

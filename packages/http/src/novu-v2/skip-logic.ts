@@ -88,6 +88,8 @@ function variableOf(node: unknown, at: string): { on: FilterOn; field: string } 
   const field = dot < 0 ? '' : path.slice(dot + 1);
   if (!FILTER_ROOTS.has(root)) throw new SkipNotMappable(at, `the variable "${path}" does not map: Tidings filters read ${FILTER_ON.map((r) => `${r}.…`).join(', ')}`);
   if (field === '' || field.split('.').some((segment) => segment === '')) throw new SkipNotMappable(at, `the variable "${path}" must name a field inside ${root}`);
+  // steps.* holds http, custom and branch results; a digest's count is not one of them, and would never match.
+  if (root === 'steps' && /\.(eventCount|events)$/.test(field)) throw new SkipNotMappable(at, `the variable "${path}" does not map: a digest's events are not a step result in Tidings (steps.… holds http_request and custom steps' results)`);
   return { on: root as FilterOn, field };
 }
 

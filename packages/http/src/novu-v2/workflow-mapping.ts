@@ -12,8 +12,9 @@ import {
   type WorkflowInput,
 } from '@tidings/core';
 import { renderEmailBody } from '@tidings/core/internal';
-import { CHANNELS, type ChannelPreferences, type ThrottleMetadata, type MessageCta, type StepType } from '@tidings/core/schemas';
+import { CHANNELS, type ChannelPreferences, type MessageCta, type StepType } from '@tidings/core/schemas';
 import { filtersFromSkip, SkipNotMappable, skipFromFilters, type JsonLogic } from './skip-logic.js';
+import { flowControlsOf, flowStepFromNovu, keptBranch, novuTypeOf, tidingsTypeOf } from './flow-step-mapping.js';
 import {
   CONTROL_SCHEMAS,
   invalid,
@@ -66,12 +67,12 @@ export interface ControlIssue {
 export type ControlValues = Record<string, unknown>;
 
 /** The parts of a stored step the mapping reads. */
-export type StoredStep = Pick<Step, 'template' | 'filters'> & Partial<Pick<Step, '_id' | 'name' | 'uuid' | 'metadata'>>;
+export type StoredStep = Pick<Step, 'template' | 'filters'> & Partial<Pick<Step, '_id' | 'name' | 'uuid' | 'metadata' | 'http' | 'branch'>>;
 
 /** Derived workflow and step ids, as Novu slugifies names (a step's fallback is `step`). */
 export const slugify = (text: string, fallback = 'step'): string => slugifyName(text, fallback);
 
-const STEP_LABELS: Record<StepType, string> = { in_app: 'In-App', email: 'Email', sms: 'SMS', chat: 'Chat', push: 'Push', digest: 'Digest', delay: 'Delay', throttle: 'Throttle' };
+const STEP_LABELS: Record<StepType, string> = { in_app: 'In-App', email: 'Email', sms: 'SMS', chat: 'Chat', push: 'Push', digest: 'Digest', delay: 'Delay', throttle: 'Throttle', http: 'HTTP Request', branch: 'Branch', custom: 'Custom' };
 
 /** A step's name as Novu shows it: its own, its template's, or its type and place. */
 export const stepNameOf = (step: StoredStep, index: number): string => step.name ?? step.template.name ?? `${STEP_LABELS[step.template.type]} Step ${index + 1}`;
@@ -205,12 +206,13 @@ export function controlValuesOf(step: StoredStep): { values: ControlValues; issu
     case 'delay':
       delayControls(step.metadata, values, issues);
       break;
-    case 'throttle': {
-      // Shown as @novu/framework's throttle outputs; a throttle step is saved through /v1/workflows only.
-      const m = step.metadata as ThrottleMetadata;
-      Object.assign(values, { type: 'fixed', amount: m.amount, unit: m.unit, threshold: m.limit }, m.key !== undefined && { throttleKey: `{{payload.${m.key}}}` });
+    case 'throttle':
+    case 'http':
+    case 'custom':
+    case 'branch':
+      Object.assign(values, flowControlsOf(step));
+      if (t.type === 'branch') issues['custom'] = [warning('a Tidings branch step (Novu has none): shown as a custom step, kept as it is by an update that names it, changed through /v1/workflows')];
       break;
-    }
   }
   skipOf(step, values, issues);
   return { values, issues };
@@ -240,7 +242,7 @@ export function stepToNovu(workflow: Workflow, index: number, stepIds = stepIdsO
     stepId: stepIds[index]!,
     name,
     slug: `${slugify(name)}_st_${_id}`,
-    type: step.template.type,
+    type: novuTypeOf(step.template.type),
     origin: ORIGIN,
     workflowId: workflow.identifier,
     workflowDatabaseId: workflow._id,
@@ -298,7 +300,7 @@ export function workflowToNovuListItem(workflow: Workflow) {
     origin: full.origin,
     status: full.status,
     isTranslationEnabled: false,
-    stepTypeOverviews: workflow.steps.map((s) => s.template.type),
+    stepTypeOverviews: workflow.steps.map((s) => novuTypeOf(s.template.type)),
     steps: full.steps.map((s) => ({ slug: s.slug, type: s.type, ...(s.issues && { issues: s.issues }) })),
     createdAt: full.createdAt,
     updatedAt: full.updatedAt,
@@ -463,10 +465,13 @@ function filtersOf(skip: JsonLogic | undefined, ctx: StepContext): Filter[] {
  * `base` the stored step its `_id` names, if any. Problems are added to `issues` with Novu's paths.
  */
 export function stepFromNovu(dto: StepUpsert, controls: Record<string, unknown>, stepId: string, stored: Step | undefined, at: string, issues: FieldIssue[]): StepInput {
-  const base = stored?.template.type === dto.type ? stored : undefined;
+  const base = stored?.template.type === tidingsTypeOf(dto.type) ? stored : undefined;
   const ctx: StepContext = { at: `${at}.controlValues`, base, issues };
+  const branch = dto.type === 'custom' ? keptBranch(controls, stored, (member, message) => issue(ctx, member, message)) : null;
+  if (branch) return branch;
   let template: StepTemplate;
   let metadata: Step['metadata'];
+  let http: Step['http'] | undefined;
   switch (dto.type) {
     case 'in_app':
       template = inAppTemplate(controls as InAppControls, ctx);
@@ -493,6 +498,15 @@ export function stepFromNovu(dto: StepUpsert, controls: Record<string, unknown>,
       template = { type: 'digest' };
       metadata = digestMetadata(controls as DigestControls, ctx);
       break;
+    case 'throttle':
+    case 'http_request':
+    case 'custom': {
+      const mapped = flowStepFromNovu(dto.type, controls, (member, message) => issue(ctx, member, message));
+      template = mapped.template;
+      metadata = mapped.metadata;
+      http = mapped.http as Step['http'];
+      break;
+    }
   }
   const filters = filtersOf((controls as { skip?: JsonLogic }).skip, ctx);
   return {
@@ -514,6 +528,7 @@ export function stepFromNovu(dto: StepUpsert, controls: Record<string, unknown>,
     },
     filters,
     ...(metadata && { metadata }),
+    ...(http && { http }),
   };
 }
 

@@ -3,6 +3,7 @@ import { formatPath, inputHazards } from '@tidings/core/internal';
 import { channelSchema, MAX_ID_LENGTH, redirectTargetSchema, severitySchema, timeUnitSchema } from '@tidings/core/schemas';
 import { z } from 'zod';
 import { wholeNumber } from '../params.js';
+import { customControlsSchema, httpRequestControlsSchema, throttleControlsSchema } from './flow-step-mapping.js';
 
 /**
  * The inputs of Novu's `/v2/workflows` as `@novu/api` 3.x sends them (its CreateWorkflowDto,
@@ -12,8 +13,8 @@ import { wholeNumber } from '../params.js';
  * refused by name instead of silently dropped.
  */
 
-/** The step types Tidings has; Novu's throttle, custom, http_request and tool steps are not among them. */
-export const NOVU_STEP_TYPES = ['in_app', 'email', 'sms', 'chat', 'push', 'digest', 'delay'] as const;
+/** The step types Tidings has (http_request is its `http` step); Novu's tool steps are not among them. */
+export const NOVU_STEP_TYPES = ['in_app', 'email', 'sms', 'chat', 'push', 'digest', 'delay', 'throttle', 'http_request', 'custom'] as const;
 export type NovuStepType = (typeof NOVU_STEP_TYPES)[number];
 
 /** A member Novu has that Tidings cannot honour in any but its neutral value. */
@@ -94,6 +95,9 @@ export const CONTROL_SCHEMAS = {
   push: pushControlsSchema,
   delay: delayControlsSchema,
   digest: digestControlsSchema,
+  throttle: throttleControlsSchema,
+  http_request: httpRequestControlsSchema,
+  custom: customControlsSchema,
 } as const satisfies Record<NovuStepType, z.ZodType>;
 
 export type InAppControls = z.output<typeof inAppControlsSchema>;

@@ -1,3 +1,4 @@
+import { withRanStep } from '../../walk/step-results.js';
 import { TidingsError, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { previewInputSchema, type Channel, type EmailBlock, type JsonObject, type MessageCta, type Notification, type PreviewInput, type Subscriber, type WalkState } from '../../schemas/index.js';
@@ -102,7 +103,9 @@ export function previewApi(ctx: EngineContext) {
       steps.push(...walk.deliveries.map(previewed));
       trace.push(...walk.trace);
       state = walk.state;
-      const next = walk.resume?.stepIndex ?? (walk.digest ? walk.digest.stepIndex + 1 : walk.throttle ? walk.throttle.stepIndex + 1 : walk.spent ? walk.spent.stepIndex + 1 : -1);
+      // A preview sends no request: the steps after an http step see an empty answer.
+      if (walk.http) state = withRanStep(walk.state, { stepId: walk.http.resultKey, stepIndex: walk.http.stepIndex, type: 'http', skipped: false, result: {} });
+      const next = walk.http ? walk.http.stepIndex + 1 : walk.resume?.stepIndex ?? (walk.digest ? walk.digest.stepIndex + 1 : walk.throttle ? walk.throttle.stepIndex + 1 : walk.spent ? walk.spent.stepIndex + 1 : -1);
       if (walk.digest) digestEvents = [{ id: notification.transactionId, time: notification.createdAt, payload: notification.payload }];
       if (next <= startIndex) break;
       startIndex = next;

@@ -17,7 +17,7 @@ export const neverAccepted = (m: Message) => m.status === 'error' && m.providerM
 export function retryScope(data: WalkJobData, walk: WalkResult): WalkResult {
   const { retry } = data;
   if (!retry?.alone || data.stepIndex !== retry.stepIndex) return walk;
-  const { digest: _digest, throttle: _throttle, ...rest } = walk;
+  const { digest: _digest, throttle: _throttle, http: _http, ...rest } = walk;
   return {
     ...rest,
     deliveries: walk.deliveries.filter((d) => d.stepIndex === retry.stepIndex),

@@ -24,6 +24,9 @@ import { hopelessSteps, renderSpentAlone } from './render-memo.js';
 import { capGate } from '../frequency/caps.js';
 import { takeSendSlot } from '../frequency/send-rate.js';
 import type { WindowHit } from '../../storage.js';
+import type { HttpStepTransport } from '../../delivery/http-step-transport.js';
+import { withRanStep } from '../../walk/step-results.js';
+import { runHttpStep } from './http-step-run.js';
 import { resultOf, waitUntil, type Effect, type HandlerContext, type JobResult, type NextStep } from '../runtime/job-result.js';
 
 /** The walk's trace up to step `last`, with what delivery added to each step's entry. */
@@ -52,7 +55,7 @@ const stateBefore = (state: WalkState | undefined, stepIndex: number, stepId: st
   state && { steps: state.steps.filter((s) => s.stepIndex < stepIndex), ...(stepId !== undefined && { next: stepId }) };
 
 /** The walk of one job: its steps from the job's, and the deliveries among them. */
-async function walkJob(job: JobOf<'walk'>, context: HandlerContext<BatchData>, deliver: Deliver): Promise<JobResult> {
+async function walkJob(job: JobOf<'walk'>, context: HandlerContext<BatchData>, deliver: Deliver, httpTransport: HttpStepTransport | undefined): Promise<JobResult> {
   const { ctx, batch, now } = context;
   const notification = batch.notifications.get(job.data.notificationId);
   const subscriber = batch.subscribers.get(job.subscriberId);
@@ -199,6 +202,15 @@ async function walkJob(job: JobOf<'walk'>, context: HandlerContext<BatchData>, d
   // Out of render budget: the steps before are delivered; the rest runs again at once (in its place in
   // the queue, so before the jobs claimed after it), in a batch of its own.
   if (walk.spent) return done({ kind: 'later', runAt: new Date(job.runAt), data: { ...withState({ ...job.data, stepIndex: walk.spent.stepIndex }, walk.state), runAlone: true }, retry: false, lastError: null });
+  if (walk.http) {
+    // The request runs here, outside any transaction; its answer goes on with the walk's state, in the job's data.
+    const call = walk.http;
+    const outcome = await runHttpStep(call, httpTransport, { attempts: job.attempts, maxAttempts: ctx.options.maxAttempts, now, idempotencyKey: `${notification._id}:${subscriber._id}:${call.stepIndex}` });
+    walk.trace.push(outcome.entry);
+    if (outcome.kind === 'end') return done({ kind: 'done' });
+    if (outcome.kind === 'retry') return done({ kind: 'later', runAt: outcome.runAt, data: withState({ ...job.data, stepIndex: call.stepIndex }, walk.state), retry: true, lastError: outcome.error });
+    return done({ kind: 'later', runAt: now, data: withState({ ...job.data, stepIndex: call.stepIndex + 1 }, withRanStep(walk.state, outcome.ran)), retry: false, lastError: null });
+  }
   // A delay after a digest keeps the digest's events for the steps after it.
   if (walk.resume) return done(waitUntil({ ...job, data: withState({ ...job.data, stepIndex: walk.resume.stepIndex }, walk.state) }, walk.resume.runAt));
   if (walk.throttle) {
@@ -226,11 +238,11 @@ function timedOut(job: JobOf<'walk'>, error: StepTimedOut, maxAttempts: number):
  * settles; a walk that ends here completes the subscriber's run.
  */
 export const walkHandler =
-  (deliver: Deliver): EngineJobHandler<'walk'> =>
+  (deliver: Deliver, httpTransport?: HttpStepTransport): EngineJobHandler<'walk'> =>
   async (job, context) => {
     let result: JobResult;
     try {
-      result = await walkJob(job, context, deliver);
+      result = await walkJob(job, context, deliver, httpTransport);
     } catch (error) {
       if (error instanceof StepTimedOut) return timedOut(job, error, context.ctx.options.maxAttempts);
       throw error;
