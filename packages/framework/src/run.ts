@@ -26,6 +26,7 @@ const PLACEHOLDERS: Record<CodeStepType, JsonObject> = {
   delay: { duration: 0 },
   throttle: { throttled: false, executionCount: 0, currentCount: 0, threshold: 0, windowStart: new Date(0).toISOString() },
   custom: {},
+  wait: { matched: false },
 };
 
 /** Every string in controls rendered with Liquid against the run's data, as @novu/framework compiles controls. */
@@ -61,6 +62,8 @@ function stepObject(handle: StepHandler): Step {
     delay: make('delay'),
     throttle: make('throttle'),
     custom: make('custom'),
+    waitForEvent: (stepId: string, options: object) => handle({ stepId, type: 'wait', resolve: () => ({ ...options }), options: {} }),
+    waitForToken: (stepId: string, options: object) => handle({ stepId, type: 'wait', resolve: () => ({ ...options, token: true }), options: {} }),
   } as unknown as Step;
 }
 

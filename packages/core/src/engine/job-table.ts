@@ -12,6 +12,8 @@ import { unsnoozeHandler } from './inbox/unsnooze-handler.js';
 import { sweepDueApplier } from './retention/retention-effects.js';
 import { sweepHandler } from './retention/sweep-handler.js';
 import type { JobKinds } from './runtime/job-runner.js';
+import { waitBeginApplier, waitTimeoutApplier } from './waits/wait-effects.js';
+import { waitHandler } from './waits/wait-handler.js';
 import { startJobSpans } from './telemetry/job-spans.js';
 import { fanoutHandler } from './trigger/fanout-handler.js';
 import { loadBatch, type BatchData } from './walk/batch-data.js';
@@ -39,11 +41,14 @@ export function engineJobs(ctx: EngineContext, providers: ReadonlyMap<string, Pr
       webhook: webhookHandler(webhookTransport),
       outbox: outboxHandler,
       sweep: sweepHandler,
+      wait: waitHandler,
     },
     loadBatch: (jobs) => loadBatch(ctx, jobs),
     appliers: [
       digestArrivalApplier(ctx),
       throttleApplier(ctx),
+      waitBeginApplier(ctx),
+      waitTimeoutApplier(ctx),
       digestCloseApplier(ctx),
       webhookAttemptApplier(ctx),
       messageUpdateApplier(ctx),

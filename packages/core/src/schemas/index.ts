@@ -31,3 +31,4 @@ export * from './revision.js';
 export * from './activity.js';
 export * from './email-attachments.js';
 export * from './email-headers.js';
+export * from './wait.js';

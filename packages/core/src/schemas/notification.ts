@@ -108,6 +108,9 @@ export const outboxJobDataSchema = z.object({
 /** The `sweep` job: deletes expired messages and what the retention policy says is too old. Keyed, one per environment. */
 export const sweepJobDataSchema = z.object({});
 
+/** A `wait` job: the timeout of a waiting run (keyed by its wait); a wait already ended makes it a no-op. */
+export const waitJobDataSchema = z.object({ waitId: z.string() });
+
 /** What a job does: its kind and that kind's data. */
 export const jobPayloadSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('walk'), data: walkJobDataSchema }),
@@ -117,6 +120,7 @@ export const jobPayloadSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('webhook'), data: webhookJobDataSchema }),
   z.object({ kind: z.literal('outbox'), data: outboxJobDataSchema }),
   z.object({ kind: z.literal('sweep'), data: sweepJobDataSchema }),
+  z.object({ kind: z.literal('wait'), data: waitJobDataSchema }),
 ]);
 export type JobPayload = z.infer<typeof jobPayloadSchema>;
 export type JobKind = JobPayload['kind'];

@@ -15,6 +15,7 @@ import { throttleOfOutputs } from '../frequency/throttle.js';
 import { contentOfOutputs, delayOfOutputs, digestOfOutputs, type CodeDelay } from './code-outputs.js';
 import type { CodeStepDeclaration, CodeStepType, CodeWorkflow } from './code-workflow.js';
 import type { TraceEntry } from './trace.js';
+import { waitSpecOf } from '../waits/wait-step.js';
 import type { Delivery, WalkInput, WalkResult, Walker } from './walker.js';
 
 type Channel = (typeof CHANNELS)[number];
@@ -154,6 +155,11 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
         const throttle = throttleOfOutputs(run.outputs, input.notification.payload);
         if (!throttle.ok) return fail(stepIndex, run.stepId, run.type, throttle.error);
         return { deliveries, resume: null, throttle: { stepIndex, stepId: run.stepId, rule: throttle.rule }, trace, state: state(stepIndex + 1) };
+      }
+      if (run.type === 'wait') {
+        const wait = waitSpecOf(run.outputs);
+        if (!wait.ok) return fail(stepIndex, run.stepId, run.type, wait.error);
+        return { deliveries, resume: null, wait: { stepIndex, stepId: run.stepId, spec: wait.spec }, trace, state: state(stepIndex + 1) };
       }
       if (run.type === 'delay') {
         const due = delayRunAt(delayOfOutputs(run.outputs), input);

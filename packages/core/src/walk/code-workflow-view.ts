@@ -29,6 +29,7 @@ export function codeWorkflowView(code: CodeWorkflow, steps: readonly CodeStepDec
     severity: code.severity ?? 'none',
     preferenceSettings: code.preferenceSettings ?? {},
     tags: [...(code.tags ?? [])],
+    ...(code.cancelOn && { cancelOn: [...code.cancelOn] }),
     steps: steps.filter((s) => listedTypes.has(s.type)).map(stepView),
     triggers: [{ type: 'event', identifier: code.id, variables: [] }],
     _organizationId: organizationId,

@@ -12,6 +12,7 @@ import { channelGate } from './channel-gate.js';
 import type { TraceEntry } from './trace.js';
 import { emailLocale, emailVariables, translationNote, walkVariables } from './walk-variables.js';
 import type { Delivery, WalkInput, WalkResult, Walker } from './walker.js';
+import { waitSpecOf, withInputState } from '../waits/wait-step.js';
 
 const isChannel = (type: string): type is Channel => (CHANNELS as readonly string[]).includes(type);
 
@@ -74,6 +75,13 @@ export async function walkSteps(input: WalkInput): Promise<WalkResult> {
     }
     if (type === 'digest') return { deliveries, resume: null, digest: { stepIndex, step }, trace, ...over() };
     if (type === 'throttle') return { deliveries, resume: null, throttle: { stepIndex, stepId: base._id ?? String(stepIndex), rule: throttleRuleOf(step.metadata as ThrottleMetadata, notification.payload) }, trace, ...over() };
+    if (type === 'wait') {
+      const wait = waitSpecOf(step.metadata);
+      if (wait.ok) return { deliveries, resume: null, wait: { stepIndex, stepId: base._id ?? String(stepIndex), spec: wait.spec }, trace, ...over() };
+      entry('failed', wait.error, chosen);
+      if (step.shouldStopOnFail) break;
+      continue;
+    }
     if (!isChannel(type)) continue;
     const gate = channelGate(input, workflow, type);
     if (gate.kind === 'skip') {
@@ -114,5 +122,6 @@ export async function walkSteps(input: WalkInput): Promise<WalkResult> {
 export const stepListWalker: Walker = {
   walksInline: (workflow: Workflow) => workflow.steps.every((step) => !step.active || formsOf(step).every(runsInline)),
   runsUserCode: () => false,
-  walk: walkSteps,
+  // The results of the wait steps that ran (`steps.<id>.*`) go on with the walk.
+  walk: async (input) => withInputState(await walkSteps(input), input),
 };

@@ -1,6 +1,7 @@
 import type { FilterContext } from '../filters/evaluate.js';
 import { resolvedContext } from '../contexts/context-keys.js';
 import type { WalkInput } from './walker.js';
+import { stepResults } from '../waits/wait-step.js';
 import { PARTIALS, TRANSLATOR } from '../templates/render.js';
 import { translator, type Translator } from '../translations/translator.js';
 import type { LinkSigning } from '../email/email-look.js';
@@ -21,6 +22,7 @@ export function walkVariables(input: WalkInput): Record<string, unknown> & Filte
       ? { events: input.digestEvents.map((e) => e.payload), total_count: input.digestEvents.length, digest: true }
       : { events: [notification.payload], total_count: 1, digest: false },
   };
+  if (input.state) Object.assign(variables, { steps: stepResults(input.state) });
   if (input.look?.links) withLinkVariables(variables, input, input.look.links);
   const translations = input.look?.translations;
   if (translations) {

@@ -1,0 +1,58 @@
+import type { StorageRepositories } from '../../storage.js';
+import type { JsonObject } from '../../schemas/index.js';
+import type { TraceEntry } from '../../walk/trace.js';
+import { decisionRecord } from '../../walk/trace.js';
+import { stateAfterWait, type WaitResult } from '../../waits/wait-step.js';
+import type { SignalEvent } from '../../waits/match-event.js';
+import { newJob } from '../runtime/jobs.js';
+import { TOKENS, tokenInput, type WaitRecord, type WaitToken } from './wait-records.js';
+
+/** How a wait ended. */
+export type WaitEnd =
+  | { readonly kind: 'event'; readonly event: SignalEvent }
+  | { readonly kind: 'token'; readonly output: JsonObject }
+  | { readonly kind: 'timeout' };
+
+const resultOf = (wait: WaitRecord, end: WaitEnd): WaitResult => {
+  const token = wait.tokenId !== undefined ? { token: { id: wait.tokenId, url: wait.tokenUrl ?? '' } } : {};
+  if (end.kind === 'event') return { matched: true, event: { name: end.event.name, data: end.event.data, at: end.event.at } };
+  if (end.kind === 'token') return { matched: true, ...(token as { token: { id: string; url: string } }), output: end.output };
+  return { matched: false, ...token } as WaitResult;
+};
+
+const what = (wait: WaitRecord) => (wait.kind === 'token' ? `token ${wait.tokenId}` : `event "${wait.event}"`);
+
+/** What `explain` says of the end of a wait, and whether the walk goes on. */
+function decide(wait: WaitRecord, end: WaitEnd): { entry: Omit<TraceEntry, 'stepIndex' | 'stepId' | 'type'>; goesOn: boolean } {
+  if (end.kind === 'timeout') {
+    const halt = wait.onTimeout === 'halt';
+    return { goesOn: !halt, entry: { decision: halt ? 'skipped' : 'ran', reason: `no ${what(wait)} came before ${wait.timeoutAt}: ${halt ? 'the run ends here (onTimeout: halt)' : 'the run goes on (onTimeout: continue)'}` } };
+  }
+  const halt = end.kind === 'event' && wait.onEvent === 'halt';
+  const came = end.kind === 'token' ? `token ${wait.tokenId} was completed` : `event "${end.event.name}" matched at ${end.event.at}`;
+  return { goesOn: !halt, entry: { decision: halt ? 'skipped' : 'ran', reason: `${came}: ${halt ? 'the run ends here (onEvent: halt)' : 'the run goes on'}` } };
+}
+
+/**
+ * Ends a wait its caller consumed (`consumeWait`), inside the caller's transaction: the walk goes on
+ * from the step after it with the wait's result (`steps.<id>.*`), or the run ends there; the token is
+ * marked; `explain` records why. Returns whether the walk goes on.
+ */
+export async function endWait(tx: StorageRepositories, env: string, wait: WaitRecord, end: WaitEnd, now: Date, by: string): Promise<boolean> {
+  const at = now.toISOString();
+  if (wait.tokenId !== undefined) {
+    const [stored] = await tx.records.get(env, TOKENS, [wait.tokenId]);
+    if (stored) {
+      const token = stored.doc as WaitToken;
+      const done: WaitToken = end.kind === 'token' ? { ...token, status: 'completed', completedAt: at, output: end.output } : { ...token, status: 'timed_out', completedAt: at };
+      await tx.records.put(env, TOKENS, [tokenInput(done)]);
+    }
+  }
+  const { entry, goesOn } = decide(wait, end);
+  const step = { stepIndex: wait.stepIndex, stepId: wait.stepId, type: 'wait' as const };
+  await tx.traces.append([decisionRecord(env, { id: by, transactionId: wait.transactionId, subscriberId: wait.subscriberId }, at, [{ ...step, ...entry }])]);
+  if (!goesOn) return false;
+  const data = { ...wait.next, state: stateAfterWait(wait.next.state, wait, resultOf(wait, end)) };
+  await tx.jobs.enqueue(env, [newJob({ env, kind: 'walk', runAt: at, transactionId: wait.transactionId, subscriberId: wait.subscriberId, data }, now)]);
+  return true;
+}
