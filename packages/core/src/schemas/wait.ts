@@ -4,6 +4,8 @@ import { FILTER_ON, filterOperatorSchema, filterTypeSchema } from './filter.js';
 
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 } as const;
 const UNIT_NAMES = { seconds: 's', minutes: 'm', hours: 'h', days: 'd', weeks: 'w' } as const;
+/** How long the app's signals are kept for waits that look back. */
+export const SIGNAL_RETENTION_MS = 7 * 86_400_000;
 /** The longest a run may wait: a year. */
 export const MAX_WAIT_MS = 366 * 86_400_000;
 
@@ -64,7 +66,7 @@ export const waitForEventSchema = z.strictObject({
   /** `halt` ends the subscriber's run when the event came (escalations: email only if the message was not read). @default 'continue' */
   onEvent: z.enum(['continue', 'halt']).default('continue'),
   /** A matching signal sent at most this long before the wait began counts too. */
-  lookBack: durationSchema.optional(),
+  lookBack: durationSchema.pipe(z.number().max(SIGNAL_RETENTION_MS, 'must be at most 7 days (how long signals are kept)')).optional(),
 });
 export type WaitForEvent = z.infer<typeof waitForEventSchema>;
 export type WaitForEventInput = z.input<typeof waitForEventSchema>;

@@ -8,6 +8,7 @@ import { digestArrival } from '../digests/digest-effects.js';
 import { slotsGivenBack, throttleArrival, windowHits as windowHitsOf } from '../frequency/frequency-effects.js';
 import { runCompleted } from '../webhooks/webhook-effects.js';
 import { waitBegin } from '../waits/wait-effects.js';
+import { cancelledRun } from '../waits/cancel-on.js';
 import type { BatchData, EngineJobHandler } from './batch-data.js';
 import { madeMessages, traced } from './walk-effects.js';
 import type { TraceEntry } from '../../walk/trace.js';
@@ -232,7 +233,7 @@ export const walkHandler =
   async (job, context) => {
     let result: JobResult;
     try {
-      result = await walkJob(job, context, deliver);
+      result = (await cancelledRun(job, context)) ?? (await walkJob(job, context, deliver));
     } catch (error) {
       if (error instanceof StepTimedOut) return timedOut(job, error, context.ctx.options.maxAttempts);
       throw error;
