@@ -29,6 +29,7 @@ import { contextsSuite } from './suite/contexts.js';
 import { topicSubscriptionsSuite } from './suite/topic-subscriptions.js';
 import { revisionsSuite } from './suite/revisions.js';
 import { activitySuite } from './suite/activity.js';
+import { waitsSuite } from './suite/waits.js';
 import type { StorageUnderTest, SuiteContext } from './storage-under-test.js';
 
 export type { StorageUnderTest, SuiteContext } from './storage-under-test.js';
@@ -74,6 +75,7 @@ export function describeStorage(name: string, backend: StorageUnderTest, part: C
     groupCommitSuite(context);
     unitsOfWorkSuite(context);
     frequencySuite(context);
+    waitsSuite(context);
     digestsSuite(context);
     cadenceSuite(context);
     idempotencySuite(context);
