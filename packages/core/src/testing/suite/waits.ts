@@ -134,7 +134,7 @@ export function waitsSuite({ get }: SuiteContext): void {
     it('signals — bad input is refused naming the field, recording nothing', async () => {
       const { tidings } = engine();
       await expect(tidings.signal('', {})).rejects.toSatisfy((e) => isTidingsError(e, 'validation_failed') && /signal name/.test((e as Error).message));
-      await expect(tidings.signal('go', { data: 'x' as never })).rejects.toSatisfy((e) => isTidingsError(e, 'validation_failed') && (e as { issues: { path: string }[] }).issues[0]!.path === 'data');
+      await expect(tidings.signal('go', { data: 'x' as never })).rejects.toSatisfy((e) => isTidingsError(e, 'validation_failed') && (e as unknown as { issues: { path: string }[] }).issues[0]!.path === 'data');
       await expect(tidings.signal('go', { subscriberId: 'a', extra: 1 } as never)).rejects.toSatisfy((e) => isTidingsError(e, 'validation_failed'));
       await expect(upsert(tidings, 'bad', [wait('w', { event: 'go', timeout: 'soon' })])).rejects.toSatisfy((e) => isTidingsError(e, 'validation_failed') && /steps\[0\]\.metadata\.timeout/.test((e as Error).message));
     });
