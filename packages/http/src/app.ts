@@ -24,6 +24,8 @@ import { providerWebhookRoutes } from './provider-webhooks.js';
 import { preferencePageRoutes } from './preference-pages/preference-routes.js';
 import { interfaceRoutes } from './routes/interface-routes.js';
 import { serverRoutes } from './routes/server.js';
+import { waitRoutes } from './routes/wait-routes.js';
+import { tokenUrlRoute } from './token-url-route.js';
 import { legacyRoutes } from './routes/legacy-routes.js';
 import { broadcastRoute } from './routes/broadcast-route.js';
 import { emailLookRoutes } from './routes/email-look-routes.js';
@@ -45,7 +47,7 @@ export function createHttpApp(options: HttpAppOptions) {
   for (const { tidings, apiKeys } of options.environments) for (const key of apiKeys) engines.set(key, tidings);
   const clock = options.clock ?? options.environments[0]?.tidings.clock ?? systemClock;
   const limit = options.bodyLimit ?? 1_048_576;
-  const routes: RouteDefinition[] = [...interfaceRoutes(), ...serverRoutes(), ...legacyRoutes(), broadcastRoute(), ...subscriberV2Routes(), ...topicV2Routes(), ...contextRoutes(), ...subscriberStatusRoutes(), ...messageDeletionRoutes(), ...emailLookRoutes(), ...categoryRoutes(), ...revisionRoutes()];
+  const routes: RouteDefinition[] = [...interfaceRoutes(), ...serverRoutes(), ...legacyRoutes(), broadcastRoute(), ...subscriberV2Routes(), ...topicV2Routes(), ...contextRoutes(), ...subscriberStatusRoutes(), ...messageDeletionRoutes(), ...emailLookRoutes(), ...categoryRoutes(), ...revisionRoutes(), ...waitRoutes()];
   const document = openApiDocument(routes);
 
   const app = new Hono<AppEnv>();
@@ -68,6 +70,7 @@ export function createHttpApp(options: HttpAppOptions) {
 
   providerWebhookRoutes(app, [...new Set(options.environments.map((e) => e.tidings))], limit, options.trustProxy ?? false);
   preferencePageRoutes(app, [...new Set(options.environments.map((e) => e.tidings))]);
+  tokenUrlRoute(app, [...new Set(options.environments.map((e) => e.tidings))], limit);
 
   app.use('/v1/*', authenticate);
   app.use('/v2/*', authenticate);
