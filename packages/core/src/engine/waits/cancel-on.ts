@@ -7,7 +7,8 @@ import { resultOf, type HandlerContext, type JobResult } from '../runtime/job-re
 import type { BatchData } from '../walk/batch-data.js';
 import { traced } from '../walk/walk-effects.js';
 import { digestFlushKey } from '../runtime/jobs.js';
-import { CANCELLED_RUNS, runKey, WAITS } from './wait-records.js';
+import { CANCELLED_RUNS, runKey } from './wait-records.js';
+import { deleteWaits } from './cancel-waits.js';
 
 /** How long a process trusts the workflows with `cancelOn` it read (as the webhook endpoints). */
 const WORKFLOWS_TTL_MS = 1_000;
@@ -49,7 +50,7 @@ export async function cancelRuns(ctx: EngineContext, tx: StorageRepositories, ev
     if (!workflow.cancelOn!.some((c) => eventMatches(c, run, event))) continue;
     if ((await tx.records.insertNew(env, CANCELLED_RUNS, [{ key, i1: job.transactionId, sort: event.at, doc: { event: event.name, at: event.at } }])).length === 0) continue;
     cancelled++;
-    await tx.records.deleteWhere(env, WAITS, { i3: key });
+    await deleteWaits(tx, env, key);
     // The trigger's only pending run: its jobs and digest events go now, as `tidings.cancel` does.
     if ((await tx.jobs.list(env, { transactionId: job.transactionId })).every((j) => j.subscriberId === job.subscriberId)) {
       await tx.jobs.cancelByTransaction(env, job.transactionId);

@@ -5,6 +5,8 @@ import { decisionRecord } from '../../walk/trace.js';
 import { stateAfterWait, type WaitResult } from '../../waits/wait-step.js';
 import type { SignalEvent } from '../../waits/match-event.js';
 import { newJob } from '../runtime/jobs.js';
+import type { EngineContext } from '../context.js';
+import { queueWebhookEvents } from '../webhooks/webhook-outbox.js';
 import { TOKENS, tokenInput, type WaitRecord, type WaitToken } from './wait-records.js';
 
 /** How a wait ended. */
@@ -38,7 +40,8 @@ function decide(wait: WaitRecord, end: WaitEnd): { entry: Omit<TraceEntry, 'step
  * from the step after it with the wait's result (`steps.<id>.*`), or the run ends there; the token is
  * marked; `explain` records why. Returns whether the walk goes on.
  */
-export async function endWait(tx: StorageRepositories, env: string, wait: WaitRecord, end: WaitEnd, now: Date, by: string): Promise<boolean> {
+export async function endWait(ctx: EngineContext, tx: StorageRepositories, wait: WaitRecord, end: WaitEnd, now: Date, by: string): Promise<boolean> {
+  const { env } = ctx;
   const at = now.toISOString();
   if (wait.tokenId !== undefined) {
     const [stored] = await tx.records.get(env, TOKENS, [wait.tokenId]);
@@ -51,7 +54,11 @@ export async function endWait(tx: StorageRepositories, env: string, wait: WaitRe
   const { entry, goesOn } = decide(wait, end);
   const step = { stepIndex: wait.stepIndex, stepId: wait.stepId, type: 'wait' as const };
   await tx.traces.append([decisionRecord(env, { id: by, transactionId: wait.transactionId, subscriberId: wait.subscriberId }, at, [{ ...step, ...entry }])]);
-  if (!goesOn) return false;
+  if (!goesOn) {
+    // The run ends here, as a walk that ends does.
+    await queueWebhookEvents(ctx, tx, [{ type: 'workflow.run.completed', data: { transactionId: wait.transactionId, subscriberId: wait.subscriberId } }]);
+    return false;
+  }
   const data = { ...wait.next, state: stateAfterWait(wait.next.state, wait, resultOf(wait, end)) };
   await tx.jobs.enqueue(env, [newJob({ env, kind: 'walk', runAt: at, transactionId: wait.transactionId, subscriberId: wait.subscriberId, data }, now)]);
   return true;

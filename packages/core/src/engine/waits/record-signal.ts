@@ -46,7 +46,7 @@ export async function recordSignals(ctx: EngineContext, tx: StorageRepositories,
       waits.splice(waits.indexOf(wait), 1);
       const mine = await consumeWait(tx.records, env, wait.waitId);
       if (!mine) continue;
-      await endWait(tx, env, mine, { kind: 'event', event }, now, id);
+      await endWait(ctx, tx, mine, { kind: 'event', event }, now, id);
       resumed++;
     }
     outcomes.push({ id, resumed, cancelled: await cancelRuns(ctx, tx, event, id) });

@@ -32,7 +32,7 @@ export function tokensApi(ctx: EngineContext) {
     // The wait record is the race: of two completions (or a completion and the timeout) one gets it.
     const wait = await consumeWait(tx.records, env, token.waitId);
     if (!wait) throw new TidingsError('conflict', `token "${id}" is ${token.status === 'waiting' ? 'no longer waiting' : token.status.replace('_', ' ')}: it resumes its run once`, { issues: [{ path: 'id', message: `is ${token.status}` }] });
-    await endWait(tx, env, wait, { kind: 'token', output }, ctx.clock.now(), id);
+    await endWait(ctx, tx, wait, { kind: 'token', output }, ctx.clock.now(), id);
     return (await tx.records.get(env, TOKENS, [id]))[0]!.doc as WaitToken;
   }
 

@@ -73,7 +73,7 @@ export function waitBeginApplier(ctx: EngineContext): EffectApplier {
       if (effect.lookBackMs !== undefined) {
         const event = await lookedBack(ctx, tx, wait, new Date(Date.parse(wait.startedAt) - effect.lookBackMs).toISOString());
         if (event) {
-          await endWait(tx, ctx.env, wait, { kind: 'event', event }, now, job.id);
+          await endWait(ctx, tx, wait, { kind: 'event', event }, now, job.id);
           continue;
         }
       }
@@ -101,7 +101,7 @@ export function waitTimeoutApplier(ctx: EngineContext): EffectApplier {
   return effectApplier<WaitTimeoutEffect>(['wait.timeout'], async (effects, { tx, now }) => {
     for (const { job, effect } of effects) {
       const wait = await consumeWait(tx.records, ctx.env, effect.waitId);
-      if (wait) await endWait(tx, ctx.env, wait, { kind: 'timeout' }, now, job.id);
+      if (wait) await endWait(ctx, tx, wait, { kind: 'timeout' }, now, job.id);
     }
   });
 }

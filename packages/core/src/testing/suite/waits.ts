@@ -179,6 +179,24 @@ export function waitsSuite({ get }: SuiteContext): void {
       expect(entries.some((e) => e.stepId === 'cancelOn' && /cancelled by the event "task.resolved"/.test(e.reason))).toBe(true);
     });
 
+    it('cancel — tidings.cancel of a waiting run deletes its wait: no signal resumes it, its token reads cancelled', async () => {
+      const { tidings } = engine();
+      await upsert(tidings, 'w', [wait('w', { event: 'go', timeout: '1h' }), inApp('went on')]);
+      await upsert(tidings, 't', [wait('t', { token: true, timeout: '1h' }), inApp('approved')]);
+      const waiting = await tidings.trigger({ name: 'w', to: 'ada' });
+      const approving = await tidings.trigger({ name: 't', to: 'ada' });
+      await tidings.runDue();
+      await tidings.cancel(waiting.transactionId!);
+      await tidings.cancel(approving.transactionId!);
+      expect(await tidings.signal('go', { subscriberId: 'ada' })).toMatchObject({ resumed: 0 });
+      const [token] = await tidings.tokens.list({ subscriberId: 'ada' });
+      expect(token!.status).toBe('cancelled');
+      await expect(tidings.tokens.complete(token!.id, {})).rejects.toSatisfy((e) => isTidingsError(e, 'conflict'));
+      await tidings.runDue();
+      expect(await inbox(tidings, 'ada')).toEqual([]);
+      expect((await tidings.pending({ subscriberId: 'ada' })).jobs).toEqual([]);
+    });
+
     it('wait — a code workflow’s waitForEvent step resolves to { matched: true, event } or { matched: false }', async () => {
       const seen: unknown[] = [];
       const code = scriptedCodeWorkflow('code-wait', [
