@@ -53,4 +53,19 @@ describe('signals and tokens over HTTP', () => {
       expect((await json(await request('GET', `/v1/subscribers/${id}/notifications/feed`))).body.data.map((m: { content: string }) => m.content)).toEqual([`approved: ${note}`]);
     }
   });
+
+  it('a workflow saved over HTTP with cancelOn: a matching POST /v1/signals cancels the subscriber’s pending run; a bad cancelOn is 422 naming the field', async () => {
+    const { a, clock, request } = await setup();
+    const json = async (response: Response) => ({ status: response.status, body: (await response.json()) as { data: any; message?: string } });
+    const steps = [{ template: { type: 'delay' }, metadata: { type: 'regular', amount: 1, unit: 'hours' } }, { template: { type: 'in_app', content: 'task {{ payload.taskId }} is open' } }];
+    expect((await json(await request('POST', '/v1/workflows', { name: 'Bad', triggers: [{ identifier: 'bad' }], cancelOn: [{ match: 'data.x' }], steps }))).body.message).toMatch(/cancelOn\[0\]\.event/);
+    const saved = await json(await request('POST', '/v1/workflows', { name: 'Remind', triggers: [{ identifier: 'remind' }], cancelOn: [{ event: 'task.resolved', match: 'data.taskId' }], steps }));
+    expect(saved.body.data.cancelOn).toEqual([{ event: 'task.resolved', match: 'data.taskId' }]);
+    for (const taskId of ['t-1', 't-2']) await request('POST', '/v1/events/trigger', { name: 'remind', to: 'ada', payload: { taskId } });
+    await a.runDue();
+    expect((await json(await request('POST', '/v1/signals', { name: 'task.resolved', subscriberId: 'ada', data: { taskId: 't-1' } }))).body.data).toMatchObject({ cancelled: 1 });
+    clock.advance(3_600_000);
+    await a.runDue();
+    expect((await json(await request('GET', '/v1/subscribers/ada/notifications/feed'))).body.data.map((m: { content: string }) => m.content)).toEqual(['task t-2 is open']);
+  });
 });
