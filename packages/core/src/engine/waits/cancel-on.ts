@@ -14,6 +14,9 @@ import { deleteWaits } from './cancel-waits.js';
 const WORKFLOWS_TTL_MS = 1_000;
 const cache = new WeakMap<EngineContext, { at: number; workflows: Workflow[] }>();
 
+/** Forgets the workflows with `cancelOn` this engine read, after it changed one (another process's change is seen within a second). */
+export const forgetCancellingWorkflows = (ctx: EngineContext) => cache.delete(ctx);
+
 async function cancellingWorkflows(ctx: EngineContext, tx: StorageRepositories): Promise<Workflow[]> {
   const kept = cache.get(ctx);
   if (kept && Date.now() - kept.at < WORKFLOWS_TTL_MS) return kept.workflows;

@@ -164,6 +164,8 @@ export function waitsSuite({ get }: SuiteContext): void {
     it('cancelOn — a matching signal cancels that subscriber’s pending run (a delay, a wait), recorded in explain; others go on', async () => {
       const { tidings, clock } = engine();
       const cancelOn = [{ event: 'task.resolved', match: 'data.taskId' }];
+      // A signal before the workflows exist: what the engine read of them then is forgotten when they are saved.
+      await tidings.signal('task.resolved', { subscriberId: 'ada', data: { taskId: 'none' } });
       await upsert(tidings, 'remind', [{ template: { type: 'delay' }, metadata: { type: 'regular', amount: 1, unit: 'hours' } }, inApp('reminder {{ payload.taskId }}')], { cancelOn });
       await upsert(tidings, 'await', [wait('w', { event: 'never', timeout: '1h' }), inApp('waited {{ payload.taskId }}')], { cancelOn });
       const ada = await tidings.trigger({ name: 'remind', to: ['ada', 'bob'], payload: { taskId: 't-1' } });
