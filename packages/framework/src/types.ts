@@ -186,7 +186,8 @@ export interface WaitForTokenOptions {
   /** @default 'continue' */
   onTimeout?: 'continue' | 'halt';
 }
-export type WaitForTokenResult = { matched: true; token: { id: string; url: string }; output: Record<string, unknown> } | { matched: false; token?: { id: string; url: string } };
+/** The token's `id` and `url` are also at the top (`steps.<id>.url`). */
+export type WaitForTokenResult = ({ matched: true; output: Record<string, unknown> } | { matched: false }) & { token: { id: string; url: string }; id: string; url: string };
 
 /** The subscriber a run is for, in @novu/framework's shape. */
 export interface FrameworkSubscriber {

@@ -12,8 +12,11 @@ export interface WalkWait {
 export type WaitResult =
   | { readonly matched: true; readonly event: { readonly name: string; readonly data: JsonObject; readonly at: string } }
   | { readonly matched: false }
-  | { readonly matched: true; readonly token: { readonly id: string; readonly url: string }; readonly output: JsonObject }
-  | { readonly matched: false; readonly token: { readonly id: string; readonly url: string } };
+  | ({ readonly matched: true; readonly output: JsonObject } & TokenRef)
+  | ({ readonly matched: false } & TokenRef);
+
+/** A token wait's result names its token, also as `id` and `url` (`steps.<id>.url`). */
+type TokenRef = { readonly token: { readonly id: string; readonly url: string }; readonly id: string; readonly url: string };
 
 /** A wait step's spec from its metadata or a code step's outputs, or why it is refused (naming the field). */
 export function waitSpecOf(value: unknown): { ok: true; spec: WaitMetadata } | { ok: false; error: string } {

@@ -16,9 +16,10 @@ export type WaitEnd =
   | { readonly kind: 'timeout' };
 
 const resultOf = (wait: WaitRecord, end: WaitEnd): WaitResult => {
-  const token = wait.tokenId !== undefined ? { token: { id: wait.tokenId, url: wait.tokenUrl ?? '' } } : {};
+  const ref = { id: wait.tokenId ?? '', url: wait.tokenUrl ?? '' };
+  const token = wait.tokenId !== undefined ? { token: ref, ...ref } : {};
   if (end.kind === 'event') return { matched: true, event: { name: end.event.name, data: end.event.data, at: end.event.at } };
-  if (end.kind === 'token') return { matched: true, ...(token as { token: { id: string; url: string } }), output: end.output };
+  if (end.kind === 'token') return { matched: true, token: ref, ...ref, output: end.output };
   return { matched: false, ...token } as WaitResult;
 };
 

@@ -141,7 +141,7 @@ export function waitsSuite({ get }: SuiteContext): void {
 
     it('tokens — waitForToken makes a token the app lists; completing it resumes the run with the output, once; the signed URL completes it too', async () => {
       const { tidings } = engine({ links: { baseUrl: 'https://notify.example.com' } });
-      await upsert(tidings, 'approve', [wait('ok', { token: true, timeout: '1d' }), inApp('approved by {{ steps.ok.output.by }}')]);
+      await upsert(tidings, 'approve', [wait('ok', { token: true, timeout: '1d' }), inApp('approved by {{ steps.ok.output.by }} ({{ steps.ok.id }}, {{ steps.ok.url | size }})')]);
       const first = await tidings.trigger({ name: 'approve', to: 'ada' });
       await tidings.trigger({ name: 'approve', to: 'bob' });
       await tidings.runDue();
@@ -151,14 +151,14 @@ export function waitsSuite({ get }: SuiteContext): void {
       await expect(tidings.tokens.complete(token!.id, { by: 'again' })).rejects.toSatisfy((e) => isTidingsError(e, 'conflict'));
       await expect(tidings.tokens.complete('tok_none')).rejects.toSatisfy((e) => isTidingsError(e, 'not_found'));
       await tidings.runDue();
-      expect(await inbox(tidings, 'ada')).toEqual(['approved by grace']);
+      expect(await inbox(tidings, 'ada')).toEqual([`approved by grace (${token!.id}, ${token!.url.length})`]);
       const [bobs] = await tidings.tokens.list({ subscriberId: 'bob' });
       const sig = new URL(bobs!.url).searchParams.get('sig')!;
       await expect(tidings.tokens.completeSigned(bobs!.id, `${sig.slice(1)}x`, {})).rejects.toSatisfy((e) => isTidingsError(e, 'unauthorized'));
       await tidings.tokens.completeSigned(bobs!.id, sig, { by: 'link' });
       await expect(tidings.tokens.completeSigned(bobs!.id, sig, { by: 'link' })).rejects.toSatisfy((e) => isTidingsError(e, 'conflict'));
       await tidings.runDue();
-      expect(await inbox(tidings, 'bob')).toEqual(['approved by link']);
+      expect(await inbox(tidings, 'bob')).toEqual([`approved by link (${bobs!.id}, ${bobs!.url.length})`]);
     });
 
     it('cancelOn — a matching signal cancels that subscriber’s pending run (a delay, a wait), recorded in explain; others go on', async () => {
