@@ -72,3 +72,7 @@ export { planKind, joinPlans, planLines, isEmptyPlan, type WorkflowPlan, type Pl
 export { workflowFile, workflowFileNames, folderFiles, folderKindOf, readFolder, type FolderFile } from './revisions/folder-files.js';
 export { sameDefinition, KIND_RULES, REVISIONED_KINDS, type RevisionedKind } from './revisions/kinds.js';
 export type { RevisionDiff, WorkflowApply } from './engine/revisions/revisions-api.js';
+export type { WaitToken } from './engine/waits/wait-records.js';
+export type { SignalOutcome } from './engine/waits/record-signal.js';
+export type { SignalOptions } from './engine/waits/signals-api.js';
+export type { WaitResult } from './waits/wait-step.js';
