@@ -25,6 +25,12 @@ async function cancellingWorkflows(ctx: EngineContext, tx: StorageRepositories):
   return workflows;
 }
 
+/**
+ * The pending jobs read for the events of one call, by subscriber ('' for all): a bulk "mark all read"
+ * reads them once. A run cancelled since is found again and skipped (its record is already there).
+ */
+export type PendingJobs = Map<string, Promise<Job[]>>;
+
 /** A cancelled run is told apart from its neighbours of the same trigger by this record. */
 const cancelEntry = (event: SignalEvent): TraceEntry => ({ stepIndex: 0, stepId: 'cancelOn', type: 'custom', decision: 'skipped', reason: `cancelled by the event "${event.name}" at ${event.at} (cancelOn): its pending steps do not run` });
 
@@ -34,11 +40,14 @@ const cancelEntry = (event: SignalEvent): TraceEntry => ({ stepIndex: 0, stepId:
  * end at once, `cancelledRun`), its waits are deleted, and a trigger whose only pending run it was
  * loses its jobs and its events in open digests. Returns how many runs it cancelled.
  */
-export async function cancelRuns(ctx: EngineContext, tx: StorageRepositories, event: SignalEvent, by: string): Promise<number> {
+export async function cancelRuns(ctx: EngineContext, tx: StorageRepositories, event: SignalEvent, by: string, pending: PendingJobs = new Map()): Promise<number> {
   const workflows = (await cancellingWorkflows(ctx, tx)).filter((w) => w.cancelOn!.some((c) => c.event === event.name));
   if (workflows.length === 0) return 0;
   const { env } = ctx;
-  const jobs = (await tx.jobs.list(env, event.subscriberId !== null ? { subscriberId: event.subscriberId } : undefined)).filter((j) => j.kind === 'walk' || j.kind === 'wait' || j.kind === 'digest');
+  const who = event.subscriberId ?? '';
+  let listed = pending.get(who);
+  if (!listed) pending.set(who, (listed = tx.jobs.list(env, event.subscriberId !== null ? { subscriberId: event.subscriberId } : undefined)));
+  const jobs = (await listed).filter((j) => j.kind === 'walk' || j.kind === 'wait' || j.kind === 'digest');
   const runs = new Map<string, Job>();
   for (const job of jobs) runs.set(runKey(job.transactionId, job.subscriberId), job);
   if (runs.size === 0) return 0;

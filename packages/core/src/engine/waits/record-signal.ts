@@ -3,7 +3,7 @@ import type { StorageRepositories } from '../../storage.js';
 import { SIGNAL_RETENTION_MS } from '../../schemas/wait.js';
 import { eventMatches, isMessageEvent, type SignalEvent } from '../../waits/match-event.js';
 import type { EngineContext } from '../context.js';
-import { cancelRuns } from './cancel-on.js';
+import { cancelRuns, type PendingJobs } from './cancel-on.js';
 import { endWait } from './end-wait.js';
 import { consumeWait, SIGNALS, signalInput, waitsFor, type WaitRecord } from './wait-records.js';
 
@@ -30,6 +30,7 @@ const PRUNE_PAGE = 100;
 export async function recordSignals(ctx: EngineContext, tx: StorageRepositories, events: readonly SignalEvent[], now: Date): Promise<SignalOutcome[]> {
   const { env } = ctx;
   const waiting = new Map<string, WaitRecord[]>();
+  const pending: PendingJobs = new Map();
   const outcomes: SignalOutcome[] = [];
   for (const event of events) {
     const id = newId(now);
@@ -49,7 +50,7 @@ export async function recordSignals(ctx: EngineContext, tx: StorageRepositories,
       await endWait(ctx, tx, mine, { kind: 'event', event }, now, id);
       resumed++;
     }
-    outcomes.push({ id, resumed, cancelled: await cancelRuns(ctx, tx, event, id) });
+    outcomes.push({ id, resumed, cancelled: await cancelRuns(ctx, tx, event, id, pending) });
   }
   return outcomes;
 }
