@@ -7,6 +7,7 @@ import type { SuiteContext } from '../storage-under-test.js';
 import { T0 } from '../fixtures.js';
 import { scriptedCodeWorkflow } from '../scripted-code-workflow.js';
 import type { WorkflowInput } from '../../schemas/index.js';
+import type { Provider } from '../../delivery/provider.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -82,6 +83,31 @@ export function waitsSuite({ get }: SuiteContext): void {
       await tidings.runDue();
       expect(await inbox(tidings, 'ada')).toEqual(['please read']);
       expect(await inbox(tidings, 'bob')).toEqual(['please read', 'reminder']);
+    });
+
+    it('wait — a provider’s status callbacks are the engine’s message.delivered and message.clicked for the run’s own email', async () => {
+      const mail: Provider = {
+        id: 'mailer',
+        channel: 'email',
+        send: async (message) => ({ id: `pm-${message.to.email}` }),
+        readStatus: async (call) => (JSON.parse(call.body) as { id: string; state: 'delivered' | 'clicked' }[]).map((r, i) => ({ providerMessageId: r.id, state: r.state, at: T0, eventId: `${r.state}-${i}` })),
+      };
+      const { tidings } = engine({ providers: [mail], inlineInApp: false });
+      const integration = await tidings.integrations.upsert({ name: 'Mail', identifier: 'mail', providerId: 'mailer', channel: 'email', active: true, primary: true });
+      await upsert(tidings, 'mailed', [
+        { template: { type: 'email', subject: 'Hi', content: 'Hello' } },
+        wait('delivered', { event: 'message.delivered', timeout: '1d' }),
+        wait('clicked', { event: 'message.clicked', timeout: '1d' }),
+        inApp('clicked the {{ steps.clicked.event.data.channel }} ({{ steps.delivered.matched }})'),
+      ]);
+      await tidings.trigger({ name: 'mailed', to: { subscriberId: 'ada', email: 'ada@example.com' } });
+      await tidings.runDue();
+      const report = (state: string) => tidings.providerWebhook(integration._id, { method: 'POST', url: 'https://app.example.com/hooks', headers: {}, body: JSON.stringify([{ id: 'pm-ada@example.com', state }]) });
+      await report('delivered');
+      await tidings.runDue();
+      await report('clicked');
+      await tidings.runDue();
+      expect(await inbox(tidings, 'ada')).toEqual(['clicked the email (true)']);
     });
 
     it('wait — a signal before the wait began does not count, unless the step looks back', async () => {
