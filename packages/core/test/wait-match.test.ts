@@ -27,6 +27,9 @@ describe('which events a wait takes (pure)', () => {
     ] }];
     expect(eventMatches({ event: 'paid', match }, run, event('paid', { orderId: 'o-1', amount: 30 }))).toBe(true);
     expect(eventMatches({ event: 'paid', match }, run, event('paid', { orderId: 'o-1', amount: 29 }))).toBe(false);
+    const pro = [{ isNegated: false, type: 'GROUP' as const, value: 'AND' as const, children: [{ on: 'subscriber' as const, field: 'data.plan', operator: 'EQUAL' as const, value: 'pro' }] }];
+    expect(eventMatches({ event: 'paid', match: pro }, { ...run, subscriber: { data: { plan: 'pro' } } }, event('paid', {}))).toBe(true);
+    expect(eventMatches({ event: 'paid', match: pro }, run, event('paid', {}))).toBe(false);
   });
 
   it("the engine's message events count only for the run's own messages", () => {

@@ -19,6 +19,8 @@ export interface RunSide {
   readonly transactionId: string;
   /** The trigger's payload. */
   readonly payload: JsonObject;
+  /** The subscriber's profile as the wait began (`on: 'subscriber'` in filters); none: its id alone. */
+  readonly subscriber?: JsonObject;
 }
 
 /** Whether an event's name is one of the engine's own, about the run's messages. */
@@ -42,6 +44,6 @@ export function eventMatches(expected: { readonly event: string; readonly match?
     const inData = match.slice('data.'.length);
     return equal(readPath(event.data, inData), readPath(run.payload, inData));
   }
-  const context = { event: { name: event.name, data: event.data, subscriberId: event.subscriberId }, payload: run.payload, subscriber: { subscriberId: run.subscriberId } } as FilterContext;
+  const context = { event: { name: event.name, data: event.data, subscriberId: event.subscriberId }, payload: run.payload, subscriber: { ...run.subscriber, subscriberId: run.subscriberId } } as FilterContext;
   return evaluateFilters(match as unknown as Filter[], context);
 }

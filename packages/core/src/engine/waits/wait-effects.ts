@@ -1,4 +1,4 @@
-import type { Job, JobOf, Notification, Subscriber, WalkJobData, Workflow } from '../../schemas/index.js';
+import type { Job, JobOf, JsonObject, Notification, Subscriber, WalkJobData, Workflow } from '../../schemas/index.js';
 import { decisionRecord } from '../../walk/trace.js';
 import { eventMatches, type SignalEvent } from '../../waits/match-event.js';
 import { tokenIdOf, tokenUrl } from '../../waits/token-url.js';
@@ -27,6 +27,10 @@ export interface WaitTimeoutEffect {
 /** The key of a wait's timeout job. */
 export const waitTimeoutKey = (waitId: string) => `wait:${waitId}`;
 
+/** What filters on `subscriber` may read of the subscriber: the profile, not its channel credentials. */
+const profileOf = (s: Subscriber): JsonObject =>
+  JSON.parse(JSON.stringify({ firstName: s.firstName, lastName: s.lastName, email: s.email, phone: s.phone, locale: s.locale, timezone: s.timezone, data: s.data ?? {} })) as JsonObject;
+
 /** The effect of a walk that stopped at a wait step. */
 export function waitBegin(job: JobOf<'walk'>, wait: WalkWait, run: { notification: Notification; subscriber: Subscriber; workflow: Workflow; next: WalkJobData; now: Date }): WaitBeginEffect {
   const { spec } = wait;
@@ -46,6 +50,7 @@ export function waitBegin(job: JobOf<'walk'>, wait: WalkWait, run: { notificatio
     stepIndex: wait.stepIndex,
     stepId: wait.stepId,
     payload: run.notification.payload,
+    subscriber: profileOf(run.subscriber),
     next: run.next,
   };
   return { kind: 'wait.begin', wait: record, ...(isEvent && spec.lookBack !== undefined && { lookBackMs: spec.lookBack }) };

@@ -33,6 +33,8 @@ export interface WaitRecord {
   readonly stepId: string;
   /** The trigger's payload: what `match` compares the event with. */
   readonly payload: JsonObject;
+  /** The subscriber's profile (no credentials) for filters on `subscriber`. */
+  readonly subscriber?: JsonObject;
   /** The walk's job data from the step after the wait (its state without the wait's result). */
   readonly next: WalkJobData;
 }
