@@ -32,15 +32,16 @@ const steps: ScenarioStep[] = [
 /** Waits under faults: a signal, a token completion and a timeout each end their run's wait once. */
 export const WAIT_SCENARIOS: readonly FaultScenario[] = [
   {
-    name: 'waits: a signal, a token completion and a timeout each resume their waiting run exactly once; a message read escalates nothing',
+    name: 'waits: a signal, a token completion and a timeout each resume their waiting run exactly once; a message read escalates nothing; a cancelOn signal cancels a delayed run',
     subscribers: ['ada'],
-    transactions: ['w-sig', 'w-tok', 'w-tmo', 'w-read'],
+    transactions: ['w-sig', 'w-tok', 'w-tmo', 'w-read', 'w-rem'],
     async setup(t) {
       await t.workflows.upsert(workflow('sig', [inApp('before'), wait('w', { event: 'go', match: 'data.k', timeout: '1h' }), inApp('after {{ steps.w.event.data.k }}')]));
       await t.workflows.upsert(workflow('tok', [wait('t', { token: true, timeout: '1h' }), inApp('token {{ steps.t.output.v }}')]));
       await t.workflows.upsert(workflow('tmo', [wait('w', { event: 'never', timeout: '10m' }), inApp('timed out {{ steps.w.matched }}')]));
       await t.workflows.upsert(workflow('read', [inApp('note'), wait('r', { event: 'message.read', timeout: '10m', onEvent: 'halt' }), inApp('reminder')]));
-      for (const [name, transactionId] of [['sig', 'w-sig'], ['tok', 'w-tok'], ['tmo', 'w-tmo'], ['read', 'w-read']] as const) await t.trigger({ name, to: 'ada', payload: { k: 'x' }, transactionId });
+      await t.workflows.upsert({ ...workflow('rem', [{ template: { type: 'delay' }, metadata: { type: 'regular', amount: 5, unit: 'minutes' } }, inApp('reminder {{ payload.k }}')]), cancelOn: [{ event: 'stop', match: 'data.k' }] });
+      for (const [name, transactionId] of [['sig', 'w-sig'], ['tok', 'w-tok'], ['tmo', 'w-tmo'], ['read', 'w-read'], ['rem', 'w-rem']] as const) await t.trigger({ name, to: 'ada', payload: { k: 'x' }, transactionId });
     },
     steps: [
       ...steps.slice(0, 2),
@@ -50,8 +51,9 @@ export const WAIT_SCENARIOS: readonly FaultScenario[] = [
           await t.messages.markAs('ada', { messageId: note!._id, markAs: 'read' });
         },
       },
+      { call: (t) => t.signal('stop', { subscriberId: 'ada', data: { k: 'x' } }) },
       ...steps.slice(2),
     ],
-    state: decisions(['w-sig', 'w-tok', 'w-tmo', 'w-read']),
+    state: decisions(['w-sig', 'w-tok', 'w-tmo', 'w-read', 'w-rem']),
   },
 ];
