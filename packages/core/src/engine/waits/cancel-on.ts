@@ -9,6 +9,7 @@ import { traced } from '../walk/walk-effects.js';
 import { digestFlushKey } from '../runtime/jobs.js';
 import { CANCELLED_RUNS, runKey } from './wait-records.js';
 import { deleteWaits } from './cancel-waits.js';
+import { bringTimeoutsForward } from './end-wait.js';
 
 /** How long a process trusts the workflows with `cancelOn` it read (as the webhook endpoints). */
 const WORKFLOWS_TTL_MS = 1_000;
@@ -62,12 +63,15 @@ export async function cancelRuns(ctx: EngineContext, tx: StorageRepositories, ev
     if (!workflow.cancelOn!.some((c) => eventMatches(c, run, event))) continue;
     if ((await tx.records.insertNew(env, CANCELLED_RUNS, [{ key, i1: job.transactionId, sort: event.at, doc: { event: event.name, at: event.at } }])).length === 0) continue;
     cancelled++;
-    await deleteWaits(tx, env, key);
+    const waits = await deleteWaits(tx, env, key);
     // The trigger's only pending run: its jobs and digest events go now, as `tidings.cancel` does.
     if ((await tx.jobs.list(env, { transactionId: job.transactionId })).every((j) => j.subscriberId === job.subscriberId)) {
       await tx.jobs.cancelByTransaction(env, job.transactionId);
       const { deleted } = await tx.digests.removeTransaction(env, job.transactionId);
       for (const digestId of deleted) await tx.jobs.cancelByTransaction(env, digestFlushKey(digestId));
+    } else {
+      // Its other jobs end when they come (`cancelledRun`); its waits' timeouts come now.
+      await bringTimeoutsForward(tx, env, waits, new Date(event.at));
     }
     await tx.traces.append([decisionRecord(env, { id: by, transactionId: job.transactionId, subscriberId: job.subscriberId }, event.at, [cancelEntry(event)])]);
   }

@@ -7,7 +7,14 @@ import type { SignalEvent } from '../../waits/match-event.js';
 import { newJob } from '../runtime/jobs.js';
 import type { EngineContext } from '../context.js';
 import { queueWebhookEvents } from '../webhooks/webhook-outbox.js';
-import { TOKENS, tokenInput, type WaitRecord, type WaitToken } from './wait-records.js';
+import { TOKENS, tokenInput, waitTimeoutKey, type WaitRecord, type WaitToken } from './wait-records.js';
+
+/** Moves the timeout jobs of ended waits to now (a keyed enqueue): each runs, finds its wait gone, and ends. */
+export async function bringTimeoutsForward(tx: StorageRepositories, env: string, waits: readonly WaitRecord[], now: Date): Promise<void> {
+  const at = now.toISOString();
+  const jobs = waits.map((w) => newJob({ env, kind: 'wait', runAt: at, transactionId: w.transactionId, subscriberId: w.subscriberId, key: waitTimeoutKey(w.waitId), data: { waitId: w.waitId } }, now));
+  if (jobs.length > 0) await tx.jobs.enqueue(env, jobs);
+}
 
 /** How a wait ended. */
 export type WaitEnd =
@@ -39,9 +46,11 @@ function decide(wait: WaitRecord, end: WaitEnd): { entry: Omit<TraceEntry, 'step
 /**
  * Ends a wait its caller consumed (`consumeWait`), inside the caller's transaction: the walk goes on
  * from the step after it with the wait's result (`steps.<id>.*`), or the run ends there; the token is
- * marked; `explain` records why. Returns whether the walk goes on.
+ * marked; `explain` records why. A wait ended before its timeout brings its timeout job forward to
+ * now (a keyed enqueue moves it), where it finds the wait gone and ends: no job of it lingers until
+ * the timeout. Returns whether the walk goes on.
  */
-export async function endWait(ctx: EngineContext, tx: StorageRepositories, wait: WaitRecord, end: WaitEnd, now: Date, by: string): Promise<boolean> {
+export async function endWait(ctx: EngineContext, tx: StorageRepositories, wait: WaitRecord, end: WaitEnd, now: Date, by: string, hasTimeoutJob = true): Promise<boolean> {
   const { env } = ctx;
   const at = now.toISOString();
   if (wait.tokenId !== undefined) {
@@ -52,6 +61,7 @@ export async function endWait(ctx: EngineContext, tx: StorageRepositories, wait:
       await tx.records.put(env, TOKENS, [tokenInput(done)]);
     }
   }
+  if (end.kind !== 'timeout' && hasTimeoutJob) await bringTimeoutsForward(tx, env, [wait], now);
   const { entry, goesOn } = decide(wait, end);
   const step = { stepIndex: wait.stepIndex, stepId: wait.stepId, type: 'wait' as const };
   await tx.traces.append([decisionRecord(env, { id: by, transactionId: wait.transactionId, subscriberId: wait.subscriberId }, at, [{ ...step, ...entry }])]);

@@ -8,7 +8,7 @@ import { linkSecrets } from '../links/link-secrets.js';
 import { newJob } from '../runtime/jobs.js';
 import { effectApplier, type EffectApplier } from '../runtime/job-result.js';
 import { endWait } from './end-wait.js';
-import { consumeWait, SIGNALS, TOKENS, tokenInput, WAITS, waitInput, type WaitRecord } from './wait-records.js';
+import { consumeWait, SIGNALS, TOKENS, tokenInput, WAITS, waitInput, waitTimeoutKey, type WaitRecord } from './wait-records.js';
 
 /** A walk stopped at a wait step: the commit stores the wait and its timeout job. */
 export interface WaitBeginEffect {
@@ -24,8 +24,6 @@ export interface WaitTimeoutEffect {
   readonly waitId: string;
 }
 
-/** The key of a wait's timeout job. */
-export const waitTimeoutKey = (waitId: string) => `wait:${waitId}`;
 
 /** What filters on `subscriber` may read of the subscriber: the profile, not its channel credentials. */
 const profileOf = (s: Subscriber): JsonObject =>
@@ -78,7 +76,7 @@ export function waitBeginApplier(ctx: EngineContext): EffectApplier {
       if (effect.lookBackMs !== undefined) {
         const event = await lookedBack(ctx, tx, wait, new Date(Date.parse(wait.startedAt) - effect.lookBackMs).toISOString());
         if (event) {
-          await endWait(ctx, tx, wait, { kind: 'event', event }, now, job.id);
+          await endWait(ctx, tx, wait, { kind: 'event', event }, now, job.id, false);
           continue;
         }
       }

@@ -86,3 +86,6 @@ export const tokenInput = (token: WaitToken) => ({ key: token.id, i1: token.tran
 
 /** A signal kept for waits that look back: keyed by its id, its name in `i1`, its subscriber in `i2`, sorted by instant. */
 export const signalInput = (id: string, event: SignalEvent) => ({ key: id, i1: event.name, i2: event.subscriberId, sort: event.at, doc: event });
+
+/** The key of a wait's timeout job. */
+export const waitTimeoutKey = (waitId: string) => `wait:${waitId}`;
