@@ -75,3 +75,7 @@ export { sameDefinition, KIND_RULES, REVISIONED_KINDS, type RevisionedKind } fro
 export type { RevisionDiff, WorkflowApply } from './engine/revisions/revisions-api.js';
 export { actingAs, currentActor, CODE_ACTOR } from './engine/audit/actor.js';
 export { changedFields } from './engine/audit/changed-fields.js';
+export type { WaitToken } from './engine/waits/wait-records.js';
+export type { SignalOutcome } from './engine/waits/record-signal.js';
+export type { SignalOptions } from './engine/waits/signals-api.js';
+export type { WaitResult } from './waits/wait-step.js';

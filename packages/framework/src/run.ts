@@ -28,6 +28,7 @@ const PLACEHOLDERS: Record<CodeStepType, JsonObject> = {
   throttle: { throttled: false, executionCount: 0, currentCount: 0, threshold: 0, windowStart: new Date(0).toISOString() },
   custom: {},
   http: {},
+  wait: { matched: false },
 };
 
 /** Every string in controls rendered with Liquid against the run's data, as @novu/framework compiles controls. */
@@ -70,6 +71,8 @@ function stepObject(handle: StepHandler): Step {
       typeof resolve === 'function'
         ? handle({ stepId, type: 'http', resolve: resolve as StepDefinition['resolve'], options: (options ?? {}) as StepDefinition['options'] })
         : handle({ stepId, type: 'http', resolve: () => ({}), options: (resolve ?? {}) as StepDefinition['options'] }),
+    waitForEvent: (stepId: string, options: object) => handle({ stepId, type: 'wait', resolve: () => ({ ...options }), options: {} }),
+    waitForToken: (stepId: string, options: object) => handle({ stepId, type: 'wait', resolve: () => ({ ...options, token: true }), options: {} }),
   } as unknown as Step;
 }
 

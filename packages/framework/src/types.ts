@@ -152,7 +152,46 @@ export interface Step {
   ) => Promise<O extends Schema ? SchemaOutput<O> : Record<string, never>>;
   /** Tidings only: an HTTP request, sent by the walk job outside any transaction; resolves to the answer's fields. */
   http: HttpStepFn;
+  /** Tidings only: the run waits for a matching event, or until `timeout`; see docs/waits.md. */
+  waitForEvent: (stepId: string, options: WaitForEventOptions) => Promise<WaitForEventResult>;
+  /** Tidings only: the run waits until its token is completed (`tidings.tokens.complete`, or a POST to its URL), or until `timeout`. */
+  waitForToken: (stepId: string, options: WaitForTokenOptions) => Promise<WaitForTokenResult>;
 }
+
+/** A length of time: `'30s'`, `'15m'`, `'1h'`, `'2d'`, `'1w'`, or `{ amount, unit }`. */
+export type WaitDuration = string | { amount: number; unit: 'seconds' | 'minutes' | 'hours' | 'days' | 'weeks' };
+
+/** A filter over the event and the run: `{ on: 'event', field: 'data.orderId', operator: 'EQUAL', value: '{{ payload.orderId }}' }`. */
+export interface WaitFilter {
+  value: 'AND' | 'OR';
+  isNegated?: boolean;
+  children: { on: 'event' | 'payload' | 'subscriber' | 'tenant' | 'actor' | 'context'; field: string; operator: string; value: string | number | boolean }[];
+}
+
+/** `step.waitForEvent`'s options (Tidings only). */
+export interface WaitForEventOptions {
+  /** The event's name: a signal of the app (`tidings.signal`), or the engine's `message.seen`, `message.read`, `message.action`, `message.delivered`, `message.clicked` for this run's messages. */
+  event: string;
+  /** `'data.orderId'`: the event's `data.orderId` equals the payload's `orderId`; or filters over `event`, `payload`, `subscriber`. */
+  match?: string | WaitFilter[];
+  timeout: WaitDuration;
+  /** `halt` ends the subscriber's run when no event came in time. @default 'continue' */
+  onTimeout?: 'continue' | 'halt';
+  /** `halt` ends the subscriber's run when the event came. @default 'continue' */
+  onEvent?: 'continue' | 'halt';
+  /** A matching signal sent at most this long before the wait began counts too. */
+  lookBack?: WaitDuration;
+}
+export type WaitForEventResult = { matched: true; event: { name: string; data: Record<string, unknown>; at: string } } | { matched: false };
+
+/** `step.waitForToken`'s options (Tidings only). */
+export interface WaitForTokenOptions {
+  timeout: WaitDuration;
+  /** @default 'continue' */
+  onTimeout?: 'continue' | 'halt';
+}
+/** The token's `id` and `url` are also at the top (`steps.<id>.url`). */
+export type WaitForTokenResult = ({ matched: true; output: Record<string, unknown> } | { matched: false }) & { token: { id: string; url: string }; id: string; url: string };
 
 /** The subscriber a run is for, in @novu/framework's shape. */
 export interface FrameworkSubscriber {
@@ -207,6 +246,8 @@ export interface WorkflowOptions<P extends Schema | undefined, C extends Schema 
    * the last one's payload, once `period` passed without another, and no later than `maxWait`.
    */
   debounce?: DebounceInput;
+  /** Tidings only: a matching signal cancels the subscriber's pending run (delays, digests, waits); see docs/waits.md. */
+  cancelOn?: { event: string; match?: string | WaitFilter[] }[];
   preferences?: {
     all?: ChannelPreference;
     channels?: Partial<Record<'inApp' | 'email' | 'sms' | 'chat' | 'push', ChannelPreference>>;

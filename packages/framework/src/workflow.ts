@@ -1,6 +1,6 @@
 import type { CodeWorkflow } from '@tidings/core';
-import { debounceSchema, type Debounce, type DebounceInput } from '@tidings/core/schemas';
 import type { CodeRunInput } from '@tidings/core/internal';
+import { cancelOnSchema, debounceSchema, type Debounce, type DebounceInput } from '@tidings/core/schemas';
 import { channelSettingsOf, checkedPayload, frameworkSubscriber } from './novu-shapes.js';
 import { discoverSteps, runToNextStep, type Execute } from './run.js';
 import type { Schema } from './schema.js';
@@ -44,6 +44,8 @@ export function workflow<P extends Schema | undefined = undefined, C extends Sch
   if (typeof id !== 'string' || id.trim() === '') throw new TypeError('workflow(id, …): id must be a non-empty string');
   if (typeof execute !== 'function') throw new TypeError(`workflow("${id}", execute): execute must be a function`);
   const run = execute as unknown as Execute;
+  const cancelOn = options.cancelOn === undefined ? undefined : cancelOnSchema.safeParse(options.cancelOn);
+  if (cancelOn && !cancelOn.success) throw new TypeError(`workflow("${id}", …, { cancelOn }): ${cancelOn.error.issues.map((i) => `cancelOn.${i.path.join('.')}: ${i.message}`).join('; ')}`);
   const info = { workflowId: id, name: options.name ?? id, description: options.description ?? '', tags: options.tags ?? [], severity: options.severity ?? 'none' };
   let discovered: ReturnType<typeof discoverSteps> | undefined;
   return {
@@ -56,6 +58,7 @@ export function workflow<P extends Schema | undefined = undefined, C extends Sch
     dynamicSteps: options.dynamicSteps === true,
     critical: options.critical === true || options.preferences?.all?.readOnly === true,
     debounce: checkedDebounce(id, options.debounce),
+    ...(cancelOn?.success && { cancelOn: cancelOn.data }),
     preferenceSettings: channelSettingsOf(options.preferences, (channel) => PREFERENCE_KEYS[channel]),
     discover: () => (discovered ??= discoverSteps(run)),
     async preparePayload(payload) {

@@ -26,6 +26,8 @@ import { providerWebhookRoutes } from './provider-webhooks.js';
 import { preferencePageRoutes } from './preference-pages/preference-routes.js';
 import { interfaceRoutes } from './routes/interface-routes.js';
 import { serverRoutes } from './routes/server.js';
+import { waitRoutes } from './routes/wait-routes.js';
+import { tokenUrlRoute } from './token-url-route.js';
 import { legacyRoutes } from './routes/legacy-routes.js';
 import { broadcastRoute } from './routes/broadcast-route.js';
 import { emailLookRoutes } from './routes/email-look-routes.js';
@@ -56,7 +58,7 @@ export function createHttpApp(options: HttpAppOptions) {
   const environments = [...new Set(options.environments.map((e) => e.tidings))];
   const clock = options.clock ?? options.environments[0]?.tidings.clock ?? systemClock;
   const limit = options.bodyLimit ?? 1_048_576;
-  const routes: RouteDefinition[] = [...interfaceRoutes(), ...serverRoutes(), ...legacyRoutes(), broadcastRoute(), ...subscriberV2Routes(), ...topicV2Routes(), ...contextRoutes(), ...subscriberStatusRoutes(), ...messageDeletionRoutes(), ...emailLookRoutes(), ...categoryRoutes(), ...revisionRoutes(), ...operatingRoutes()];
+  const routes: RouteDefinition[] = [...interfaceRoutes(), ...serverRoutes(), ...legacyRoutes(), broadcastRoute(), ...subscriberV2Routes(), ...topicV2Routes(), ...contextRoutes(), ...subscriberStatusRoutes(), ...messageDeletionRoutes(), ...emailLookRoutes(), ...categoryRoutes(), ...revisionRoutes(), ...operatingRoutes(), ...waitRoutes()];
   const document = openApiDocument(routes);
 
   const app = new Hono<AppEnv>();
@@ -79,6 +81,7 @@ export function createHttpApp(options: HttpAppOptions) {
 
   providerWebhookRoutes(app, [...new Set(options.environments.map((e) => e.tidings))], limit, options.trustProxy ?? false);
   preferencePageRoutes(app, [...new Set(options.environments.map((e) => e.tidings))]);
+  tokenUrlRoute(app, [...new Set(options.environments.map((e) => e.tidings))], limit);
 
   app.use('/v1/*', authenticate);
   app.use('/v2/*', authenticate);

@@ -1,4 +1,6 @@
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
+import { signalsApi } from './waits/signals-api.js';
+import { tokensApi } from './waits/tokens-api.js';
 import { z } from 'zod';
 import { systemClock, type Clock } from '../clock.js';
 import { createEmitter, type TidingsEvents } from '../events.js';
@@ -331,6 +333,8 @@ export function createTidings(options: TidingsOptions): Tidings {
     cancel: triggers.cancel,
     pending: triggers.pending,
     retry: retryApi(ctx),
+    signal: signalsApi(ctx).signal,
+    tokens: tokensApi(ctx),
     explain: (transactionId: string, subscriberId?: string) => storage.traces.list(environmentId, transactionId, subscriberId),
     async providerWebhook(integrationId: string, callback: ProviderCallback) {
       const applied = await applyProviderCallback(ctx, providers, integrationId, callback);

@@ -13,6 +13,8 @@ import { unsnoozeHandler } from './inbox/unsnooze-handler.js';
 import { sweepDueApplier } from './retention/retention-effects.js';
 import { sweepHandler } from './retention/sweep-handler.js';
 import type { JobKinds } from './runtime/job-runner.js';
+import { waitBeginApplier, waitTimeoutApplier } from './waits/wait-effects.js';
+import { waitHandler } from './waits/wait-handler.js';
 import { startJobSpans } from './telemetry/job-spans.js';
 import { fanoutHandler } from './trigger/fanout-handler.js';
 import { loadBatch, type BatchData } from './walk/batch-data.js';
@@ -43,12 +45,15 @@ export function engineJobs(ctx: EngineContext, providers: ReadonlyMap<string, Pr
       outbox: outboxHandler,
       sweep: sweepHandler,
       debounce: debounceHandler(runBurst),
+      wait: waitHandler,
     },
     loadBatch: (jobs) => loadBatch(ctx, jobs),
     appliers: [
       debounceRanApplier(ctx),
       digestArrivalApplier(ctx),
       throttleApplier(ctx),
+      waitBeginApplier(ctx),
+      waitTimeoutApplier(ctx),
       digestCloseApplier(ctx),
       webhookAttemptApplier(ctx),
       messageUpdateApplier(ctx),

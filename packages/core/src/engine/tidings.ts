@@ -24,6 +24,8 @@ import type { messagesApi } from './inbox/messages-api.js';
 import type { WriteHealth } from './runtime/write-health.js';
 import type { triggerApi } from './trigger/trigger-api.js';
 import type { retryApi } from './walk/retry-api.js';
+import type { signalsApi } from './waits/signals-api.js';
+import type { tokensApi } from './waits/tokens-api.js';
 import type { webhooksApi } from './webhooks/webhooks-api.js';
 import type { privacyApi } from './privacy/privacy-api.js';
 import type { apiKeysApi } from './api-keys/api-keys-api.js';
@@ -127,6 +129,14 @@ export interface Tidings {
    * not_found for an unknown transaction or subscriber, conflict when nothing failed.
    */
   retry: ReturnType<typeof retryApi>;
+  /**
+   * Records an event of the app (see docs/waits.md): every waiting run it matches resumes exactly
+   * once, every pending run whose workflow's `cancelOn` it matches is cancelled, inside one
+   * transaction (`transaction`: the app's own `storage.transaction`, committed or undone with it).
+   */
+  signal: ReturnType<typeof signalsApi>['signal'];
+  /** Tokens of `waitForToken` steps: `get`, `list`, and `complete` (once) to resume their runs. */
+  readonly tokens: ReturnType<typeof tokensApi>;
   /**
    * Why each subscriber of a trigger did or did not get each step: the decision records of every
    * job run (filters that failed, variants chosen, delays, integrations picked), oldest first.

@@ -4,7 +4,7 @@ export const CHANNELS = ['in_app', 'email', 'sms', 'chat', 'push'] as const;
 export const channelSchema = z.enum(CHANNELS);
 export type Channel = z.infer<typeof channelSchema>;
 
-export const stepTypeSchema = z.enum([...CHANNELS, 'digest', 'delay', 'throttle', 'http', 'branch', 'custom']);
+export const stepTypeSchema = z.enum([...CHANNELS, 'digest', 'delay', 'throttle', 'http', 'branch', 'custom', 'wait']);
 export type StepType = z.infer<typeof stepTypeSchema>;
 
 export const messageStatusSchema = z.enum(['sent', 'error', 'warning']);

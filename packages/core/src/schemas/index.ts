@@ -35,3 +35,4 @@ export * from './email-attachments.js';
 export * from './email-headers.js';
 export * from './debounce.js';
 export * from './operating.js';
+export * from './wait.js';

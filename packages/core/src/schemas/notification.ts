@@ -110,6 +110,8 @@ export const sweepJobDataSchema = z.object({});
 
 /** A `debounce` job: run the last event of a burst once it went quiet. Keyed by its burst. */
 export const debounceJobDataSchema = z.object({ group: z.string() });
+/** A `wait` job: the timeout of a waiting run (keyed by its wait); a wait already ended makes it a no-op. */
+export const waitJobDataSchema = z.object({ waitId: z.string() });
 
 /** What a job does: its kind and that kind's data. */
 export const jobPayloadSchema = z.discriminatedUnion('kind', [
@@ -121,6 +123,7 @@ export const jobPayloadSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('outbox'), data: outboxJobDataSchema }),
   z.object({ kind: z.literal('sweep'), data: sweepJobDataSchema }),
   z.object({ kind: z.literal('debounce'), data: debounceJobDataSchema }),
+  z.object({ kind: z.literal('wait'), data: waitJobDataSchema }),
 ]);
 export type JobPayload = z.infer<typeof jobPayloadSchema>;
 export type JobKind = JobPayload['kind'];

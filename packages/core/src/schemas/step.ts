@@ -5,6 +5,7 @@ import { emailBlockSchema, messageCtaSchema } from './message-parts.js';
 import { parseCron } from '../timing/cron.js';
 import { digestPreferenceMetadataSchema } from './digest-cadence.js';
 import { throttleMetadataSchema } from './frequency.js';
+import { waitMetadataSchema } from './wait.js';
 import { ttlSchema } from './expiry.js';
 import { emailHeaderTemplatesSchema } from './email-headers.js';
 import { MAX_EMAIL_OVERRIDE_ADDRESSES } from './email-overrides.js';
@@ -145,7 +146,7 @@ const stepFields = {
   template: stepTemplateSchema,
   filters: z.array(filterSchema).default([]),
   _parentId: z.string().optional(),
-  metadata: z.union([digestMetadataSchema, delayScheduledMetadataSchema, throttleMetadataSchema]).optional(),
+  metadata: z.union([digestMetadataSchema, delayScheduledMetadataSchema, throttleMetadataSchema, waitMetadataSchema]).optional(),
   replyCallback: z.strictObject({ active: z.boolean().optional(), url: z.string().optional() }).optional(),
   /**
    * A channel step's fallback: when the step had nowhere to go (no integration, no address) or every

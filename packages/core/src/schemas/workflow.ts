@@ -9,6 +9,7 @@ import { delayMetadataSchema, digestMetadataSchema, stepSchema, type Step } from
 import { templateSyntaxError } from '../templates/render.js';
 import { throttleMetadataSchema } from './frequency.js';
 import { checkBranchRefs, checkFlowStep } from './flow-step-checks.js';
+import { cancelOnSchema, waitMetadataSchema } from './wait.js';
 
 /** A revision of a workflow: a stored workflow's number, or a code workflow's hash. */
 export const workflowRevisionRefSchema = z.union([z.number().int().positive(), z.string().min(1)]);
@@ -44,6 +45,9 @@ const checkStepMetadata: StepCheck = (step, addIssue) => {
   } else if (type === 'throttle') {
     const parsed = throttleMetadataSchema.safeParse(step.metadata);
     if (!parsed.success) for (const i of parsed.error.issues) addIssue(['metadata', ...i.path.map(String)], step.metadata === undefined ? 'a throttle step needs { amount, unit, limit }' : i.message);
+  } else if (type === 'wait') {
+    const parsed = waitMetadataSchema.safeParse(step.metadata);
+    if (!parsed.success) for (const i of parsed.error.issues) addIssue(['metadata', ...i.path.map(String)], step.metadata === undefined ? 'a wait step needs { event, timeout } or { token: true, timeout }' : i.message);
   } else if (step.metadata !== undefined) {
     addIssue(['metadata'], `a ${type} step takes no digest, delay or throttle metadata`);
   }
@@ -88,7 +92,7 @@ const checkFallback: StepCheck = (step, addIssue) => {
   const { fallbackTo } = step;
   const type = step.template.type;
   if (fallbackTo === undefined) return;
-  if (type === 'digest' || type === 'delay' || type === 'throttle') addIssue(['fallbackTo'], `a ${type} step sends nothing to fall back from`);
+  if (type === 'digest' || type === 'delay' || type === 'throttle' || type === 'wait') addIssue(['fallbackTo'], `a ${type} step sends nothing to fall back from`);
   else if (fallbackTo === type) addIssue(['fallbackTo'], `must be another channel than the step's own (${type})`);
 };
 
@@ -110,6 +114,8 @@ const workflowFields = {
   preferenceSettings: channelPreferencesSchema.default({}),
   tags: z.array(z.string()).default([]),
   steps: z.array(stepSchema).default([]),
+  /** Signals that cancel a subscriber's pending run of the workflow (see docs/waits.md). */
+  cancelOn: cancelOnSchema.optional(),
   /**
    * The workflow's category (`marketing`, `product-updates`, …): subscribers can turn a whole category
    * off, and one-click unsubscribe opts out of it. A tag `category:<key>` sets it when this is absent.

@@ -33,6 +33,7 @@ import { revisionsSuite } from './suite/revisions.js';
 import { activitySuite } from './suite/activity.js';
 import { operatingSuite } from './suite/operating.js';
 import { flowStepsSuite } from './suite/flow-steps.js';
+import { waitsSuite } from './suite/waits.js';
 import type { StorageUnderTest, SuiteContext } from './storage-under-test.js';
 
 export type { StorageUnderTest, SuiteContext } from './storage-under-test.js';
@@ -78,6 +79,7 @@ export function describeStorage(name: string, backend: StorageUnderTest, part: C
     groupCommitSuite(context);
     unitsOfWorkSuite(context);
     frequencySuite(context);
+    waitsSuite(context);
     digestsSuite(context);
     cadenceSuite(context);
     idempotencySuite(context);

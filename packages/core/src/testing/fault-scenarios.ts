@@ -3,6 +3,8 @@ import { isTidingsError } from '../errors.js';
 import type { CapInput, WorkflowInput } from '../schemas/index.js';
 import type { CodeWorkflow } from '../walk/code-workflow.js';
 import { scriptedCodeWorkflow } from './scripted-code-workflow.js';
+import type { Storage } from '../storage.js';
+import { WAIT_SCENARIOS } from './wait-scenarios.js';
 
 /**
  * One engine operation to prove under faults: `setup` runs fault-free, then `steps` run with a fault
@@ -25,6 +27,8 @@ export interface FaultScenario {
   readonly workflows?: () => readonly CodeWorkflow[];
   setup(tidings: Tidings): Promise<void>;
   readonly steps: readonly ScenarioStep[];
+  /** More of the stored state to compare, read back through the port (e.g. `explain`'s records). */
+  readonly state?: (storage: Storage, env: string) => Promise<unknown>;
 }
 
 export type ScenarioStep = { readonly call: (tidings: Tidings) => Promise<unknown> } | { readonly advance: number };
@@ -388,4 +392,5 @@ export const FAULT_SCENARIOS: readonly FaultScenario[] = [
       advance(2 * MINUTE),
     ],
   },
+  ...WAIT_SCENARIOS,
 ];

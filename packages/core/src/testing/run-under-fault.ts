@@ -180,5 +180,6 @@ export async function storedState(storage: Storage, env: string, scenario: Fault
     // The outbox: each change's events once, and every delivery stored as delivered reached the receiver.
     webhooks: sorted(deliveries.map((d) => ({ ...about(d), status: d.status }))),
     undeliveredButStoredAsDelivered: deliveries.filter((d) => d.status === 'delivered' && !received.has(d._id)).map(about),
+    ...(scenario.state && { scenario: await scenario.state(storage, env) }),
   };
 }

@@ -16,6 +16,7 @@ import { contentOfOutputs, delayOfOutputs, digestOfOutputs, type CodeDelay } fro
 import type { CodeStepDeclaration, CodeStepType, CodeWorkflow } from './code-workflow.js';
 import type { TraceEntry } from './trace.js';
 import { codeHttpCall } from './code-http.js';
+import { waitSpecOf } from '../waits/wait-step.js';
 import type { Delivery, WalkInput, WalkResult, Walker } from './walker.js';
 
 type Channel = (typeof CHANNELS)[number];
@@ -176,6 +177,11 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
         const throttle = throttleOfOutputs(run.outputs, input.notification.payload);
         if (!throttle.ok) return fail(stepIndex, run.stepId, run.type, throttle.error);
         return { deliveries, resume: null, throttle: { stepIndex, stepId: run.stepId, rule: throttle.rule }, trace, state: state(stepIndex + 1) };
+      }
+      if (run.type === 'wait') {
+        const wait = waitSpecOf(run.outputs);
+        if (!wait.ok) return fail(stepIndex, run.stepId, run.type, wait.error);
+        return { deliveries, resume: null, wait: { stepIndex, stepId: run.stepId, spec: wait.spec }, trace, state: state(stepIndex + 1) };
       }
       if (run.type === 'delay') {
         const due = delayRunAt(delayOfOutputs(run.outputs), input);

@@ -30,6 +30,7 @@ export function codeWorkflowView(code: CodeWorkflow, steps: readonly CodeStepDec
     preferenceSettings: code.preferenceSettings ?? {},
     ...(code.debounce && { debounce: code.debounce }),
     tags: [...(code.tags ?? [])],
+    ...(code.cancelOn && { cancelOn: [...code.cancelOn] }),
     steps: steps.filter((s) => listedTypes.has(s.type)).map(stepView),
     triggers: [{ type: 'event', identifier: code.id, variables: [] }],
     _organizationId: organizationId,

@@ -1,10 +1,11 @@
 import type { CadenceOffer, Channel, ChannelPreferences, JsonObject, Severity, Subscriber, Ttl } from '../schemas/index.js';
 import type { ResolvedContext } from '../schemas/context.js';
 import type { Debounce } from '../schemas/debounce.js';
+import type { CancelOn } from '../schemas/wait.js';
 import type { PreparedPayload } from './walker.js';
 
 /** The kinds of step a workflow written in code may declare. */
-export type CodeStepType = Channel | 'digest' | 'delay' | 'custom' | 'throttle' | 'http';
+export type CodeStepType = Channel | 'digest' | 'delay' | 'custom' | 'throttle' | 'http' | 'wait';
 
 /** A step as the workflow declares it, found by running the function once without an event. */
 export interface CodeStepDeclaration {
@@ -63,6 +64,8 @@ export interface CodeWorkflow {
   readonly dynamicSteps?: boolean | undefined;
   /** The channels on or off until a subscriber says otherwise (Novu's `preferences`). */
   readonly preferenceSettings?: ChannelPreferences | undefined;
+  /** Signals that cancel a subscriber's pending run (checked: `cancelOnSchema`). */
+  readonly cancelOn?: CancelOn | undefined;
   /**
    * Every step, in the order the function declares them: found once by running the function without
    * an event (steps return placeholder results, resolvers do not run).

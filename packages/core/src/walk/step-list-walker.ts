@@ -15,6 +15,7 @@ import type { Delivery, WalkInput, WalkResult, Walker } from './walker.js';
 import type { RanStep } from '../schemas/index.js';
 import { branchSkip } from './branch-walk.js';
 import { flowStep } from './flow-steps.js';
+import { waitSpecOf, withInputState } from '../waits/wait-step.js';
 
 const isChannel = (type: string): type is Channel => (CHANNELS as readonly string[]).includes(type);
 
@@ -105,6 +106,13 @@ export async function walkSteps(input: WalkInput): Promise<WalkResult> {
       if (flow.kind === 'failed' && !flow.ran) break;
       continue;
     }
+    if (type === 'wait') {
+      const wait = waitSpecOf(step.metadata);
+      if (wait.ok) return { deliveries, resume: null, wait: { stepIndex, stepId: base._id ?? String(stepIndex), spec: wait.spec }, trace, ...over() };
+      entry('failed', wait.error, chosen);
+      if (step.shouldStopOnFail) break;
+      continue;
+    }
     if (!isChannel(type)) continue;
     const gate = channelGate(input, workflow, type);
     if (gate.kind === 'skip') {
@@ -145,5 +153,6 @@ export async function walkSteps(input: WalkInput): Promise<WalkResult> {
 export const stepListWalker: Walker = {
   walksInline: (workflow: Workflow) => workflow.steps.every((step) => !step.active || formsOf(step).every(runsInline)),
   runsUserCode: () => false,
-  walk: walkSteps,
+  // The results of the wait steps that ran (`steps.<id>.*`) go on with the walk.
+  walk: async (input) => withInputState(await walkSteps(input), input),
 };

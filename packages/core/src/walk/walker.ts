@@ -4,6 +4,7 @@ import type { RenderBudget } from '../templates/render.js';
 import type { TraceEntry } from './trace.js';
 import type { ThrottleRule } from '../frequency/throttle.js';
 import type { EmailLook } from '../email/email-look.js';
+import type { WalkWait } from '../waits/wait-step.js';
 import type { TopicReach } from '../preferences/subscription-preferences.js';
 import type { HttpStepCall } from './http-request.js';
 
@@ -64,6 +65,8 @@ export interface WalkResult {
   readonly digest?: { stepIndex: number; step: StepVariant };
   /** The walk stopped at this throttle step: the engine counts the run in its commit and goes on or ends it there. */
   readonly throttle?: { stepIndex: number; stepId: string; rule: ThrottleRule };
+  /** The walk stopped at this wait step: the engine stores the wait in its commit, and resumes the run at an event, a token or the timeout. */
+  readonly wait?: WalkWait;
   readonly trace: TraceEntry[];
   /**
    * The walk's render budget ran out at this step: the steps before it are in `deliveries`, and the

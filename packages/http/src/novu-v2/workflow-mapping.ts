@@ -72,7 +72,7 @@ export type StoredStep = Pick<Step, 'template' | 'filters'> & Partial<Pick<Step,
 /** Derived workflow and step ids, as Novu slugifies names (a step's fallback is `step`). */
 export const slugify = (text: string, fallback = 'step'): string => slugifyName(text, fallback);
 
-const STEP_LABELS: Record<StepType, string> = { in_app: 'In-App', email: 'Email', sms: 'SMS', chat: 'Chat', push: 'Push', digest: 'Digest', delay: 'Delay', throttle: 'Throttle', http: 'HTTP Request', branch: 'Branch', custom: 'Custom' };
+const STEP_LABELS: Record<StepType, string> = { in_app: 'In-App', email: 'Email', sms: 'SMS', chat: 'Chat', push: 'Push', digest: 'Digest', delay: 'Delay', throttle: 'Throttle', http: 'HTTP Request', branch: 'Branch', custom: 'Custom', wait: 'Wait' };
 
 /** A step's name as Novu shows it: its own, its template's, or its type and place. */
 export const stepNameOf = (step: StoredStep, index: number): string => step.name ?? step.template.name ?? `${STEP_LABELS[step.template.type]} Step ${index + 1}`;

@@ -1,4 +1,5 @@
 import { TidingsError } from '../../errors.js';
+import { forgetCancellingWorkflows } from '../waits/cancel-on.js';
 import { newId } from '../../ids.js';
 import type { StorageRepositories } from '../../storage.js';
 import { workflowInputSchema, WORKFLOW_MEMBER_HINTS, type Workflow, type WorkflowInput } from '../../schemas/index.js';
@@ -85,6 +86,7 @@ export async function saveWorkflow(ctx: EngineContext, tx: StorageRepositories, 
   // A code workflow's view is never written: its store refuses it, even unchanged.
   const stored = match && match._creatorId !== 'code' ? match : null;
   const { value, changed } = await saveRevision(tx.records, ctx.env, WORKFLOW_HISTORY, { stored, value: built, by, restores }, (workflow) => tx.workflows.upsert(ctx.env, workflow));
+  if (changed) forgetCancellingWorkflows(ctx);
   return { workflow: value, changed };
 }
 

@@ -18,7 +18,7 @@ export interface EngineMetrics {
 const STEP_OUTCOME: Record<MessageStatus, string> = { sent: 'sent', error: 'failed', warning: 'not_sent' };
 
 /** Every job kind (a kind added to JobKind and not listed here fails to compile), so a kind with no job reads 0. */
-const JOB_KINDS = Object.keys({ walk: true, fanout: true, unsnooze: true, digest: true, webhook: true, outbox: true, sweep: true, debounce: true } satisfies Record<JobKind, true>) as JobKind[];
+const JOB_KINDS = Object.keys({ walk: true, fanout: true, unsnooze: true, digest: true, webhook: true, outbox: true, sweep: true, debounce: true, wait: true } satisfies Record<JobKind, true>) as JobKind[];
 
 /**
  * Attribute objects made once per combination of values and reused: recording a point allocates

@@ -21,6 +21,7 @@ import type { DecisionRecord } from '../../walk/trace.js';
 import { groupCommit } from './group-commit.js';
 import { watchWrite } from '../runtime/write-health.js';
 import { digestFlushKey, newJob } from '../runtime/jobs.js';
+import { cancelWaitsOf } from '../waits/cancel-waits.js';
 import { triggerSpans } from '../telemetry/trigger-spans.js';
 import { debounceGroup } from '../../debounce/debounce-group.js';
 import { joinBurst, type DebounceRecord, type HeldTrigger } from '../../debounce/debounce-burst.js';
@@ -440,6 +441,7 @@ export function triggerApi(ctx: EngineContext) {
         const { deleted } = await tx.digests.removeTransaction(env, transactionId);
         // A digest left without events has nothing to flush.
         for (const digestId of deleted) await tx.jobs.cancelByTransaction(env, digestFlushKey(digestId));
+        await cancelWaitsOf(tx, env, transactionId);
         return { cancelled };
       });
     },

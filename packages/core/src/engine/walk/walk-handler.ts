@@ -7,6 +7,8 @@ import { deadTokens as deadTokensOf } from '../delivery/delivery-effects.js';
 import { digestArrival } from '../digests/digest-effects.js';
 import { slotsGivenBack, throttleArrival, windowHits as windowHitsOf } from '../frequency/frequency-effects.js';
 import { runCompleted } from '../webhooks/webhook-effects.js';
+import { waitBegin } from '../waits/wait-effects.js';
+import { cancelledRun } from '../waits/cancel-on.js';
 import type { BatchData, EngineJobHandler } from './batch-data.js';
 import { madeMessages, traced } from './walk-effects.js';
 import type { TraceEntry } from '../../walk/trace.js';
@@ -219,6 +221,7 @@ async function walkJob(job: JobOf<'walk'>, context: HandlerContext<BatchData>, d
     const runId = `${notification._id}:${subscriber._id}:${stepIndex}`;
     return done({ kind: 'done' }, undefined, throttleArrival({ workflowId: workflow._id, subscriberId: subscriber.subscriberId, transactionId: notification.transactionId, stepIndex, stepId, rule, next, runId }));
   }
+  if (walk.wait) return done({ kind: 'done' }, undefined, waitBegin(job, walk.wait, { notification, subscriber, workflow, now, next: withState({ ...job.data, stepIndex: walk.wait.stepIndex + 1 }, walk.state) }));
   if (walk.digest) return done({ kind: 'done' }, undefined, digestArrival({ workflow, notification, subscriber, stepIndex: walk.digest.stepIndex, step: walk.digest.step, ...(walk.state && { state: walk.state }), cadenceChoice: workflowRow(subject.preferences, workflow._id)?.digest }));
   return done({ kind: 'done' });
 }
@@ -242,11 +245,11 @@ export const walkHandler =
   async (job, context) => {
     let result: JobResult;
     try {
-      result = await walkJob(job, context, deliver, httpTransport);
+      result = (await cancelledRun(job, context)) ?? (await walkJob(job, context, deliver, httpTransport));
     } catch (error) {
       if (error instanceof StepTimedOut) return timedOut(job, error, context.ctx.options.maxAttempts);
       throw error;
     }
-    const goesOn = result.effects.some((e) => e.kind === 'digest.arrival' || e.kind === 'throttle.arrival');
+    const goesOn = result.effects.some((e) => e.kind === 'digest.arrival' || e.kind === 'throttle.arrival' || e.kind === 'wait.begin');
     return result.next.kind === 'done' && !goesOn ? { ...result, effects: [...result.effects, runCompleted(job)] } : result;
   };

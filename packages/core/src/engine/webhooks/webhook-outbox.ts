@@ -3,6 +3,7 @@ import type { Job, JsonObject, Message, WebhookDelivery, WebhookEndpoint, Webhoo
 import type { StorageRepositories } from '../../storage.js';
 import type { EngineContext } from '../context.js';
 import { newJob } from '../runtime/jobs.js';
+import { signalMessageEvents } from '../waits/signals-api.js';
 
 /** One event for the environment's webhook endpoints. */
 export interface WebhookEvent {
@@ -53,6 +54,8 @@ export const OUTBOX_PAGE = 100;
  */
 export async function queueWebhookEvents(ctx: EngineContext, tx: StorageRepositories, events: readonly WebhookEvent[]): Promise<void> {
   if (events.length === 0) return;
+  // The engine's message events are signals too, for the runs waiting on them (docs/waits.md).
+  await signalMessageEvents(ctx, tx, events);
   const endpoints = await activeEndpoints(ctx, tx);
   const wanted = events.filter((event) => endpoints.some((endpoint) => endpoint.events.includes(event.type)));
   if (wanted.length === 0) return;
