@@ -13,6 +13,7 @@ import { digestFlushKey } from '../runtime/jobs.js';
 import { keyNames, scanRecords } from './scan-keys.js';
 import { eraseSubscriberTraces } from './subscriber-traces.js';
 import { eraseFromBursts } from './erase-bursts.js';
+import { SIGNALS, TOKENS, WAITS } from '../waits/wait-records.js';
 
 const WINDOW_HITS = 'window-hits';
 const NOTIFICATIONS = 'notifications';
@@ -62,6 +63,8 @@ export async function eraseSubscriber(ctx: EngineContext, tx: StorageRepositorie
   const jobs = await tx.jobs.cancelBySubscriber(env, subscriberId);
   // Debounced bursts waiting to run an event that names them.
   await eraseFromBursts(tx, env, subscriberId);
+  // Their waiting runs, tokens and the signals kept for them (`lookBack`).
+  for (const table of [WAITS, TOKENS, SIGNALS]) await records.deleteWhere(env, table, { i2: subscriberId });
 
   // Decision records and the index of their skipped steps.
   const traces = await eraseSubscriberTraces(records, env, subscriberId);
