@@ -180,15 +180,17 @@ export function createJobRunner<B>(ctx: EngineContext, kinds: JobKinds<B>, regis
     if (alone.length < jobs.length) await runBatch(alone.length === 0 ? jobs : jobs.filter((job) => !runsAlone(job)), now);
   }
 
-  /** Resolves when jobs are next enqueued in this process. */
-  const enqueuedHere = () =>
-    new Promise<void>((resolve) => {
-      const heard = () => {
-        ctx.events.off('jobs.enqueued', heard);
-        resolve();
-      };
-      ctx.events.on('jobs.enqueued', heard);
-    });
+  /** Waits until a batch in hand ends or jobs are enqueued in this process, whichever comes first. */
+  async function batchEndedOrEnqueued(claims: ReadonlySet<Promise<void>>): Promise<void> {
+    let heard = () => {};
+    const enqueued = new Promise<void>((resolve) => (heard = resolve));
+    ctx.events.on('jobs.enqueued', heard);
+    try {
+      await Promise.race([...claims, enqueued]);
+    } finally {
+      ctx.events.off('jobs.enqueued', heard);
+    }
+  }
 
   return {
     workerId,
@@ -214,7 +216,7 @@ export function createJobRunner<B>(ctx: EngineContext, kinds: JobKinds<B>, regis
             // Nothing due now: wait for a batch in hand to end (it may enqueue more), or for jobs
             // enqueued meanwhile (a transactional trigger must not wait for a broadcast's batch).
             if (claims.size === 0) break;
-            await Promise.race([...claims, enqueuedHere()]);
+            await batchEndedOrEnqueued(claims);
             continue;
           }
           ctx.telemetry.metrics?.claimed(jobs, now);
