@@ -1,5 +1,5 @@
 import mitt, { type Emitter } from 'mitt';
-import type { Channel, Job, Message, Notification, PreferenceChange, WebhookEndpoint } from './schemas/index.js';
+import type { Channel, Job, JobKind, Message, Notification, PreferenceChange, WebhookEndpoint } from './schemas/index.js';
 
 /** Every state change the engine makes, by name, with what it carries. */
 export type TidingsEvents = {
@@ -45,8 +45,8 @@ export type TidingsEvents = {
   'job.failed': { job: Job; error: string };
   /** A webhook endpoint's deliveries kept failing for good: it was disabled (see `webhooks.update` to enable it). */
   'webhook.endpoint.disabled': { endpoint: WebhookEndpoint };
-  /** Jobs were added: the job loop wakes to look at them. */
-  'jobs.enqueued': { count: number; earliestRunAt: string };
+  /** Jobs were added: the job loop whose lane runs their kinds wakes to look at them. */
+  'jobs.enqueued': { count: number; earliestRunAt: string; kinds: JobKind[] };
 };
 
 export type TidingsEmitter = Emitter<TidingsEvents>;

@@ -247,6 +247,12 @@ export interface ClaimOptions {
   readonly exceptKinds?: readonly JobKind[];
 }
 
+/** Which kinds of job a lane runs: those of `kinds` (every kind when absent) but not of `exceptKinds`. */
+export type JobLane = Pick<ClaimOptions, 'kinds' | 'exceptKinds'>;
+
+/** Whether a job of `kind` is one the lane runs. */
+export const laneTakes = (lane: JobLane, kind: JobKind): boolean => (lane.kinds === undefined || lane.kinds.includes(kind)) && !lane.exceptKinds?.includes(kind);
+
 export interface JobRepository {
   /**
    * Stores new jobs (attempts 0, unlocked) in the environment. A job with a `key` that a stored job of
@@ -293,8 +299,8 @@ export interface JobRepository {
   cancelByTransaction(env: string, transactionId: string): Promise<number>;
   /** Deletes every job of the subscriber (walks, unsnoozes, digest flushes they own), leased or not; returns how many. */
   cancelBySubscriber(env: string, subscriberId: string): Promise<number>;
-  /** The earliest instant any job becomes claimable (its `runAt`, or its lease end), or null. */
-  nextDueAt(env?: string): Promise<string | null>;
+  /** The earliest instant any job (of the lane's kinds, when given) becomes claimable (its `runAt`, or its lease end), or null. */
+  nextDueAt(env?: string, lane?: JobLane): Promise<string | null>;
   /** Jobs of the environment, earliest first, optionally of one trigger or subscriber. */
   list(env: string, filter?: { transactionId?: string; subscriberId?: string }): Promise<Job[]>;
   /** How many jobs the environment holds of each kind (due or not, leased or not); kinds with none may be left out. */

@@ -2,6 +2,7 @@ import type { Job } from '@tidings/core';
 import type { ClaimOptions } from '@tidings/core/internal';
 import { CompiledQuery, sql } from 'kysely';
 import type { Db, JobRow } from './dialect.js';
+import { inLane } from './job-lane.js';
 import { jobFromRow } from './repositories/delivery.js';
 
 const byRunAt = (a: Job, b: Job) => (a.runAt < b.runAt ? -1 : a.runAt > b.runAt ? 1 : a.id < b.id ? -1 : 1);
@@ -23,9 +24,7 @@ function dueJobIds(db: Db, { env, now, limit, kinds, exceptKinds }: Pick<ClaimOp
     .where('run_at', '<=', now)
     .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]));
   if (env !== undefined) query = query.where('env', '=', env);
-  if (kinds !== undefined) query = query.where('kind', 'in', kinds.length > 0 ? [...kinds] : ['']);
-  if (exceptKinds !== undefined && exceptKinds.length > 0) query = query.where('kind', 'not in', [...exceptKinds]);
-  return query.orderBy('run_at').orderBy('id').limit(limit);
+  return inLane(query, { kinds, exceptKinds }).orderBy('run_at').orderBy('id').limit(limit);
 }
 
 /**

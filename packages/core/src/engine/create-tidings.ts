@@ -262,7 +262,7 @@ export function createTidings(options: TidingsOptions): Tidings {
   // Enqueuing wakes the job loop once committed, wherever it happens (trigger, cancel, snooze, …).
   const engineStorage = wakingStorage(storage, (jobs) => {
     const earliestRunAt = jobs.reduce((min, job) => (job.runAt < min ? job.runAt : min), jobs[0]!.runAt);
-    events.emit('jobs.enqueued', { count: jobs.length, earliestRunAt });
+    events.emit('jobs.enqueued', { count: jobs.length, earliestRunAt, kinds: [...new Set(jobs.map((job) => job.kind))] });
   });
   const telemetry = engineTelemetry(options, engineStorage, environmentId, events, onError);
   const ctx: EngineContext = {
@@ -344,11 +344,13 @@ export function createTidings(options: TidingsOptions): Tidings {
     runDue: async () => {
       await sweepEnsured();
       let ran = 0;
-      // Walks make outbox pages, outbox pages make deliveries: both lanes until neither has a due job.
+      // Walks make outbox pages, outbox pages make deliveries, pages make walks: the lanes in turn until
+      // the later two ran nothing (the walk lane runs what its own jobs enqueue before it returns).
       for (;;) {
-        const now = (await runner.runDue()) + (await fanoutRunner.runDue()) + (await webhookRunner.runDue());
-        if (now === 0) return ran;
-        ran += now;
+        ran += await runner.runDue();
+        const later = (await fanoutRunner.runDue()) + (await webhookRunner.runDue());
+        if (later === 0) return ran;
+        ran += later;
       }
     },
     start: () => {

@@ -21,7 +21,7 @@ export function jobRepository(kernel: KernelJobs): JobRepository {
     reschedule: (env, id, workerId, change) => kernel.reschedule(env, id, workerId, change),
     cancelByTransaction: (env, transactionId) => kernel.cancelByTransaction(env, transactionId),
     cancelBySubscriber: (env, subscriberId) => kernel.cancelBySubscriber(env, subscriberId),
-    nextDueAt: (env) => kernel.nextDueAt(env),
+    nextDueAt: (env, lane) => kernel.nextDueAt(env, lane),
     list: (env, filter) => kernel.list(env, filter),
     countByKind: (env) => kernel.countByKind(env),
     hasEarlier: (env, subscriberId, before, exceptIds) =>

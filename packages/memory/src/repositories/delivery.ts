@@ -1,5 +1,5 @@
 import { type Job, type Message } from '@tidings/core';
-import { messageMatches, type KernelRepositories } from '@tidings/core/internal';
+import { laneTakes, messageMatches, type KernelRepositories } from '@tidings/core/internal';
 import type { QueueEntry } from '../job-queue.js';
 import { k, type Tables } from '../tables.js';
 
@@ -40,7 +40,7 @@ export function deliveryRepositories(t: Tables): Delivery {
         }
       },
       async claimDue({ env, workerId, now, limit, leaseMs, kinds, exceptKinds }) {
-        const inLane = (job: Job) => (kinds === undefined || kinds.includes(job.kind)) && !exceptKinds?.includes(job.kind);
+        const inLane = (job: Job) => laneTakes({ kinds, exceptKinds }, job.kind);
         // Transactional jobs first, then bulk ones; from each queue the earliest due jobs come off in
         // (runAt, id) order. Leased jobs keep their entry (they are due again when the lease passes);
         // entries whose job is gone or has moved are dropped.
@@ -121,10 +121,11 @@ export function deliveryRepositories(t: Tables): Delivery {
         }
         return cancelled;
       },
-      async nextDueAt(env) {
+      async nextDueAt(env, lane) {
         let next: string | null = null;
         for (const job of t.jobs.values()) {
           if (env !== undefined && job.environmentId !== env) continue;
+          if (lane && !laneTakes(lane, job.kind)) continue;
           const at = claimableAt(job);
           if (next === null || at < next) next = at;
         }

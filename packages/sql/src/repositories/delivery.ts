@@ -6,6 +6,7 @@ import { deleteReturning, updateReturning } from '../returning-write.js';
 import { MESSAGE_SELECT, messageFromRow, messageRow } from '../message-row.js';
 import { messageCondition } from '../message-filter.js';
 import { rowInserter } from '../row-inserter.js';
+import { inLane } from '../job-lane.js';
 import type { RepoContext } from './context.js';
 
 type Delivery = Pick<KernelRepositories, 'jobs' | 'messages'>;
@@ -128,12 +129,12 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
         const result = await db.deleteFrom('tidings_jobs').where('env', '=', env).where('subscriber_id', '=', subscriberId).executeTakeFirst();
         return Number(result.numDeletedRows);
       },
-      async nextDueAt(env) {
+      async nextDueAt(env, lane = {}) {
         // A job becomes claimable at its run_at, or at its lease end when a lease is still held.
-        let query = db.selectFrom('tidings_jobs').select(['run_at', 'locked_until']).orderBy('run_at').limit(1);
+        let query = inLane(db.selectFrom('tidings_jobs').select(['run_at', 'locked_until']).orderBy('run_at').limit(1), lane);
         if (env !== undefined) query = query.where('env', '=', env);
         const earliest = await query.where('locked_until', 'is', null).executeTakeFirst();
-        let leased = db.selectFrom('tidings_jobs').select(['locked_until']).where('locked_until', 'is not', null).orderBy('locked_until').limit(1);
+        let leased = inLane(db.selectFrom('tidings_jobs').select(['locked_until']).where('locked_until', 'is not', null).orderBy('locked_until').limit(1), lane);
         if (env !== undefined) leased = leased.where('env', '=', env);
         const lease = await leased.executeTakeFirst();
         const candidates = [earliest?.run_at, lease?.locked_until].filter((x): x is string => typeof x === 'string');

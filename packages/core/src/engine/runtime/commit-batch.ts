@@ -4,9 +4,10 @@ import type { EngineContext } from '../context.js';
 import type { CommitScope, Effect, EffectApplier, EnqueueEffect, JobEffect, JobResult, NextStep } from './job-result.js';
 import { nextAttemptAt } from './jobs.js';
 
-/** What a committed batch did: the jobs given up, and what to announce now that it is stored. */
+/** What a committed batch did: the jobs given up, whether it moved any job to run again, and what to announce now that it is stored. */
 export interface Committed {
   readonly gaveUp: { job: Job; error: string }[];
+  readonly rescheduled: boolean;
   readonly announcements: (() => void)[];
 }
 
@@ -79,6 +80,6 @@ export async function commitBatch(ctx: EngineContext, workerId: string, now: Dat
       if (mine.length > 0) await all[current]!.apply(mine, scope);
     }
     const gaveUp = settled.flatMap(({ result, settled: s }) => (s.kind === 'gave_up' && held.has(result.job.id) ? [{ job: result.job, error: s.error }] : []));
-    return { gaveUp, announcements };
+    return { gaveUp, rescheduled: settled.some(({ result, settled: s }) => s.kind === 'later' && held.has(result.job.id)), announcements };
   });
 }

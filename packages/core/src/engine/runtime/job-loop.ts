@@ -1,3 +1,4 @@
+import { laneTakes } from '../../storage.js';
 import type { EngineContext } from '../context.js';
 import type { JobRunner } from './job-runner.js';
 
@@ -27,7 +28,8 @@ export function createJobLoop(ctx: EngineContext, runner: JobRunner, onError: (e
     poked = true;
     wake?.();
   };
-  ctx.events.on('jobs.enqueued', poke);
+  // Jobs of other lanes wake their own loops, not this one.
+  ctx.events.on('jobs.enqueued', ({ kinds }) => kinds.some((kind) => laneTakes(runner.lane, kind)) && poke());
 
   function sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
@@ -59,10 +61,11 @@ export function createJobLoop(ctx: EngineContext, runner: JobRunner, onError: (e
         await sleep(Math.min(ctx.options.maxIdleMs, 50 * 2 ** Math.min(failures, 10)));
         continue;
       }
-      if (poked) continue;
+      // Jobs ran: claim again at once (a claim is the cheapest way to learn whether more are due).
+      if (poked || ran > 0) continue;
       let wait = ctx.options.maxIdleMs;
       try {
-        const next = await ctx.storage.jobs.nextDueAt(ctx.env);
+        const next = await ctx.storage.jobs.nextDueAt(ctx.env, runner.lane);
         if (next !== null) wait = Math.min(wait, Math.max(Date.parse(next) - ctx.clock.now().getTime(), ran === 0 ? 25 : 0));
       } catch (error) {
         onError(error);

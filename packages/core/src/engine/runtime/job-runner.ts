@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Job, JobKind } from '../../schemas/index.js';
-import type { Storage } from '../../storage.js';
+import { laneTakes, type JobLane, type Storage } from '../../storage.js';
 import type { EngineContext } from '../context.js';
 import { commitBatch, type Committed } from './commit-batch.js';
 import { liveWorkers } from './live-workers.js';
@@ -39,6 +39,8 @@ export interface JobRunner {
    */
   runDue(keepClaiming?: () => boolean): Promise<number>;
   readonly workerId: string;
+  /** The kinds of job this runner claims. */
+  readonly lane: JobLane;
   /** How long the jobs in hand have gone without one of them finishing (0 when none is in hand). */
   stalledForMs(): number;
 }
@@ -72,10 +74,8 @@ function keepLeases(ctx: EngineContext, workerId: string, ids: readonly string[]
  * every effect of the batch. `registry` is the storage the user passed in, by which workers of one
  * process know each other.
  */
-/** Which jobs a runner claims, and how many at a time: the walk lane, or the webhook lane. */
-export interface RunnerLane {
-  readonly kinds?: readonly JobKind[];
-  readonly exceptKinds?: readonly JobKind[];
+/** Which jobs a runner claims, and how many at a time: the walk lane, the fan-out lane or the webhook lane. */
+export interface RunnerLane extends JobLane {
   readonly batchSize: number;
   /** Frees the leases of workers that died with their process (once per engine, shared by its lanes). */
   readonly takeBackDeadLeases: () => Promise<void>;
@@ -154,6 +154,7 @@ export function createJobRunner<B>(ctx: EngineContext, kinds: JobKinds<B>, regis
       });
       stopKeeping();
       committed = await watchWrite(ctx, () => commitBatch(ctx, workerId, now, results, kinds.appliers));
+      if (committed.rescheduled) changes++;
       spans?.committed(results, new Set(committed.gaveUp.map((g) => g.job.id)));
     } catch (error) {
       spans?.failed(error);
@@ -180,10 +181,15 @@ export function createJobRunner<B>(ctx: EngineContext, kinds: JobKinds<B>, regis
     if (alone.length < jobs.length) await runBatch(alone.length === 0 ? jobs : jobs.filter((job) => !runsAlone(job)), now);
   }
 
-  /** Waits until a batch in hand ends or jobs are enqueued in this process, whichever comes first. */
+  const ofLane = (kinds: readonly JobKind[]) => kinds.some((kind) => laneTakes(lane, kind));
+  /** Jobs of the lane enqueued in this engine, and commits of this runner that moved a job: what makes a claim worth making again. */
+  let changes = 0;
+  ctx.events.on('jobs.enqueued', ({ kinds }) => ofLane(kinds) && changes++);
+
+  /** Waits until a batch in hand ends or jobs of the lane are enqueued in this process, whichever comes first. */
   async function batchEndedOrEnqueued(claims: ReadonlySet<Promise<void>>): Promise<void> {
-    let heard = () => {};
-    const enqueued = new Promise<void>((resolve) => (heard = resolve));
+    let heard = (_: { kinds: readonly JobKind[] }) => {};
+    const enqueued = new Promise<void>((resolve) => (heard = ({ kinds }) => ofLane(kinds) && resolve()));
     ctx.events.on('jobs.enqueued', heard);
     try {
       await Promise.race([...claims, enqueued]);
@@ -194,6 +200,7 @@ export function createJobRunner<B>(ctx: EngineContext, kinds: JobKinds<B>, regis
 
   return {
     workerId,
+    lane: { ...(lane.kinds && { kinds: lane.kinds }), ...(lane.exceptKinds && { exceptKinds: lane.exceptKinds }) },
     stalledForMs: () => (inHand > 0 ? performance.now() - lastProgress : 0),
     async runDue(keepClaiming = () => true) {
       liveWorkers.enter(registry, workerId);
@@ -201,17 +208,25 @@ export function createJobRunner<B>(ctx: EngineContext, kinds: JobKinds<B>, regis
       const claims = new Set<Promise<void>>();
       let jobsInHand = 0;
       let failure: { error: unknown } | null = null;
+      // The count of changes at the last claim that left the lane's due jobs behind it: while no job
+      // was enqueued or moved since, another claim would find nothing.
+      let drainedAt = -1;
+      const drained = () => drainedAt === changes;
       try {
         await lane.takeBackDeadLeases();
         let ran = 0;
         for (;;) {
           if (failure || (ran > 0 && !keepClaiming())) break;
-          if (claims.size > 0 && !mayClaimMore(claims.size, jobsInHand, lane.batchSize, options.deliveryConcurrency)) {
-            await Promise.race(claims);
+          if (claims.size > 0 && (drained() || !mayClaimMore(claims.size, jobsInHand, lane.batchSize, options.deliveryConcurrency))) {
+            await (drained() ? batchEndedOrEnqueued(claims) : Promise.race(claims));
             continue;
           }
+          // Batches that ended enqueuing and moving nothing leave nothing new to claim.
+          if (drained()) break;
           const now = ctx.clock.now();
+          const changesBefore = changes;
           const jobs = await storage.jobs.claimDue({ env, workerId, now: now.toISOString(), limit: lane.batchSize, leaseMs: options.leaseMs, ...(lane.kinds && { kinds: lane.kinds }), ...(lane.exceptKinds && { exceptKinds: lane.exceptKinds }) });
+          if (jobs.length < lane.batchSize) drainedAt = changesBefore;
           if (jobs.length === 0) {
             // Nothing due now: wait for a batch in hand to end (it may enqueue more), or for jobs
             // enqueued meanwhile (a transactional trigger must not wait for a broadcast's batch).
