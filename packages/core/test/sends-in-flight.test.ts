@@ -27,9 +27,9 @@ function heldProvider() {
       return { id: `held-${add(sent, key, 1)}` };
     },
   };
-  /** Lets the first held send of `key` (any, when none is given) go. */
-  const release = (key?: string) => {
-    const at = held.findIndex((h) => key === undefined || h.key === key);
+  /** Lets the first held send of `key` go. */
+  const release = (key: string) => {
+    const at = held.findIndex((h) => h.key === key);
     const [send] = held.splice(at, 1);
     send!.go();
   };
