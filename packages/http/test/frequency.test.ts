@@ -1,6 +1,6 @@
 /**
  * Throttle steps, caps and integration send rates over HTTP: a workflow with a throttle step made
- * through `POST /v1/workflows`, caps set and read at `/v1/caps`, and an integration's `rateLimit`.
+ * through `POST /v1/workflows`, caps set and read at `/v1/caps`, and an integration's `rateLimit` and `maxInFlight`.
  */
 import { describe, expect, it } from 'vitest';
 import { setup } from './helpers.js';
@@ -49,5 +49,21 @@ describe('throttle, caps and send rates over HTTP', () => {
     const removed = await request('PUT', `/v1/integrations/${integration._id}`, { rateLimit: null });
     expect(removed.status).toBe(200);
     expect(((await removed.json()) as { data: Record<string, unknown> }).data).not.toHaveProperty('rateLimit');
+  });
+
+  it('an integration’s maxInFlight is stored, shown, refused naming it when out of bounds, and removed over HTTP', async () => {
+    const { request } = await setup();
+    const created = await request('POST', '/v1/integrations', { providerId: 'sendgrid', channel: 'email', credentials: { apiKey: 'k', from: 'a@b.c' }, maxInFlight: 5 });
+    expect(created.status).toBe(201);
+    const integration = ((await created.json()) as { data: { _id: string; maxInFlight: unknown } }).data;
+    expect(integration.maxInFlight).toBe(5);
+    const bad = await request('PUT', `/v1/integrations/${integration._id}`, { maxInFlight: 1_001 });
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as { message: string }).message).toContain('maxInFlight');
+    const listed = (await (await request('GET', '/v1/integrations')).json()) as { data: { maxInFlight?: number }[] };
+    expect(listed.data.map((i) => i.maxInFlight)).toEqual([5]);
+    const removed = await request('PUT', `/v1/integrations/${integration._id}`, { maxInFlight: null });
+    expect(removed.status).toBe(200);
+    expect(((await removed.json()) as { data: Record<string, unknown> }).data).not.toHaveProperty('maxInFlight');
   });
 });

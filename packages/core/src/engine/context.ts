@@ -8,6 +8,7 @@ import type { Walker } from '../walk/walker.js';
 import type { RetentionPolicy } from '../schemas/expiry.js';
 import type { Cap } from '../schemas/index.js';
 import type { Telemetry } from './telemetry/telemetry.js';
+import type { SendsInFlight } from './delivery/sends-in-flight.js';
 
 /** What every engine module shares: where records live, what time it is, and whom to tell. */
 export interface EngineContext {
@@ -21,6 +22,8 @@ export interface EngineContext {
   readonly walker: Walker;
   /** Spans and measurements through `@opentelemetry/api`. */
   readonly telemetry: Telemetry;
+  /** Each integration's provider calls in flight in this process (its `maxInFlight`). */
+  readonly sendsInFlight: SendsInFlight;
   /** The clock's now as stored text. */
   now(): string;
 }

@@ -10,6 +10,7 @@ import type { WebhookTransport } from '../delivery/webhook-transport.js';
 import type { HttpStepTransport } from '../delivery/http-step-transport.js';
 import { applyProviderCallback } from './delivery/provider-status.js';
 import { suppressionsApi } from './delivery/suppressions-api.js';
+import { sendsInFlight } from './delivery/sends-in-flight.js';
 import { webhooksApi } from './webhooks/webhooks-api.js';
 import { capsApi } from './frequency/caps.js';
 import { capsSchema, catalogEntriesSchema, linksOptionsSchema, localeSchema, type CapInput, type LinksOptions } from '../schemas/index.js';
@@ -276,6 +277,7 @@ export function createTidings(options: TidingsOptions): Tidings {
     walker: code.workflows.size === 0 ? stepListWalker : routerWalker(stepListWalker, codeWalker(code), (workflow) => workflow._creatorId === 'code' && code.workflows.has(workflow._id)),
     now: () => clock.now().toISOString(),
     telemetry,
+    sendsInFlight: sendsInFlight(),
   };
   const providers = new Map<string, Provider>();
   for (const provider of options.providers ?? []) {

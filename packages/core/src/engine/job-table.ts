@@ -33,7 +33,7 @@ import { debounceRanApplier } from './debounce/debounce-effects.js';
  * runtime's own queueing of jobs.
  */
 export function engineJobs(ctx: EngineContext, providers: ReadonlyMap<string, Provider>, webhookTransport: WebhookTransport | undefined, runBurst: FireBurst, httpStepTransport?: HttpStepTransport): JobKinds<BatchData> {
-  const deliver = stepDeliverer(providers, ctx.options, () => ctx.clock.now().getTime(), ctx.telemetry);
+  const deliver = stepDeliverer(providers, ctx.options, () => ctx.clock.now().getTime(), ctx.telemetry, ctx.sendsInFlight);
   const tracksStatus: TracksStatus = (channel, providerId) => providers.get(`${channel}:${providerId}`)?.readStatus !== undefined;
   return {
     handlers: {

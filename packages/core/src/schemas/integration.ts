@@ -37,6 +37,15 @@ const portSchema = z
     return String(Number(text));
   });
 
+/**
+ * How many provider calls of one integration an engine process makes at once when its `maxInFlight`
+ * is unset: below the default `deliveryConcurrency` (200), so one slow provider account never holds
+ * every lane.
+ */
+export const DEFAULT_MAX_IN_FLIGHT = 100;
+
+const maxInFlightSchema = z.number().int('must be a whole number').min(1, 'must be at least 1').max(1_000, 'must be at most 1000');
+
 export const credentialsSchema = z.object({
   ...(Object.fromEntries(STRING_CREDENTIALS.map((k) => [k, z.string().optional()])) as {
     [K in (typeof STRING_CREDENTIALS)[number]]: z.ZodOptional<z.ZodString>;
@@ -66,6 +75,8 @@ const integrationFields = {
   conditions: z.array(filterSchema).default([]),
   /** Tidings only: at most this many sends in any window of `seconds`, across every process of the database; sends past it wait. */
   rateLimit: sendRateSchema.optional(),
+  /** Tidings only: at most this many of its provider calls at once in one engine process; unset, DEFAULT_MAX_IN_FLIGHT. */
+  maxInFlight: maxInFlightSchema.optional(),
 };
 
 /** `name` may be left out, as Novu allows: it then defaults to the providerId. */
@@ -84,6 +95,8 @@ export const integrationPatchSchema = z
     conditions: z.array(filterSchema),
     /** `null` removes the rate limit. */
     rateLimit: sendRateSchema.nullable(),
+    /** `null` returns it to DEFAULT_MAX_IN_FLIGHT. */
+    maxInFlight: maxInFlightSchema.nullable(),
   })
   .partial();
 export type IntegrationPatch = z.input<typeof integrationPatchSchema>;

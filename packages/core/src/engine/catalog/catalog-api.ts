@@ -89,6 +89,9 @@ async function storeIntegration(ctx: EngineContext, tx: StorageRepositories, int
   return stored;
 }
 
+/** A patch member that `null` removes: the one given, else the stored one. */
+const replaced = <T>(given: T | null | undefined, stored: T | undefined): T | undefined => (given === undefined ? stored : (given ?? undefined));
+
 export function integrationsApi(ctx: EngineContext) {
   const { storage, env } = ctx;
   return {
@@ -126,10 +129,11 @@ export function integrationsApi(ctx: EngineContext) {
           const message = `Integration identifier "${parsed.identifier}" is already used`;
           throw new TidingsError('conflict', message);
         }
-        const { rateLimit, ...changes } = parsed;
-        const { rateLimit: storedRate, ...kept } = stored;
-        const rate = rateLimit === undefined ? storedRate : (rateLimit ?? undefined);
-        const next = { ...kept, ...changes, ...(rate && { rateLimit: rate }), updatedAt: ctx.now() };
+        const { rateLimit, maxInFlight, ...changes } = parsed;
+        const { rateLimit: storedRate, maxInFlight: storedBound, ...kept } = stored;
+        const rate = replaced(rateLimit, storedRate);
+        const bound = replaced(maxInFlight, storedBound);
+        const next = { ...kept, ...changes, ...(rate && { rateLimit: rate }), ...(bound !== undefined && { maxInFlight: bound }), updatedAt: ctx.now() };
         return storeIntegration(ctx, tx, next.active ? next : { ...next, primary: false });
       });
     },

@@ -15,6 +15,7 @@ import type { RateSlot } from '../frequency/send-rate.js';
 import type { WindowHit } from '../../storage.js';
 import { NO_TELEMETRY, type Telemetry } from '../telemetry/telemetry.js';
 import { sendProbe } from '../telemetry/send-probe.js';
+import { sendsInFlight, type SendsInFlight } from './sends-in-flight.js';
 
 /**
  * How long after a send whose outcome is unknown (see `Provider.idempotent`) its message is sent
@@ -116,9 +117,11 @@ export interface DeliveryAttempt {
  * re-run after a crash): `messageId` and the send's `idempotencyKey` are the same each time, for
  * providers that dedupe. A send that timed out is cancelled (its signal aborts) and may have been
  * sent: it is not passed on to the next integration; a provider that sends the idempotency key is
- * tried again as after any retryable failure, any other's step comes to `unknown`.
+ * tried again as after any retryable failure, any other's step comes to `unknown`. Each provider call
+ * holds one of its integration's places in flight (`inFlight`, its `maxInFlight`) from before its rate
+ * slot to its answer, however it ends.
  */
-export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options: Pick<EngineOptions, 'providerTimeoutMs' | 'circuitBreaker'>, now: () => number, telemetry: Telemetry = NO_TELEMETRY) {
+export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options: Pick<EngineOptions, 'providerTimeoutMs' | 'circuitBreaker'>, now: () => number, telemetry: Telemetry = NO_TELEMETRY, inFlight: SendsInFlight = sendsInFlight()) {
   const circuits = new Map<string, CircuitState>();
   const circuitOf = (integration: Integration) => circuits.get(`${integration._environmentId}:${integration._id}`) ?? CLOSED;
   const record = (integration: Integration, outcome: 'success' | 'failure') => {
@@ -201,58 +204,66 @@ export function stepDeliverer(providers: ReadonlyMap<string, Provider>, options:
         if (laidOut?.senderName && email.senderName === undefined) email = { ...email, senderName: laidOut.senderName };
         if (laidOut?.replyTo && email.replyTo === undefined) email = { ...email, replyTo: laidOut.replyTo };
       }
-      const slot = (await context.rate?.(integration, `${base._id}:${attempts.length}:${now()}`)) ?? { ok: true };
-      if (!slot.ok) return { kind: 'defer', until: slot.until, reason: slot.reason };
-      const input = {
-        messageId: base._id,
-        transactionId: base.transactionId,
-        channel: delivery.channel,
-        to: recipient.to,
-        ...body,
-        ...(base.subject !== undefined && { subject: base.subject }),
-        ...(base.title !== undefined && { title: base.title }),
-        payload: base.payload,
-        overrides,
-        ...(email && { email }),
-        ...(headers && { headers }),
-        ...(attachments.length > 0 && { attachments }),
-        ...(delivery.channel === 'push' && base.data !== undefined && { data: base.data }),
-      };
-      const probe = sendProbe(telemetry, integration, delivery.channel);
+      // The place in line before the rate slot: the slot counts a send when it is taken, so one taken
+      // while waiting for a place would count a send before it goes, and sends waiting in line would
+      // fill the window. Holding a place through the slot's short transaction costs little.
+      const release = await inFlight.take(integration);
       try {
-        const send = (signal: AbortSignal) => provider.send(input, integration.credentials, { signal, idempotencyKey });
-        const result = await withTimeout((signal) => (probe ? probe.run(() => send(signal)) : send(signal)), options.providerTimeoutMs);
-        probe?.end('sent');
-        record(integration, 'success');
-        const removed = noteDead(integration, result);
-        const sentBy = `sent by "${integration.identifier}"${result.id ? ` as ${result.id}` : ''}${removed}`;
-        attempts.push({ integration: integration.identifier, outcome: 'sent', reason: `${result.id ? `as ${result.id}` : 'accepted'}${removed}` });
-        return {
-          kind: 'message',
-          message: { ...base, ...addressOf(recipient.to), providerId: integration.providerId, ...(result.id && { providerMessageId: result.id, _integrationId: integration._id }), status: 'sent', deliveredAt: [base.createdAt] },
-          note: { integration: integration.identifier, reason: reasonWith(sentBy), ...(attempts.length > 1 && { attempts }) },
+        const slot = (await context.rate?.(integration, `${base._id}:${attempts.length}:${now()}`)) ?? { ok: true };
+        if (!slot.ok) return { kind: 'defer', until: slot.until, reason: slot.reason };
+        const input = {
+          messageId: base._id,
+          transactionId: base.transactionId,
+          channel: delivery.channel,
+          to: recipient.to,
+          ...body,
+          ...(base.subject !== undefined && { subject: base.subject }),
+          ...(base.title !== undefined && { title: base.title }),
+          payload: base.payload,
+          overrides,
+          ...(email && { email }),
+          ...(headers && { headers }),
+          ...(attachments.length > 0 && { attachments }),
+          ...(delivery.channel === 'push' && base.data !== undefined && { data: base.data }),
         };
-      } catch (error) {
-        const text = (error instanceof Error ? error.message : String(error)) + noteDead(integration, error);
-        const retryable = error instanceof ProviderError ? error.retryable : true;
-        probe?.end(retryable && !context.finalAttempt ? 'retry' : 'failed', error);
-        attempts.push({ integration: integration.identifier, outcome: 'failed', reason: text });
-        if (!retryable) return failed(base, integration, error, reasonWith(`failed: ${text}`), attempts);
-        record(integration, 'failure');
-        const retryAfterMs = error instanceof ProviderError ? error.options.retryAfterMs : undefined;
-        retry ??= { error, text, integration, ...(retryAfterMs !== undefined && { retryAfterMs }) };
-        if (timedOut(error)) {
-          // It may have been sent: no other integration sends it now, whatever comes next.
-          const message: Message = { ...base, ...addressOf(recipient.to), providerId: integration.providerId, _integrationId: integration._id, status: 'sent', deliveredAt: [], outcome: 'unknown' };
-          const note = { integration: integration.identifier, ...(attempts.length > 1 && { attempts }) };
-          if (!provider.idempotent) {
-            const reason = reasonWith(`outcome unknown: ${text}; "${integration.providerId}" takes no idempotency key, so it may have sent the message`);
-            return { kind: 'unknown', error: text, message, note: { ...note, reason } };
+        const probe = sendProbe(telemetry, integration, delivery.channel);
+        try {
+          const send = (signal: AbortSignal) => provider.send(input, integration.credentials, { signal, idempotencyKey });
+          const result = await withTimeout((signal) => (probe ? probe.run(() => send(signal)) : send(signal)), options.providerTimeoutMs);
+          probe?.end('sent');
+          record(integration, 'success');
+          const removed = noteDead(integration, result);
+          const sentBy = `sent by "${integration.identifier}"${result.id ? ` as ${result.id}` : ''}${removed}`;
+          attempts.push({ integration: integration.identifier, outcome: 'sent', reason: `${result.id ? `as ${result.id}` : 'accepted'}${removed}` });
+          return {
+            kind: 'message',
+            message: { ...base, ...addressOf(recipient.to), providerId: integration.providerId, ...(result.id && { providerMessageId: result.id, _integrationId: integration._id }), status: 'sent', deliveredAt: [base.createdAt] },
+            note: { integration: integration.identifier, reason: reasonWith(sentBy), ...(attempts.length > 1 && { attempts }) },
+          };
+        } catch (error) {
+          const text = (error instanceof Error ? error.message : String(error)) + noteDead(integration, error);
+          const retryable = error instanceof ProviderError ? error.retryable : true;
+          probe?.end(retryable && !context.finalAttempt ? 'retry' : 'failed', error);
+          attempts.push({ integration: integration.identifier, outcome: 'failed', reason: text });
+          if (!retryable) return failed(base, integration, error, reasonWith(`failed: ${text}`), attempts);
+          record(integration, 'failure');
+          const retryAfterMs = error instanceof ProviderError ? error.options.retryAfterMs : undefined;
+          retry ??= { error, text, integration, ...(retryAfterMs !== undefined && { retryAfterMs }) };
+          if (timedOut(error)) {
+            // It may have been sent: no other integration sends it now, whatever comes next.
+            const message: Message = { ...base, ...addressOf(recipient.to), providerId: integration.providerId, _integrationId: integration._id, status: 'sent', deliveredAt: [], outcome: 'unknown' };
+            const note = { integration: integration.identifier, ...(attempts.length > 1 && { attempts }) };
+            if (!provider.idempotent) {
+              const reason = reasonWith(`outcome unknown: ${text}; "${integration.providerId}" takes no idempotency key, so it may have sent the message`);
+              return { kind: 'unknown', error: text, message, note: { ...note, reason } };
+            }
+            retry = { error, text, integration };
+            unsure = { kind: 'message', message, note: { ...note, reason: reasonWith(`outcome unknown: ${text}, and no attempt is left (each asked with the same idempotency key)`) } };
+            break;
           }
-          retry = { error, text, integration };
-          unsure = { kind: 'message', message, note: { ...note, reason: reasonWith(`outcome unknown: ${text}, and no attempt is left (each asked with the same idempotency key)`) } };
-          break;
         }
+      } finally {
+        release();
       }
     }
 
