@@ -103,15 +103,15 @@ describe('sends in flight per integration (maxInFlight)', () => {
   });
 
   it(`with no maxInFlight an integration has at most DEFAULT_MAX_IN_FLIGHT (${DEFAULT_MAX_IN_FLIGHT}) sends in flight, below deliveryConcurrency`, async () => {
-    expect(DEFAULT_MAX_IN_FLIGHT).toBe(100);
-    const { tidings, held } = await setup({ deliveryConcurrency: 200 });
+    expect(DEFAULT_MAX_IN_FLIGHT).toBe(150);
+    const { tidings, held } = await setup({ deliveryConcurrency: 300 });
     await tidings.integrations.upsert({ identifier: 'mail', providerId: 'held', channel: 'email', credentials: { apiKey: 'mail' } });
-    await tidings.trigger({ name: 'mail', to: recipients(150) });
+    await tidings.trigger({ name: 'mail', to: recipients(200) });
     const run = tidings.runDue();
     await until(() => held.inFlight('mail') >= DEFAULT_MAX_IN_FLIGHT);
-    await drain(held, 'mail', 150);
+    await drain(held, 'mail', 200);
     await run;
-    expect([held.most('mail'), held.sent('mail')]).toEqual([DEFAULT_MAX_IN_FLIGHT, 150]);
+    expect([held.most('mail'), held.sent('mail')]).toEqual([DEFAULT_MAX_IN_FLIGHT, 200]);
   });
 
   it('the rateLimit still holds: a send whose rate is spent waits for the window and gives its place in line back at once', async () => {

@@ -42,7 +42,7 @@ const portSchema = z
  * is unset: below the default `deliveryConcurrency` (200), so one slow provider account never holds
  * every lane.
  */
-export const DEFAULT_MAX_IN_FLIGHT = 100;
+export const DEFAULT_MAX_IN_FLIGHT = 150;
 
 const maxInFlightSchema = z.number().int('must be a whole number').min(1, 'must be at least 1').max(1_000, 'must be at most 1000');
 
