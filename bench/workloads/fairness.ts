@@ -78,7 +78,7 @@ export async function fairnessWorkload(ctx: BenchContext): Promise<Row[]> {
     const p99 = percentile(run.delaysMs, 99);
     ctx.log(`  ${backend}: fan-out of ${size.toLocaleString('en')} in ${run.fanSeconds.toFixed(1)} s; ${run.delaysMs.length} resets, p50 ${percentile(run.delaysMs, 50).toFixed(0)} ms, p99 ${p99.toFixed(0)} ms, max ${Math.max(...run.delaysMs).toFixed(0)} ms`);
     return {
-      workload: `fairness: password-reset emails (another workflow and tenant) every ${EVERY_MS} ms during a ${size.toLocaleString('en')}-member fan-out, p99 from trigger to the provider's accept`,
+      workload: `fairness: password-reset emails (another workflow and tenant) every ${EVERY_MS} ms during a ${size.toLocaleString('en')}-member fan-out, ${backend === 'sqlite' ? 'SQLite' : 'Postgres'}, p99 from trigger to the provider's accept`,
       backend,
       unit: 'ms',
       value: p99,

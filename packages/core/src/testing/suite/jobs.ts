@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Job } from '../../schemas/index.js';
 import type { SuiteContext } from '../storage-under-test.js';
 import { T0, jobRecord, plus } from '../fixtures.js';
 import { hasEarlierJob } from '../../kernel/jobs.js';
@@ -169,6 +170,24 @@ export function jobsSuite({ get }: SuiteContext): void {
       expect((await s.jobs.claimDue({ env: 'env-a', workerId: 'w', now: plus(T0, 100), limit: 10, leaseMs: LEASE })).length).toBe(0);
       expect((await s.jobs.claimDue({ env: 'env-b', workerId: 'w', now: plus(T0, 100), limit: 10, leaseMs: LEASE })).map((j) => j.id)).toEqual([b.id]);
       expect(await s.jobs.nextDueAt('env-a')).toBeNull();
+    });
+
+    it("jobs.nextDueAt of a lane — only the lane's kinds count, waiting or leased", async () => {
+      const s = get();
+      const walk = jobRecord('env-a', { runAt: plus(T0, 5) });
+      const hook = { ...jobRecord('env-a', { runAt: plus(T0, 20) }), kind: 'webhook', data: { deliveryId: 'd' } } as Job;
+      const page = { ...jobRecord('env-a', { runAt: plus(T0, 30) }), kind: 'fanout', data: {} } as Job;
+      await s.jobs.enqueue('env-a', [walk, hook, page]);
+      const webhooks = { kinds: ['webhook', 'outbox'] } as const;
+      const walks = { exceptKinds: ['webhook', 'outbox', 'fanout'] } as const;
+      expect(await s.jobs.nextDueAt('env-a', webhooks)).toBe(hook.runAt);
+      expect(await s.jobs.nextDueAt('env-a', { kinds: ['fanout'] })).toBe(page.runAt);
+      expect(await s.jobs.nextDueAt('env-a', walks)).toBe(walk.runAt);
+      expect(await s.jobs.nextDueAt('env-a', { kinds: [] })).toBeNull();
+      // A leased job counts at its lease end, in its own lane only.
+      await s.jobs.claimDue({ env: 'env-a', workerId: 'w', now: plus(T0, 20), limit: 10, leaseMs: LEASE, kinds: ['webhook'] });
+      expect(await s.jobs.nextDueAt('env-a', webhooks)).toBe(plus(plus(T0, 20), LEASE));
+      expect(await s.jobs.nextDueAt('env-a', walks)).toBe(walk.runAt);
     });
 
     it('jobs.cancelByTransaction / list — cancels leased and waiting jobs of one trigger; list filters by trigger and subscriber', async () => {
