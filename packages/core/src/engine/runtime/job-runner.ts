@@ -208,8 +208,8 @@ export function createJobRunner<B>(ctx: EngineContext, kinds: JobKinds<B>, regis
       const claims = new Set<Promise<void>>();
       let jobsInHand = 0;
       let failure: { error: unknown } | null = null;
-      // The count of changes at the last claim that left the lane's due jobs behind it: while no job
-      // was enqueued or moved since, another claim would find nothing.
+      // The count of changes at the last claim that came back short: while no job was enqueued or
+      // moved since, a claim made while batches are in hand would most likely find nothing.
       let drainedAt = -1;
       const drained = () => drainedAt === changes;
       try {
@@ -221,8 +221,8 @@ export function createJobRunner<B>(ctx: EngineContext, kinds: JobKinds<B>, regis
             await (drained() ? batchEndedOrEnqueued(claims) : Promise.race(claims));
             continue;
           }
-          // Batches that ended enqueuing and moving nothing leave nothing new to claim.
-          if (drained()) break;
+          // With no batch in hand, claim again even after a short claim: a claim skips the jobs other
+          // workers are claiming at that moment (`skip locked`), so a short one does not mean none is left.
           const now = ctx.clock.now();
           const changesBefore = changes;
           const jobs = await storage.jobs.claimDue({ env, workerId, now: now.toISOString(), limit: lane.batchSize, leaseMs: options.leaseMs, ...(lane.kinds && { kinds: lane.kinds }), ...(lane.exceptKinds && { exceptKinds: lane.exceptKinds }) });
