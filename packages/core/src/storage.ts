@@ -253,6 +253,9 @@ export type JobLane = Pick<ClaimOptions, 'kinds' | 'exceptKinds'>;
 /** Whether a job of `kind` is one the lane runs. */
 export const laneTakes = (lane: JobLane, kind: JobKind): boolean => (lane.kinds === undefined || lane.kinds.includes(kind)) && !lane.exceptKinds?.includes(kind);
 
+/** Whether any of `kinds` (of jobs just enqueued) is one the lane runs. */
+export const laneTakesAny = (lane: JobLane, kinds: readonly JobKind[]): boolean => kinds.some((kind) => laneTakes(lane, kind));
+
 export interface JobRepository {
   /**
    * Stores new jobs (attempts 0, unlocked) in the environment. A job with a `key` that a stored job of

@@ -1,4 +1,4 @@
-import { laneTakes } from '../../storage.js';
+import { laneTakesAny } from '../../storage.js';
 import type { EngineContext } from '../context.js';
 import type { JobRunner } from './job-runner.js';
 
@@ -29,7 +29,7 @@ export function createJobLoop(ctx: EngineContext, runner: JobRunner, onError: (e
     wake?.();
   };
   // Jobs of other lanes wake their own loops, not this one.
-  ctx.events.on('jobs.enqueued', ({ kinds }) => kinds.some((kind) => laneTakes(runner.lane, kind)) && poke());
+  ctx.events.on('jobs.enqueued', ({ kinds }) => laneTakesAny(runner.lane, kinds) && poke());
 
   function sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Job, JobKind } from '../../schemas/index.js';
-import { laneTakes, type JobLane, type Storage } from '../../storage.js';
+import { laneTakesAny, type JobLane, type Storage } from '../../storage.js';
 import type { EngineContext } from '../context.js';
 import { commitBatch, type Committed } from './commit-batch.js';
 import { liveWorkers } from './live-workers.js';
@@ -181,7 +181,7 @@ export function createJobRunner<B>(ctx: EngineContext, kinds: JobKinds<B>, regis
     if (alone.length < jobs.length) await runBatch(alone.length === 0 ? jobs : jobs.filter((job) => !runsAlone(job)), now);
   }
 
-  const ofLane = (kinds: readonly JobKind[]) => kinds.some((kind) => laneTakes(lane, kind));
+  const ofLane = (kinds: readonly JobKind[]) => laneTakesAny(lane, kinds);
   /** Jobs of the lane enqueued in this engine, and commits of this runner that moved a job: what makes a claim worth making again. */
   let changes = 0;
   ctx.events.on('jobs.enqueued', ({ kinds }) => ofLane(kinds) && changes++);
@@ -200,7 +200,7 @@ export function createJobRunner<B>(ctx: EngineContext, kinds: JobKinds<B>, regis
 
   return {
     workerId,
-    lane: { ...(lane.kinds && { kinds: lane.kinds }), ...(lane.exceptKinds && { exceptKinds: lane.exceptKinds }) },
+    lane,
     stalledForMs: () => (inHand > 0 ? performance.now() - lastProgress : 0),
     async runDue(keepClaiming = () => true) {
       liveWorkers.enter(registry, workerId);
