@@ -1,7 +1,9 @@
+import { sql, type ExpressionBuilder } from 'kysely';
 import { type Job, type Message } from '@tidings/core';
 import type { KernelRepositories } from '@tidings/core/internal';
 import { chunk, decodeJson, encodeJson } from '../codec.js';
 import type { JobRow } from '../dialect.js';
+import type { Database } from '../tables.js';
 import { deleteReturning, updateReturning } from '../returning-write.js';
 import { MESSAGE_SELECT, messageFromRow, messageRow } from '../message-row.js';
 import { messageCondition } from '../message-filter.js';
@@ -41,15 +43,23 @@ const upsertKeyedJobs = rowInserter('tidings_jobs', JOB_COLUMNS, { upsert: { key
 const MESSAGE_COLUMNS = ['id', 'env', 'subscriber_internal_id', 'transaction_id', 'channel', 'read', 'seen', 'created_at', 'doc', 'archived', 'snoozed_until', 'tags', 'severity', 'expires_at', 'context_key'] as const;
 const insertMessages = rowInserter('tidings_messages', MESSAGE_COLUMNS, { skipTaken: true, returning: 'id' });
 
+/**
+ * The environment as a condition no index serves (`coalesce` of a column that is never null): the
+ * statements on held jobs find them by primary key. With `env = ?` the Postgres planner, on a jobs
+ * table not yet analysed, read a whole index by environment instead; under SERIALIZABLE that read
+ * locks the index whole, and every concurrent enqueue then failed and was retried.
+ */
+const inEnvironment = (eb: ExpressionBuilder<Database, 'tidings_jobs'>, env: string) => eb(eb.fn.coalesce('env', sql.lit('')), '=', env);
+
 const renewHeld = updateReturning<{ env: string; ids: readonly string[]; workerId: string; until: string }, 'tidings_jobs', 'id'>(
   'tidings_jobs',
   ({ until }) => ({ locked_until: until }),
-  (eb, { env, ids, workerId }) => eb.and([eb('env', '=', env), eb('id', 'in', ids), eb('locked_by', '=', workerId)]),
+  (eb, { env, ids, workerId }) => eb.and([eb('id', 'in', ids), eb('locked_by', '=', workerId), inEnvironment(eb, env)]),
   ['id'],
 );
 const deleteClaimed = deleteReturning<{ env: string; ids: readonly string[]; workerId: string }, 'tidings_jobs', 'id'>(
   'tidings_jobs',
-  (eb, { env, ids, workerId }) => eb.and([eb('env', '=', env), eb('id', 'in', ids), eb('locked_by', '=', workerId)]),
+  (eb, { env, ids, workerId }) => eb.and([eb('id', 'in', ids), eb('locked_by', '=', workerId), inEnvironment(eb, env)]),
   ['id'],
 );
 
