@@ -51,15 +51,19 @@ const insertMessages = rowInserter('tidings_messages', MESSAGE_COLUMNS, { skipTa
  */
 const inEnvironment = (eb: ExpressionBuilder<Database, 'tidings_jobs'>, env: string) => eb(eb.fn.coalesce('env', sql.lit('')), '=', env);
 
+/** The jobs of `ids` that `workerId` holds, in the environment. */
+const heldJobs = (eb: ExpressionBuilder<Database, 'tidings_jobs'>, { env, ids, workerId }: { env: string; ids: readonly string[]; workerId: string }) =>
+  eb.and([eb('id', 'in', ids), eb('locked_by', '=', workerId), inEnvironment(eb, env)]);
+
 const renewHeld = updateReturning<{ env: string; ids: readonly string[]; workerId: string; until: string }, 'tidings_jobs', 'id'>(
   'tidings_jobs',
   ({ until }) => ({ locked_until: until }),
-  (eb, { env, ids, workerId }) => eb.and([eb('id', 'in', ids), eb('locked_by', '=', workerId), inEnvironment(eb, env)]),
+  heldJobs,
   ['id'],
 );
 const deleteClaimed = deleteReturning<{ env: string; ids: readonly string[]; workerId: string }, 'tidings_jobs', 'id'>(
   'tidings_jobs',
-  (eb, { env, ids, workerId }) => eb.and([eb('id', 'in', ids), eb('locked_by', '=', workerId), inEnvironment(eb, env)]),
+  heldJobs,
   ['id'],
 );
 
