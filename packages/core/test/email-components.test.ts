@@ -4,7 +4,7 @@ import { memoryStorage } from '@tidings/memory';
 import { createTidings } from '../src/index.js';
 import { componentProps } from '../src/email/component-props.js';
 import { renderComponent } from '../src/email/render-component.js';
-import { RENDER_BUDGET_MS, RenderBudgetSpent, renderBudget } from '../src/templates/render.js';
+import { ALONE_RENDER_RUNS, RENDER_BUDGET_MS, RenderBudgetSpent, renderBudget } from '../src/templates/render.js';
 import { walkSteps } from '../src/walk/step-list-walker.js';
 import { notificationRecord, workflowRecord } from '../src/testing/fixtures.js';
 import type { Step, Subscriber } from '../src/schemas/index.js';
@@ -108,6 +108,29 @@ describe('email components', () => {
     expect(sent[0]).toContain('<p>Ada</p>');
     expect(openAtRender).toEqual([0]);
     expect(transactions).toBeGreaterThan(before);
+  });
+
+  it('a step that runs out of render time alone runs again alone, and fails only on its ALONE_RENDER_RUNS-th run: a machine slow for a moment fails no email', async () => {
+    const sent: string[] = [];
+    let renders = 0;
+    // Over the whole walk budget on its first ALONE_RENDER_RUNS - 1 renders (a starved moment), then quick.
+    const Flaky = ({ name }: { name: string }) => (++renders < ALONE_RENDER_RUNS ? slow(RENDER_BUDGET_MS + 50)() : createElement('p', null, name));
+    const Heavy = slow(RENDER_BUDGET_MS + 50);
+    const tidings = createTidings({ storage: memoryStorage(), providers: [{ id: 'mailer', channel: 'email', send: async (m) => (sent.push(m.html ?? ''), { id: `p-${sent.length}` }) }], emailComponents: { Flaky, Heavy } });
+    await tidings.integrations.upsert({ name: 'Mail', identifier: 'mail', providerId: 'mailer', channel: 'email', active: true, primary: true });
+    for (const component of ['Flaky', 'Heavy']) await tidings.workflows.upsert({ name: component, triggers: [{ identifier: component.toLowerCase() }], steps: [{ template: { type: 'email', subject: 's', component, props: { name: '{{ subscriber.firstName }}' } } }] });
+    await tidings.trigger({ name: 'flaky', to: { subscriberId: 'ada', email: 'ada@x.test', firstName: 'Ada' }, transactionId: 'flaky-1' });
+    while ((await tidings.runDue()) > 0);
+    expect(renders).toBe(ALONE_RENDER_RUNS);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toContain('<p>Ada</p>');
+    expect((await tidings.messages.byTransaction('flaky-1')).map((m) => m.status)).toEqual(['sent']);
+    await tidings.trigger({ name: 'heavy', to: { subscriberId: 'bob', email: 'bob@x.test' }, transactionId: 'heavy-1' });
+    while ((await tidings.runDue()) > 0);
+    const decisions = (await tidings.explain('heavy-1')).flatMap((record) => record.entries.map((entry) => entry.decision));
+    expect(decisions.filter((d) => d === 'held')).toHaveLength(ALONE_RENDER_RUNS - 1);
+    expect(decisions.filter((d) => d === 'failed')).toHaveLength(1);
+    expect(sent).toHaveLength(1);
   });
 
   it('createTidings refuses what is not a component, naming it', () => {

@@ -75,6 +75,12 @@ export const walkJobDataSchema = z.object({
   retry: z.object({ stepIndex: z.number().int().min(0), alone: z.boolean() }).optional(),
   /** The walk spent its render budget at `stepIndex` in a shared batch: it runs next in a batch of its own. */
   runAlone: z.literal(true).optional(),
+  /**
+   * Runs in a batch of its own that ran out of render time at `stepIndex` before rendering anything
+   * (a busy machine can slow one render past its limit); the step fails only on the last of
+   * `ALONE_RENDER_RUNS`.
+   */
+  aloneRuns: z.number().int().min(1).optional(),
 });
 /**
  * A `fanout` job: start the walks of a chunk of a large audience, in one commit. The chunk is either

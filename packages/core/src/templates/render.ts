@@ -26,10 +26,17 @@ export const RENDER_BUDGET_MS = 500;
  */
 export const BATCH_RENDER_MS = 2 * RENDER_BUDGET_MS;
 
+/**
+ * How many runs in a batch of its own a walk gets at a step that runs out of render time before
+ * anything is rendered: the step fails on the last. One slow render may be the machine's (a noisy
+ * neighbour, a long GC pause) rather than the template's; three in a row are the template's.
+ */
+export const ALONE_RENDER_RUNS = 3;
+
 /** What one walk has spent of its RENDER_BUDGET_MS. Made per walk with `renderBudget()`. */
 export interface RenderBudget {
   spentMs: number;
-  /** The walk runs in a batch of its own: spending the budget on its first rendered step fails that step. */
+  /** The walk's last run in a batch of its own: spending the budget on its first rendered step fails that step. */
   readonly alone: boolean;
   /** The call's meter (a batch of jobs, a trigger call), which every walk's renders also add to. */
   readonly meter?: RenderMeter | undefined;

@@ -57,16 +57,24 @@ function withoutAloneMark(job: Job): Job {
   return { ...job, data };
 }
 
-/** Renews the batch's leases every third of a lease while it runs, so slow providers never lose them. */
-function keepLeases(ctx: EngineContext, workerId: string, ids: readonly string[]): () => void {
+/**
+ * Renews the batch's leases every third of a lease while it runs, so slow providers never lose them.
+ * Stopping waits for a renewal in flight: one landing after the commit (or after the jobs were handed
+ * back) would lease them again, or lock their rows while the next claim passes them over.
+ */
+function keepLeases(ctx: EngineContext, workerId: string, ids: readonly string[]): () => Promise<void> {
   const every = Math.max(50, Math.floor(ctx.options.leaseMs / 3));
+  let inFlight: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
     const until = new Date(ctx.clock.now().getTime() + ctx.options.leaseMs).toISOString();
     // A failed renewal is harmless: the commit renews again and drops the jobs it no longer holds.
-    ctx.storage.jobs.renew(ctx.env, ids, workerId, until).catch(() => undefined);
+    inFlight = ctx.storage.jobs.renew(ctx.env, ids, workerId, until).catch(() => undefined);
   }, every);
   timer.unref();
-  return () => clearInterval(timer);
+  return () => {
+    clearInterval(timer);
+    return inFlight.then(() => undefined);
+  };
 }
 
 /**
@@ -152,17 +160,18 @@ export function createJobRunner<B>(ctx: EngineContext, kinds: JobKinds<B>, regis
           progressed();
         }
       });
-      stopKeeping();
+      await stopKeeping();
       committed = await watchWrite(ctx, () => commitBatch(ctx, workerId, now, results, kinds.appliers));
       if (committed.rescheduled) changes++;
       spans?.committed(results, new Set(committed.gaveUp.map((g) => g.job.id)));
     } catch (error) {
       spans?.failed(error);
+      await stopKeeping();
       // Hand the jobs back at once (best effort) instead of leaving them leased until the lease ends.
       await storage.jobs.renew(env, jobs.map((j) => j.id), workerId, now.toISOString()).catch(() => undefined);
       throw error;
     } finally {
-      stopKeeping();
+      await stopKeeping();
     }
     for (const announce of committed.announcements) announce();
     for (const { job, error } of committed.gaveUp) ctx.events.emit('job.failed', { job, error });
@@ -172,11 +181,11 @@ export function createJobRunner<B>(ctx: EngineContext, kinds: JobKinds<B>, regis
   async function runClaim(jobs: readonly Job[], now: Date): Promise<void> {
     const alone = jobs.filter(runsAlone);
     // The rest of the claim keeps its leases while the lone jobs run first.
-    const stopKeeping = alone.length > 0 ? keepLeases(ctx, workerId, jobs.map((j) => j.id)) : () => undefined;
+    const stopKeeping = alone.length > 0 ? keepLeases(ctx, workerId, jobs.map((j) => j.id)) : async () => undefined;
     try {
       for (const job of alone) await runBatch([withoutAloneMark(job)], now);
     } finally {
-      stopKeeping();
+      await stopKeeping();
     }
     if (alone.length < jobs.length) await runBatch(alone.length === 0 ? jobs : jobs.filter((job) => !runsAlone(job)), now);
   }

@@ -21,7 +21,7 @@ import { UNKNOWN_OUTCOME_RETRY_MS, type StepSent } from '../delivery/deliver-ste
 import { nextAttemptAt } from '../runtime/jobs.js';
 import { messagesForWalk, walkSubject } from './walk-io.js';
 import { retryScope } from './retry-run.js';
-import { BATCH_RENDER_MS, renderBudget } from '../../templates/render.js';
+import { ALONE_RENDER_RUNS, BATCH_RENDER_MS, renderBudget } from '../../templates/render.js';
 import { hopelessSteps, renderSpentAlone } from './render-memo.js';
 import { capGate } from '../frequency/caps.js';
 import { takeSendSlot } from '../frequency/send-rate.js';
@@ -37,9 +37,12 @@ function notedTrace(trace: readonly TraceEntry[], notes: ReadonlyMap<number, Par
   return trace.filter((e) => e.stepIndex <= last).map((e) => (notes.has(e.stepIndex) ? { ...e, ...notes.get(e.stepIndex) } : e));
 }
 
-/** Walk job data with the walk's state when it has one (a digest's flush data keeps no state of its own). */
+/**
+ * Walk job data with the walk's state when it has one (a digest's flush data keeps no state of its
+ * own). The count of runs alone at a step that ran out of render time does not go on with it.
+ */
 const withState = (data: WalkJobData, state: WalkState | undefined): WalkJobData => {
-  const { state: _previous, ...rest } = data;
+  const { state: _previous, aloneRuns: _runs, ...rest } = data;
   return state ? { ...rest, state } : rest;
 };
 
@@ -76,7 +79,7 @@ async function walkJob(job: JobOf<'walk'>, context: HandlerContext<BatchData>, d
   const actor = notification.actorId ? batch.subscribers.get(notification.actorId) ?? null : null;
   const subject = { workflow, notification, subscriber, actor, tenant, preferences: batch.preferences.get(subscriber.subscriberId) ?? [], reach: batch.reach(notification, subscriber) };
   const messagesRead = await messagesForWalk(ctx, subject, state);
-  const walkIt = () => walkSubject(ctx, subject, job.data.stepIndex, now, { digestEvents, renderBudget: renderBudget({ alone: batch.jobs.length === 1, meter: batch.renderMeter }), hopeless: hopelessSteps(ctx, notification._id, workflow.steps.length), state, messages: messagesRead, look: batch.look(notification.tenantId) });
+  const walkIt = () => walkSubject(ctx, subject, job.data.stepIndex, now, { digestEvents, renderBudget: renderBudget({ alone: lastAloneRun(job, batch.jobs.length), meter: batch.renderMeter }), hopeless: hopelessSteps(ctx, notification._id, workflow.steps.length), state, messages: messagesRead, look: batch.look(notification.tenantId) });
   // A stored workflow's walk is the batch's CPU (its templates): one at a time, letting the loop turn between them.
   const walked = ctx.walker.runsUserCode(workflow) ? await walkIt() : await batch.cpuTurns(async () => (batch.renderMeter.spentMs >= BATCH_RENDER_MS ? null : walkIt()));
   // The batch spent its render time before this walk's turn: it runs in a later batch.
@@ -203,7 +206,7 @@ async function walkJob(job: JobOf<'walk'>, context: HandlerContext<BatchData>, d
   }
   // Out of render budget: the steps before are delivered; the rest runs again at once (in its place in
   // the queue, so before the jobs claimed after it), in a batch of its own.
-  if (walk.spent) return done({ kind: 'later', runAt: new Date(job.runAt), data: { ...withState({ ...job.data, stepIndex: walk.spent.stepIndex }, walk.state), runAlone: true }, retry: false, lastError: null });
+  if (walk.spent) return done({ kind: 'later', runAt: new Date(job.runAt), data: spentData(job, batch.jobs.length, walk.spent.stepIndex, walk.state), retry: false, lastError: null });
   if (walk.http) {
     // The request runs here, outside any transaction; its answer goes on with the walk's state, in the job's data.
     const call = walk.http;
@@ -227,6 +230,19 @@ async function walkJob(job: JobOf<'walk'>, context: HandlerContext<BatchData>, d
 }
 
 type Deliver = ReturnType<typeof stepDeliverer>;
+
+/** The walk runs in a batch of its own for the last time it may at this step: a step spending its budget alone then fails. */
+const lastAloneRun = (job: JobOf<'walk'>, batchSize: number) => batchSize === 1 && (job.data.aloneRuns ?? 0) + 1 >= ALONE_RENDER_RUNS;
+
+/**
+ * A walk that ran out of render time goes on from `stepIndex` in a batch of its own; its runs alone
+ * at that step are counted (a walk that got further starts the count again).
+ */
+function spentData(job: JobOf<'walk'>, batchSize: number, stepIndex: number, state: WalkState | undefined): WalkJobData {
+  const sameStep = stepIndex === job.data.stepIndex;
+  const aloneRuns = sameStep ? (job.data.aloneRuns ?? 0) + (batchSize === 1 ? 1 : 0) : 0;
+  return { ...withState({ ...job.data, stepIndex }, state), runAlone: true, ...(aloneRuns > 0 && { aloneRuns }) };
+}
 
 /** What `explain` says of a walk whose user code ran out of time: the job is retried, or given up after its last attempt. */
 function timedOut(job: JobOf<'walk'>, error: StepTimedOut, maxAttempts: number): JobResult {
