@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { claimDueJobs, nativeReturning, onConflictClauses, type SqlDialect } from '@tidings/sql';
+import { dueJobsClaim, nativeReturning, onConflictClauses, type SqlDialect } from '@tidings/sql';
 import { sql } from 'kysely';
 
 /** The NOTIFY channels of one schema's processes: job wake-ups, and changes to in-app messages (see `Storage.live`). */
@@ -54,7 +54,7 @@ export const postgresDialectOn = (channels: PostgresChannels): SqlDialect => ({
       }
     }
   },
-  claimDue: (db, options) => claimDueJobs(db, options, (select) => select.forUpdate().skipLocked()),
+  claimDue: dueJobsClaim((select) => select.forUpdate().skipLocked()),
   docMemberEquals: (path, json) => sql<boolean>`(doc #> ${[...path]}::text[]) = ${json}::jsonb`,
   async withMigrationLock(db, fn) {
     await db.transaction().execute(async (tx) => {

@@ -1,7 +1,8 @@
 import type { Job } from '@tidings/core';
 import type { ClaimOptions } from '@tidings/core/internal';
 import { CompiledQuery, sql } from 'kysely';
-import type { Db, JobRow } from './dialect.js';
+import type { Db, JobRow, SqlDialect } from './dialect.js';
+import { reusableQuery } from './reusable-query.js';
 import { inLane } from './job-lane.js';
 import { jobFromRow } from './repositories/delivery.js';
 
@@ -15,35 +16,67 @@ type DueSelect = ReturnType<typeof dueJobIds>;
 /** A job class as its column holds it, in the order a claim serves them: transactional, then bulk. */
 const CLASSES = [0, 1] as const;
 
+/**
+ * A claim's values, its shape given by list lengths alone (see `reusableQuery`): `env` holds the
+ * environment or nothing (every environment), `kinds` the lane's kinds or nothing (every kind).
+ */
+type ClaimArgs = {
+  env: readonly string[];
+  now: string;
+  until: string;
+  workerId: string;
+  limit: number;
+  kinds: NonNullable<ClaimOptions['kinds']>;
+  exceptKinds: NonNullable<ClaimOptions['exceptKinds']>;
+};
+
+const claimArgs = (options: ClaimOptions): ClaimArgs => ({
+  env: options.env === undefined ? [] : [options.env],
+  now: options.now,
+  until: new Date(Date.parse(options.now) + options.leaseMs).toISOString(),
+  workerId: options.workerId,
+  limit: options.limit,
+  kinds: options.kinds ?? [],
+  exceptKinds: options.exceptKinds ?? [],
+});
+
+/** A lane given no kind at all claims nothing. */
+const claimsNothing = (options: ClaimOptions) => options.kinds !== undefined && options.kinds.length === 0;
+
 /** The due, unleased jobs of one class, earliest first: a range of the (env, priority, run_at, id) index. */
-function dueJobIds(db: Db, { env, now, limit, kinds, exceptKinds }: Pick<ClaimOptions, 'env' | 'now' | 'limit' | 'kinds' | 'exceptKinds'>, priority: number) {
+function dueJobIds(db: Db, { env, now, limit, kinds, exceptKinds }: Pick<ClaimArgs, 'env' | 'now' | 'limit' | 'kinds' | 'exceptKinds'>, priority: number) {
   let query = db
     .selectFrom('tidings_jobs')
     .select('id')
     .where('priority', '=', priority)
     .where('run_at', '<=', now)
     .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]));
-  if (env !== undefined) query = query.where('env', '=', env);
-  return inLane(query, { kinds, exceptKinds }).orderBy('run_at').orderBy('id').limit(limit);
+  if (env.length > 0) query = query.where('env', '=', env[0]!);
+  return inLane(query, { ...(kinds.length > 0 && { kinds }), exceptKinds }).orderBy('run_at').orderBy('id').limit(limit);
 }
 
 /**
  * The one statement that leases due jobs on Postgres and SQLite: the due transactional jobs, then as
  * many bulk ones as the batch has room for (each class read in its own index range), leased together.
  * The dialects differ only in the row lock of the inner selects (`for update skip locked` on
- * Postgres; SQLite's single writer needs none).
+ * Postgres; SQLite's single writer needs none). Built once per dialect and lane (`reusableQuery`):
+ * a worker claims many times a second, and building the statement cost more than running it.
  */
-export async function claimDueJobs(db: Db, options: ClaimOptions, rowLock: (select: DueSelect) => DueSelect): Promise<Job[]> {
-  const until = new Date(Date.parse(options.now) + options.leaseMs).toISOString();
-  const rows = (await db
-    .with('urgent', () => rowLock(dueJobIds(db, options, CLASSES[0])))
-    .with('bulk', () => rowLock(dueJobIds(db, options, CLASSES[1]).clearLimit().limit(sql<number>`${options.limit} - (select count(*) from urgent)`)))
-    .updateTable('tidings_jobs')
-    .set((eb) => ({ locked_by: options.workerId, locked_until: until, attempts: eb('attempts', '+', 1) }))
-    .where('id', 'in', (eb) => eb.selectFrom('urgent').select('id').unionAll(eb.selectFrom('bulk').select('id')))
-    .returningAll()
-    .execute()) as JobRow[];
-  return rows.map(jobFromRow).sort(byClassThenRunAt);
+export function dueJobsClaim(rowLock: (select: DueSelect) => DueSelect): (db: Db, options: ClaimOptions, dialect: SqlDialect) => Promise<Job[]> {
+  const claim = reusableQuery<ClaimArgs>((db, args) =>
+    db
+      .with('urgent', () => rowLock(dueJobIds(db, args, CLASSES[0])))
+      .with('bulk', () => rowLock(dueJobIds(db, args, CLASSES[1]).clearLimit().limit(sql<number>`${args.limit} - (select count(*) from urgent)`)))
+      .updateTable('tidings_jobs')
+      .set((eb) => ({ locked_by: args.workerId, locked_until: args.until, attempts: eb('attempts', '+', 1) }))
+      .where('id', 'in', (eb) => eb.selectFrom('urgent').select('id').unionAll(eb.selectFrom('bulk').select('id')))
+      .returningAll(),
+  );
+  return async (db, options, dialect) => {
+    if (claimsNothing(options)) return [];
+    const { rows } = await claim<JobRow>(db, dialect, claimArgs(options));
+    return rows.map(jobFromRow).sort(byClassThenRunAt);
+  };
 }
 
 /**
@@ -64,13 +97,15 @@ function inIndexOrder(query: CompiledQuery, env: string | undefined): CompiledQu
  * leased by id, and read again as leased.
  */
 export function claimDueJobsLocked(db: Db, options: ClaimOptions, transaction: <T>(db: Db, fn: (tx: Db) => Promise<T>) => Promise<T>): Promise<Job[]> {
-  const until = new Date(Date.parse(options.now) + options.leaseMs).toISOString();
+  if (claimsNothing(options)) return Promise.resolve([]);
+  const args = claimArgs(options);
+  const { until } = args;
   return transaction(db, async (tx) => {
     const ids: string[] = [];
     // Transactional jobs first; bulk ones only for the room left.
     for (const priority of CLASSES) {
       if (ids.length >= options.limit) break;
-      const select = dueJobIds(tx, { ...options, limit: options.limit - ids.length }, priority).forUpdate().skipLocked().compile();
+      const select = dueJobIds(tx, { ...args, limit: options.limit - ids.length }, priority).forUpdate().skipLocked().compile();
       ids.push(...(await tx.executeQuery<{ id: string }>(inIndexOrder(select, options.env))).rows.map((row) => row.id));
     }
     if (ids.length === 0) return [];

@@ -75,7 +75,7 @@ export interface SqlDialect {
   /** Runs `fn` in a transaction that behaves as if it ran alone (retrying where the dialect must). */
   transaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T>;
   /** Leases due jobs (see `JobRepository.claimDue`). */
-  claimDue(db: Db, options: ClaimOptions): Promise<Job[]>;
+  claimDue(db: Db, options: ClaimOptions, dialect: SqlDialect): Promise<Job[]>;
   /** Runs `fn` holding a lock that other processes migrating the same database wait for. */
   withMigrationLock(db: Db, fn: (db: Db) => Promise<void>): Promise<void>;
   /**

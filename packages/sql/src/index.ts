@@ -4,7 +4,7 @@ export type { Db, SqlDialect, JobRow, Insert, Upsert, ReturningWrite, NewRowsIns
 export type { Database } from './tables.js';
 export { jobFromRow } from './repositories/delivery.js';
 export { chunk, decodeJson, encodeJson } from './codec.js';
-export { claimDueJobs, claimDueJobsLocked } from './claim-due.js';
+export { dueJobsClaim, claimDueJobsLocked } from './claim-due.js';
 export { onConflictClauses } from './conflicts.js';
 export { lockingReturning, nativeReturning } from './returning.js';
 export { MYSQL_BASELINE } from './mysql-baseline.js';

@@ -1,4 +1,4 @@
-import { claimDueJobs, nativeReturning, onConflictClauses, type Db, type SqlDialect } from '@tidings/sql';
+import { dueJobsClaim, nativeReturning, onConflictClauses, type Db, type SqlDialect } from '@tidings/sql';
 import { sql } from 'kysely';
 
 async function immediate<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
@@ -31,7 +31,7 @@ export const sqliteDialect: SqlDialect = {
   maxParams: 30_000,
   multiProcess: false,
   transaction: immediate,
-  claimDue: (db, options) => claimDueJobs(db, options, (select) => select),
+  claimDue: dueJobsClaim((select) => select),
   // json_extract makes both sides SQL values (text, number, 0/1 for booleans); json_type keeps a
   // boolean from equalling a number.
   docMemberEquals(path, json) {

@@ -1,5 +1,5 @@
 import { Liquid, type FS, type LiquidOptions, type Template } from 'liquidjs';
-import { readPath } from '../util/path.js';
+import { splitPath } from '../util/path.js';
 import type { Translator } from '../translations/translator.js';
 
 /**
@@ -176,29 +176,103 @@ function trialRenderProblem(templates: Template[], wallLimitMs: number): string 
   }
 }
 
-// Most templates are text with plain `{{ a.b }}` outputs. Those are split once into literal and path
-// parts and rendered without liquid; anything else (filters, tags, non-scalar values) goes to liquid.
-const SIMPLE = /^(?:[^{]|\{(?!\{|%))*(?:\{\{\s*[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*|\[\d+\])*\s*\}\}(?:[^{]|\{(?!\{|%))*)*$/;
-const OUTPUT = /\{\{\s*([^}]+?)\s*\}\}/g;
-const plans = new Map<string, (string | { path: string })[] | null>();
+// Most templates, and most layouts, are text with plain outputs (`{{ a.b }}`, `{{ a.b | default: 'x' }}`)
+// and `{% if a.b %}…{% endif %}` blocks. Those are planned once and rendered without liquid, as liquid
+// renders them (a property test holds the two equal); anything else (other filters and tags, values
+// that are not scalars) goes to liquid.
+type PlanPart = string | { readonly path: readonly (string | number)[]; readonly fallback?: string } | { readonly when: readonly (string | number)[]; readonly then: readonly PlanPart[] };
+const TOKEN = /\{\{([\s\S]*?)\}\}|\{%([\s\S]*?)%\}/g;
+const PATH = '[A-Za-z_]\\w*(?:\\.[A-Za-z_]\\w*|\\[\\d+\\])*';
+const OUTPUT = new RegExp(`^\\s*(${PATH})(?:\\s*\\|\\s*default:\\s*(?:'([^'\\\\]*)'|"([^"\\\\]*)"))?\\s*$`);
+const IF = new RegExp(`^\\s*if\\s+(${PATH})\\s*$`);
+const ENDIF = /^\s*endif\s*$/;
+const plans = new Map<string, readonly PlanPart[] | null>();
 
-function simplePlan(text: string): (string | { path: string })[] | null {
+/** The plan of a template made of text, plain outputs and `if` blocks only; null for any other. */
+function planOf(text: string): readonly PlanPart[] | null {
+  const open: PlanPart[][] = [[]];
+  const whens: (readonly (string | number)[])[] = [];
+  let last = 0;
+  const literal = (chunk: string) => !chunk.includes('{{') && !chunk.includes('{%');
+  for (const match of text.matchAll(TOKEN)) {
+    const before = text.slice(last, match.index);
+    if (!literal(before)) return null;
+    const parts = open.at(-1)!;
+    if (before) parts.push(before);
+    last = match.index + match[0].length;
+    if (match[1] !== undefined) {
+      const output = OUTPUT.exec(match[1]);
+      if (!output) return null;
+      const fallback = output[2] ?? output[3];
+      parts.push({ path: splitPath(output[1]!), ...(fallback !== undefined && { fallback }) });
+    } else if (IF.test(match[2]!)) {
+      whens.push(splitPath(IF.exec(match[2]!)![1]!));
+      open.push([]);
+    } else if (ENDIF.test(match[2]!) && whens.length > 0) {
+      const then = open.pop()!;
+      open.at(-1)!.push({ when: whens.pop()!, then });
+    } else return null;
+  }
+  const rest = text.slice(last);
+  if (!literal(rest) || whens.length > 0) return null;
+  if (rest) open[0]!.push(rest);
+  return open[0]!;
+}
+
+function cachedPlan(text: string): readonly PlanPart[] | null {
   let plan = plans.get(text);
   if (plan === undefined) {
-    plan = null;
-    if (SIMPLE.test(text)) {
-      plan = [];
-      let last = 0;
-      for (const match of text.matchAll(OUTPUT)) {
-        plan.push(text.slice(last, match.index), { path: match[1]! });
-        last = match.index + match[0].length;
-      }
-      plan.push(text.slice(last));
-    }
+    plan = planOf(text);
     if (plans.size >= MAX_CACHED) plans.delete(plans.keys().next().value as string);
     plans.set(text, plan);
   }
   return plan;
+}
+
+const NOT_PLAIN = Symbol('not plain');
+/** What liquid reads on lists and strings that is no property of theirs. */
+const LIQUID_MEMBERS = new Set<string | number>(['size', 'first', 'last']);
+
+/** The value at `path` as liquid reads it; NOT_PLAIN where liquid reads more than own properties (a string's, a list's size). */
+function valueAt(root: unknown, path: readonly (string | number)[]): unknown {
+  let current = root;
+  for (const part of path) {
+    if (current === undefined || current === null) return undefined;
+    if (typeof current !== 'object') return NOT_PLAIN;
+    if (!Object.prototype.hasOwnProperty.call(current, part)) return LIQUID_MEMBERS.has(part) ? NOT_PLAIN : undefined;
+    current = (current as Record<string | number, unknown>)[part];
+  }
+  return current;
+}
+
+const plain = (value: unknown): value is string | number | boolean | undefined | null => value === undefined || value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+
+/** A plan rendered as liquid renders its template; NOT_PLAIN where a value is one liquid must judge (an object, a list). */
+function renderPlan(plan: readonly PlanPart[], variables: Record<string, unknown>, html: boolean): string | typeof NOT_PLAIN {
+  let out = '';
+  for (const part of plan) {
+    if (typeof part === 'string') {
+      out += part;
+      continue;
+    }
+    if ('when' in part) {
+      const value = valueAt(variables, part.when);
+      if (!plain(value)) return NOT_PLAIN;
+      // Liquid's truth: only nil and false are false ('' and 0 are true).
+      if (value === undefined || value === null || value === false) continue;
+      const inner = renderPlan(part.then, variables, html);
+      if (inner === NOT_PLAIN) return NOT_PLAIN;
+      out += inner;
+      continue;
+    }
+    let value = valueAt(variables, part.path);
+    if (!plain(value)) return NOT_PLAIN;
+    // `default` replaces nil, false and the empty string.
+    if (part.fallback !== undefined && (value === undefined || value === null || value === false || value === '')) value = part.fallback;
+    if (value === undefined || value === null) continue;
+    out += html ? escapeHtml(String(value)) : String(value);
+  }
+  return out;
 }
 
 /** HTML-escapes text the way liquid's `escape` filter does. */
@@ -217,22 +291,9 @@ export interface RenderOptions {
 
 export function renderTemplate(text: string, variables: Record<string, unknown>, options: RenderOptions = {}): string {
   if (!text.includes('{')) return text;
-  const plan = simplePlan(text);
-  if (plan) {
-    let out = '';
-    for (const part of plan) {
-      if (typeof part === 'string') {
-        out += part;
-        continue;
-      }
-      const value = readPath(variables, part.path);
-      if (value === undefined || value === null) continue;
-      if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return liquidRender(text, variables, options);
-      out += options.html ? escapeHtml(String(value)) : String(value);
-    }
-    return out;
-  }
-  return liquidRender(text, variables, options);
+  const plan = cachedPlan(text);
+  const planned = plan ? renderPlan(plan, variables, options.html === true) : NOT_PLAIN;
+  return planned === NOT_PLAIN ? liquidRender(text, variables, options) : planned;
 }
 
 // process.cpuUsage() is a system call: a render reuses a reading up to CPU_READING_MS old as its

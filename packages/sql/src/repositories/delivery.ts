@@ -86,7 +86,7 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
         if (keyed.length > 0) await upsertKeyedJobs(db, dialect, keyed.map(row));
         if (dialect.notifyJobs) await dialect.notifyJobs(db, env);
       },
-      claimDue: (options) => dialect.claimDue(db, options),
+      claimDue: (options) => dialect.claimDue(db, options, dialect),
       async renew(env, ids, workerId, lockedUntil) {
         const held: string[] = [];
         for (const part of chunk([...ids], 1, max - 3)) {
