@@ -68,7 +68,8 @@ function keepLeases(ctx: EngineContext, workerId: string, ids: readonly string[]
   const timer = setInterval(() => {
     const until = new Date(ctx.clock.now().getTime() + ctx.options.leaseMs).toISOString();
     // A failed renewal is harmless: the commit renews again and drops the jobs it no longer holds.
-    inFlight = ctx.storage.jobs.renew(ctx.env, ids, workerId, until).catch(() => undefined);
+    // Every renewal is waited for, not only the last: a slow one may still be in flight when the next is asked.
+    inFlight = Promise.all([inFlight, ctx.storage.jobs.renew(ctx.env, ids, workerId, until).catch(() => undefined)]);
   }, every);
   timer.unref();
   return () => {
