@@ -205,8 +205,11 @@ function planOf(text: string): readonly PlanPart[] | null {
       if (!output) return null;
       const fallback = output[2] ?? output[3];
       parts.push({ path: splitPath(output[1]!), ...(fallback !== undefined && { fallback }) });
-    } else if (IF.test(match[2]!)) {
-      whens.push(splitPath(IF.exec(match[2]!)![1]!));
+      continue;
+    }
+    const when = IF.exec(match[2]!);
+    if (when) {
+      whens.push(splitPath(when[1]!));
       open.push([]);
     } else if (ENDIF.test(match[2]!) && whens.length > 0) {
       const then = open.pop()!;
