@@ -158,28 +158,8 @@ export async function main(argv: string[]): Promise<void> {
     return;
   }
   const { options, processes } = parsed;
-  let stop: () => Promise<boolean>;
-  try {
-    if (processes > 1) {
-      const running = await startCluster(options, processes, {
-        ready: (url, pids, credentials) => printBanner(`${url} (${pids.length} processes: ${pids.join(', ')})`, credentials, options),
-        notice: (line) => console.error(`Tidings: ${line}`),
-      });
-      stop = () => running.stop(SHUTDOWN_BOUND_MS);
-    } else {
-      const server = await serve(options);
-      printBanner(server.url, server, options);
-      stop = async () => {
-        await server.close();
-        return true;
-      };
-    }
-  } catch (error) {
-    // One line, no stack: what could not be used and why (a StartupError says it already).
-    console.error(`Tidings could not start: ${error instanceof Error ? error.message : String(error)}`);
-    process.exitCode = 1;
-    return;
-  }
+  // Signals are heard before the banner is printed: a signal sent on reading it must not find Node's default (death).
+  const starting = start(options, processes);
   let stopping = false;
   const shutdown = async () => {
     if (stopping) return;
@@ -189,12 +169,42 @@ export async function main(argv: string[]): Promise<void> {
       process.exit(1);
     }, SHUTDOWN_BOUND_MS + 2_000);
     bound.unref();
+    const stop = await starting;
+    if (!stop) return process.exit();
     const clean = await stop();
     console.log(clean ? 'Tidings stopped' : 'Tidings stopped (a process had to be cut off)');
     process.exit(clean ? 0 : 1);
   };
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
+  if (!(await starting)) {
+    process.removeListener('SIGTERM', shutdown);
+    process.removeListener('SIGINT', shutdown);
+  }
+}
+
+/** Starts one process or a cluster and prints the banner; resolves with how to stop it, or nothing when it could not start. */
+async function start(options: ServeOptions, processes: number): Promise<(() => Promise<boolean>) | undefined> {
+  try {
+    if (processes > 1) {
+      const running = await startCluster(options, processes, {
+        ready: (url, pids, credentials) => printBanner(`${url} (${pids.length} processes: ${pids.join(', ')})`, credentials, options),
+        notice: (line) => console.error(`Tidings: ${line}`),
+      });
+      return () => running.stop(SHUTDOWN_BOUND_MS);
+    }
+    const server = await serve(options);
+    printBanner(server.url, server, options);
+    return async () => {
+      await server.close();
+      return true;
+    };
+  } catch (error) {
+    // One line, no stack: what could not be used and why (a StartupError says it already).
+    console.error(`Tidings could not start: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+    return undefined;
+  }
 }
 
 /** `--help` or `-h` anywhere before a `--`. */
