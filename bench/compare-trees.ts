@@ -11,8 +11,11 @@
  * import) are copied from this checkout into `<tree>/bench/.compare-trees/` before the first run.
  * Each child runs a short warm-up, then one measured run on a fresh SQLite file / Postgres schema.
  *
+ * Scenario `inline` is the default options' bulk trigger (walks stored in the trigger); `fanout` one
+ * trigger to a topic of `--members` (100,000 by default, seeded before the clock starts).
+ *
  * Options: --calls 100 (bulk calls of 100 events × 1 new subscriber per run), --rounds 3,
- *   --backends sqlite,postgres, --scenarios in_app,in_app+email, --drain per-call|end,
+ *   --backends sqlite,postgres, --scenarios in_app,in_app+email, --drain per-call|end, --members 100000,
  *   --pg-url (default TIDINGS_TEST_PG_URL or postgres://postgres@127.0.0.1:5432/test).
  * Writes the table to stdout and the raw figures to bench/results/compare-<date>.json.
  */
@@ -34,6 +37,7 @@ const { values, positionals } = parseArgs({
     drain: { type: 'string', default: 'per-call' },
     'warmup-calls': { type: 'string', default: '5' },
     'pg-url': { type: 'string' },
+    members: { type: 'string', default: '100000' },
   },
 });
 if (positionals.length !== 2) {
@@ -44,7 +48,7 @@ const trees = positionals.map((p) => realpathSync(resolve(p))) as [string, strin
 const pgUrl = values['pg-url'] ?? process.env['TIDINGS_TEST_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 /** What the child needs, relative to bench/: copied so both trees run the same measuring code. */
-const FILES = ['compare-child.ts', 'workloads/bulk-jobs.ts', 'workloads/types.ts', 'lib/stats.ts', 'lib/temp.ts'];
+const FILES = ['compare-child.ts', 'workloads/bulk-jobs.ts', 'workloads/fanout.ts', 'workloads/types.ts', 'lib/stats.ts', 'lib/temp.ts'];
 const CHILD_DIR = join('bench', '.compare-trees');
 
 function install(tree: string): string {
@@ -65,7 +69,7 @@ interface ChildResult {
 }
 
 function runChild(tree: string, entry: string, backend: string, scenario: string): Promise<ChildResult> {
-  const args = ['--import', 'tsx', '--conditions=@tidings/source', entry, '--backend', backend, '--scenario', scenario, '--calls', values.calls!, '--warmup-calls', values['warmup-calls']!, '--drain', values.drain!, '--pg-url', pgUrl];
+  const args = ['--import', 'tsx', '--conditions=@tidings/source', entry, '--backend', backend, '--scenario', scenario, '--calls', values.calls!, '--warmup-calls', values['warmup-calls']!, '--drain', values.drain!, '--members', values.members!, '--pg-url', pgUrl];
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, args, { cwd: tree, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
