@@ -77,13 +77,22 @@ export function formatPath(path: readonly PropertyKey[]): string {
  */
 export type MemberHints = Readonly<Record<string, string>>;
 
+/** What zod says of a failed union that names no message of its own. */
+const ZOD_UNION_MESSAGE = 'Invalid input';
+
+/** Of the wrong kind: refused as a whole by its type, or by a union none of whose branches was of its kind. */
+const wrongKind = (issues: readonly z.core.$ZodIssue[]): boolean =>
+  issues.some((i) => i.path.length === 0 && (i.code === 'invalid_type' || (i.code === 'invalid_union' && i.errors.length > 0 && i.errors.every(wrongKind))));
+
 /**
  * Of the ways a value failed a union, the one its author most likely meant: not one whose very kind
  * is wrong (an object is no string, whatever else ails it), then the fewest issues, and of those, one
  * that does not fail on `type` (a value without `type` meant the member that needs none).
  */
-function likeliestBranch(branches: readonly (readonly z.core.$ZodIssue[])[]): readonly z.core.$ZodIssue[] | null {
-  const wrongKind = (issues: readonly z.core.$ZodIssue[]) => issues.some((i) => i.path.length === 0 && i.code === 'invalid_type');
+function likeliestBranch(union: z.core.$ZodIssueInvalidUnion): readonly z.core.$ZodIssue[] | null {
+  const branches = union.errors;
+  // A value of no kind the union takes is told what the union takes, when it says so itself.
+  if (branches.length > 0 && branches.every(wrongKind) && union.message !== ZOD_UNION_MESSAGE) return null;
   const cost = (issues: readonly z.core.$ZodIssue[]) =>
     issues.length + (issues.some((i) => i.path.length === 1 && i.path[0] === 'type') ? 0.5 : 0) + (wrongKind(issues) ? 1_000 : 0);
   const ranked = branches.filter((b) => b.length > 0).sort((a, b) => cost(a) - cost(b));
@@ -97,7 +106,7 @@ function likeliestBranch(branches: readonly (readonly z.core.$ZodIssue[])[]): re
 export function issuesOf(error: z.ZodError, prefix = '', hints: MemberHints = {}): FieldIssue[] {
   const join = (path: string) => (prefix && path ? (path.startsWith('[') ? prefix + path : `${prefix}.${path}`) : prefix || path);
   return error.issues.flatMap((issue) => {
-    const meant = issue.code === 'invalid_union' ? likeliestBranch(issue.errors) : null;
+    const meant = issue.code === 'invalid_union' ? likeliestBranch(issue) : null;
     if (meant) return issuesOf(new z.ZodError(meant.map((i) => ({ ...i, path: [...issue.path, ...i.path] }))), prefix, hints);
     // A record's key that its key schema refused: zod says only "Invalid key"; the key schema says why.
     if (issue.code === 'invalid_key') return issue.issues.map((inner) => ({ path: join(formatPath(issue.path)), message: inner.message }));

@@ -58,6 +58,24 @@ describe('trigger statuses (DESIGN §6)', () => {
     expect(results[2]).toEqual({ acknowledged: true, status: 'error', error: ['event must be an object'] });
   });
 
+  it('a bad recipient is named by its place in the list; a `to` of no kind it takes says what it takes', async () => {
+    const { tidings } = testEngine();
+    await tidings.workflows.upsert(inAppWorkflow('ok'));
+    const results = await tidings.triggerBulk([
+      { name: 'ok', to: ['ada', { subscriberId: 'bob', email: 7 }] } as never,
+      { name: 'ok', to: [{ subscriberId: 5 }, { type: 'Topic', topicKey: '' }] } as never,
+      { name: 'ok', to: 5 } as never,
+      { name: 'ok' } as never,
+      { name: 'ok', to: [{ subscriberId: 'cy', firstName: 'Cy' }] },
+    ]);
+    expect(results[0]!.error).toEqual(['to[1].email: Invalid input: expected string, received number']);
+    expect(results[1]!.error).toEqual(['to[0].subscriberId: Invalid input: expected string, received number', 'to[1].topicKey: must not be empty']);
+    expect(results[2]!.error).toEqual(['to: must be a subscriberId, a subscriber, a topic or an array of them']);
+    expect(results[3]!.error).toEqual(['to: is required: a subscriberId, a subscriber, a topic or an array of them']);
+    expect(results[4]!.status).toBe('processed');
+    expect(await tidings.subscribers.get('bob')).toBeNull();
+  });
+
   it('a caller transactionId is echoed; a duplicate is refused even across calls and stores nothing', async () => {
     const { tidings } = testEngine();
     await tidings.workflows.upsert(inAppWorkflow('ok'));
