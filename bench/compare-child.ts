@@ -16,7 +16,7 @@ import { createTidings } from '@tidings/core';
 import { postgresStorage } from '@tidings/postgres';
 import { sqliteStorage } from '@tidings/sqlite';
 import { bulkJobsRates, DEFAULT_PG_URL, openBenchStorage, type BulkJobsBackend, type BulkJobsScenario } from './workloads/bulk-jobs.js';
-import { seedTopic } from './workloads/fanout.js';
+import { FAN_WORKFLOW, seedTopic } from './workloads/fanout.js';
 
 const { values } = parseArgs({
   options: {
@@ -44,7 +44,7 @@ async function fanoutRate(members: number): Promise<number> {
   const bench = openBenchStorage(backend, { sqlite: sqliteStorage, postgres: postgresStorage }, { pgUrl });
   try {
     const tidings = createTidings({ storage: bench.storage });
-    await tidings.workflows.upsert({ name: 'Fan', triggers: [{ identifier: 'fan' }], steps: [{ template: { type: 'in_app', content: 'News for {{ subscriber.firstName }}' } }] });
+    await tidings.workflows.upsert(FAN_WORKFLOW);
     await seedTopic(tidings, members);
     const started = performance.now();
     await tidings.trigger({ name: 'fan', to: { type: 'Topic', topicKey: 'everyone' } });

@@ -1,12 +1,15 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTidings } from '@tidings/core';
+import { createTidings, type WorkflowInput } from '@tidings/core';
 import { upsertSubscribers } from '@tidings/core/internal';
 import { sqliteStorage } from '@tidings/sqlite';
 import { repeat } from '../lib/stats.js';
 import { freshName, tempDir } from '../lib/temp.js';
 import type { BenchContext, Row } from './types.js';
+
+/** The fan-out workloads' workflow: one in-app step that reads the subscriber. */
+export const FAN_WORKFLOW: WorkflowInput = { name: 'Fan', triggers: [{ identifier: 'fan' }], steps: [{ template: { type: 'in_app', content: 'News for {{ subscriber.firstName }}' } }] };
 
 /** Subscribers and a topic of `size` members, written straight through the store (setup, not measured). */
 export async function seedTopic(tidings: ReturnType<typeof createTidings>, size: number) {
@@ -42,7 +45,7 @@ export async function fanoutWorkload(ctx: BenchContext): Promise<Row[]> {
     const filename = join(tempDir('fanout'), `${freshName('fanout')}.db`);
     const storage = sqliteStorage({ filename });
     const tidings = createTidings({ storage });
-    await tidings.workflows.upsert({ name: 'Fan', triggers: [{ identifier: 'fan' }], steps: [{ template: { type: 'in_app', content: 'News for {{ subscriber.firstName }}' } }] });
+    await tidings.workflows.upsert(FAN_WORKFLOW);
     await seedTopic(tidings, size);
     await storage.close();
     let growth = 0;

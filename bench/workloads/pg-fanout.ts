@@ -2,7 +2,7 @@ import { createTidings } from '@tidings/core';
 import { postgresStorage } from '@tidings/postgres';
 import { rowCount, startLoopWorkers } from '../lib/pg-workers.js';
 import { freshName } from '../lib/temp.js';
-import { seedTopic } from './fanout.js';
+import { FAN_WORKFLOW, seedTopic } from './fanout.js';
 import type { BenchContext, Row } from './types.js';
 
 const WORKERS = 2;
@@ -18,7 +18,7 @@ export async function pgFanoutWorkload(ctx: BenchContext): Promise<Row[]> {
   const schema = freshName('pgfan');
   const storage = postgresStorage({ connectionString: pgUrl, schema });
   const tidings = createTidings({ storage });
-  await tidings.workflows.upsert({ name: 'Fan', triggers: [{ identifier: 'fan' }], steps: [{ template: { type: 'in_app', content: 'News for {{ subscriber.firstName }}' } }] });
+  await tidings.workflows.upsert(FAN_WORKFLOW);
   await seedTopic(tidings, size);
   const count = (table: 'tidings_jobs' | 'tidings_messages') => rowCount(storage, table);
   const workers = await startLoopWorkers(pgUrl, schema, WORKERS);
