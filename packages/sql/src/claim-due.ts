@@ -1,9 +1,10 @@
 import type { Job } from '@tidings/core';
 import type { ClaimOptions } from '@tidings/core/internal';
-import { CompiledQuery, sql } from 'kysely';
+import { CompiledQuery, sql, type ExpressionBuilder } from 'kysely';
 import type { Db, JobRow, SqlDialect } from './dialect.js';
 import { reusableQuery } from './reusable-query.js';
 import { inLane } from './job-lane.js';
+import type { Database } from './tables.js';
 import { jobFromRow } from './repositories/delivery.js';
 
 const byRunAt = (a: Job, b: Job) => (a.runAt < b.runAt ? -1 : a.runAt > b.runAt ? 1 : a.id < b.id ? -1 : 1);
@@ -43,38 +44,60 @@ const claimArgs = (options: ClaimOptions): ClaimArgs => ({
 /** A lane given no kind at all claims nothing. */
 const claimsNothing = (options: ClaimOptions) => options.kinds !== undefined && options.kinds.length === 0;
 
-/** The due, unleased jobs of one class, earliest first: a range of the (env, priority, run_at, id) index. */
-function dueJobIds(db: Db, { env, now, limit, kinds, exceptKinds }: Pick<ClaimArgs, 'env' | 'now' | 'limit' | 'kinds' | 'exceptKinds'>, priority: number) {
+/** The due, unleased jobs of the claim's environment (or every one) and lane, unordered. */
+function dueJobs(db: Db, { env, now, kinds, exceptKinds }: Pick<ClaimArgs, 'env' | 'now' | 'kinds' | 'exceptKinds'>) {
   let query = db
     .selectFrom('tidings_jobs')
     .select('id')
-    .where('priority', '=', priority)
     .where('run_at', '<=', now)
     .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]));
   if (env.length > 0) query = query.where('env', '=', env[0]!);
-  return inLane(query, { ...(kinds.length > 0 && { kinds }), exceptKinds }).orderBy('run_at').orderBy('id').limit(limit);
+  return inLane(query, { ...(kinds.length > 0 && { kinds }), exceptKinds });
 }
+
+/** The due, unleased jobs of one class, earliest first: a range of the (env, priority, run_at, id) index. */
+function dueJobIds(db: Db, args: Pick<ClaimArgs, 'env' | 'now' | 'limit' | 'kinds' | 'exceptKinds'>, priority: number) {
+  return dueJobs(db, args).where('priority', '=', priority).orderBy('run_at').orderBy('id').limit(args.limit);
+}
+
+/**
+ * The due, unleased jobs of both classes, transactional first, each earliest first, read as one
+ * range of the (env, priority, run_at, id) index: SQLite walks an `in` list on an index column in
+ * the index's order, so it neither sorts nor materializes a class. Needs the environment (the
+ * index starts with it).
+ */
+function dueJobIdsInOneRange(db: Db, args: Pick<ClaimArgs, 'env' | 'now' | 'limit' | 'kinds' | 'exceptKinds'>) {
+  return dueJobs(db, args).where('priority', 'in', [...CLASSES]).orderBy('priority').orderBy('run_at').orderBy('id').limit(args.limit);
+}
+
+/** What a claim sets on the jobs it leases: its worker, the lease's end, one more attempt. */
+const leasedTo = (args: ClaimArgs) => (eb: ExpressionBuilder<Database, 'tidings_jobs'>) => ({ locked_by: args.workerId, locked_until: args.until, attempts: eb('attempts', '+', 1) });
 
 /**
  * The one statement that leases due jobs on Postgres and SQLite: the due transactional jobs, then as
  * many bulk ones as the batch has room for (each class read in its own index range), leased together.
  * The dialects differ only in the row lock of the inner selects (`for update skip locked` on
- * Postgres; SQLite's single writer needs none). Built once per dialect and lane (`reusableQuery`):
- * a worker claims many times a second, and building the statement cost more than running it.
+ * Postgres; SQLite's single writer needs none). With `inOneRange` (SQLite), a claim of one
+ * environment reads both classes as one range instead (`dueJobIdsInOneRange`): half the cost, and
+ * most of an empty claim's. Built once per dialect and lane (`reusableQuery`): a worker claims many
+ * times a second, and building the statement cost more than running it.
  */
-export function dueJobsClaim(rowLock: (select: DueSelect) => DueSelect): (db: Db, options: ClaimOptions, dialect: SqlDialect) => Promise<Job[]> {
-  const claim = reusableQuery<ClaimArgs>((db, args) =>
+export function dueJobsClaim(rowLock: (select: DueSelect) => DueSelect, { inOneRange = false } = {}): (db: Db, options: ClaimOptions, dialect: SqlDialect) => Promise<Job[]> {
+  const byClass = reusableQuery<ClaimArgs>((db, args) =>
     db
       .with('urgent', () => rowLock(dueJobIds(db, args, CLASSES[0])))
       .with('bulk', () => rowLock(dueJobIds(db, args, CLASSES[1]).clearLimit().limit(sql<number>`${args.limit} - (select count(*) from urgent)`)))
       .updateTable('tidings_jobs')
-      .set((eb) => ({ locked_by: args.workerId, locked_until: args.until, attempts: eb('attempts', '+', 1) }))
+      .set(leasedTo(args))
       .where('id', 'in', (eb) => eb.selectFrom('urgent').select('id').unionAll(eb.selectFrom('bulk').select('id')))
       .returningAll(),
   );
+  const oneRange = reusableQuery<ClaimArgs>((db, args) => db.updateTable('tidings_jobs').set(leasedTo(args)).where('id', 'in', rowLock(dueJobIdsInOneRange(db, args))).returningAll());
   return async (db, options, dialect) => {
     if (claimsNothing(options)) return [];
-    const { rows } = await claim<JobRow>(db, dialect, claimArgs(options));
+    const args = claimArgs(options);
+    const claim = inOneRange && args.env.length > 0 ? oneRange : byClass;
+    const { rows } = await claim<JobRow>(db, dialect, args);
     return rows.map(jobFromRow).sort(byClassThenRunAt);
   };
 }

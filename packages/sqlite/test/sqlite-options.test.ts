@@ -95,6 +95,24 @@ describe('sqliteStorage options', () => {
     database.close();
   });
 
+  it('the claim it runs for one environment reads both classes as one range of the (env, priority, run_at, id) index: no sort, no class materialized', async () => {
+    const database = new Database(':memory:');
+    const prepared: string[] = [];
+    const prepare = database.prepare.bind(database);
+    database.prepare = ((source: string) => (prepared.push(source), prepare(source))) as typeof database.prepare;
+    const storage = sqliteStorage({ database });
+    await storage.migrate();
+    await storage.jobs.claimDue({ env: 'default', workerId: 'w', now: new Date().toISOString(), limit: 100, leaseMs: 30_000, kinds: ['walk'] });
+    const claim = prepared.find((source) => source.includes('update "tidings_jobs" set "locked_by"'));
+    expect(claim).toBeDefined();
+    const plan = (database.prepare(`explain query plan ${claim!}`).all(...Array.from({ length: claim!.split('?').length - 1 }, () => 'x')) as { detail: string }[]).map((p) => p.detail).join('\n');
+    expect(plan).toContain('tidings_jobs_env_priority_due');
+    expect(plan).not.toContain('TEMP B-TREE');
+    expect(plan).not.toContain('MATERIALIZE');
+    await storage.close();
+    database.close();
+  });
+
   it('a claim for one environment reads each class\'s due jobs in order from the (env, priority, run_at, id) index, without sorting them', () => {
     const database = new Database(':memory:');
     const storage = sqliteStorage({ database });
