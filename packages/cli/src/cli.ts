@@ -175,12 +175,10 @@ export async function main(argv: string[]): Promise<void> {
     console.log(clean ? 'Tidings stopped' : 'Tidings stopped (a process had to be cut off)');
     process.exit(clean ? 0 : 1);
   };
+  // A start that failed set exit code 1; its handlers keep no process alive, and a signal then exits with that code.
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
-  if (!(await starting)) {
-    process.removeListener('SIGTERM', shutdown);
-    process.removeListener('SIGINT', shutdown);
-  }
+  await starting;
 }
 
 /** Starts one process or a cluster and prints the banner; resolves with how to stop it, or nothing when it could not start. */
