@@ -122,19 +122,18 @@ function inIndexOrder(query: CompiledQuery, env: string | undefined): CompiledQu
 export function claimDueJobsLocked(db: Db, options: ClaimOptions, transaction: <T>(db: Db, fn: (tx: Db) => Promise<T>) => Promise<T>): Promise<Job[]> {
   if (claimsNothing(options)) return Promise.resolve([]);
   const args = claimArgs(options);
-  const { until } = args;
   return transaction(db, async (tx) => {
     const ids: string[] = [];
     // Transactional jobs first; bulk ones only for the room left.
     for (const priority of CLASSES) {
-      if (ids.length >= options.limit) break;
-      const select = dueJobIds(tx, { ...args, limit: options.limit - ids.length }, priority).forUpdate().skipLocked().compile();
+      if (ids.length >= args.limit) break;
+      const select = dueJobIds(tx, { ...args, limit: args.limit - ids.length }, priority).forUpdate().skipLocked().compile();
       ids.push(...(await tx.executeQuery<{ id: string }>(inIndexOrder(select, options.env))).rows.map((row) => row.id));
     }
     if (ids.length === 0) return [];
     await tx
       .updateTable('tidings_jobs')
-      .set((eb) => ({ locked_by: options.workerId, locked_until: until, attempts: eb('attempts', '+', 1) }))
+      .set(leasedTo(args))
       .where('id', 'in', ids)
       .execute();
     const rows = (await tx.selectFrom('tidings_jobs').selectAll().where('id', 'in', ids).execute()) as JobRow[];
