@@ -27,6 +27,13 @@ function rowsDocument(columns: readonly string[], rows: readonly (readonly unkno
   return `[${objects.join(',')}]`;
 }
 
+/** The rows' cells in one list; `Array.prototype.flat` took a tenth of a bulk call's SQLite path. */
+function cellsOf(rows: readonly (readonly unknown[])[]): unknown[] {
+  const cells: unknown[] = [];
+  for (const row of rows) for (const cell of row) cells.push(cell);
+  return cells;
+}
+
 /**
  * A multi-row insert built once per dialect and row count (see `reusableQuery`). Rows are given as
  * values in `columns` order; they go in as few statements as the dialect's parameter limit allows.
@@ -65,7 +72,7 @@ export function rowInserter<T extends keyof Database & string, C extends keyof D
   const bound = (dialect: SqlDialect, returning: boolean): RowsStatement =>
     dialect.name === 'postgres'
       ? (db, rows) => documented[returning ? 1 : 0](db, dialect, { rows: rowsDocument(columns, rows) })
-      : (db, rows) => listed[returning ? 1 : 0](db, dialect, { cells: rows.flat() });
+      : (db, rows) => listed[returning ? 1 : 0](db, dialect, { cells: cellsOf(rows) });
   const returned = conflict.returning === undefined ? -1 : columns.indexOf(conflict.returning);
   type Returned = Pick<Database[T], C>;
   /** Returns the `returning` column of the rows inserted (nothing without it). */
