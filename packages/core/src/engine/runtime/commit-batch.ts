@@ -54,29 +54,32 @@ export async function commitBatch(ctx: EngineContext, workerId: string, now: Dat
   return ctx.storage.transaction(async (tx) => {
     const settled = results.map((result) => ({ result, settled: settle(ctx, result, now) }));
     const held = await finishJobs(ctx, tx, workerId, settled);
-    const pending: JobEffect[] = settled.flatMap(({ result }) => (held.has(result.job.id) ? result.effects.map((effect) => ({ job: result.job, effect })) : []));
     const announcements: (() => void)[] = [];
     const all = [...appliers, enqueueApplier(ctx.env)];
+    const byKind = new Map<string, number>();
+    all.forEach((applier, at) => applier.kinds.forEach((kind) => byKind.has(kind) || byKind.set(kind, at)));
+    // Each applier's effects, in the order the runs (then earlier appliers) gave them.
+    const groups: JobEffect[][] = all.map(() => []);
     const applierOf = (effect: Effect, job: Job) => {
-      const at = all.findIndex((a) => a.kinds.includes(effect.kind));
-      if (at < 0) throw new Error(`no applier for the effect "${effect.kind}" of a ${job.kind} job`);
+      const at = byKind.get(effect.kind);
+      if (at === undefined) throw new Error(`no applier for the effect "${effect.kind}" of a ${job.kind} job`);
       return at;
     };
-    for (const { job, effect } of pending) applierOf(effect, job);
+    for (const { result } of settled) if (held.has(result.job.id)) for (const effect of result.effects) groups[applierOf(effect, result.job)]!.push({ job: result.job, effect });
     let current = -1;
     const scope: CommitScope = {
       tx,
       now,
       add(job, effect) {
+        const at = applierOf(effect, job);
         // An effect is applied by an applier after the one adding it: one added for an applier that ran is a wiring mistake.
-        if (applierOf(effect, job) <= current) throw new Error(`the effect "${effect.kind}" was added after its applier ran`);
-        pending.push({ job, effect });
+        if (at <= current) throw new Error(`the effect "${effect.kind}" was added after its applier ran`);
+        groups[at]!.push({ job, effect });
       },
       afterCommit: (announce) => announcements.push(announce),
     };
     for (current = 0; current < all.length; current++) {
-      const kinds = new Set(all[current]!.kinds);
-      const mine = pending.filter(({ effect }) => kinds.has(effect.kind));
+      const mine = groups[current]!;
       if (mine.length > 0) await all[current]!.apply(mine, scope);
     }
     const gaveUp = settled.flatMap(({ result, settled: s }) => (s.kind === 'gave_up' && held.has(result.job.id) ? [{ job: result.job, error: s.error }] : []));

@@ -1,19 +1,27 @@
 import type { Job } from '../../schemas/index.js';
 import type { Storage, StorageRepositories } from '../../storage.js';
 import { REPOSITORY_NAMES } from '../../wrap-repositories.js';
+import { lazyMembers } from '../../util/lazy-members.js';
 
 
+/**
+ * The repositories with `jobs.enqueue` telling `enqueued`; each member is read from `repositories`
+ * only when first used (a transaction's repositories are made on first use: reading them all here
+ * made every repository for every transaction).
+ */
 function withEnqueueHook(repositories: StorageRepositories, enqueued: (jobs: readonly Job[]) => void): StorageRepositories {
-  const out = Object.fromEntries(REPOSITORY_NAMES.map((name) => [name, repositories[name]])) as unknown as Record<string, unknown>;
-  const jobs = repositories.jobs;
-  out['jobs'] = {
-    ...jobs,
-    async enqueue(env: string, added: readonly Job[]) {
-      await jobs.enqueue(env, added);
-      enqueued(added);
-    },
+  const makers = Object.fromEntries(REPOSITORY_NAMES.map((name) => [name, () => repositories[name]])) as { -readonly [K in keyof StorageRepositories]: () => StorageRepositories[K] };
+  makers.jobs = () => {
+    const jobs = repositories.jobs;
+    return {
+      ...jobs,
+      async enqueue(env: string, added: readonly Job[]) {
+        await jobs.enqueue(env, added);
+        enqueued(added);
+      },
+    };
   };
-  return out as unknown as StorageRepositories;
+  return lazyMembers<StorageRepositories>(makers);
 }
 
 /**
