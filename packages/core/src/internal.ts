@@ -33,6 +33,7 @@ export { stepIndexOf } from './messages/build-message.js';
 export { applyMarkAs, applyMarkFlags, type MarkFlags, applyAction, applySnooze, applyUnsnooze, applyArchive } from './messages/transitions.js';
 export { renderTemplate, templateSyntaxError } from './templates/render.js';
 export { readPath } from './util/path.js';
+export { foundInOrder } from './util/found-in-order.js';
 export { selectIntegration, type IntegrationChoice } from './integrations/select-integration.js';
 export * from './preferences/index.js';
 export { CallbackRefused, ProviderError, type ProviderCallback, type ProviderStatusEvent, type StatusReading, type ChatAddress, type Provider, type ProviderMessage, type ProviderRecipient, type ProviderResult, type SendContext, type EmailAddressing } from './delivery/provider.js';

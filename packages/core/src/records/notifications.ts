@@ -3,6 +3,7 @@ import type { Notification } from '../schemas/index.js';
 import type { NotificationRepository } from '../storage.js';
 import { cursorAfter, decodePosition } from '../util/page-cursor.js';
 import { docsOf, firstDoc } from './docs.js';
+import { foundInOrder } from '../util/found-in-order.js';
 
 const TABLE = 'notifications';
 
@@ -24,7 +25,7 @@ export function notificationRepository(records: RecordStore): NotificationReposi
     async getMany(env, ids) {
       if (ids.length === 0) return [];
       const found = new Map(docsOf<Notification>(await records.find(env, TABLE, { i1: [...new Set(ids)] })).map((n) => [n._id, n] as const));
-      return ids.flatMap((id) => found.get(id) ?? []);
+      return foundInOrder(ids, found);
     },
     getByTransactionId: async (env, transactionId) => firstDoc<Notification>(await records.get(env, TABLE, [transactionId])),
     getByTransactionIds: async (env, transactionIds) => (transactionIds.length === 0 ? [] : docsOf<Notification>(await records.get(env, TABLE, transactionIds))),

@@ -1,3 +1,5 @@
+import { foundInOrder } from '../util/found-in-order.js';
+
 /**
  * One record of the record store: a JSON document under a key, unique in its (environment, table),
  * with up to three index values (or null) and a sort value that finds filter and order on. Every
@@ -97,7 +99,7 @@ export async function getByFind(backend: Pick<RecordStore, 'find'>, env: string,
   const unique = [...new Set(keys)];
   if (unique.length === 0) return [];
   const found = new Map((await backend.find(env, table, { key: unique })).map((record) => [record.key, record] as const));
-  return unique.flatMap((key) => found.get(key) ?? []);
+  return foundInOrder(unique, found);
 }
 
 /** Core's `delete`, over `deleteWhere`. */

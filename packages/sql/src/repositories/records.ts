@@ -1,5 +1,5 @@
 import type { RecordBackend, RecordInput, RecordQuery, RecordWhere, StoredRecord } from '@tidings/core/internal';
-import { recordOrder } from '@tidings/core/internal';
+import { foundInOrder, recordOrder } from '@tidings/core/internal';
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import { chunk, decodeJson, encodeJson } from '../codec.js';
 import type { Db } from '../dialect.js';
@@ -62,7 +62,8 @@ const cells = (env: string, table: string, place: RecordPlace, r: RecordInput) =
 const ofTable = (eb: Eb, env: string, table: string, place: RecordPlace): Expression<SqlBool>[] => (place.shared ? [eb('env', '=', env), eb('tbl', '=', table)] : [eb('env', '=', env)]);
 
 /** The records of a batch each once, the first or the last of a key's duplicates. */
-function unique(records: readonly RecordInput[], keep: 'first' | 'last'): RecordInput[] {
+function unique(records: readonly RecordInput[], keep: 'first' | 'last'): readonly RecordInput[] {
+  if (new Set(records.map((record) => record.key)).size === records.length) return records;
   const byKey = new Map<string, RecordInput>();
   for (const record of records) if (keep === 'last' || !byKey.has(record.key)) byKey.set(record.key, record);
   return [...byKey.values()];
@@ -157,7 +158,7 @@ export function recordStore({ db, dialect, atomic }: RepoContext): RecordBackend
       const found = new Map<string, StoredRecord>();
       const byKeysOf = statementsOf(placeOf(table)).byValues.key;
       for (const part of byKeys(keys)) for (const row of (await byKeysOf<Omit<Row, 'env' | 'tbl'>>(db, dialect, { env, tbl: table, values: part })).rows) found.set(row.key, fromRow(row));
-      return [...new Set(keys)].flatMap((key) => found.get(key) ?? []);
+      return foundInOrder(new Set(keys), found);
     },
     find: (env, table, query) => find(env, table, query),
     async count(env, table, where) {
