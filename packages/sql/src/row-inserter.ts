@@ -27,7 +27,7 @@ function rowsDocument(columns: readonly string[], rows: readonly (readonly unkno
   return `[${objects.join(',')}]`;
 }
 
-/** The rows' cells in one list; `Array.prototype.flat` took a tenth of a bulk call's SQLite path. */
+/** The rows' cells in one list (`Array.prototype.flat` was a fifth of this package's own time in a bulk profile). */
 function cellsOf(rows: readonly (readonly unknown[])[]): unknown[] {
   const cells: unknown[] = [];
   for (const row of rows) for (const cell of row) cells.push(cell);

@@ -57,7 +57,7 @@ export async function commitBatch(ctx: EngineContext, workerId: string, now: Dat
     const announcements: (() => void)[] = [];
     const all = [...appliers, enqueueApplier(ctx.env)];
     const byKind = new Map<string, number>();
-    all.forEach((applier, at) => applier.kinds.forEach((kind) => byKind.has(kind) || byKind.set(kind, at)));
+    for (const [at, applier] of all.entries()) for (const kind of applier.kinds) if (!byKind.has(kind)) byKind.set(kind, at);
     // Each applier's effects, in the order the runs (then earlier appliers) gave them.
     const groups: JobEffect[][] = all.map(() => []);
     const applierOf = (effect: Effect, job: Job) => {
