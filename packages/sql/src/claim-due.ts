@@ -79,10 +79,13 @@ const leasedTo = (args: ClaimArgs) => (eb: ExpressionBuilder<Database, 'tidings_
  * The dialects differ only in the row lock of the inner selects (`for update skip locked` on
  * Postgres; SQLite's single writer needs none). With `inOneRange` (SQLite), a claim of one
  * environment reads both classes as one range instead (`dueJobIdsInOneRange`): half the cost, and
- * most of an empty claim's. Built once per dialect and lane (`reusableQuery`): a worker claims many
- * times a second, and building the statement cost more than running it.
+ * most of an empty claim's. With `readFirst` (SQLite), a read of one due job comes first, and with
+ * none there is no update: an update opens a write transaction even when it matches nothing, which
+ * measured 160–330 µs right after a commit against 30 µs for the read (a `runDue()` makes an empty
+ * claim per lane). Built once per dialect and lane (`reusableQuery`): a worker claims many times a
+ * second, and building the statement cost more than running it.
  */
-export function dueJobsClaim(rowLock: (select: DueSelect) => DueSelect, { inOneRange = false } = {}): (db: Db, options: ClaimOptions, dialect: SqlDialect) => Promise<Job[]> {
+export function dueJobsClaim(rowLock: (select: DueSelect) => DueSelect, { inOneRange = false, readFirst = false } = {}): (db: Db, options: ClaimOptions, dialect: SqlDialect) => Promise<Job[]> {
   const byClass = reusableQuery<ClaimArgs>((db, args) =>
     db
       .with('urgent', () => rowLock(dueJobIds(db, args, CLASSES[0])))
@@ -93,9 +96,12 @@ export function dueJobsClaim(rowLock: (select: DueSelect) => DueSelect, { inOneR
       .returningAll(),
   );
   const oneRange = reusableQuery<ClaimArgs>((db, args) => db.updateTable('tidings_jobs').set(leasedTo(args)).where('id', 'in', rowLock(dueJobIdsInOneRange(db, args))).returningAll());
+  const anyDue = reusableQuery<ClaimArgs>((db, args) => dueJobs(db, args).limit(1));
   return async (db, options, dialect) => {
     if (claimsNothing(options)) return [];
     const args = claimArgs(options);
+    // A job committed after this read is one the claim would have missed had it run a moment sooner.
+    if (readFirst && (await anyDue(db, dialect, args)).rows.length === 0) return [];
     const claim = inOneRange && args.env.length > 0 ? oneRange : byClass;
     const { rows } = await claim<JobRow>(db, dialect, args);
     return rows.map(jobFromRow).sort(byClassThenRunAt);

@@ -31,7 +31,7 @@ export const sqliteDialect: SqlDialect = {
   maxParams: 30_000,
   multiProcess: false,
   transaction: immediate,
-  claimDue: dueJobsClaim((select) => select, { inOneRange: true }),
+  claimDue: dueJobsClaim((select) => select, { inOneRange: true, readFirst: true }),
   // json_extract makes both sides SQL values (text, number, 0/1 for booleans); json_type keeps a
   // boolean from equalling a number.
   docMemberEquals(path, json) {

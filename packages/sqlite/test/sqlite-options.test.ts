@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTidings } from '@tidings/core';
 import { upsertSubscribers } from '@tidings/core/internal';
+import { fixtures } from '@tidings/core/testing';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { killSpawned, spawnTs } from '../../../test-support/spawn-ts.js';
@@ -102,6 +103,8 @@ describe('sqliteStorage options', () => {
     database.prepare = ((source: string) => (prepared.push(source), prepare(source))) as typeof database.prepare;
     const storage = sqliteStorage({ database });
     await storage.migrate();
+    // A claim that finds a due job (one that finds none runs no update).
+    await storage.jobs.enqueue('default', [fixtures.jobRecord('default')]);
     await storage.jobs.claimDue({ env: 'default', workerId: 'w', now: new Date().toISOString(), limit: 100, leaseMs: 30_000, kinds: ['walk'] });
     const claim = prepared.find((source) => source.includes('update "tidings_jobs" set "locked_by"'));
     expect(claim).toBeDefined();
@@ -109,6 +112,28 @@ describe('sqliteStorage options', () => {
     expect(plan).toContain('tidings_jobs_env_priority_due');
     expect(plan).not.toContain('TEMP B-TREE');
     expect(plan).not.toContain('MATERIALIZE');
+    await storage.close();
+    database.close();
+  });
+
+  it('a claim that finds no due job runs no update (an update opens a write transaction even when it matches nothing); one that finds some leases them', async () => {
+    const database = new Database(':memory:');
+    const prepared: string[] = [];
+    const prepare = database.prepare.bind(database);
+    database.prepare = ((source: string) => (prepared.push(source), prepare(source))) as typeof database.prepare;
+    const storage = sqliteStorage({ database });
+    await storage.migrate();
+    const claim = () => storage.jobs.claimDue({ env: 'default', workerId: 'w', now: fixtures.T0, limit: 100, leaseMs: 30_000 });
+    const updates = () => prepared.filter((source) => source.startsWith('update "tidings_jobs"'));
+    expect(await claim()).toEqual([]);
+    expect(updates()).toEqual([]);
+    await storage.jobs.enqueue('default', [fixtures.jobRecord('default', { id: 'due' }), fixtures.jobRecord('default', { id: 'later', runAt: '2099-01-01T00:00:00.000Z' })]);
+    expect((await claim()).map((job) => job.id)).toEqual(['due']);
+    expect(updates()).toHaveLength(1);
+    // Leased now, and the other not due: nothing is claimed and nothing changes.
+    const before = database.prepare('select id, locked_by, attempts from tidings_jobs order by id').all();
+    expect(await claim()).toEqual([]);
+    expect(database.prepare('select id, locked_by, attempts from tidings_jobs order by id').all()).toEqual(before);
     await storage.close();
     database.close();
   });
