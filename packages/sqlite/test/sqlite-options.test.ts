@@ -15,6 +15,17 @@ afterEach(killSpawned);
 const dir = mkdtempSync(join(tmpdir(), 'tidings-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** A migrated storage over an in-memory database, with the text of every statement it prepares. */
+async function storageRecordingStatements() {
+  const database = new Database(':memory:');
+  const prepared: string[] = [];
+  const prepare = database.prepare.bind(database);
+  database.prepare = ((source: string) => (prepared.push(source), prepare(source))) as typeof database.prepare;
+  const storage = sqliteStorage({ database });
+  await storage.migrate();
+  return { database, prepared, storage };
+}
+
 describe('sqliteStorage options', () => {
   it('a file database: folder created, WAL and synchronous=NORMAL set, records survive a reopen', async () => {
     const filename = join(dir, 'nested', 'app.db');
@@ -97,12 +108,7 @@ describe('sqliteStorage options', () => {
   });
 
   it('the claim it runs for one environment reads both classes as one range of the (env, priority, run_at, id) index: no sort, no class materialized', async () => {
-    const database = new Database(':memory:');
-    const prepared: string[] = [];
-    const prepare = database.prepare.bind(database);
-    database.prepare = ((source: string) => (prepared.push(source), prepare(source))) as typeof database.prepare;
-    const storage = sqliteStorage({ database });
-    await storage.migrate();
+    const { database, prepared, storage } = await storageRecordingStatements();
     // A claim that finds a due job (one that finds none runs no update).
     await storage.jobs.enqueue('default', [fixtures.jobRecord('default')]);
     await storage.jobs.claimDue({ env: 'default', workerId: 'w', now: new Date().toISOString(), limit: 100, leaseMs: 30_000, kinds: ['walk'] });
@@ -117,12 +123,7 @@ describe('sqliteStorage options', () => {
   });
 
   it('a claim that finds no due job runs no update (an update opens a write transaction even when it matches nothing); one that finds some leases them', async () => {
-    const database = new Database(':memory:');
-    const prepared: string[] = [];
-    const prepare = database.prepare.bind(database);
-    database.prepare = ((source: string) => (prepared.push(source), prepare(source))) as typeof database.prepare;
-    const storage = sqliteStorage({ database });
-    await storage.migrate();
+    const { database, prepared, storage } = await storageRecordingStatements();
     const claim = () => storage.jobs.claimDue({ env: 'default', workerId: 'w', now: fixtures.T0, limit: 100, leaseMs: 30_000 });
     const updates = () => prepared.filter((source) => source.startsWith('update "tidings_jobs"'));
     expect(await claim()).toEqual([]);
