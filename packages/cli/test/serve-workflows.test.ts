@@ -22,7 +22,7 @@ it('tidings serve --workflows: the module’s workflows run (of @tidings/framewo
   // The trigger as @novu/framework sends it: POST /v1/events/trigger with the secret key.
   const result = await orderShipped.trigger({ to: { subscriberId: 'ada', firstName: 'Ada' }, payload: { orderId: 'A-17' }, secretKey: 'wf-key', apiUrl: url });
   expect(result.data).toMatchObject({ data: { acknowledged: true, status: 'processed' } });
-  // A code workflow's in-app step is walked by its job (the server's job loop), never inside the trigger's transaction.
+  // A code workflow's in-app step is stored by the trigger: its resolver runs just before the trigger's transaction, never inside it.
   const feedOf = async (subscriberId: string) => {
     const feed = (await (await fetch(`${url}/v1/subscribers/${subscriberId}/notifications/feed`, { headers })).json()) as { data: { content: string; subject?: string; transactionId: string }[] };
     return feed.data.length > 0 ? feed : undefined;

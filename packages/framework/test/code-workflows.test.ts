@@ -14,7 +14,7 @@ for (const backend of backends('tidings_codewf')) {
   describe.skipIf(backend.skip)(`code workflows: ${backend.name}`, () => {
     const engine = engines(backend);
 
-    it('in-app alone is stored by its walk job (never inside the trigger\'s transaction), with its buttons, data and severity; the catalog lists it read-only', async () => {
+    it('in-app alone is stored by the trigger (its resolver run before the trigger\'s transaction, never inside it), with its buttons, data and severity; the catalog lists it read-only', async () => {
       const welcome = workflow(
         'welcome',
         async ({ step, payload, subscriber }) => {

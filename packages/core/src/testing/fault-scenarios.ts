@@ -299,6 +299,25 @@ export const FAULT_SCENARIOS: readonly FaultScenario[] = [
     steps: [call((t) => t.trigger({ name: 'coded', to: 'ada', payload: { n: 1 }, transactionId: 'c1' })), advance(MINUTE), call((t) => t.trigger({ name: 'coded', to: 'ada', payload: { n: 2 }, transactionId: 'c2' })), advance(2 * MINUTE), advance(5 * MINUTE), advance(5 * MINUTE)],
   },
   {
+    name: 'code workflow of in-app steps alone: its runs made before the trigger, its messages stored by the trigger\'s transaction',
+    subscribers: ['ada', 'bob'],
+    transactions: ['ci1', 'ci2', 'ci3'],
+    workflows: () => [
+      scriptedCodeWorkflow('coded-inbox', [
+        { stepId: 'first', type: 'in_app', outputs: (payload) => ({ body: `first ${String(payload['n'])}` }) },
+        { stepId: 'second', type: 'in_app', outputs: (payload, results) => ({ body: `second ${String(payload['n'])}, first read: ${String(results.get('first')?.['read'])}` }) },
+      ]),
+    ],
+    setup: async (t) => void (await t.subscribers.upsert({ subscriberId: 'bob', firstName: 'Bob' })),
+    steps: [
+      call((t) => t.triggerBulk([
+        { name: 'coded-inbox', to: { subscriberId: 'ada', firstName: 'Ada' }, payload: { n: 1 }, transactionId: 'ci1' },
+        { name: 'coded-inbox', to: ['ada', 'bob'], payload: { n: 2 }, transactionId: 'ci2' },
+      ])),
+      call((t) => t.trigger({ name: 'coded-inbox', to: 'bob', payload: { n: 3 }, transactionId: 'ci3' })),
+    ],
+  },
+  {
     name: 'throttle and caps: runs counted in the walk’s commit, a send counted by a cap, a deferred send, an integration’s send rate',
     subscribers: ['ada'],
     transactions: ['th1', 'th2', 'th3'],

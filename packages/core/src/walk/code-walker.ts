@@ -17,7 +17,9 @@ import type { CodeStepDeclaration, CodeStepType, CodeWorkflow } from './code-wor
 import type { TraceEntry } from './trace.js';
 import { codeHttpCall } from './code-http.js';
 import { waitSpecOf } from '../waits/wait-step.js';
-import type { Delivery, WalkInput, WalkResult, Walker } from './walker.js';
+import type { Delivery, WalkInput, WalkResult, WalkSubject, Walker } from './walker.js';
+import { replayRun, resultsKey, type PrecomputedRuns } from './code-run-memo.js';
+import type { CodeRunInput, CodeStepRun } from './code-workflow.js';
 
 type Channel = (typeof CHANNELS)[number];
 const isChannel = (type: CodeStepType): type is Channel => (CHANNELS as readonly string[]).includes(type);
@@ -135,14 +137,15 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
     }
     // Each declared step runs at most once per walk, so the loop ends even if the function misbehaves.
     for (let runs = 0; runs <= steps.length + MAX_UNDISCOVERED_STEPS; runs++) {
-      const run = await code.runNext({
+      const runInput: CodeRunInput = {
         payload: input.notification.payload,
         subscriber: input.subscriber,
         context: resolvedContext(input.notification.context),
         environmentId: input.notification._environmentId,
         results: resultsOf(ran, input),
         ...translationOf(input),
-      });
+      };
+      const run = input.precomputed ? replayRun(input.precomputed, { notification: input.notification, subscriber: input.subscriber, locale: runInput.locale ?? 'en', results: runInput.results }) : await code.runNext(runInput);
       if (run.kind === 'end') return end();
       if (run.kind === 'failed') {
         const index = run.stepId === null ? -1 : steps.findIndex((s) => s.stepId === run.stepId);
@@ -247,10 +250,46 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
       // A schema can fail once per element of the payload: the trigger's answer lists a bounded few.
       return prepared.ok ? prepared : { ok: false, errors: listedErrorLines(prepared.errors) };
     },
+    precompute: (workflow, subject) => precompute(codeOf(workflow), subject),
     messagesToRead(workflow, state, notificationId, subscriberInternalId) {
       return (state?.steps ?? []).filter((s) => s.type === 'in_app' && !s.skipped).map((s) => messageId(notificationId, subscriberInternalId, s.stepIndex));
     },
   };
+}
+
+/**
+ * The runs a walk from the first step makes of a workflow of in-app steps alone, made now: each
+ * in-app step's result is the unread one whether it is sent or skipped, so the runs do not depend on
+ * the subscriber's preferences, read later. A run that translates (its catalogs are read with the
+ * walk) is left to the walk; a workflow whose runs may reach undeclared steps is not made beforehand.
+ */
+async function precompute({ code, steps }: { readonly code: CodeWorkflow; readonly steps: readonly CodeStepDeclaration[] }, subject: Pick<WalkSubject, 'notification' | 'subscriber'>): Promise<PrecomputedRuns | null> {
+  if (code.dynamicSteps === true || !steps.every((s) => s.type === 'in_app')) return null;
+  const { notification, subscriber } = subject;
+  const locale = walkLocale(subject) ?? 'en';
+  const runs = new Map<string, CodeStepRun>();
+  const results = new Map<string, JsonObject>();
+  for (let made = 0; made <= steps.length; made++) {
+    let translated = false;
+    const input: CodeRunInput = {
+      payload: notification.payload,
+      subscriber,
+      context: resolvedContext(notification.context),
+      environmentId: notification._environmentId,
+      results: new Map(results),
+      t: (key) => {
+        translated = true;
+        throw new Error(`the translation "${key}" is made with the walk`);
+      },
+      locale,
+    };
+    const run = await code.runNext(input);
+    if (translated) break;
+    runs.set(resultsKey(input.results), run);
+    if (run.kind !== 'step' || run.type !== 'in_app') break;
+    results.set(run.stepId, inAppResult(undefined));
+  }
+  return { notification, subscriber, locale, runs };
 }
 
 const untranslated = (key: string) => {

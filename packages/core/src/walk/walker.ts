@@ -7,6 +7,7 @@ import type { EmailLook } from '../email/email-look.js';
 import type { WalkWait } from '../waits/wait-step.js';
 import type { TopicReach } from '../preferences/subscription-preferences.js';
 import type { HttpStepCall } from './http-request.js';
+import type { PrecomputedRuns } from './code-run-memo.js';
 
 /** A channel step that passed every check, rendered and ready to become a message. */
 export interface Delivery {
@@ -55,6 +56,8 @@ export interface WalkInput extends WalkSubject {
   readonly look?: EmailLook | undefined;
   /** Steps whose templates ran out of render time alone for several recipients of this trigger: they fail without rendering. */
   readonly hopeless?: ReadonlySet<number> | undefined;
+  /** A code workflow's runs made before the trigger's transaction: replayed, never run here (see `Walker.precompute`). */
+  readonly precomputed?: PrecomputedRuns | undefined;
 }
 
 export interface WalkResult {
@@ -98,12 +101,20 @@ export interface Walker {
   walksInline(workflow: Workflow): boolean;
   /**
    * Whether a walk of the workflow runs the user's code (a code workflow's resolvers). Such a walk
-   * never runs inside a storage transaction: at trigger time it goes to a job, even when it walks inline.
+   * never runs inside a storage transaction: at trigger time it replays runs made before the
+   * transaction (`precompute`), or goes to a job.
    */
   runsUserCode(workflow: Workflow): boolean;
   walk(input: WalkInput): Promise<WalkResult>;
   /** Checks an event's payload at trigger time against the workflow's own schema (code workflows), defaults applied. */
   preparePayload?(workflow: Workflow, payload: JsonObject): Promise<PreparedPayload>;
+  /**
+   * Runs the user's code a walk from the first step would run, before the trigger's transaction, for
+   * a workflow that walks inline: the transaction's walk replays them (`WalkInput.precomputed`), and
+   * goes to a job when it asks for a run not made here. Null when the workflow's walks cannot be made
+   * beforehand.
+   */
+  precompute?(workflow: Workflow, subject: Pick<WalkSubject, 'notification' | 'subscriber'>): Promise<PrecomputedRuns | null>;
   /** The ids of the stored messages a walk of this state reads (`WalkInput.messages`). */
   messagesToRead?(workflow: Workflow, state: WalkState | undefined, notificationId: string, subscriberInternalId: string): string[];
 }

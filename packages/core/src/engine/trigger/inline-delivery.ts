@@ -13,6 +13,7 @@ import { readLooks } from '../email/read-looks.js';
 import { lookNeeds } from '../email/look-needs.js';
 import { storeWalkResults, walkSubject } from '../walk/walk-io.js';
 import { readTopicReach } from '../walk/topic-reach.js';
+import { NotPrecomputed, type PrecomputedRuns } from '../../walk/code-run-memo.js';
 
 /** One subscriber's walk of a notification whose workflow walks inline (`walker.walksInline`). */
 export interface InlineWalk {
@@ -20,15 +21,21 @@ export interface InlineWalk {
   readonly workflow: Workflow;
   readonly notification: Notification;
   readonly tenant: Tenant | null;
+  /**
+   * A code workflow's runs for this subscriber, made before the trigger's transaction; null when none
+   * could be made (the walk goes to a job: user code never runs in the transaction).
+   */
+  readonly precomputed?: PrecomputedRuns | null | undefined;
 }
 
 /**
  * Whether a workflow's walks are stored inline instead of queued: in-app steps only, no cap over
- * in-app messages, and, inside the trigger's write transaction, no user code (a code workflow's
- * walks are inline only in a fan-out job, outside any transaction).
+ * in-app messages, and, inside the trigger's write transaction, no user code: a code workflow's walks
+ * are inline there only when its runs were made before the transaction (`precomputed`), and in a
+ * fan-out job, outside any transaction.
  */
-export const walksInline = (ctx: EngineContext, workflow: Workflow, caps: readonly Cap[], where: 'trigger' | 'job'): boolean =>
-  ctx.options.inlineInApp && ctx.walker.walksInline(workflow) && !capsInApp(caps, workflow) && (where === 'job' || !ctx.walker.runsUserCode(workflow));
+export const walksInline = (ctx: EngineContext, workflow: Workflow, caps: readonly Cap[], where: 'trigger' | 'job', precomputed = false): boolean =>
+  ctx.options.inlineInApp && ctx.walker.walksInline(workflow) && !capsInApp(caps, workflow) && (where === 'job' || precomputed || !ctx.walker.runsUserCode(workflow));
 
 /** The job that walks `subscriberId` through the notification's workflow from its first step. */
 export const firstWalkJob = (env: string, notification: Notification, subscriberId: string, now: Date, priority: JobPriority = 'transactional'): Job =>
@@ -75,16 +82,22 @@ export async function walkInline(ctx: EngineContext, repos: Pick<StorageReposito
   const records: DecisionRecord[] = [];
   const meter: RenderMeter = { spentMs: 0 };
   const breathe = loopYielder();
-  for (const { subscriberId, workflow, notification, tenant } of walks) {
+  for (const { subscriberId, workflow, notification, tenant, precomputed } of walks) {
     await breathe();
     const subscriber = subscribers.get(subscriberId);
-    if (!subscriber || meter.spentMs >= RENDER_BUDGET_MS) {
+    if (!subscriber || meter.spentMs >= RENDER_BUDGET_MS || precomputed === null) {
       jobs.push(firstWalkJob(env, notification, subscriberId, now, priority));
       continue;
     }
     const actor = notification.actorId ? subscribers.get(notification.actorId) ?? null : null;
-    const walk = await walkSubject(ctx, { workflow, notification, subscriber, actor, tenant, preferences: preferences.get(subscriberId) ?? [], reach: reach(notification, subscriber) }, 0, now, { renderBudget: renderBudget({ meter }), look: look(tenant?.identifier) });
-    if (walk.spent) {
+    const walk = await walkSubject(ctx, { workflow, notification, subscriber, actor, tenant, preferences: preferences.get(subscriberId) ?? [], reach: reach(notification, subscriber) }, 0, now, { renderBudget: renderBudget({ meter }), look: look(tenant?.identifier), ...(precomputed && { precomputed }) }).catch(
+      (error: unknown) => {
+        // The walk saw other data than its runs were made with (the subscriber changed meanwhile): its job runs them afresh.
+        if (error instanceof NotPrecomputed) return null;
+        throw error;
+      },
+    );
+    if (!walk || walk.spent) {
       jobs.push(firstWalkJob(env, notification, subscriberId, now, priority));
       continue;
     }

@@ -16,6 +16,7 @@ import { validateBroadcast, validateEvent } from '../../trigger/validate-event.j
 import { workflowStatus } from '../../trigger/workflow-status.js';
 import type { EngineContext } from '../context.js';
 import { deliverInline, firstWalkJob, walksInline, type InlineWalk } from './inline-delivery.js';
+import { precomputeRuns, type RunsBySubscriber } from './precompute-runs.js';
 import { announceSkips } from '../walk/skip-events.js';
 import type { DecisionRecord } from '../../walk/trace.js';
 import { groupCommit } from './group-commit.js';
@@ -84,6 +85,8 @@ interface Prepared {
   readonly givenId: string | undefined;
   /** A debounced event: it joins its burst instead of running now. */
   readonly held?: HeldTrigger;
+  /** A code workflow's runs, made before the transaction, for the subscribers it names (see `precomputeRuns`). */
+  readonly precomputed?: RunsBySubscriber;
 }
 
 /** One trigger call's events that passed their checks, and the results array they answer in. */
@@ -293,11 +296,12 @@ export function triggerApi(ctx: EngineContext) {
         // from the first event that does not fit, every event of the call goes through jobs, a large
         // audience as fan-out jobs of `fanoutChunk` members. Other walks go straight to jobs: each is
         // walked once, by its job.
-        // The user's code (a code workflow's resolvers) never runs inside this transaction: such walks go to jobs.
-        const inApp = walksInline(ctx, p.workflow, caps, 'trigger');
+        // The user's code (a code workflow's resolvers) never runs inside this transaction: such walks
+        // replay the runs made before it, or go to jobs.
+        const inApp = walksInline(ctx, p.workflow, caps, 'trigger', p.precomputed !== undefined);
         if (inApp && subscriberIds.length <= inlineRoom[at]!) {
           inlineRoom[at]! -= subscriberIds.length;
-          for (const subscriberId of subscriberIds) walks.push({ subscriberId, workflow: p.workflow, notification: p.notification, tenant });
+          for (const subscriberId of subscriberIds) walks.push({ subscriberId, workflow: p.workflow, notification: p.notification, tenant, ...(p.precomputed && { precomputed: p.precomputed.get(subscriberId) ?? null }) });
         } else {
           if (inApp) inlineRoom[at] = -1;
           if (subscriberIds.length <= ctx.options.fanoutChunk) jobs.push(...subscriberIds.map((id) => firstWalkJob(env, p.notification, id, ctx.clock.now(), priorityOf(p, false))));
@@ -343,7 +347,9 @@ export function triggerApi(ctx: EngineContext) {
         if ('acknowledged' in outcome) results[index] = outcome;
         else prepared.push(spans ? { ...outcome, notification: spans.carry(index, outcome.notification) } : outcome);
       }
-      written = prepared.length === 0 ? { recorded: [], messages: [], records: [] } : await ticket.commit({ prepared, results });
+      const runs = await precomputeRuns(ctx, prepared, (work) => ticket.outside(work));
+      const withRuns = runs.size === 0 ? prepared : prepared.map((p) => (runs.has(p) ? { ...p, precomputed: runs.get(p)! } : p));
+      written = prepared.length === 0 ? { recorded: [], messages: [], records: [] } : await ticket.commit({ prepared: withRuns, results });
     } catch (error) {
       spans?.failed(error);
       throw error;

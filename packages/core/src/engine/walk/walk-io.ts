@@ -5,6 +5,7 @@ import type { DigestedEvent, WalkResult, WalkSubject } from '../../walk/walker.j
 import type { RenderBudget } from '../../templates/render.js';
 import type { EngineContext } from '../context.js';
 import type { EmailLook } from '../../email/email-look.js';
+import type { PrecomputedRuns } from '../../walk/code-run-memo.js';
 import { messageEvents, queueWebhookEvents } from '../webhooks/webhook-outbox.js';
 import { sweepWhenExpiring } from '../retention/sweep.js';
 import { pinnedWorkflows } from '../revisions/pinned-workflows.js';
@@ -17,10 +18,11 @@ export interface WalkOptions {
   readonly state?: WalkState | undefined;
   readonly messages?: ReadonlyMap<string, Message> | undefined;
   readonly look?: EmailLook | undefined;
+  readonly precomputed?: PrecomputedRuns | undefined;
 }
 
 /** Walks the subject's steps from `startIndex` with the engine's walker and settings. */
-export function walkSubject(ctx: EngineContext, subject: WalkSubject, startIndex: number, now: Date, { digestEvents, renderBudget, hopeless, state, messages, look }: WalkOptions = {}): Promise<WalkResult> {
+export function walkSubject(ctx: EngineContext, subject: WalkSubject, startIndex: number, now: Date, { digestEvents, renderBudget, hopeless, state, messages, look, precomputed }: WalkOptions = {}): Promise<WalkResult> {
   // One object shape for every call (no spread), so the walker's hot code sees a single shape.
   return ctx.walker.walk({
     workflow: subject.workflow,
@@ -39,6 +41,7 @@ export function walkSubject(ctx: EngineContext, subject: WalkSubject, startIndex
     state,
     messages,
     look,
+    precomputed,
   });
 }
 

@@ -6,6 +6,7 @@ import type { Storage } from '../../storage.js';
 import { storageWith } from '../storage-with.js';
 import type { SuiteContext } from '../storage-under-test.js';
 import { scriptedCodeWorkflow } from '../scripted-code-workflow.js';
+import type { CodeWorkflow } from '../../walk/code-workflow.js';
 
 /** An order email whose body loops over 600 lines: an ordinary template, about ten milliseconds of liquid. */
 const ORDER_BODY = '<table>{% for item in payload.items %}<tr><td>{{ item.name | upcase }}</td><td>{{ item.sku | downcase }}</td><td>{{ item.qty }} × {{ item.price | round: 2 }}</td><td>{{ item.qty | times: item.price | round: 2 }}</td></tr>{% endfor %}</table>';
@@ -21,6 +22,30 @@ function recordingMail(): Provider & { readonly sentTo: string[] } {
     async send(message) {
       sentTo.push(message.to.email!);
       return { id: `pm-${sentTo.length}` };
+    },
+  };
+}
+
+/**
+ * A code workflow of two in-app steps that greet the subscriber by name; `ran` is told each run of
+ * its first step's resolver (the subscriber's first and last name).
+ */
+function subscriberGreeting(id: string, ran: (firstName: string, lastName: string) => void | Promise<void>): CodeWorkflow {
+  return {
+    kind: 'tidings.code-workflow',
+    id,
+    discover: async () => [
+      { stepId: 'hello', type: 'in_app' },
+      { stepId: 'then', type: 'in_app' },
+    ],
+    preparePayload: async (payload) => ({ ok: true, payload }),
+    async runNext({ subscriber, results }) {
+      if (!results.has('hello')) {
+        await ran(subscriber.firstName ?? '', String(subscriber.lastName ?? null));
+        return { kind: 'step', stepId: 'hello', type: 'in_app', skipped: false, outputs: { body: `Hello ${subscriber.firstName ?? ''} ${subscriber.lastName ?? ''}` } };
+      }
+      if (!results.has('then')) return { kind: 'step', stepId: 'then', type: 'in_app', skipped: false, outputs: { body: `Then: ${subscriber.firstName ?? ''}` } };
+      return { kind: 'end' };
     },
   };
 }
@@ -168,6 +193,49 @@ export function unitsOfWorkSuite({ get }: SuiteContext): void {
       await tidings.runDue();
       expect(seenInside).toEqual([]);
       for (const n of [1, 2, 3]) expect((await tidings.messages.byTransaction(`code-${n}`)).map((m) => m.content)).toEqual([`Note ${n}`]);
+    });
+
+    it('units of work — a code workflow of in-app steps alone is stored by the trigger\'s own transaction: its runs are made before it, once each, with the subscriber the call writes', async () => {
+      const watched = watchedTransactions(get());
+      const runs: string[] = [];
+      const greeting = subscriberGreeting('greet', (name) => {
+        if (watched.inTransaction()) throw new Error('ran inside a write transaction');
+        runs.push(name);
+      });
+      const tidings = createTidings({ storage: watched.storage, clock: manualClock('2026-05-04T08:00:00.000Z'), environmentId: 'env-code-inline', workflows: [greeting] });
+      await tidings.subscribers.upsert({ subscriberId: 'bob', firstName: 'Bob', lastName: 'Stored' });
+      const results = await tidings.triggerBulk([
+        { name: 'greet', to: { subscriberId: 'ada', firstName: 'Ada', lastName: 'Lovelace' }, transactionId: 'greet-1' },
+        { name: 'greet', to: ['bob', 'cy'], transactionId: 'greet-2' },
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['processed', 'processed']);
+      // Stored by the call: no job, and both steps of each walk.
+      expect(await tidings.storage.jobs.list('env-code-inline')).toEqual([]);
+      expect((await tidings.messages.byTransaction('greet-1')).map((m) => m.content).sort()).toEqual(['Hello Ada Lovelace', 'Then: Ada']);
+      expect((await tidings.messages.byTransaction('greet-2')).map((m) => `${m.subscriberId}: ${m.content}`).sort()).toEqual(['bob: Hello Bob Stored', 'bob: Then: Bob', 'cy: Hello  ', 'cy: Then: ']);
+      expect(await tidings.runDue()).toBe(0);
+      expect(runs.sort()).toEqual(['', 'Ada', 'Bob']);
+      expect((await tidings.explain('greet-1', 'ada')).map((r) => r.entries.map((e) => e.decision))).toEqual([['delivered', 'delivered']]);
+    });
+
+    it('units of work — a code workflow whose subscriber changed while its runs were made goes to a job, which runs them afresh', async () => {
+      let changed = false;
+      const runs: string[] = [];
+      let tidings: ReturnType<typeof createTidings> | undefined;
+      const greeting = subscriberGreeting('greet', async (name, lastName) => {
+        runs.push(`${name} ${lastName}`);
+        if (changed) return;
+        changed = true;
+        // User code that writes the subscriber the trigger names (its own write, outside the trigger's transaction).
+        await tidings!.subscribers.upsert({ subscriberId: 'ada', lastName: 'Byron' });
+      });
+      tidings = createTidings({ storage: get(), clock: manualClock('2026-05-04T08:00:00.000Z'), environmentId: 'env-code-changed', workflows: [greeting] });
+      await tidings.trigger({ name: 'greet', to: { subscriberId: 'ada', firstName: 'Ada' }, transactionId: 'changed-1' });
+      expect(await tidings.messages.byTransaction('changed-1')).toEqual([]);
+      expect(await tidings.runDue()).toBe(1);
+      expect((await tidings.messages.byTransaction('changed-1')).map((m) => m.content).sort()).toEqual(['Hello Ada Byron', 'Then: Ada']);
+      expect(runs[0]).toBe('Ada null');
+      expect(runs.slice(-1)).toEqual(['Ada Byron']);
     });
   });
 }

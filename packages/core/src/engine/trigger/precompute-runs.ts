@@ -1,0 +1,87 @@
+import type { Notification, ParsedBroadcastEvent, ParsedTriggerEvent, Subscriber, Workflow } from '../../schemas/index.js';
+import { mergeSubscriber } from '../../subscribers/merge-subscriber.js';
+import { readRecipients, type RecipientPlan } from '../../trigger/read-recipients.js';
+import type { PrecomputedRuns } from '../../walk/code-run-memo.js';
+import type { EngineContext } from '../context.js';
+import { loopYielder } from '../runtime/loop-yield.js';
+
+/** What precomputing needs of a prepared event. */
+export interface EventToPrecompute {
+  readonly event: ParsedTriggerEvent | ParsedBroadcastEvent;
+  readonly workflow: Workflow;
+  readonly notification: Notification;
+  /** A debounced event runs later, in its burst. */
+  readonly held?: unknown;
+}
+
+/** A code workflow's runs for each subscriber an event names, made before the transaction. */
+export type RunsBySubscriber = ReadonlyMap<string, PrecomputedRuns>;
+
+
+/**
+ * Whether the event's walks would be stored inline but run the user's code: a code workflow of in-app
+ * steps alone, sent to subscribers named directly (topics fan out in jobs), as many as one call
+ * stores inline.
+ */
+function mayPrecompute(ctx: EngineContext, p: EventToPrecompute): p is EventToPrecompute & { event: ParsedTriggerEvent } {
+  const { walker, options } = ctx;
+  if (!options.inlineInApp || p.held !== undefined || !('to' in p.event) || !walker.precompute) return false;
+  return walker.runsUserCode(p.workflow) && walker.walksInline(p.workflow);
+}
+
+/**
+ * The subscribers as the call's transaction will leave them: the stored ones (read now) with the
+ * call's inline fields merged in order, and a bare one made for an id not stored. The transaction
+ * writes its own; a walk whose subscriber then differs replays nothing and goes to a job.
+ */
+async function subscribersAfterCall(ctx: EngineContext, events: readonly { event: EventToPrecompute['event']; plan: RecipientPlan | null }[], wanted: ReadonlySet<string>): Promise<Map<string, Subscriber>> {
+  const now = ctx.now();
+  const made = { _id: '', now, environmentId: ctx.env, organizationId: ctx.organizationId };
+  const subscribers = new Map((await ctx.storage.subscribers.getMany(ctx.env, [...wanted])).map((s) => [s.subscriberId, s] as const));
+  for (const { event, plan } of events) {
+    if (!plan) continue;
+    for (const { subscriberId, patch } of plan.direct) {
+      if (!wanted.has(subscriberId)) continue;
+      const current = subscribers.get(subscriberId) ?? null;
+      if (patch) subscribers.set(subscriberId, mergeSubscriber(current, patch, made));
+      else if (!current) subscribers.set(subscriberId, mergeSubscriber(null, { subscriberId }, made));
+    }
+    const actor = 'actor' in event ? event.actor : undefined;
+    if (typeof actor === 'object' && wanted.has(actor.subscriberId)) subscribers.set(actor.subscriberId, mergeSubscriber(subscribers.get(actor.subscriberId) ?? null, actor, made));
+  }
+  return subscribers;
+}
+
+/**
+ * Makes, before the call's write transaction, the runs of user code its inline walks would make
+ * (see `Walker.precompute`), so that a code workflow of in-app steps stores its messages in the
+ * trigger's transaction as a stored workflow does, instead of a job per walk. `outside` runs the user's
+ * code apart from the commit group. Returns each event's runs by subscriber, where any were made; a
+ * run that throws or times out is simply not made (its walk goes to a job, which runs it again).
+ */
+export async function precomputeRuns<P extends EventToPrecompute>(ctx: EngineContext, prepared: readonly P[], outside: <T>(work: () => Promise<T>) => Promise<T>): Promise<Map<P, RunsBySubscriber>> {
+  const found = new Map<P, RunsBySubscriber>();
+  let room = ctx.options.inlineLimit;
+  const chosen: { p: P; subscriberIds: string[] }[] = [];
+  const events = prepared.map((p) => ({ p, event: p.event, plan: p.held === undefined && 'to' in p.event ? readRecipients(p.event.to) : null }));
+  for (const { p, plan } of events) {
+    if (!plan || !mayPrecompute(ctx, p) || plan.topics.length > 0 || plan.direct.length > room) continue;
+    room -= plan.direct.length;
+    chosen.push({ p, subscriberIds: plan.direct.map((d) => d.subscriberId) });
+  }
+  if (chosen.length === 0) return found;
+  const subscribers = await subscribersAfterCall(ctx, events, new Set(chosen.flatMap((c) => c.subscriberIds)));
+  // The runs are user code: the event loop turns between them, as between a batch's walks.
+  const breathe = loopYielder();
+  for (const { p, subscriberIds } of chosen) {
+    const runs = new Map<string, PrecomputedRuns>();
+    for (const subscriberId of subscriberIds) {
+      await breathe();
+      const subscriber = subscribers.get(subscriberId)!;
+      const made = await outside(() => ctx.walker.precompute!(p.workflow, { notification: p.notification, subscriber })).catch(() => null);
+      if (made) runs.set(subscriberId, made);
+    }
+    found.set(p, runs);
+  }
+  return found;
+}
