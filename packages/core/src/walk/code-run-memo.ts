@@ -11,6 +11,8 @@ export interface PrecomputedRuns {
   readonly subscriber: Subscriber;
   readonly locale: string;
   readonly runs: ReadonlyMap<string, CodeStepRun>;
+  /** The subscriber document a replay found the same as `subscriber`: later replays of the walk compare nothing again. */
+  matched?: Subscriber;
 }
 
 /** A run the walk asked for was not made beforehand (it sees other data): the walk goes to a job. */
@@ -21,8 +23,21 @@ export class NotPrecomputed extends Error {
   }
 }
 
-/** The results a run is given, as text: the key of a precomputed run. */
-export const resultsKey = (results: ReadonlyMap<string, JsonObject>): string => (results.size === 0 ? '' : JSON.stringify([...results]));
+/** An in-app step's result when its message was made in this very walk, or skipped: unread. */
+const isUnread = (result: JsonObject): boolean => result['seen'] === false && result['read'] === false && result['lastSeenDate'] === null && result['lastReadDate'] === null && Object.keys(result).length === 4;
+
+/**
+ * The key of a precomputed run: the steps whose results it is given, when each is an unread in-app
+ * message's (the only results runs are made beforehand with); null for any other results.
+ */
+export function resultsKey(results: ReadonlyMap<string, JsonObject>): string | null {
+  let key = '';
+  for (const [stepId, result] of results) {
+    if (!isUnread(result)) return null;
+    key += `${stepId}\u0001`;
+  }
+  return key;
+}
 
 /** Members the write that stores a subscriber makes: a run made beforehand may have seen others. */
 const MADE_BY_WRITE: ReadonlySet<string> = new Set(['_id', 'createdAt', 'updatedAt']);
@@ -43,14 +58,11 @@ function sameSubscriber(a: Subscriber, b: Subscriber): boolean {
   return members === 0;
 }
 
-/** The subscriber each walk's runs were found made for: its later runs compare nothing again. */
-const matched = new WeakMap<PrecomputedRuns, Subscriber>();
-
 const madeFor = (made: PrecomputedRuns, seen: RunSeen): boolean => {
   if (made.notification !== seen.notification || made.locale !== seen.locale) return false;
-  if (matched.get(made) === seen.subscriber) return true;
+  if (made.matched === seen.subscriber) return true;
   if (!sameSubscriber(made.subscriber, seen.subscriber)) return false;
-  matched.set(made, seen.subscriber);
+  made.matched = seen.subscriber;
   return true;
 };
 
@@ -64,7 +76,8 @@ export interface RunSeen {
 
 /** The run made beforehand for what this run sees; throws NotPrecomputed when there is none. */
 export function replayRun(made: PrecomputedRuns, seen: RunSeen): CodeStepRun {
-  const run = madeFor(made, seen) ? made.runs.get(resultsKey(seen.results)) : undefined;
+  const key = resultsKey(seen.results);
+  const run = key !== null && madeFor(made, seen) ? made.runs.get(key) : undefined;
   if (!run) throw new NotPrecomputed();
   return run;
 }

@@ -285,7 +285,7 @@ async function precompute({ code, steps }: { readonly code: CodeWorkflow; readon
     };
     const run = await code.runNext(input);
     if (translated) break;
-    runs.set(resultsKey(input.results), run);
+    runs.set(resultsKey(input.results)!, run);
     if (run.kind !== 'step' || run.type !== 'in_app') break;
     results.set(run.stepId, inAppResult(undefined));
   }
