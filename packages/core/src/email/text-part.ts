@@ -29,4 +29,16 @@ const toText = compile({
  * table is set out in columns, a link keeps its address as `text (url)`, images and the hidden
  * preheader are left out.
  */
-export const textPart = (html: string): string => toText(html).trim();
+export const textPart = (html: string): string => toText(fromBody(html)).trim();
+
+const BODY_OPEN = /<body\b/i;
+
+/**
+ * The document from its `<body>` on: html-to-text converts the body alone (its default base element)
+ * but parses all it is given, and a laid-out email's head (MJML's styles and conditional comments)
+ * was about half of that parse.
+ */
+function fromBody(html: string): string {
+  const at = html.search(BODY_OPEN);
+  return at > 0 ? html.slice(at) : html;
+}
