@@ -73,7 +73,12 @@ export interface CodeWorkflow {
   discover(): Promise<readonly CodeStepDeclaration[]>;
   /** Checks a trigger's payload against the workflow's payload schema, defaults applied. */
   preparePayload(payload: JsonObject): Promise<PreparedPayload>;
-  /** Runs the function with the results of the steps that already ran, up to the first step without one. */
+  /**
+   * Runs the function with the results of the steps that already ran, up to the first step without one.
+   * For a workflow of in-app steps alone it may run just before a trigger's transaction, with the
+   * subscriber as that transaction will write it: its `_id`, `createdAt` and `updatedAt` are then not
+   * yet the stored ones.
+   */
   runNext(input: CodeRunInput): Promise<CodeStepRun>;
 }
 

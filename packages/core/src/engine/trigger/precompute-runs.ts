@@ -4,6 +4,14 @@ import { readRecipients, type RecipientPlan } from '../../trigger/read-recipient
 import type { PrecomputedRuns } from '../../walk/code-run-memo.js';
 import type { EngineContext } from '../context.js';
 import { loopYielder } from '../runtime/loop-yield.js';
+import { within } from '../runtime/step-time-limit.js';
+
+/**
+ * How long a trigger call waits, in all, for the runs of user code it makes before its transaction:
+ * a slow resolver (one that awaits a service) delays its call this long at most, and its walk goes to
+ * a job, later rather than failed.
+ */
+export const PRECOMPUTE_BUDGET_MS = 500;
 
 /** What precomputing needs of a prepared event. */
 export interface EventToPrecompute {
@@ -71,17 +79,21 @@ export async function precomputeRuns<P extends EventToPrecompute>(ctx: EngineCon
   }
   if (chosen.length === 0) return found;
   const subscribers = await subscribersAfterCall(ctx, events, new Set(chosen.flatMap((c) => c.subscriberIds)));
-  // The runs are user code: the event loop turns between them, as between a batch's walks.
+  // The runs are user code: the event loop turns between them, as between a batch's walks, and the
+  // call waits for them PRECOMPUTE_BUDGET_MS in all; walks whose runs are not made by then go to jobs.
   const breathe = loopYielder();
+  const deadline = performance.now() + PRECOMPUTE_BUDGET_MS;
   for (const { p, subscriberIds } of chosen) {
     const runs = new Map<string, PrecomputedRuns>();
+    found.set(p, runs);
     for (const subscriberId of subscriberIds) {
       await breathe();
+      const left = Math.floor(deadline - performance.now());
+      if (left <= 0) return found;
       const subscriber = subscribers.get(subscriberId)!;
-      const made = await outside(() => ctx.walker.precompute!(p.workflow, { notification: p.notification, subscriber })).catch(() => null);
+      const made = await outside(() => within(left, 'the trigger\'s budget for code runs is spent', () => ctx.walker.precompute!(p.workflow, { notification: p.notification, subscriber }))).catch(() => null);
       if (made) runs.set(subscriberId, made);
     }
-    found.set(p, runs);
   }
   return found;
 }

@@ -218,6 +218,23 @@ export function unitsOfWorkSuite({ get }: SuiteContext): void {
       expect((await tidings.explain('greet-1', 'ada')).map((r) => r.entries.map((e) => e.decision))).toEqual([['delivered', 'delivered']]);
     });
 
+    it('units of work — a code workflow\'s resolver slower than the trigger\'s budget for runs: the call goes on without it, and its walk goes to a job', async () => {
+      let open: () => void = () => {};
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      let gateOpen = false;
+      const greeting = subscriberGreeting('greet', async (name) => {
+        // Bob's resolver waits for a service that answers only once the trigger has returned.
+        if (name === 'Bob' && !gateOpen) await gate;
+      });
+      const tidings = createTidings({ storage: get(), clock: manualClock('2026-05-04T08:00:00.000Z'), environmentId: 'env-code-slow', workflows: [greeting] });
+      await tidings.trigger({ name: 'greet', to: [{ subscriberId: 'ada', firstName: 'Ada' }, { subscriberId: 'bob', firstName: 'Bob' }], transactionId: 'slow-1' });
+      expect((await tidings.messages.byTransaction('slow-1')).map((m) => `${m.subscriberId}: ${m.content}`).sort()).toEqual(['ada: Hello Ada ', 'ada: Then: Ada']);
+      gateOpen = true;
+      open();
+      expect(await tidings.runDue()).toBe(1);
+      expect((await tidings.messages.byTransaction('slow-1')).map((m) => `${m.subscriberId}: ${m.content}`).sort()).toEqual(['ada: Hello Ada ', 'ada: Then: Ada', 'bob: Hello Bob ', 'bob: Then: Bob']);
+    });
+
     it('units of work — a code workflow whose subscriber changed while its runs were made goes to a job, which runs them afresh', async () => {
       let changed = false;
       const runs: string[] = [];
