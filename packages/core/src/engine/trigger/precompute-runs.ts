@@ -1,6 +1,7 @@
 import type { Notification, ParsedBroadcastEvent, ParsedTriggerEvent, Subscriber, Workflow } from '../../schemas/index.js';
 import { mergeSubscriber } from '../../subscribers/merge-subscriber.js';
 import { readRecipients, type RecipientPlan } from '../../trigger/read-recipients.js';
+import { subscriberWrites } from '../../trigger/subscriber-writes.js';
 import type { PrecomputedRuns } from '../../walk/code-run-memo.js';
 import type { EngineContext } from '../context.js';
 import { loopYielder } from '../runtime/loop-yield.js';
@@ -39,23 +40,18 @@ function mayPrecompute(ctx: EngineContext, p: EventToPrecompute): p is EventToPr
 
 /**
  * The subscribers as the call's transaction will leave them: the stored ones (read now) with the
- * call's inline fields merged in order, and a bare one made for an id not stored. The transaction
- * writes its own; a walk whose subscriber then differs replays nothing and goes to a job.
+ * call's writes (`subscriberWrites`) merged in order. The transaction makes its own; a walk whose
+ * subscriber then differs replays nothing and goes to a job.
  */
 async function subscribersAfterCall(ctx: EngineContext, events: readonly { event: EventToPrecompute['event']; plan: RecipientPlan | null }[], wanted: ReadonlySet<string>): Promise<Map<string, Subscriber>> {
-  const now = ctx.now();
-  const made = { _id: '', now, environmentId: ctx.env, organizationId: ctx.organizationId };
+  const made = { _id: '', now: ctx.now(), environmentId: ctx.env, organizationId: ctx.organizationId };
   const subscribers = new Map((await ctx.storage.subscribers.getMany(ctx.env, [...wanted])).map((s) => [s.subscriberId, s] as const));
+  const stored = new Set(subscribers.keys());
   for (const { event, plan } of events) {
     if (!plan) continue;
-    for (const { subscriberId, patch } of plan.direct) {
-      if (!wanted.has(subscriberId)) continue;
-      const current = subscribers.get(subscriberId) ?? null;
-      if (patch) subscribers.set(subscriberId, mergeSubscriber(current, patch, made));
-      else if (!current) subscribers.set(subscriberId, mergeSubscriber(null, { subscriberId }, made));
+    for (const patch of subscriberWrites(plan, 'actor' in event ? event.actor : undefined, stored)) {
+      if (wanted.has(patch.subscriberId)) subscribers.set(patch.subscriberId, mergeSubscriber(subscribers.get(patch.subscriberId) ?? null, patch, made));
     }
-    const actor = 'actor' in event ? event.actor : undefined;
-    if (typeof actor === 'object' && wanted.has(actor.subscriberId)) subscribers.set(actor.subscriberId, mergeSubscriber(subscribers.get(actor.subscriberId) ?? null, actor, made));
   }
   return subscribers;
 }

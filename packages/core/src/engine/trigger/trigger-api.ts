@@ -9,6 +9,7 @@ import { withPayloadDefaults } from '../../trigger/payload-defaults.js';
 import { scheduledDelayErrors } from '../../trigger/scheduled-delays.js';
 import { upsertSubscribers } from '../../subscribers/upsert-subscribers.js';
 import { readRecipients, type RecipientPlan } from '../../trigger/read-recipients.js';
+import { subscriberWrites } from '../../trigger/subscriber-writes.js';
 import type { PagedAudience } from './audience-pages.js';
 import { readEnvironmentAudience } from './environment-audience.js';
 import { readTopicAudience } from './topic-audience.js';
@@ -282,14 +283,7 @@ export function triggerApi(ctx: EngineContext) {
           results[p.index] = resultOf('error', ['duplicate_transaction_id'], p.givenId);
           continue;
         }
-        for (const d of plan.direct) {
-          if (d.patch !== null) upserts.push({ patch: d.patch, _id: newId(ctx.clock.now()) });
-          else if (!existing.has(d.subscriberId)) {
-            upserts.push({ patch: { subscriberId: d.subscriberId }, _id: newId(ctx.clock.now()) });
-            existing.add(d.subscriberId);
-          }
-        }
-        if (typeof p.event.actor === 'object') upserts.push({ patch: p.event.actor, _id: newId(ctx.clock.now()) });
+        for (const patch of subscriberWrites(plan, p.event.actor, existing)) upserts.push({ patch, _id: newId(ctx.clock.now()) });
         const tenant = typeof p.event.tenant === 'object' ? await upsertTenant(ctx, tx, p.event.tenant, tenants) : p.tenant;
         givenContexts.push(...namedContexts(p.event.context));
         // Walks that end at once with in-app messages are stored here while they fit the call's limit;
