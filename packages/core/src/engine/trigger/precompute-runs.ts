@@ -26,7 +26,6 @@ export interface EventToPrecompute {
 /** A code workflow's runs for each subscriber an event names, made before the transaction. */
 export type RunsBySubscriber = ReadonlyMap<string, PrecomputedRuns>;
 
-
 /**
  * Whether the event's walks would be stored inline but run the user's code: a code workflow of in-app
  * steps alone, sent to subscribers named directly (topics fan out in jobs), as many as one call
