@@ -59,8 +59,9 @@ async function subscribersAfterCall(ctx: EngineContext, events: readonly { event
  * Makes, before the call's write transaction, the runs of user code its inline walks would make
  * (see `Walker.precompute`), so that a code workflow of in-app steps stores its messages in the
  * trigger's transaction as a stored workflow does, instead of a job per walk. `outside` runs the user's
- * code apart from the commit group. Returns each event's runs by subscriber, where any were made; a
- * run that throws or times out is simply not made (its walk goes to a job, which runs it again).
+ * code apart from the commit group. Returns each event's runs by subscriber, where any were made: runs
+ * that reject (past `stepTimeoutMs`, or past the call's budget) are not made, and their walk goes to
+ * a job, which runs them again. A function that throws is a run made: its walk fails, as in a job.
  */
 export async function precomputeRuns<P extends EventToPrecompute>(ctx: EngineContext, prepared: readonly P[], outside: <T>(work: () => Promise<T>) => Promise<T>): Promise<Map<P, RunsBySubscriber>> {
   const found = new Map<P, RunsBySubscriber>();
