@@ -5,7 +5,6 @@ import { subscriberWrites } from '../../trigger/subscriber-writes.js';
 import type { PrecomputedRuns } from '../../walk/code-run-memo.js';
 import type { EngineContext } from '../context.js';
 import { loopYielder } from '../runtime/loop-yield.js';
-import { within } from '../runtime/step-time-limit.js';
 
 /**
  * How long a trigger call waits, in all, for the runs of user code it makes before its transaction:
@@ -78,18 +77,28 @@ export async function precomputeRuns<P extends EventToPrecompute>(ctx: EngineCon
   // The runs are user code: the event loop turns between them, as between a batch's walks, and the
   // call waits for them PRECOMPUTE_BUDGET_MS in all; walks whose runs are not made by then go to jobs.
   const breathe = loopYielder();
-  const deadline = performance.now() + PRECOMPUTE_BUDGET_MS;
-  for (const { p, subscriberIds } of chosen) {
-    const runs = new Map<string, PrecomputedRuns>();
-    found.set(p, runs);
-    for (const subscriberId of subscriberIds) {
-      await breathe();
-      const left = Math.floor(deadline - performance.now());
-      if (left <= 0) return found;
-      const subscriber = subscribers.get(subscriberId)!;
-      const made = await outside(() => within(left, 'the trigger\'s budget for code runs is spent', () => ctx.walker.precompute!(p.workflow, { notification: p.notification, subscriber }))).catch(() => null);
-      if (made) runs.set(subscriberId, made);
+  let spent = false;
+  let timer: NodeJS.Timeout | undefined;
+  const budgetSpent = new Promise<null>((resolve) => {
+    timer = setTimeout(() => {
+      spent = true;
+      resolve(null);
+    }, PRECOMPUTE_BUDGET_MS);
+  });
+  try {
+    for (const { p, subscriberIds } of chosen) {
+      const runs = new Map<string, PrecomputedRuns>();
+      found.set(p, runs);
+      for (const subscriberId of subscriberIds) {
+        await breathe();
+        if (spent) return found;
+        const subscriber = subscribers.get(subscriberId)!;
+        const made = await outside(() => Promise.race([ctx.walker.precompute!(p.workflow, { notification: p.notification, subscriber }), budgetSpent])).catch(() => null);
+        if (made) runs.set(subscriberId, made);
+      }
     }
+  } finally {
+    clearTimeout(timer);
   }
   return found;
 }
