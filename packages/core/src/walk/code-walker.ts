@@ -137,15 +137,11 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
     }
     // Each declared step runs at most once per walk, so the loop ends even if the function misbehaves.
     for (let runs = 0; runs <= steps.length + MAX_UNDISCOVERED_STEPS; runs++) {
-      const runInput: CodeRunInput = {
-        payload: input.notification.payload,
-        subscriber: input.subscriber,
-        context: resolvedContext(input.notification.context),
-        environmentId: input.notification._environmentId,
-        results: resultsOf(ran, input),
-        ...translationOf(input),
-      };
-      const run = input.precomputed ? replayRun(input.precomputed, { notification: input.notification, subscriber: input.subscriber, locale: runInput.locale ?? 'en', results: runInput.results }) : await code.runNext(runInput);
+      const results = resultsOf(ran, input);
+      const translation = translationOf(input);
+      const run = input.precomputed
+        ? replayRun(input.precomputed, { notification: input.notification, subscriber: input.subscriber, locale: translation.locale, results })
+        : await code.runNext({ payload: input.notification.payload, subscriber: input.subscriber, context: resolvedContext(input.notification.context), environmentId: input.notification._environmentId, results, ...translation });
       if (run.kind === 'end') return end();
       if (run.kind === 'failed') {
         const index = run.stepId === null ? -1 : steps.findIndex((s) => s.stepId === run.stepId);
