@@ -1,6 +1,6 @@
 import type { Notification, ParsedBroadcastEvent, ParsedTriggerEvent, Subscriber, Workflow } from '../../schemas/index.js';
 import { mergeSubscriber } from '../../subscribers/merge-subscriber.js';
-import { readRecipients, type RecipientPlan } from '../../trigger/read-recipients.js';
+import type { RecipientPlan } from '../../trigger/read-recipients.js';
 import { subscriberWrites } from '../../trigger/subscriber-writes.js';
 import type { PrecomputedRuns } from '../../walk/code-run-memo.js';
 import type { EngineContext } from '../context.js';
@@ -18,6 +18,7 @@ export interface EventToPrecompute {
   readonly event: ParsedTriggerEvent | ParsedBroadcastEvent;
   readonly workflow: Workflow;
   readonly notification: Notification;
+  readonly plan: RecipientPlan;
   /** A debounced event runs later, in its burst. */
   readonly held?: unknown;
 }
@@ -66,7 +67,7 @@ export async function precomputeRuns<P extends EventToPrecompute>(ctx: EngineCon
   const found = new Map<P, RunsBySubscriber>();
   let room = ctx.options.inlineLimit;
   const chosen: { p: P; subscriberIds: string[] }[] = [];
-  const events = prepared.map((p) => ({ p, event: p.event, plan: p.held === undefined && 'to' in p.event ? readRecipients(p.event.to) : null }));
+  const events = prepared.map((p) => ({ p, event: p.event, plan: p.held === undefined ? p.plan : null }));
   for (const { p, plan } of events) {
     if (!plan || !mayPrecompute(ctx, p) || plan.topics.length > 0 || plan.direct.length > room) continue;
     room -= plan.direct.length;

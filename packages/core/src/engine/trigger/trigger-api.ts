@@ -84,6 +84,8 @@ interface Prepared {
   readonly notification: Notification;
   readonly actorId: string | null;
   readonly givenId: string | undefined;
+  /** Who the event names: its subscribers with their inline fields, and its topics (none for a broadcast). */
+  readonly plan: RecipientPlan;
   /** A debounced event: it joins its burst instead of running now. */
   readonly held?: HeldTrigger;
   /** A code workflow's runs, made before the transaction, for the subscribers it names (see `precomputeRuns`). */
@@ -210,12 +212,12 @@ export function triggerApi(ctx: EngineContext) {
       ...(event.expiresAt !== undefined && { expiresAt: event.expiresAt }),
     };
     const debounce = debouncing === 'hold' ? event.debounce ?? workflow.debounce : undefined;
-    if (!debounce) return { index, event, workflow, tenant, notification, actorId, givenId };
+    if (!debounce) return { index, event, workflow, tenant, notification, actorId, givenId, plan };
     const group = debounceGroup(workflow._id, debounce, event);
     if (!group.ok) return resultOf('error', [group.error], givenId);
     const { debounce: _settings, ...rest } = event;
     const held: HeldTrigger = { group: group.group, debounce, workflowId: workflow._id, addressing, event: { ...rest, transactionId: notification.transactionId } as HeldTrigger['event'] };
-    return { index, event, workflow, tenant, notification, actorId, givenId, held };
+    return { index, event, workflow, tenant, notification, actorId, givenId, plan, held };
   }
 
   /**
@@ -245,7 +247,7 @@ export function triggerApi(ctx: EngineContext) {
       const held = calls.flatMap((call) => call.prepared.filter((p) => p.held !== undefined));
       for (const p of held) calls.find((call) => call.prepared.includes(p))!.results[p.index] = processed(p.notification.transactionId);
       const heldJobs = held.length > 0 ? await holdDebounced(tx, held.map((p) => p.held!), ctx.clock.now()) : [];
-      const all = calls.flatMap((call, at) => call.prepared.filter((p) => p.held === undefined).map((p) => ({ p, at, plan: 'to' in p.event ? readRecipients(p.event.to) : NO_RECIPIENTS })));
+      const all = calls.flatMap((call, at) => call.prepared.filter((p) => p.held === undefined).map((p) => ({ p, at, plan: p.plan })));
       const bareIds = [...new Set(all.flatMap(({ plan }) => plan.direct.filter((d) => d.patch === null).map((d) => d.subscriberId)))];
       // Subscribers read or written here, so in-app delivery below does not read them again.
       const known = new Map((await tx.subscribers.getMany(env, bareIds)).map((s) => [s.subscriberId, s] as const));
