@@ -37,16 +37,11 @@ export const postgresDialectOn = (channels: PostgresChannels): SqlDialect => ({
     // reports the losers of a conflict, and they are run again from the start. A sequential scan
     // under SERIALIZABLE locks its whole table (Postgres' manual, "Serializable Isolation Level"): a
     // commit that found its 100 jobs in a small jobs table that way conflicted with every other
-    // process's enqueue. Inside a transaction the planner reads through indexes.
+    // process's enqueue. Inside a transaction the planner reads through indexes: the driver
+    // (`scanlessPostgresDialect`) begins every serializable transaction with `set local enable_seqscan = off`.
     for (let attempt = 1; ; attempt++) {
       try {
-        return await db
-          .transaction()
-          .setIsolationLevel('serializable')
-          .execute(async (tx) => {
-            await sql`set local enable_seqscan = off`.execute(tx);
-            return fn(tx);
-          });
+        return await db.transaction().setIsolationLevel('serializable').execute(fn);
       } catch (error) {
         const code = (error as { code?: string }).code;
         if (attempt >= 20 || code === undefined || !RETRYABLE.has(code)) throw error;

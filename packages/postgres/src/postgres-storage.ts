@@ -1,9 +1,10 @@
 import type { LiveNotice, LiveRelay } from '@tidings/core/internal';
 import { createSqlStorage, type Database, type SqlStorage } from '@tidings/sql';
-import { Kysely, PostgresDialect, type PostgresPool } from 'kysely';
+import { Kysely, type PostgresPool } from 'kysely';
 import pg from 'pg';
 import type { PgPool, PgPoolClient } from './pg-handle.js';
 import { channelsOf, MIGRATION_LOCK, postgresDialectOn } from './postgres-dialect.js';
+import { scanlessPostgresDialect } from './scanless-driver.js';
 
 export type PostgresStorageOptions = (
   | {
@@ -141,7 +142,7 @@ export function postgresStorage(options: PostgresStorageOptions): SqlStorage {
   // A connection checked out of the pool (held between a transaction's statements) reports its loss
   // on the client itself; the statement waiting on it fails on its own, and the error is handled here.
   pool.on('connect', (client) => client.on('error', onConnectionError));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pool as unknown as PostgresPool }) });
+  const db = new Kysely<Database>({ dialect: scanlessPostgresDialect({ pool: pool as unknown as PostgresPool }) });
   const channels = channelsOf(options.schema);
   const storage = createSqlStorage({
     db,
