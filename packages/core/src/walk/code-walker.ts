@@ -2,7 +2,7 @@ import { withEmail } from '../email/email-step.js';
 import { resolvedContext } from '../contexts/context-keys.js';
 import { RenderBudgetSpent, TRANSLATOR } from '../templates/render.js';
 import type { Translator } from '../translations/translator.js';
-import { emailLocale, emailVariables, walkLocale, walkVariables } from './walk-variables.js';
+import { emailLocale, emailVariables, runLocale, walkVariables } from './walk-variables.js';
 import { messageId } from '../messages/build-message.js';
 import type { JsonObject, Message, RanStep, StepVariant, WalkState, Workflow } from '../schemas/index.js';
 import { CHANNELS } from '../schemas/enums.js';
@@ -17,7 +17,7 @@ import type { CodeStepDeclaration, CodeStepType, CodeWorkflow } from './code-wor
 import type { TraceEntry } from './trace.js';
 import { codeHttpCall } from './code-http.js';
 import { waitSpecOf } from '../waits/wait-step.js';
-import type { Delivery, WalkInput, WalkResult, WalkSubject, Walker } from './walker.js';
+import type { Delivery, PrecomputeOptions, WalkInput, WalkResult, WalkSubject, Walker } from './walker.js';
 import { replayRun, resultsKey, type PrecomputedRuns } from './code-run-memo.js';
 import type { CodeRunInput, CodeStepRun } from './code-workflow.js';
 
@@ -246,7 +246,7 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
       // A schema can fail once per element of the payload: the trigger's answer lists a bounded few.
       return prepared.ok ? prepared : { ok: false, errors: listedErrorLines(prepared.errors) };
     },
-    precompute: (workflow, subject) => precompute(codeOf(workflow), subject),
+    precompute: (workflow, subject, run) => precompute(codeOf(workflow), subject, run),
     messagesToRead(workflow, state, notificationId, subscriberInternalId) {
       return (state?.steps ?? []).filter((s) => s.type === 'in_app' && !s.skipped).map((s) => messageId(notificationId, subscriberInternalId, s.stepIndex));
     },
@@ -258,19 +258,23 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
  * in-app step's result is the unread one whether it is sent or skipped, so the runs do not depend on
  * the subscriber's preferences, read later. A run that translates (its catalogs are read with the
  * walk) is left to the walk; a workflow whose runs may reach undeclared steps is not made beforehand.
+ * The runs get their own copy of the payload and context: the notification is not stored yet, and
+ * code that changes what it is given must not change what is stored.
  */
-async function precompute({ code, steps }: { readonly code: CodeWorkflow; readonly steps: readonly CodeStepDeclaration[] }, subject: Pick<WalkSubject, 'notification' | 'subscriber'>): Promise<PrecomputedRuns | null> {
+async function precompute({ code, steps }: { readonly code: CodeWorkflow; readonly steps: readonly CodeStepDeclaration[] }, subject: Pick<WalkSubject, 'notification' | 'subscriber'>, { locale, abandoned }: PrecomputeOptions): Promise<PrecomputedRuns | null> {
   if (code.dynamicSteps === true || !steps.every((s) => s.type === 'in_app')) return null;
   const { notification, subscriber } = subject;
-  const locale = walkLocale(subject) ?? 'en';
+  const given = structuredClone({ payload: notification.payload, context: notification.context });
   const runs = new Map<string, CodeStepRun>();
   const results = new Map<string, JsonObject>();
   for (let made = 0; made <= steps.length; made++) {
+    if (abandoned()) return null;
     let translated = false;
+    const key = resultsKey(results)!;
     const input: CodeRunInput = {
-      payload: notification.payload,
+      payload: given.payload,
       subscriber,
-      context: resolvedContext(notification.context),
+      context: resolvedContext(given.context),
       environmentId: notification._environmentId,
       results: new Map(results),
       t: (key) => {
@@ -281,7 +285,7 @@ async function precompute({ code, steps }: { readonly code: CodeWorkflow; readon
     };
     const run = await code.runNext(input);
     if (translated) break;
-    runs.set(resultsKey(input.results)!, run);
+    runs.set(key, run);
     if (run.kind !== 'step' || run.type !== 'in_app') break;
     results.set(run.stepId, inAppResult(undefined));
   }
@@ -295,5 +299,5 @@ const untranslated = (key: string) => {
 /** The run's `t` and locale: the walk's translator (see walkVariables), or one that refuses every key. */
 function translationOf(input: WalkInput): { t: (key: string, values?: Record<string, unknown>) => string; locale: string } {
   const translate = (walkVariables(input) as { [TRANSLATOR]?: Translator })[TRANSLATOR];
-  return translate ? { t: (key, values) => translate.t(key, values), locale: translate.locale } : { t: untranslated, locale: walkLocale(input) ?? 'en' };
+  return translate ? { t: (key, values) => translate.t(key, values), locale: translate.locale } : { t: untranslated, locale: runLocale(input, undefined) };
 }

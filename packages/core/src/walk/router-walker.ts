@@ -15,7 +15,7 @@ export function routerWalker(stored: Walker, code: Walker, isCode: (workflow: Wo
       const walker = pick(workflow);
       return walker.preparePayload ? walker.preparePayload(workflow, payload) : { ok: true, payload };
     },
-    precompute: (workflow, subject) => pick(workflow).precompute?.(workflow, subject) ?? Promise.resolve(null),
+    precompute: (workflow, subject, run) => pick(workflow).precompute?.(workflow, subject, run) ?? Promise.resolve(null),
     messagesToRead: (workflow, state, notificationId, subscriberInternalId) => pick(workflow).messagesToRead?.(workflow, state, notificationId, subscriberInternalId) ?? [],
   };
 }

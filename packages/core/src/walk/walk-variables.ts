@@ -3,6 +3,7 @@ import { resolvedContext } from '../contexts/context-keys.js';
 import type { WalkInput } from './walker.js';
 import { PARTIALS, TRANSLATOR } from '../templates/render.js';
 import { translator, type Translator } from '../translations/translator.js';
+import { canonicalLocale } from '../translations/locale-chain.js';
 import type { LinkSigning } from '../email/email-look.js';
 import { unsubscribeScope } from '../preferences/categories.js';
 import { linkUrl, signLink, type LinkClaims, type LinkPurpose } from '../links/link-token.js';
@@ -35,6 +36,14 @@ export function walkVariables(input: WalkInput): Record<string, unknown> & Filte
 
 /** The locale of a walk's messages: the trigger's, else the subscriber's; null leaves it to the environment's default. */
 export const walkLocale = (input: Pick<WalkInput, 'subscriber' | 'notification'>): string | null => input.notification.locale ?? input.subscriber.locale ?? null;
+
+/**
+ * The locale a code workflow's run is given: with translation catalogs (`defaultLocale` then names the
+ * environment's), the translator's, the walk's locale or the default in canonical form; without, the
+ * walk's locale as given, or 'en'.
+ */
+export const runLocale = (input: Pick<WalkInput, 'subscriber' | 'notification'>, defaultLocale: string | undefined): string =>
+  defaultLocale === undefined ? walkLocale(input) ?? 'en' : canonicalLocale(walkLocale(input) ?? defaultLocale);
 
 /** What `explain` notes of a step's translations: the locale used and each key that fell back. */
 export function translationNote(variables: Record<string, unknown>): { locale?: string; translationFallbacks?: string[] } {

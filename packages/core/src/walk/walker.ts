@@ -92,6 +92,14 @@ export type PreparedPayload = { readonly ok: true; readonly payload: JsonObject 
  * the walk stops to wait. It reads no storage and no clock: the same input gives the same walk. Async
  * because a walker may run the user's code.
  */
+/** How runs are made before the trigger's transaction (`Walker.precompute`). */
+export interface PrecomputeOptions {
+  /** The locale the walk will give the runs (`runLocale`): a replay in another finds no run. */
+  readonly locale: string;
+  /** Asked before each run: true once the caller no longer waits for them (its budget is spent). */
+  abandoned(): boolean;
+}
+
 export interface Walker {
   /**
    * Whether every walk of the workflow, whatever its subscriber and payload, ends at once with in-app
@@ -112,9 +120,9 @@ export interface Walker {
    * Runs the user's code a walk from the first step would run, before the trigger's transaction, for
    * a workflow that walks inline: the transaction's walk replays them (`WalkInput.precomputed`), and
    * goes to a job when it asks for a run not made here. Null when the workflow's walks cannot be made
-   * beforehand.
+   * beforehand, or the caller gave up on them (`abandoned`) before they were all made.
    */
-  precompute?(workflow: Workflow, subject: Pick<WalkSubject, 'notification' | 'subscriber'>): Promise<PrecomputedRuns | null>;
+  precompute?(workflow: Workflow, subject: Pick<WalkSubject, 'notification' | 'subscriber'>, run: PrecomputeOptions): Promise<PrecomputedRuns | null>;
   /** The ids of the stored messages a walk of this state reads (`WalkInput.messages`). */
   messagesToRead?(workflow: Workflow, state: WalkState | undefined, notificationId: string, subscriberInternalId: string): string[];
 }

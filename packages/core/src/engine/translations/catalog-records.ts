@@ -9,6 +9,11 @@ export const TRANSLATIONS = 'translations';
 /** A catalog's key: its tenant ('' for the environment's) and its locale. */
 export const catalogKey = (ref: CatalogRef) => `${ref.tenant ?? ''}\u0001${canonicalLocale(ref.locale)}`;
 
+/** Whether the environment has translation catalogs, given in code or stored: its walks then translate (`catalogSource`). */
+export async function hasCatalogs(records: RecordStore, env: string, code: Readonly<Record<string, CatalogEntries>>): Promise<boolean> {
+  return Object.keys(code).length > 0 || (await records.find(env, TRANSLATIONS, { limit: 1 })).length > 0;
+}
+
 export async function listCatalogs(records: RecordStore, env: string): Promise<TranslationCatalog[]> {
   return docsOf<TranslationCatalog>(await records.find(env, TRANSLATIONS, {}));
 }

@@ -1,10 +1,14 @@
-import type { Notification, ParsedBroadcastEvent, ParsedTriggerEvent, Subscriber, Workflow } from '../../schemas/index.js';
+import type { Cap, Notification, ParsedBroadcastEvent, ParsedTriggerEvent, Subscriber, Workflow } from '../../schemas/index.js';
 import { mergeSubscriber } from '../../subscribers/merge-subscriber.js';
 import type { RecipientPlan } from '../../trigger/read-recipients.js';
 import { subscriberWrites } from '../../trigger/subscriber-writes.js';
 import type { PrecomputedRuns } from '../../walk/code-run-memo.js';
 import type { EngineContext } from '../context.js';
 import { loopYielder } from '../runtime/loop-yield.js';
+import { capsInForce } from '../frequency/caps.js';
+import { hasCatalogs } from '../translations/catalog-records.js';
+import { runLocale } from '../../walk/walk-variables.js';
+import { walksInline } from './inline-delivery.js';
 
 /**
  * How long a trigger call waits, in all, for the runs of user code it makes before its transaction:
@@ -27,14 +31,22 @@ export interface EventToPrecompute {
 export type RunsBySubscriber = ReadonlyMap<string, PrecomputedRuns>;
 
 /**
- * Whether the event's walks would be stored inline but run the user's code: a code workflow of in-app
- * steps alone, sent to subscribers named directly (topics fan out in jobs), as many as one call
- * stores inline.
+ * The events whose walks the call's transaction will store inline and that run the user's code, by
+ * the transaction's own rule (`walksInline`, as if their runs were made): in order, each event whose
+ * walks are stored inline takes room for its subscribers, and from the first that does not fit, every
+ * later event goes to jobs. An event that reaches topics stops the choice (its audience is read in
+ * the transaction). A debounced event is held, not walked.
  */
-function mayPrecompute(ctx: EngineContext, p: EventToPrecompute): p is EventToPrecompute & { event: ParsedTriggerEvent } {
-  const { walker, options } = ctx;
-  if (!options.inlineInApp || p.held !== undefined || !('to' in p.event) || !walker.precompute) return false;
-  return walker.runsUserCode(p.workflow) && walker.walksInline(p.workflow);
+function eventsToPrecompute<P extends EventToPrecompute>(ctx: EngineContext, prepared: readonly P[], caps: readonly Cap[]): { p: P; subscriberIds: string[] }[] {
+  const chosen: { p: P; subscriberIds: string[] }[] = [];
+  let room = ctx.options.inlineLimit;
+  for (const p of prepared) {
+    if (p.held !== undefined || !walksInline(ctx, p.workflow, caps, 'trigger', true)) continue;
+    if (p.plan.topics.length > 0 || p.plan.direct.length > room) break;
+    room -= p.plan.direct.length;
+    if (ctx.walker.runsUserCode(p.workflow) && p.plan.direct.length > 0) chosen.push({ p, subscriberIds: p.plan.direct.map((d) => d.subscriberId) });
+  }
+  return chosen;
 }
 
 /**
@@ -65,16 +77,14 @@ async function subscribersAfterCall(ctx: EngineContext, events: readonly { event
  */
 export async function precomputeRuns<P extends EventToPrecompute>(ctx: EngineContext, prepared: readonly P[], outside: <T>(work: () => Promise<T>) => Promise<T>): Promise<Map<P, RunsBySubscriber>> {
   const found = new Map<P, RunsBySubscriber>();
-  let room = ctx.options.inlineLimit;
-  const chosen: { p: P; subscriberIds: string[] }[] = [];
-  const events = prepared.map((p) => ({ p, event: p.event, plan: p.held === undefined ? p.plan : null }));
-  for (const { p, plan } of events) {
-    if (!plan || !mayPrecompute(ctx, p) || plan.topics.length > 0 || plan.direct.length > room) continue;
-    room -= plan.direct.length;
-    chosen.push({ p, subscriberIds: plan.direct.map((d) => d.subscriberId) });
-  }
+  const precompute = ctx.walker.precompute?.bind(ctx.walker);
+  if (!precompute || !ctx.options.inlineInApp || !prepared.some((p) => ctx.walker.runsUserCode(p.workflow))) return found;
+  const chosen = eventsToPrecompute(ctx, prepared, await capsInForce(ctx));
   if (chosen.length === 0) return found;
+  const events = prepared.map((p) => ({ event: p.event, plan: p.held === undefined ? p.plan : null }));
   const subscribers = await subscribersAfterCall(ctx, events, new Set(chosen.flatMap((c) => c.subscriberIds)));
+  // The locale the walk gives a run depends on whether the environment has catalogs (read again with the walk).
+  const defaultLocale = (await hasCatalogs(ctx.storage.records, ctx.env, ctx.options.translations)) ? ctx.options.defaultLocale : undefined;
   // The runs are user code: the event loop turns between them, as between a batch's walks, and the
   // call waits for them PRECOMPUTE_BUDGET_MS in all; walks whose runs are not made by then go to jobs.
   const breathe = loopYielder();
@@ -94,7 +104,9 @@ export async function precomputeRuns<P extends EventToPrecompute>(ctx: EngineCon
         await breathe();
         if (spent) return found;
         const subscriber = subscribers.get(subscriberId)!;
-        const made = await outside(() => Promise.race([ctx.walker.precompute!(p.workflow, { notification: p.notification, subscriber }), budgetSpent])).catch(() => null);
+        const subject = { notification: p.notification, subscriber };
+        const run = { locale: runLocale(subject, defaultLocale), abandoned: () => spent };
+        const made = await outside(() => Promise.race([precompute(p.workflow, subject, run), budgetSpent])).catch(() => null);
         if (made) runs.set(subscriberId, made);
       }
     }

@@ -254,5 +254,90 @@ export function unitsOfWorkSuite({ get }: SuiteContext): void {
       expect(runs[0]).toBe('Ada null');
       expect(runs.slice(-1)).toEqual(['Ada Byron']);
     });
+
+    it("units of work — a code workflow's runs made before the transaction get the walk's locale (catalogs, default and canonical form) and their own copy of the payload: the walks are still stored by the trigger", async () => {
+      const runs: string[] = [];
+      const note: CodeWorkflow = {
+        kind: 'tidings.code-workflow',
+        id: 'locale-note',
+        discover: async () => [{ stepId: 'note', type: 'in_app' }],
+        preparePayload: async (payload) => ({ ok: true, payload }),
+        async runNext({ payload, subscriber, locale, results }) {
+          if (results.has('note')) return { kind: 'end' };
+          // Code that changes what it is given.
+          const items = payload['items'] as string[];
+          items.push(subscriber.subscriberId);
+          runs.push(`${subscriber.subscriberId} ${locale}`);
+          return { kind: 'step', stepId: 'note', type: 'in_app', skipped: false, outputs: { body: `${locale}: ${items.join(',')}` } };
+        },
+      };
+      const tidings = createTidings({ storage: get(), clock: manualClock('2026-05-04T08:00:00.000Z'), environmentId: 'env-code-locale', defaultLocale: 'de', workflows: [note] });
+      await tidings.translations.upsert({ locale: 'de', entries: { hello: 'Hallo' } });
+      await tidings.trigger({ name: 'locale-note', to: [{ subscriberId: 'ana', locale: 'pt_BR' }, { subscriberId: 'udo' }], payload: { items: ['first'] }, transactionId: 'locale-1' });
+      expect(await tidings.storage.jobs.list('env-code-locale')).toEqual([]);
+      const messages = await tidings.messages.byTransaction('locale-1');
+      expect(messages.map((m) => `${m.subscriberId}: ${m.content}`).sort()).toEqual(['ana: pt-BR: first,ana', 'udo: de: first,udo']);
+      // What the function changed stayed in its run: the event is stored as it was triggered.
+      expect(messages.map((m) => m.payload)).toEqual([{ items: ['first'] }, { items: ['first'] }]);
+      expect((await tidings.storage.notifications.getByTransactionId('env-code-locale', 'locale-1'))?.payload).toEqual({ items: ['first'] });
+      expect(await tidings.runDue()).toBe(0);
+      expect(runs.sort()).toEqual(['ana pt-BR', 'udo de']);
+    });
+
+    it('units of work — a run the trigger stopped waiting for (its budget spent) makes no further step: its job makes them', async () => {
+      let open: () => void = () => {};
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      let gateOpen = false;
+      const thenRuns: string[] = [];
+      const greeting: CodeWorkflow = {
+        ...subscriberGreeting('greet', async (name) => {
+          if (name === 'Bob' && !gateOpen) await gate;
+        }),
+      };
+      const counted: CodeWorkflow = {
+        ...greeting,
+        async runNext(input) {
+          if (input.results.has('hello') && !input.results.has('then')) thenRuns.push(String(input.subscriber.firstName));
+          return greeting.runNext(input);
+        },
+      };
+      const tidings = createTidings({ storage: get(), clock: manualClock('2026-05-04T08:00:00.000Z'), environmentId: 'env-code-abandoned', workflows: [counted] });
+      await tidings.trigger({ name: 'greet', to: { subscriberId: 'bob', firstName: 'Bob' }, transactionId: 'abandoned-1' });
+      expect(await tidings.messages.byTransaction('abandoned-1')).toEqual([]);
+      gateOpen = true;
+      open();
+      // The abandoned run resumes on promises alone: once the loop reaches its next turn, it has ended.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(thenRuns).toEqual([]);
+      expect(await tidings.runDue()).toBe(1);
+      expect((await tidings.messages.byTransaction('abandoned-1')).map((m) => m.content).sort()).toEqual(['Hello Bob ', 'Then: Bob']);
+      expect(thenRuns).toEqual(['Bob']);
+    });
+
+    it('units of work — a code workflow whose walks the transaction sends to jobs is not run before it: under an in-app cap, or past the call\'s inlineLimit', async () => {
+      const runs: string[] = [];
+      const greeting = subscriberGreeting('greet', (name) => {
+        runs.push(name);
+      });
+      const capped = createTidings({ storage: get(), clock: manualClock('2026-05-04T08:00:00.000Z'), environmentId: 'env-code-capped', workflows: [greeting], caps: [{ channel: 'in_app', limit: 5, per: { amount: 1, unit: 'days' } }] });
+      await capped.trigger({ name: 'greet', to: { subscriberId: 'ada', firstName: 'Ada' }, transactionId: 'capped-1' });
+      expect(runs).toEqual([]);
+      expect(await capped.runDue()).toBe(1);
+      expect(runs).toEqual(['Ada']);
+      expect((await capped.messages.byTransaction('capped-1')).map((m) => m.content).sort()).toEqual(['Hello Ada ', 'Then: Ada']);
+
+      runs.length = 0;
+      const full = createTidings({ storage: get(), clock: manualClock('2026-05-04T08:00:00.000Z'), environmentId: 'env-code-full', workflows: [greeting], inlineLimit: 2 });
+      await full.workflows.upsert({ name: 'Stored note', triggers: [{ identifier: 'stored-note' }], steps: [{ template: { type: 'in_app', content: 'Stored {{ subscriber.subscriberId }}' } }] });
+      // The stored workflow's two walks fill the call's room: the code workflow's walk after them is a job.
+      await full.triggerBulk([
+        { name: 'stored-note', to: ['s-1', 's-2'], transactionId: 'full-1' },
+        { name: 'greet', to: { subscriberId: 'cy', firstName: 'Cy' }, transactionId: 'full-2' },
+      ]);
+      expect((await full.messages.byTransaction('full-1')).map((m) => m.content).sort()).toEqual(['Stored s-1', 'Stored s-2']);
+      expect(runs).toEqual([]);
+      expect(await full.runDue()).toBe(1);
+      expect(runs).toEqual(['Cy']);
+    });
   });
 }
