@@ -274,7 +274,7 @@ export function createTidings(options: TidingsOptions): Tidings {
     events,
     // Validated as nested objects of texts (catalogEntriesSchema).
     options: { ...engineOptions, translations: engineOptions.translations as Record<string, CatalogEntries>, emailComponents: emailComponentsOf(options.emailComponents) },
-    walker: code.workflows.size === 0 ? stepListWalker : routerWalker(stepListWalker, codeWalker(code), (workflow) => workflow._creatorId === 'code' && code.workflows.has(workflow._id)),
+    walker: code.workflows.size === 0 ? stepListWalker : routerWalker(stepListWalker, codeWalker(code, engineOptions.defaultLocale), (workflow) => workflow._creatorId === 'code' && code.workflows.has(workflow._id)),
     now: () => clock.now().toISOString(),
     telemetry,
     sendsInFlight: sendsInFlight(),

@@ -105,7 +105,7 @@ function undiscoveredIndex(declared: number, ran: readonly RanStep[], stepId: st
  * schedule, delay, digest). A walk stops after a provider step that has steps after it, so a step
  * after it never runs before the delivery it follows is stored.
  */
-export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, CodeWorkflow>; stepsOf(id: string): readonly CodeStepDeclaration[] | undefined }): Walker {
+export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, CodeWorkflow>; stepsOf(id: string): readonly CodeStepDeclaration[] | undefined }, defaultLocale: string): Walker {
   // A workflow reaches a walker only once found through the catalog, so its steps are discovered.
   const codeOf = (workflow: Workflow): { readonly code: CodeWorkflow; readonly steps: readonly CodeStepDeclaration[] } => {
     const code = catalog.workflows.get(workflow._id);
@@ -138,7 +138,7 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
     // Each declared step runs at most once per walk, so the loop ends even if the function misbehaves.
     for (let runs = 0; runs <= steps.length + MAX_UNDISCOVERED_STEPS; runs++) {
       const results = resultsOf(ran, input);
-      const translation = translationOf(input);
+      const translation = translationOf(input, defaultLocale);
       const run = input.precomputed
         ? replayRun(input.precomputed, { notification: input.notification, subscriber: input.subscriber, locale: translation.locale, results })
         : await code.runNext({ payload: input.notification.payload, subscriber: input.subscriber, context: resolvedContext(input.notification.context), environmentId: input.notification._environmentId, results, ...translation });
@@ -297,7 +297,7 @@ const untranslated = (key: string) => {
 };
 
 /** The run's `t` and locale: the walk's translator (see walkVariables), or one that refuses every key. */
-function translationOf(input: WalkInput): { t: (key: string, values?: Record<string, unknown>) => string; locale: string } {
+function translationOf(input: WalkInput, defaultLocale: string): { t: (key: string, values?: Record<string, unknown>) => string; locale: string } {
   const translate = (walkVariables(input) as { [TRANSLATOR]?: Translator })[TRANSLATOR];
-  return translate ? { t: (key, values) => translate.t(key, values), locale: translate.locale } : { t: untranslated, locale: runLocale(input, undefined) };
+  return translate ? { t: (key, values) => translate.t(key, values), locale: translate.locale } : { t: untranslated, locale: runLocale(input, defaultLocale, false) };
 }

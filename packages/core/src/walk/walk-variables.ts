@@ -38,12 +38,13 @@ export function walkVariables(input: WalkInput): Record<string, unknown> & Filte
 export const walkLocale = (input: Pick<WalkInput, 'subscriber' | 'notification'>): string | null => input.notification.locale ?? input.subscriber.locale ?? null;
 
 /**
- * The locale a code workflow's run is given: with translation catalogs (`defaultLocale` then names the
- * environment's), the translator's, the walk's locale or the default in canonical form; without, the
- * walk's locale as given, or 'en'.
+ * The locale a code workflow's run is given: the walk's, else the environment's default; with
+ * translation catalogs (`translated`), in the canonical form the translator gives it.
  */
-export const runLocale = (input: Pick<WalkInput, 'subscriber' | 'notification'>, defaultLocale: string | undefined): string =>
-  defaultLocale === undefined ? walkLocale(input) ?? 'en' : canonicalLocale(walkLocale(input) ?? defaultLocale);
+export const runLocale = (input: Pick<WalkInput, 'subscriber' | 'notification'>, defaultLocale: string, translated: boolean): string => {
+  const locale = walkLocale(input) ?? defaultLocale;
+  return translated ? canonicalLocale(locale) : locale;
+};
 
 /** What `explain` notes of a step's translations: the locale used and each key that fell back. */
 export function translationNote(variables: Record<string, unknown>): { locale?: string; translationFallbacks?: string[] } {

@@ -83,8 +83,8 @@ export async function precomputeRuns<P extends EventToPrecompute>(ctx: EngineCon
   if (chosen.length === 0) return found;
   const events = prepared.map((p) => ({ event: p.event, plan: p.held === undefined ? p.plan : null }));
   const subscribers = await subscribersAfterCall(ctx, events, new Set(chosen.flatMap((c) => c.subscriberIds)));
-  // The locale the walk gives a run depends on whether the environment has catalogs (read again with the walk).
-  const defaultLocale = (await hasCatalogs(ctx.storage.records, ctx.env, ctx.options.translations)) ? ctx.options.defaultLocale : undefined;
+  // The locale the walk gives a run takes its form from whether the environment has catalogs (read again with the walk).
+  const translated = await hasCatalogs(ctx.storage.records, ctx.env, ctx.options.translations);
   // The runs are user code: the event loop turns between them, as between a batch's walks, and the
   // call waits for them PRECOMPUTE_BUDGET_MS in all; walks whose runs are not made by then go to jobs.
   const breathe = loopYielder();
@@ -105,7 +105,7 @@ export async function precomputeRuns<P extends EventToPrecompute>(ctx: EngineCon
         if (spent) return found;
         const subscriber = subscribers.get(subscriberId)!;
         const subject = { notification: p.notification, subscriber };
-        const run = { locale: runLocale(subject, defaultLocale), abandoned: () => spent };
+        const run = { locale: runLocale(subject, ctx.options.defaultLocale, translated), abandoned: () => spent };
         const made = await outside(() => Promise.race([precompute(p.workflow, subject, run), budgetSpent])).catch(() => null);
         if (made) runs.set(subscriberId, made);
       }

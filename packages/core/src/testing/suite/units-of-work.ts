@@ -255,7 +255,7 @@ export function unitsOfWorkSuite({ get }: SuiteContext): void {
       expect(runs.slice(-1)).toEqual(['Ada Byron']);
     });
 
-    it("units of work — a code workflow's runs made before the transaction get the walk's locale (catalogs, default and canonical form) and their own copy of the payload: the walks are still stored by the trigger", async () => {
+    it("units of work — a code workflow's runs made before the transaction get the walk's locale (the given one, else the default; canonical with catalogs) and their own copy of the payload: the walks are still stored by the trigger", async () => {
       const runs: string[] = [];
       const note: CodeWorkflow = {
         kind: 'tidings.code-workflow',
@@ -282,6 +282,14 @@ export function unitsOfWorkSuite({ get }: SuiteContext): void {
       expect((await tidings.storage.notifications.getByTransactionId('env-code-locale', 'locale-1'))?.payload).toEqual({ items: ['first'] });
       expect(await tidings.runDue()).toBe(0);
       expect(runs.sort()).toEqual(['ana pt-BR', 'udo de']);
+
+      // Without catalogs: the locale as given, else the environment's default.
+      runs.length = 0;
+      const plain = createTidings({ storage: get(), clock: manualClock('2026-05-04T08:00:00.000Z'), environmentId: 'env-code-plain-locale', defaultLocale: 'fr', workflows: [note] });
+      await plain.trigger({ name: 'locale-note', to: [{ subscriberId: 'ana', locale: 'pt_BR' }, { subscriberId: 'udo' }], payload: { items: ['first'] }, transactionId: 'locale-2' });
+      expect(await plain.storage.jobs.list('env-code-plain-locale')).toEqual([]);
+      expect((await plain.messages.byTransaction('locale-2')).map((m) => `${m.subscriberId}: ${m.content}`).sort()).toEqual(['ana: pt_BR: first,ana', 'udo: fr: first,udo']);
+      expect(runs.sort()).toEqual(['ana pt_BR', 'udo fr']);
     });
 
     it('units of work — a run the trigger stopped waiting for (its budget spent) makes no further step: its job makes them', async () => {
