@@ -264,17 +264,17 @@ export function codeWalker(catalog: { readonly workflows: ReadonlyMap<string, Co
 async function precompute({ code, steps }: { readonly code: CodeWorkflow; readonly steps: readonly CodeStepDeclaration[] }, subject: Pick<WalkSubject, 'notification' | 'subscriber'>, { locale, abandoned }: PrecomputeOptions): Promise<PrecomputedRuns | null> {
   if (code.dynamicSteps === true || !steps.every((s) => s.type === 'in_app')) return null;
   const { notification, subscriber } = subject;
-  const given = structuredClone({ payload: notification.payload, context: notification.context });
+  const own = structuredClone({ payload: notification.payload, context: notification.context });
   const runs = new Map<string, CodeStepRun>();
   const results = new Map<string, JsonObject>();
   for (let made = 0; made <= steps.length; made++) {
     if (abandoned()) return null;
     let translated = false;
-    const key = resultsKey(results)!;
+    const runKey = resultsKey(results)!;
     const input: CodeRunInput = {
-      payload: given.payload,
+      payload: own.payload,
       subscriber,
-      context: resolvedContext(given.context),
+      context: resolvedContext(own.context),
       environmentId: notification._environmentId,
       results: new Map(results),
       t: (key) => {
@@ -285,7 +285,7 @@ async function precompute({ code, steps }: { readonly code: CodeWorkflow; readon
     };
     const run = await code.runNext(input);
     if (translated) break;
-    runs.set(key, run);
+    runs.set(runKey, run);
     if (run.kind !== 'step' || run.type !== 'in_app') break;
     results.set(run.stepId, inAppResult(undefined));
   }

@@ -297,11 +297,9 @@ export function unitsOfWorkSuite({ get }: SuiteContext): void {
       const gate = new Promise<void>((resolve) => (open = resolve));
       let gateOpen = false;
       const thenRuns: string[] = [];
-      const greeting: CodeWorkflow = {
-        ...subscriberGreeting('greet', async (name) => {
-          if (name === 'Bob' && !gateOpen) await gate;
-        }),
-      };
+      const greeting = subscriberGreeting('greet', async (name) => {
+        if (name === 'Bob' && !gateOpen) await gate;
+      });
       const counted: CodeWorkflow = {
         ...greeting,
         async runNext(input) {
