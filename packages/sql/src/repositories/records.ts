@@ -61,9 +61,19 @@ const cells = (env: string, table: string, place: RecordPlace, r: RecordInput) =
 /** The rows of `table` in its place: the environment's, and in the shared table those named `table`. */
 const ofTable = (eb: Eb, env: string, table: string, place: RecordPlace): Expression<SqlBool>[] => (place.shared ? [eb('env', '=', env), eb('tbl', '=', table)] : [eb('env', '=', env)]);
 
+/** Whether two records of a batch share a key. */
+function hasDuplicates(records: readonly RecordInput[]): boolean {
+  const keys = new Set<string>();
+  for (const { key } of records) {
+    if (keys.has(key)) return true;
+    keys.add(key);
+  }
+  return false;
+}
+
 /** The records of a batch each once, the first or the last of a key's duplicates. */
 function unique(records: readonly RecordInput[], keep: 'first' | 'last'): readonly RecordInput[] {
-  if (new Set(records.map((record) => record.key)).size === records.length) return records;
+  if (!hasDuplicates(records)) return records;
   const byKey = new Map<string, RecordInput>();
   for (const record of records) if (keep === 'last' || !byKey.has(record.key)) byKey.set(record.key, record);
   return [...byKey.values()];
@@ -151,8 +161,9 @@ export function recordStore({ db, dialect, atomic }: RepoContext): RecordBackend
     },
     async insertNew(env, table, records) {
       const place = placeOf(table);
-      const inserted = new Set((await statementsOf(place).insert(db, dialect, unique(records, 'first').map((r) => cells(env, table, place, r)))).map((row) => row.key));
-      return [...new Set(records.map((r) => r.key))].filter((key) => inserted.has(key));
+      const once = unique(records, 'first');
+      const inserted = new Set((await statementsOf(place).insert(db, dialect, once.map((r) => cells(env, table, place, r)))).map((row) => row.key));
+      return once.map((r) => r.key).filter((key) => inserted.has(key));
     },
     async get(env, table, keys) {
       const found = new Map<string, StoredRecord>();

@@ -25,6 +25,7 @@ export type ContextDataSeen = Map<string, Promise<Record<string, unknown>>>;
  * transaction (each context once per call, through `seen`); a context given with data is written in it.
  */
 export async function resolveContexts(records: RecordStore, env: string, named: readonly NamedContext[], seen: ContextDataSeen): Promise<ResolvedContext> {
+  if (named.length === 0) return {};
   const missing = named.filter((c) => c.data === undefined && !seen.has(contextRecordKey(c.type, c.id))).map((c) => contextRecordKey(c.type, c.id));
   if (missing.length > 0) {
     const read = readContexts(records, env, missing);

@@ -93,6 +93,18 @@ export interface SlotRef {
   readonly id: string;
 }
 
+/** A walk's sends under the caps: whether each may go, and the slots of those that did not go after all. */
+export type CapGate = ((channel: Channel, messageId: string) => Promise<CapCheck>) & {
+  release(channel: Channel, messageId: string): void;
+  givenBack(): readonly SlotRef[];
+};
+
+/** The gate of a walk no cap counts (none in force, or a critical workflow): every send goes, and nothing is reserved. */
+const UNCAPPED: CapGate = Object.assign(async (): Promise<CapCheck> => ({ kind: 'send', hits: [] }), {
+  release: (): void => undefined,
+  givenBack: (): readonly SlotRef[] => [],
+});
+
 /**
  * The caps over one walk's sends: a send that may go takes its slots in the storage first
  * (`takeCapSlots`), so two sends of one batch, or of two processes, never both take the last one.
@@ -101,7 +113,8 @@ export interface SlotRef {
  * (`givenBack`, the walk's own; deleting a slot twice changes nothing) deletes them, so nothing is
  * written outside those two.
  */
-export function capGate(ctx: EngineContext, caps: readonly Cap[], workflow: CappedWorkflow, subscriberId: string, now: Date, batchGivenBack: SlotRef[]) {
+export function capGate(ctx: EngineContext, caps: readonly Cap[], workflow: CappedWorkflow, subscriberId: string, now: Date, batchGivenBack: SlotRef[]): CapGate {
+  if (caps.length === 0 || workflow.critical) return UNCAPPED;
   /** The counter keys each send under way took, by channel and message id. */
   const reserved = new Map<string, string[]>();
   const givenBack: SlotRef[] = [];

@@ -6,17 +6,21 @@
 /** The most batches a runner keeps in hand at once: enough that one batch's provider waits overlap the next one's work. */
 export const MAX_BATCHES_IN_HAND = 4;
 
-/** A count of lanes shared by a runner's batches: `take` waits for a free one, `give` frees it (first come, first served). */
+/**
+ * A count of lanes shared by a runner's batches: `take` waits for a free one, `give` frees it (first
+ * come, first served). A free lane is taken at once, with nothing to wait for (`take` returns
+ * undefined): a batch of a hundred jobs then makes no promise for lanes it never waited for.
+ */
 export function lanes(limit: number) {
   let free = limit;
   const waiting: (() => void)[] = [];
   return {
-    async take(): Promise<void> {
+    take(): Promise<void> | undefined {
       if (free > 0) {
         free--;
-        return;
+        return undefined;
       }
-      await new Promise<void>((resolve) => waiting.push(resolve));
+      return new Promise<void>((resolve) => waiting.push(resolve));
     },
     give(): void {
       const next = waiting.shift();
@@ -32,7 +36,8 @@ export type Lanes = ReturnType<typeof lanes>;
 export function mapInLanes<T, R>(items: readonly T[], shared: Lanes, fn: (item: T) => Promise<R>): Promise<R[]> {
   return Promise.all(
     items.map(async (item) => {
-      await shared.take();
+      const wait = shared.take();
+      if (wait) await wait;
       try {
         return await fn(item);
       } finally {

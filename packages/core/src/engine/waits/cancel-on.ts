@@ -1,4 +1,4 @@
-import type { Job, Workflow } from '../../schemas/index.js';
+import type { Job, JobOf, Workflow } from '../../schemas/index.js';
 import type { StorageRepositories } from '../../storage.js';
 import { decisionRecord, type TraceEntry } from '../../walk/trace.js';
 import { eventMatches, type SignalEvent } from '../../waits/match-event.js';
@@ -78,12 +78,18 @@ export async function cancelRuns(ctx: EngineContext, tx: StorageRepositories, ev
   return cancelled;
 }
 
-/** A walk of a run `cancelOn` cancelled ends at once, saying so; null for a run that goes on. */
-export async function cancelledRun(job: Job, { ctx, batch }: HandlerContext<BatchData>): Promise<JobResult | null> {
+/**
+ * A walk of a run `cancelOn` cancelled ends at once, saying so; null for a run that goes on. Only a
+ * workflow with `cancelOn` has a run to read (without one, the answer is null at once, with no read).
+ */
+export function cancelledRun(job: Job, { ctx, batch }: HandlerContext<BatchData>): Promise<JobResult | null> | null {
   if (job.kind !== 'walk') return null;
   const notification = batch.notifications.get(job.data.notificationId);
   const workflow = notification && batch.workflowOf(notification);
-  if (!workflow?.cancelOn?.length) return null;
+  return workflow?.cancelOn?.length ? readCancelled(ctx, job) : null;
+}
+
+async function readCancelled(ctx: EngineContext, job: JobOf<'walk'>): Promise<JobResult | null> {
   const [record] = await ctx.storage.records.get(ctx.env, CANCELLED_RUNS, [runKey(job.transactionId, job.subscriberId)]);
   if (!record) return null;
   const { event, at } = record.doc as { event: string; at: string };
