@@ -1,4 +1,4 @@
-import type { RecordBackend, RecordInput, RecordQuery, RecordWhere, StoredRecord } from '@tidings/core/internal';
+import type { RecordBackend, RecordInput, RecordQuery, RecordRange, RecordWhere, StoredRecord } from '@tidings/core/internal';
 import { foundInOrder, recordOrder } from '@tidings/core/internal';
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import { chunk, decodeJson, encodeJson } from '../codec.js';
@@ -116,38 +116,104 @@ function parts(where: RecordWhere, maxParams: number): RecordWhere[] {
 /** A find by a list of keys or index values, unlimited and from the start: its rows are ordered after reading. */
 const byList = (query: RecordQuery) => query.limit === undefined && !query.after && MATCHED.some((column) => Array.isArray(query[column]));
 
+const RANGE_BOUNDS = ['gt', 'gte', 'lt', 'lte'] as const;
+type FindArgs = Record<string, unknown> & { env: string; tbl: string };
+
+/**
+ * A find's shape: the place, which columns it matches and how (a value, none, a list, which range
+ * bounds), whether it pages on, its order and whether it is limited. Finds of one shape differ only
+ * in their values, so each shape's statement is built once (`reusableQuery`).
+ */
+function findShape(place: RecordPlace, query: RecordQuery): string {
+  let shape = `${place.name}|${query.order === 'desc' ? 'desc' : 'asc'}|${query.after ? 'after' : ''}|${byList(query) ? 'list' : query.limit === undefined ? 'all' : 'limit'}`;
+  for (const column of MATCHED) {
+    const match = query[column];
+    if (match === undefined) continue;
+    const how = match === null ? 'null' : typeof match === 'string' ? 'eq' : Array.isArray(match) ? 'in' : RANGE_BOUNDS.filter((bound) => (match as RecordRange)[bound] !== undefined).join(',');
+    shape += `|${column}:${how}`;
+  }
+  return shape;
+}
+
+/** A find's values by name: each matched value, list and range bound, the position it pages on from, and its limit. */
+function findArgs(env: string, table: string, query: RecordQuery): FindArgs {
+  const args: FindArgs = { env, tbl: table };
+  for (const column of MATCHED) {
+    const match = query[column];
+    if (match === undefined || match === null) continue;
+    if (typeof match === 'string' || Array.isArray(match)) args[column] = match;
+    else for (const bound of RANGE_BOUNDS) if ((match as RecordRange)[bound] !== undefined) args[`${column}.${bound}`] = (match as RecordRange)[bound];
+  }
+  if (query.after) {
+    args['after.sort'] = query.after.sort;
+    args['after.key'] = query.after.key;
+  }
+  if (query.limit !== undefined && !byList(query)) args['limit'] = Math.max(0, query.limit);
+  return args;
+}
+
+/** The query of `shaped`'s shape with the values of `args` (for a statement being built: marker values). */
+function queryOf(shaped: RecordQuery, args: FindArgs): RecordQuery {
+  const query: Record<string, unknown> = { ...(shaped.order && { order: shaped.order }) };
+  for (const column of MATCHED) {
+    const match = shaped[column];
+    if (match === undefined) continue;
+    if (match === null) query[column] = null;
+    else if (typeof match === 'string' || Array.isArray(match)) query[column] = args[column];
+    else query[column] = Object.fromEntries(RANGE_BOUNDS.filter((bound) => (match as RecordRange)[bound] !== undefined).map((bound) => [bound, args[`${column}.${bound}`]]));
+  }
+  if (shaped.after) query['after'] = { sort: args['after.sort'], key: args['after.key'] };
+  if ('limit' in args) query['limit'] = args['limit'];
+  return query as RecordQuery;
+}
+
 /**
  * The record store in the `tidings_records` table (see migration 0016), and the tables some record
  * tables have of their own (`OWN_RECORD_TABLES`, migration 0020). `get` is a fast path of
  * core's (a prepared statement: the lookup by keys is on every batch's path).
  */
+/** A find's statement (its limit already at least 0): `part` gives its shape, `env`, `table` and the values may be markers. */
+function selectQuery(runner: Db, place: RecordPlace, env: string, table: string, part: RecordQuery) {
+  const desc = part.order === 'desc';
+  let query = runner
+    .selectFrom(place.name as 'tidings_records')
+    .select(READ)
+    .where((eb) => eb.and([...ofTable(eb, env, table, place), ...conditions(eb, part)]));
+  const after = part.after;
+  if (after) {
+    const past = desc ? '<' : '>';
+    query = query.where((eb) => eb.or([eb('sort', past, after.sort), eb.and([eb('sort', '=', after.sort), eb('key', past, after.key)])]));
+  }
+  // A find by a list of values without a limit reads them by that column's index and is ordered
+  // here: asked to order, SQLite walks the sort index over the whole table instead.
+  if (byList(part)) return query;
+  query = query.orderBy('sort', desc ? 'desc' : 'asc').orderBy('key', desc ? 'desc' : 'asc');
+  return part.limit === undefined ? query : query.limit(part.limit);
+}
+
+const findStatements = new Map<string, ReturnType<typeof reusableQuery<FindArgs>>>();
+
+/** The statement of finds of `part`'s shape, built the first time one is run. */
+function findStatement(place: RecordPlace, part: RecordQuery) {
+  const shape = findShape(place, part);
+  let statement = findStatements.get(shape);
+  if (!statement) {
+    statement = reusableQuery<FindArgs>((runner, args) => selectQuery(runner, place, args.env, args.tbl, queryOf(part, args)));
+    findStatements.set(shape, statement);
+  }
+  return statement;
+}
+
 export function recordStore({ db, dialect, atomic }: RepoContext): RecordBackend {
-  const select = (part: RecordQuery, env: string, table: string, runner: Db = db) => {
-    const desc = part.order === 'desc';
-    const place = placeOf(table);
-    let query = runner
-      .selectFrom(place.name as 'tidings_records')
-      .select(READ)
-      .where((eb) => eb.and([...ofTable(eb, env, table, place), ...conditions(eb, part)]));
-    const after = part.after;
-    if (after) {
-      const past = desc ? '<' : '>';
-      query = query.where((eb) => eb.or([eb('sort', past, after.sort), eb.and([eb('sort', '=', after.sort), eb('key', past, after.key)])]));
-    }
-    // A find by a list of values without a limit reads them by that column's index and is ordered
-    // here: asked to order, SQLite walks the sort index over the whole table instead.
-    if (byList(part)) return query;
-    query = query.orderBy('sort', desc ? 'desc' : 'asc').orderBy('key', desc ? 'desc' : 'asc');
-    return part.limit === undefined ? query : query.limit(Math.max(0, part.limit));
-  };
   const find = async (env: string, table: string, query: RecordQuery, runner: Db = db): Promise<StoredRecord[]> => {
     const split = parts(query, dialect.maxParams);
     const rows: StoredRecord[] = [];
     const column = listOnly(query);
+    const place = placeOf(table);
     if (column) {
-      const statement = statementsOf(placeOf(table)).byValues[column];
+      const statement = statementsOf(place).byValues[column];
       for (const part of split) for (const row of (await statement<Omit<Row, 'env' | 'tbl'>>(runner, dialect, { env, tbl: table, values: [...new Set(part[column] as readonly string[])] })).rows) rows.push(fromRow(row));
-    } else for (const part of split) for (const row of await select(part, env, table, runner).execute()) rows.push(fromRow(row));
+    } else for (const part of split) for (const row of (await findStatement(place, part)<Omit<Row, 'env' | 'tbl'>>(runner, dialect, findArgs(env, table, part))).rows) rows.push(fromRow(row));
     if (split.length === 1 && !byList(query)) return rows;
     const sign = query.order === 'desc' ? -1 : 1;
     rows.sort((a, b) => sign * recordOrder(a, b));
