@@ -28,7 +28,7 @@ export function notificationRepository(records: RecordStore): NotificationReposi
       return foundInOrder(ids, found);
     },
     getByTransactionId: async (env, transactionId) => firstDoc<Notification>(await records.get(env, TABLE, [transactionId])),
-    getByTransactionIds: async (env, transactionIds) => (transactionIds.length === 0 ? [] : docsOf<Notification>(await records.get(env, TABLE, transactionIds))),
+    getByTransactionIds: async (env, transactionIds) => (transactionIds.length === 0 ? [] : ((await records.getDocs(env, TABLE, transactionIds)) as Notification[])),
     async list(env, { limit, cursor, createdGte, createdLte }) {
       const after = cursor === undefined ? null : decodePosition(cursor);
       // The sort value begins with the instant: bounds on it are bounds on the sort, the upper one past every id.

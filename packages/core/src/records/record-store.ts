@@ -80,6 +80,8 @@ export interface RecordStore {
   insertNew(env: string, table: string, records: readonly RecordInput[]): Promise<string[]>;
   /** The records with these keys, in the order of `keys` (each once); missing ones are left out. */
   get(env: string, table: string, keys: readonly string[]): Promise<StoredRecord[]>;
+  /** The documents of `get`'s records, alone: what most reads by key want (a backend need not read the index values). */
+  getDocs(env: string, table: string, keys: readonly string[]): Promise<unknown[]>;
   find(env: string, table: string, query: RecordQuery): Promise<StoredRecord[]>;
   count(env: string, table: string, where: RecordWhere): Promise<number>;
   /** Removes the records with these keys; returns how many there were. */
@@ -91,8 +93,8 @@ export interface RecordStore {
   deleteWhere(env: string, table: string, where: RecordWhere & { readonly limit?: number }): Promise<StoredRecord[]>;
 }
 
-/** What a backend implements of the record store: five methods, and optionally faster `get` and `delete` (the suite holds them to core's). */
-export type RecordBackend = Omit<RecordStore, 'get' | 'delete'> & Partial<Pick<RecordStore, 'get' | 'delete'>>;
+/** What a backend implements of the record store: five methods, and optionally faster `get`, `getDocs` and `delete` (the suite holds them to core's). */
+export type RecordBackend = Omit<RecordStore, 'get' | 'getDocs' | 'delete'> & Partial<Pick<RecordStore, 'get' | 'getDocs' | 'delete'>>;
 
 /** The records with these keys in the order of `keys` (each once): core's `get`, over `find`. */
 export async function getByFind(backend: Pick<RecordStore, 'find'>, env: string, table: string, keys: readonly string[]): Promise<StoredRecord[]> {
@@ -107,16 +109,23 @@ export async function deleteByWhere(backend: Pick<RecordStore, 'deleteWhere'>, e
   return keys.length === 0 ? 0 : (await backend.deleteWhere(env, table, { key: [...new Set(keys)] })).length;
 }
 
-/** The whole record store over a backend's: its own `get` and `delete` where it has them, else core's. */
+/** Core's `getDocs`, over `get`. */
+export async function docsByGet(store: Pick<RecordStore, 'get'>, env: string, table: string, keys: readonly string[]): Promise<unknown[]> {
+  return (await store.get(env, table, keys)).map((record) => record.doc);
+}
+
+/** The whole record store over a backend's: its own `get`, `getDocs` and `delete` where it has them, else core's. */
 export function recordStoreOver(backend: RecordBackend): RecordStore {
-  if (backend.get && backend.delete) return backend as RecordStore;
+  if (backend.get && backend.getDocs && backend.delete) return backend as RecordStore;
+  const get: RecordStore['get'] = backend.get ? (env, table, keys) => backend.get!(env, table, keys) : (env, table, keys) => getByFind(backend, env, table, keys);
   return {
     put: (env, table, records) => backend.put(env, table, records),
     insertNew: (env, table, records) => backend.insertNew(env, table, records),
     find: (env, table, query) => backend.find(env, table, query),
     count: (env, table, where) => backend.count(env, table, where),
     deleteWhere: (env, table, where) => backend.deleteWhere(env, table, where),
-    get: backend.get ? (env, table, keys) => backend.get!(env, table, keys) : (env, table, keys) => getByFind(backend, env, table, keys),
+    get,
+    getDocs: backend.getDocs ? (env, table, keys) => backend.getDocs!(env, table, keys) : (env, table, keys) => docsByGet({ get }, env, table, keys),
     delete: backend.delete ? (env, table, keys) => backend.delete!(env, table, keys) : (env, table, keys) => deleteByWhere(backend, env, table, keys),
   };
 }

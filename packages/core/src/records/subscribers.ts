@@ -1,7 +1,6 @@
 import type { RecordStore } from './record-store.js';
 import type { Subscriber } from '../schemas/index.js';
 import type { SubscriberRepository } from '../storage.js';
-import { docsOf } from './docs.js';
 import { foundInOrder } from '../util/found-in-order.js';
 
 const TABLE = 'subscribers';
@@ -20,7 +19,7 @@ export function subscriberRepository(records: RecordStore): SubscriberRepository
     },
     async getMany(env, subscriberIds) {
       if (subscriberIds.length === 0) return [];
-      const found = new Map(docsOf<Subscriber>(await records.get(env, TABLE, [...new Set(subscriberIds)])).map((s) => [s.subscriberId, s] as const));
+      const found = new Map(((await records.getDocs(env, TABLE, [...new Set(subscriberIds)])) as Subscriber[]).map((s) => [s.subscriberId, s] as const));
       return foundInOrder(subscriberIds, found);
     },
     async idPage(env, { after, until, limit }) {

@@ -26,7 +26,7 @@ export function workflowRepository(records: RecordStore): WorkflowRepository {
       if (GENERATED_ID.test(ref)) return (await byId()) ?? (await byIdentifier()) ?? (await bySlug());
       return (await byIdentifier()) ?? (await bySlug()) ?? (await byId());
     },
-    getMany: async (env, ids) => (ids.length === 0 ? [] : docsOf<Workflow>(await records.get(env, TABLE, ids))),
+    getMany: async (env, ids) => (ids.length === 0 ? [] : ((await records.getDocs(env, TABLE, ids)) as Workflow[])),
     list: async (env) => docsOf<Workflow>(await records.find(env, TABLE, {})),
     delete: async (env, id) => (await records.delete(env, TABLE, [id])) > 0,
   };

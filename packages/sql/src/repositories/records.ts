@@ -31,8 +31,14 @@ function placeStatements(place: RecordPlace) {
       const q = db.selectFrom(table).select(READ).where('env', '=', env).where(column, 'in', values);
       return place.shared ? q.where('tbl', '=', tbl) : q;
     });
+  const docsByKey = reusableQuery<{ env: string; tbl: string; values: readonly string[] }>((db, { env, tbl, values }) => {
+    const q = db.selectFrom(table).select(['key', 'doc']).where('env', '=', env).where('key', 'in', values);
+    return place.shared ? q.where('tbl', '=', tbl) : q;
+  });
   return {
     upsert: rowInserter(table, columns, { upsert: { key, update: ['i1', 'i2', 'i3', 'sort', 'doc'] } }),
+    /** Documents by keys (`getDocs`): without the index values, a third less to read per row. */
+    docsByKey,
     insert: rowInserter(table, columns, { skipTaken: true, returning: 'key' }),
     /** By keys (`get`), or by one index value's list alone (a batch's notifications by id, its subscribers' preferences). */
     byValues: { key: inList('key'), i1: inList('i1'), i2: inList('i2'), i3: inList('i3') },
@@ -235,6 +241,12 @@ export function recordStore({ db, dialect, atomic }: RepoContext): RecordBackend
       const found = new Map<string, StoredRecord>();
       const byKeysOf = statementsOf(placeOf(table)).byValues.key;
       for (const part of byKeys(keys)) for (const row of (await byKeysOf<Omit<Row, 'env' | 'tbl'>>(db, dialect, { env, tbl: table, values: part })).rows) found.set(row.key, fromRow(row));
+      return foundInOrder(new Set(keys), found);
+    },
+    async getDocs(env, table, keys) {
+      const found = new Map<string, unknown>();
+      const docsOf = statementsOf(placeOf(table)).docsByKey;
+      for (const part of byKeys(keys)) for (const row of (await docsOf<Pick<Row, 'key' | 'doc'>>(db, dialect, { env, tbl: table, values: part })).rows) found.set(row.key, decodeJson(row.doc));
       return foundInOrder(new Set(keys), found);
     },
     find: (env, table, query) => find(env, table, query),

@@ -1,5 +1,4 @@
 import type { NamedContext } from '../../contexts/context-keys.js';
-import { docsOf } from '../../records/docs.js';
 import type { RecordStore } from '../../records/record-store.js';
 import type { ResolvedContext, StoredContext } from '../../schemas/context.js';
 
@@ -10,7 +9,7 @@ export const contextRecordKey = (type: string, id: string) => `${type}:${id}`;
 
 export async function readContexts(records: RecordStore, env: string, keys: readonly string[]): Promise<Map<string, StoredContext>> {
   if (keys.length === 0) return new Map();
-  return new Map(docsOf<StoredContext>(await records.get(env, CONTEXTS, keys)).map((c) => [contextRecordKey(c.type, c.id), c] as const));
+  return new Map(((await records.getDocs(env, CONTEXTS, keys)) as StoredContext[]).map((c) => [contextRecordKey(c.type, c.id), c] as const));
 }
 
 export const putContexts = (records: RecordStore, env: string, contexts: readonly StoredContext[]) =>

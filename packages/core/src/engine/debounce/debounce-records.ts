@@ -10,7 +10,7 @@ export const debounceJobKey = (group: string) => `debounce:${group}`;
 
 export async function readDebounces(records: RecordStore, env: string, groups: readonly string[]): Promise<Map<string, DebounceRecord>> {
   if (groups.length === 0) return new Map();
-  return new Map(docsOf<DebounceRecord>(await records.get(env, DEBOUNCES, groups)).map((d) => [d.group, d] as const));
+  return new Map(((await records.getDocs(env, DEBOUNCES, groups)) as DebounceRecord[]).map((d) => [d.group, d] as const));
 }
 
 export const putDebounces = (records: RecordStore, env: string, bursts: readonly DebounceRecord[]) =>

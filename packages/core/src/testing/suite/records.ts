@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { getByFind, type RecordInput, type RecordMatch, type RecordQuery, type RecordStore, type RecordWhere, type StoredRecord } from '../../records/record-store.js';
+import { docsByGet, getByFind, type RecordInput, type RecordMatch, type RecordQuery, type RecordStore, type RecordWhere, type StoredRecord } from '../../records/record-store.js';
 import type { SuiteContext } from '../storage-under-test.js';
 import { faultyStorage, InjectedFault } from '../faulty-storage.js';
 
@@ -91,9 +91,10 @@ async function step(store: RecordStore, model: Model, place: readonly [string, s
       return [await store.insertNew(env, table, op.records), inserted];
     }
     case 'get': {
-      // A backend's own `get` is a fast path of core's (over `find`): both answer as the model does.
+      // A backend's own `get` and `getDocs` are fast paths of core's (over `find`, over `get`): all answer as the model does.
       const expected = [...new Set(op.keys)].flatMap((k) => rows.get(k) ?? []);
-      return [[await store.get(env, table, op.keys), await getByFind(store, env, table, op.keys)], [expected, expected]];
+      const docs = expected.map((r) => r.doc);
+      return [[await store.get(env, table, op.keys), await getByFind(store, env, table, op.keys), await store.getDocs(env, table, op.keys), await docsByGet(store, env, table, op.keys)], [expected, expected, docs, docs]];
     }
     case 'delete': {
       let n = 0;
@@ -114,7 +115,7 @@ async function step(store: RecordStore, model: Model, place: readonly [string, s
 
 export function recordsSuite({ get }: SuiteContext): void {
   describe('record store', () => {
-    it('records — random sequences of put, insertNew, get, find, count, delete and deleteWhere answer as a Map model does, per environment and table (a backend’s own get as core’s over find)', { timeout: 120_000 }, async () => {
+    it('records — random sequences of put, insertNew, get, find, count, delete and deleteWhere answer as a Map model does, per environment and table (a backend’s own get and getDocs as core’s)', { timeout: 120_000 }, async () => {
       const s = get();
       let run = 0;
       await fc.assert(
