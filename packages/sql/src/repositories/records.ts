@@ -173,11 +173,6 @@ function queryOf(shaped: RecordQuery, args: FindArgs): RecordQuery {
   return query as RecordQuery;
 }
 
-/**
- * The record store in the `tidings_records` table (see migration 0016), and the tables some record
- * tables have of their own (`OWN_RECORD_TABLES`, migration 0020). `get` is a fast path of
- * core's (a prepared statement: the lookup by keys is on every batch's path).
- */
 /** A find's statement (its limit already at least 0): `part` gives its shape, `env`, `table` and the values may be markers. */
 function selectQuery(runner: Db, place: RecordPlace, env: string, table: string, part: RecordQuery) {
   const desc = part.order === 'desc';
@@ -197,29 +192,52 @@ function selectQuery(runner: Db, place: RecordPlace, env: string, table: string,
   return part.limit === undefined ? query : query.limit(part.limit);
 }
 
+/** Whether a find matches a column by a list: its statement's text grows with the list. */
+const hasList = (query: RecordQuery) => MATCHED.some((column) => Array.isArray(query[column]));
+
+/** `part`'s structure with its values blank: all a statement built from it keeps of it. */
+const skeletonOf = (part: RecordQuery): RecordQuery => queryOf(part, Object.fromEntries(Object.keys(findArgs('', '', part)).map((name) => [name, ''])) as FindArgs);
+
 const findStatements = new Map<string, ReturnType<typeof reusableQuery<FindArgs>>>();
 
-/** The statement of finds of `part`'s shape, built the first time one is run. */
+/**
+ * The statement of finds of `part`'s shape, built the first time one is run. Only for finds without
+ * lists: one statement per shape then serves every such find (a workflow by identifier, the active
+ * integrations), where a statement kept per list length would keep growing.
+ */
 function findStatement(place: RecordPlace, part: RecordQuery) {
   const shape = findShape(place, part);
   let statement = findStatements.get(shape);
   if (!statement) {
-    statement = reusableQuery<FindArgs>((runner, args) => selectQuery(runner, place, args.env, args.tbl, queryOf(part, args)));
+    const shaped = skeletonOf(part);
+    statement = reusableQuery<FindArgs>((runner, args) => selectQuery(runner, place, args.env, args.tbl, queryOf(shaped, args)));
     findStatements.set(shape, statement);
   }
   return statement;
 }
 
+/**
+ * The record store in the `tidings_records` table (see migration 0016), and the tables some record
+ * tables have of their own (`OWN_RECORD_TABLES`, migration 0020). `get` is a fast path of
+ * core's (a prepared statement: the lookup by keys is on every batch's path).
+ */
 export function recordStore({ db, dialect, atomic }: RepoContext): RecordBackend {
   const find = async (env: string, table: string, query: RecordQuery, runner: Db = db): Promise<StoredRecord[]> => {
-    const split = parts(query, dialect.maxParams);
+    const split: RecordQuery[] = parts(query, dialect.maxParams);
     const rows: StoredRecord[] = [];
     const column = listOnly(query);
     const place = placeOf(table);
     if (column) {
       const statement = statementsOf(place).byValues[column];
       for (const part of split) for (const row of (await statement<Omit<Row, 'env' | 'tbl'>>(runner, dialect, { env, tbl: table, values: [...new Set(part[column] as readonly string[])] })).rows) rows.push(fromRow(row));
-    } else for (const part of split) for (const row of (await findStatement(place, part)<Omit<Row, 'env' | 'tbl'>>(runner, dialect, findArgs(env, table, part))).rows) rows.push(fromRow(row));
+    } else {
+      for (const part of split) {
+        const found = hasList(part)
+          ? await selectQuery(runner, place, env, table, part.limit === undefined ? part : { ...part, limit: Math.max(0, part.limit) }).execute()
+          : (await findStatement(place, part)<Omit<Row, 'env' | 'tbl'>>(runner, dialect, findArgs(env, table, part))).rows;
+        for (const row of found) rows.push(fromRow(row));
+      }
+    }
     if (split.length === 1 && !byList(query)) return rows;
     const sign = query.order === 'desc' ? -1 : 1;
     rows.sort((a, b) => sign * recordOrder(a, b));
