@@ -119,53 +119,56 @@ function parts(where: RecordWhere, maxParams: number): RecordWhere[] {
   return chunk([...new Set(where[longest] as readonly string[])], 1, Math.max(1, room - others)).map((values) => ({ ...where, [longest]: values }));
 }
 
+/** Whether a find matches a column by a list: its statement's text grows with the list. */
+const hasList = (query: RecordQuery) => MATCHED.some((column) => Array.isArray(query[column]));
+
 /** A find by a list of keys or index values, unlimited and from the start: its rows are ordered after reading. */
-const byList = (query: RecordQuery) => query.limit === undefined && !query.after && MATCHED.some((column) => Array.isArray(query[column]));
+const byList = (query: RecordQuery) => query.limit === undefined && !query.after && hasList(query);
 
 const RANGE_BOUNDS = ['gt', 'gte', 'lt', 'lte'] as const;
 type FindArgs = Record<string, unknown> & { env: string; tbl: string };
 
 /**
- * A find's shape: the place, which columns it matches and how (a value, none, a list, which range
- * bounds), whether it pages on, its order and whether it is limited. Finds of one shape differ only
- * in their values, so each shape's statement is built once (`reusableQuery`).
+ * A find's shape (one without lists): the place, which columns it matches and how (a value, none,
+ * which range bounds), whether it pages on, its order and whether it is limited. Finds of one shape
+ * differ only in their values.
  */
 function findShape(place: RecordPlace, query: RecordQuery): string {
-  let shape = `${place.name}|${query.order === 'desc' ? 'desc' : 'asc'}|${query.after ? 'after' : ''}|${byList(query) ? 'list' : query.limit === undefined ? 'all' : 'limit'}`;
+  let shape = `${place.name}|${query.order === 'desc' ? 'desc' : 'asc'}|${query.after ? 'after' : ''}|${query.limit === undefined ? 'all' : 'limit'}`;
   for (const column of MATCHED) {
     const match = query[column];
     if (match === undefined) continue;
-    const how = match === null ? 'null' : typeof match === 'string' ? 'eq' : Array.isArray(match) ? 'in' : RANGE_BOUNDS.filter((bound) => (match as RecordRange)[bound] !== undefined).join(',');
+    const how = match === null ? 'null' : typeof match === 'string' ? 'eq' : RANGE_BOUNDS.filter((bound) => (match as RecordRange)[bound] !== undefined).join(',');
     shape += `|${column}:${how}`;
   }
   return shape;
 }
 
-/** A find's values by name: each matched value, list and range bound, the position it pages on from, and its limit. */
+/** A find's values by name: each matched value and range bound, the position it pages on from, and its limit. */
 function findArgs(env: string, table: string, query: RecordQuery): FindArgs {
   const args: FindArgs = { env, tbl: table };
   for (const column of MATCHED) {
     const match = query[column];
     if (match === undefined || match === null) continue;
-    if (typeof match === 'string' || Array.isArray(match)) args[column] = match;
+    if (typeof match === 'string') args[column] = match;
     else for (const bound of RANGE_BOUNDS) if ((match as RecordRange)[bound] !== undefined) args[`${column}.${bound}`] = (match as RecordRange)[bound];
   }
   if (query.after) {
     args['after.sort'] = query.after.sort;
     args['after.key'] = query.after.key;
   }
-  if (query.limit !== undefined && !byList(query)) args['limit'] = Math.max(0, query.limit);
+  if (query.limit !== undefined) args['limit'] = Math.max(0, query.limit);
   return args;
 }
 
-/** The query of `shaped`'s shape with the values of `args` (for a statement being built: marker values). */
+/** The find of `shaped`'s shape with the values of `args` (for a statement being built: marker values). */
 function queryOf(shaped: RecordQuery, args: FindArgs): RecordQuery {
   const query: Record<string, unknown> = { ...(shaped.order && { order: shaped.order }) };
   for (const column of MATCHED) {
     const match = shaped[column];
     if (match === undefined) continue;
     if (match === null) query[column] = null;
-    else if (typeof match === 'string' || Array.isArray(match)) query[column] = args[column];
+    else if (typeof match === 'string') query[column] = args[column];
     else query[column] = Object.fromEntries(RANGE_BOUNDS.filter((bound) => (match as RecordRange)[bound] !== undefined).map((bound) => [bound, args[`${column}.${bound}`]]));
   }
   if (shaped.after) query['after'] = { sort: args['after.sort'], key: args['after.key'] };
@@ -192,18 +195,15 @@ function selectQuery(runner: Db, place: RecordPlace, env: string, table: string,
   return part.limit === undefined ? query : query.limit(part.limit);
 }
 
-/** Whether a find matches a column by a list: its statement's text grows with the list. */
-const hasList = (query: RecordQuery) => MATCHED.some((column) => Array.isArray(query[column]));
-
 /** `part`'s structure with its values blank: all a statement built from it keeps of it. */
 const skeletonOf = (part: RecordQuery): RecordQuery => queryOf(part, Object.fromEntries(Object.keys(findArgs('', '', part)).map((name) => [name, ''])) as FindArgs);
 
 const findStatements = new Map<string, ReturnType<typeof reusableQuery<FindArgs>>>();
 
 /**
- * The statement of finds of `part`'s shape, built the first time one is run. Only for finds without
- * lists: one statement per shape then serves every such find (a workflow by identifier, the active
- * integrations), where a statement kept per list length would keep growing.
+ * The statement of finds of `part`'s shape, built the first time one is run: finds without lists (a
+ * workflow by identifier, the active integrations) each run one built once. Finds with lists build
+ * theirs each time (a statement kept per list length would keep growing).
  */
 function findStatement(place: RecordPlace, part: RecordQuery) {
   const shape = findShape(place, part);

@@ -90,8 +90,8 @@ export function cancelledRun(job: Job, { ctx, batch }: HandlerContext<BatchData>
 }
 
 async function readCancelled(ctx: EngineContext, job: JobOf<'walk'>): Promise<JobResult | null> {
-  const [record] = await ctx.storage.records.get(ctx.env, CANCELLED_RUNS, [runKey(job.transactionId, job.subscriberId)]);
-  if (!record) return null;
-  const { event, at } = record.doc as { event: string; at: string };
+  const [cancelled] = await ctx.storage.records.getDocs(ctx.env, CANCELLED_RUNS, [runKey(job.transactionId, job.subscriberId)]);
+  if (!cancelled) return null;
+  const { event, at } = cancelled as { event: string; at: string };
   return resultOf(job, { kind: 'done' }, [traced([{ stepIndex: job.data.stepIndex, stepId: 'cancelOn', type: 'custom', decision: 'skipped', reason: `the run was cancelled by the event "${event}" at ${at} (cancelOn): this step and the ones after it do not run` }])]);
 }
