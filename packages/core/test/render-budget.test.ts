@@ -78,4 +78,13 @@ describe('the render budget of one walk', () => {
     expect(reasons.filter((reason) => reason.startsWith('failed: template failed to render: ran out of render time: one render took longer than its limit'))).toHaveLength(3);
     for (const id of to) expect((await tidings.messages.feed(id)).items).toEqual([]);
   });
+
+  it('a preview renders a step that ran out of render time again, and names it among the steps not sent when it never renders: no step is left out', async () => {
+    const tidings = createTidings({ storage: memoryStorage() });
+    // The loop runs out of time after a step the walk rendered, so the walk is held there; alone, it runs out again.
+    await tidings.workflows.upsert({ name: 'Two', triggers: [{ identifier: 'two' }], steps: [{ template: { type: 'in_app', content: 'Hi {{ subscriber.firstName }}' } }, { template: { type: 'in_app', content: LOOP } }] });
+    const preview = await tidings.preview({ workflowId: 'two', subscriber: { subscriberId: 'ada', firstName: 'Ada' }, payload: heavy.payload });
+    expect(preview.steps.map((step) => [step.stepIndex, step.content])).toEqual([[0, 'Hi Ada']]);
+    expect(preview.notSent).toEqual([expect.objectContaining({ stepIndex: 1, type: 'in_app', reason: expect.stringMatching(/render time/) })]);
+  });
 });

@@ -3,7 +3,7 @@ import { TidingsError, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { previewInputSchema, type Channel, type EmailBlock, type JsonObject, type MessageCta, type Notification, type PreviewInput, type Subscriber, type WalkState } from '../../schemas/index.js';
 import { mergeSubscriber } from '../../subscribers/merge-subscriber.js';
-import { renderBudget } from '../../templates/render.js';
+import { ALONE_RENDER_RUNS, renderBudget } from '../../templates/render.js';
 import type { TraceEntry } from '../../walk/trace.js';
 import type { DigestedEvent, Delivery } from '../../walk/walker.js';
 import { parseInput } from '../../validation.js';
@@ -97,12 +97,26 @@ export function previewApi(ctx: EngineContext) {
     let startIndex = 0;
     let state: WalkState | undefined;
     let digestEvents: DigestedEvent[] | undefined;
-    // Each pass goes at least one step further, so the loop ends.
-    for (let pass = 0; pass <= workflow.steps.length + 1 && startIndex >= 0; pass++) {
+    let spent = { stepIndex: -1, runs: 0 };
+    // Each pass goes at least one step further, or renders a step again at most ALONE_RENDER_RUNS times, so the loop ends.
+    for (let pass = 0; pass <= (workflow.steps.length + 1) * ALONE_RENDER_RUNS && startIndex >= 0; pass++) {
       const walk = await ctx.walker.walk({ workflow, notification, subscriber, actor: null, tenant, preferences: [], startIndex, now, outsideSchedule: 'skip', digestEvents, state, look, renderBudget: renderBudget({ alone: true }) });
       steps.push(...walk.deliveries.map(previewed));
-      trace.push(...walk.trace);
+      // A step that ran out of render time (a busy machine starves a render) has no later run in a
+      // preview: it is rendered again, and after ALONE_RENDER_RUNS tries it is said not to be rendered,
+      // never left out.
+      const spentAt = walk.spent?.stepIndex;
+      if (spentAt !== undefined) spent = { stepIndex: spentAt, runs: spent.stepIndex === spentAt ? spent.runs + 1 : 1 };
+      const again = spentAt !== undefined && spent.runs < ALONE_RENDER_RUNS;
+      for (const entry of walk.trace) {
+        if (entry.stepIndex !== spentAt || entry.decision !== 'held') trace.push(entry);
+        else if (!again) trace.push({ ...entry, decision: 'failed', reason: `not rendered: its templates ran out of render time in each of ${ALONE_RENDER_RUNS} tries` });
+      }
       state = walk.state;
+      if (again) {
+        startIndex = spentAt;
+        continue;
+      }
       // A preview sends no request: the steps after an http step see an empty answer.
       if (walk.http) state = withRanStep(walk.state, { stepId: walk.http.resultKey, stepIndex: walk.http.stepIndex, type: 'http', skipped: false, result: {} });
       const next = walk.http ? walk.http.stepIndex + 1 : walk.resume?.stepIndex ?? (walk.digest ? walk.digest.stepIndex + 1 : walk.throttle ? walk.throttle.stepIndex + 1 : walk.spent ? walk.spent.stepIndex + 1 : -1);
