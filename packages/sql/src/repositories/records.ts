@@ -21,24 +21,22 @@ const MATCHED = ['key', 'i1', 'i2', 'i3', 'sort'] as const;
 const LISTED = ['key', 'i1', 'i2', 'i3'] as const;
 type Listed = (typeof LISTED)[number];
 
+type ListArgs = { env: string; tbl: string; values: readonly string[] };
+
 /** The statements each place's records are written with and read by a list of values with, built once per place. */
 function placeStatements(place: RecordPlace) {
   const table = place.name as 'tidings_records';
   const columns = place.shared ? COLUMNS : COLUMNS.filter((c) => c !== 'tbl');
   const key: ('env' | 'tbl' | 'key')[] = place.shared ? ['env', 'tbl', 'key'] : ['env', 'key'];
-  const inList = (column: Listed) =>
-    reusableQuery<{ env: string; tbl: string; values: readonly string[] }>((db, { env, tbl, values }) => {
-      const q = db.selectFrom(table).select(READ).where('env', '=', env).where(column, 'in', values);
+  const inList = (column: Listed, read: readonly (typeof READ)[number][] = READ) =>
+    reusableQuery<ListArgs>((db, { env, tbl, values }) => {
+      const q = db.selectFrom(table).select(read).where('env', '=', env).where(column, 'in', values);
       return place.shared ? q.where('tbl', '=', tbl) : q;
     });
-  const docsByKey = reusableQuery<{ env: string; tbl: string; values: readonly string[] }>((db, { env, tbl, values }) => {
-    const q = db.selectFrom(table).select(['key', 'doc']).where('env', '=', env).where('key', 'in', values);
-    return place.shared ? q.where('tbl', '=', tbl) : q;
-  });
   return {
     upsert: rowInserter(table, columns, { upsert: { key, update: ['i1', 'i2', 'i3', 'sort', 'doc'] } }),
     /** Documents by keys (`getDocs`): without the index values, a third less to read per row. */
-    docsByKey,
+    docsByKey: inList('key', ['key', 'doc']),
     insert: rowInserter(table, columns, { skipTaken: true, returning: 'key' }),
     /** By keys (`get`), or by one index value's list alone (a batch's notifications by id, its subscribers' preferences). */
     byValues: { key: inList('key'), i1: inList('i1'), i2: inList('i2'), i3: inList('i3') },
@@ -244,6 +242,12 @@ export function recordStore({ db, dialect, atomic }: RepoContext): RecordBackend
     return query.limit === undefined ? rows : rows.slice(0, Math.max(0, query.limit));
   };
   const byKeys = (keys: readonly string[]) => chunk([...new Set(keys)], 1, dialect.maxParams - 2);
+  /** The rows of these keys (in as many statements as the parameter limit needs), each made a value, in the order of `keys`, each once. */
+  const readByKeys = async <R extends { key: string }, T>(statement: ReturnType<typeof reusableQuery<ListArgs>>, env: string, table: string, keys: readonly string[], make: (row: R) => T): Promise<T[]> => {
+    const found = new Map<string, T>();
+    for (const part of byKeys(keys)) for (const row of (await statement<R>(db, dialect, { env, tbl: table, values: part })).rows) found.set(row.key, make(row));
+    return foundInOrder(new Set(keys), found);
+  };
   return {
     async put(env, table, records) {
       const place = placeOf(table);
@@ -255,18 +259,8 @@ export function recordStore({ db, dialect, atomic }: RepoContext): RecordBackend
       const inserted = new Set((await statementsOf(place).insert(db, dialect, once.map((r) => cells(env, table, place, r)))).map((row) => row.key));
       return once.map((r) => r.key).filter((key) => inserted.has(key));
     },
-    async get(env, table, keys) {
-      const found = new Map<string, StoredRecord>();
-      const byKeysOf = statementsOf(placeOf(table)).byValues.key;
-      for (const part of byKeys(keys)) for (const row of (await byKeysOf<Omit<Row, 'env' | 'tbl'>>(db, dialect, { env, tbl: table, values: part })).rows) found.set(row.key, fromRow(row));
-      return foundInOrder(new Set(keys), found);
-    },
-    async getDocs(env, table, keys) {
-      const found = new Map<string, unknown>();
-      const docsOf = statementsOf(placeOf(table)).docsByKey;
-      for (const part of byKeys(keys)) for (const row of (await docsOf<Pick<Row, 'key' | 'doc'>>(db, dialect, { env, tbl: table, values: part })).rows) found.set(row.key, decodeJson(row.doc));
-      return foundInOrder(new Set(keys), found);
-    },
+    get: (env, table, keys) => readByKeys(statementsOf(placeOf(table)).byValues.key, env, table, keys, fromRow),
+    getDocs: (env, table, keys) => readByKeys(statementsOf(placeOf(table)).docsByKey, env, table, keys, (row: Pick<Row, 'key' | 'doc'>) => decodeJson(row.doc)),
     find: (env, table, query) => find(env, table, query),
     async count(env, table, where) {
       let n = 0;
