@@ -13,6 +13,8 @@ export default defineConfig({
       'packages/core/vitest.mocked.config.ts',
       // HTTP's files whose clients keep state between files, isolated (the http project shares modules).
       'packages/http/vitest.isolated.config.ts',
+      // The providers' test that mocks a module, isolated (the providers project shares modules).
+      'packages/providers/vitest.mocked.config.ts',
     ],
     // Vitest's default (one worker per core but one) runs a 2-core machine's files one at a time,
     // though many of them mostly wait (on Postgres, spawned servers, sockets): one more file than

@@ -1,3 +1,4 @@
 import { project } from '../../vitest.shared.ts';
 
-export default project('sqlite');
+// The files share their modules within a worker: each no longer imports the engine anew.
+export default project('sqlite', { isolate: false });
