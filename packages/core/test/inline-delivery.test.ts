@@ -1,5 +1,10 @@
+import { memoryStorage } from '@tidings/memory';
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../src/index.js';
+import { createTidings, type Message } from '../src/index.js';
+import type { StorageRepositories } from '../src/storage.js';
+import { manualClock } from '../src/testing/index.js';
+import { storageWith } from '../src/testing/storage-with.js';
+import { wrapRepositories } from '../src/wrap-repositories.js';
 import { testEngine } from './helpers.js';
 
 describe('inlineInApp', () => {
@@ -52,6 +57,25 @@ describe('inlineInApp', () => {
     expect(await tidings.messages.byTransaction(a.transactionId!)).toEqual([]);
     expect(await tidings.messages.byTransaction(b.transactionId!)).toEqual([]);
     expect((await tidings.explain(b.transactionId!))[0]!.entries[0]).toMatchObject({ decision: 'skipped' });
+    expect(await tidings.runDue()).toBe(0);
+  });
+
+  it("reads no preferences for the subscribers its trigger creates (they have none yet), and honours an existing subscriber's", async () => {
+    const memory = memoryStorage();
+    const readFor: string[][] = [];
+    const watched = (tx: StorageRepositories): StorageRepositories => ({
+      ...wrapRepositories(tx, (call) => call()),
+      preferences: { ...tx.preferences, listMany: (env, ids) => (readFor.push([...ids]), tx.preferences.listMany(env, ids)) },
+    });
+    const tidings = createTidings({ storage: storageWith(memory, { transaction: (fn) => memory.transaction((tx) => fn(watched(tx))) }), clock: manualClock('2026-06-01T12:00:00.000Z'), inlineInApp: true });
+    await tidings.workflows.upsert({ name: 'p', triggers: [{ identifier: 'p' }], steps: [{ template: { type: 'in_app', content: 'hi' } }] });
+    await tidings.subscribers.upsert({ subscriberId: 'quiet' });
+    await tidings.preferences.update('quiet', { channels: { in_app: false } });
+    readFor.length = 0;
+    const result = await tidings.trigger({ name: 'p', to: ['quiet', 'new-one', { subscriberId: 'new-two', firstName: 'Two' }] });
+    expect(readFor).toEqual([['quiet']]);
+    expect((await tidings.messages.byTransaction(result.transactionId!)).map((m) => m.subscriberId).sort()).toEqual(['new-one', 'new-two']);
+    expect((await tidings.explain(result.transactionId!, 'quiet'))[0]!.entries[0]).toMatchObject({ decision: 'skipped' });
     expect(await tidings.runDue()).toBe(0);
   });
 });

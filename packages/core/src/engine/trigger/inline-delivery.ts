@@ -41,6 +41,8 @@ export const walksInline = (ctx: EngineContext, workflow: Workflow, caps: readon
 export const firstWalkJob = (env: string, notification: Notification, subscriberId: string, now: Date, priority: JobPriority = 'transactional'): Job =>
   newJob({ env, kind: 'walk', runAt: now.toISOString(), transactionId: notification.transactionId, subscriberId, priority, data: { notificationId: notification._id, stepIndex: 0 } }, now);
 
+const NONE_CREATED: ReadonlySet<string> = new Set();
+
 /** What inline walks made: their in-app messages and decision records, and jobs for subscribers not found. */
 export interface InlineWalked {
   readonly jobs: Job[];
@@ -51,12 +53,14 @@ export interface InlineWalked {
 /**
  * Walks that only make in-app messages, run without a job of their own. `repos` is where they read
  * (the trigger's transaction, or the storage for a fan-out); `known` holds subscribers the caller
- * already read or wrote (their latest state). Each walk has its own render budget; a walk that spends
+ * already read or wrote (their latest state), and `created` those of them whose records the caller's
+ * transaction made: they have no preferences yet (preferences are stored only for a subscriber that
+ * exists, and go with it), so none are read for them. Each walk has its own render budget; a walk that spends
  * it, and every walk after the call's walks together spent RENDER_BUDGET_MS (they may run inside the
  * trigger's transaction), goes to a job instead: later, not failed. The walks let other work run
  * between them. A subscriber who is not there keeps a job, which records why nothing was sent.
  */
-export async function walkInline(ctx: EngineContext, repos: Pick<StorageRepositories, 'subscribers' | 'preferences' | 'records' | 'topics'>, walks: readonly InlineWalk[], known: ReadonlyMap<string, Subscriber>, priority: JobPriority = 'transactional'): Promise<InlineWalked> {
+export async function walkInline(ctx: EngineContext, repos: Pick<StorageRepositories, 'subscribers' | 'preferences' | 'records' | 'topics'>, walks: readonly InlineWalk[], known: ReadonlyMap<string, Subscriber>, priority: JobPriority = 'transactional', created: ReadonlySet<string> = NONE_CREATED): Promise<InlineWalked> {
   if (walks.length === 0) return { jobs: [], messages: [], records: [] };
   const tx = repos;
   const { env } = ctx;
@@ -68,7 +72,8 @@ export async function walkInline(ctx: EngineContext, repos: Pick<StorageReposito
   const subscribers = new Map(known);
   const missing = [...ids].filter((id) => !known.has(id));
   if (missing.length > 0) for (const s of await tx.subscribers.getMany(env, missing)) subscribers.set(s.subscriberId, s);
-  const preferences = groupBy(await tx.preferences.listMany(env, walks.map((w) => w.subscriberId)), (row) => row.subscriberId);
+  const withPreferences = [...new Set(walks.map((w) => w.subscriberId))].filter((id) => !created.has(id));
+  const preferences = groupBy(withPreferences.length > 0 ? await tx.preferences.listMany(env, withPreferences) : [], (row) => row.subscriberId);
   const reach = await readTopicReach(tx, env, walks.flatMap((w) => {
     const subscriber = subscribers.get(w.subscriberId);
     return subscriber ? [{ notification: w.notification, subscriber }] : [];
@@ -108,7 +113,7 @@ export async function walkInline(ctx: EngineContext, repos: Pick<StorageReposito
 }
 
 /** Inline walks stored inside the trigger's transaction: their messages commit with the notification. */
-export async function deliverInline(ctx: EngineContext, tx: StorageRepositories, walks: readonly InlineWalk[], known: ReadonlyMap<string, Subscriber>): Promise<{ jobs: Job[]; messages: Message[]; records: DecisionRecord[] }> {
-  const walked = await walkInline(ctx, tx, walks, known);
+export async function deliverInline(ctx: EngineContext, tx: StorageRepositories, walks: readonly InlineWalk[], known: ReadonlyMap<string, Subscriber>, created: ReadonlySet<string>): Promise<{ jobs: Job[]; messages: Message[]; records: DecisionRecord[] }> {
+  const walked = await walkInline(ctx, tx, walks, known, 'transactional', created);
   return { jobs: walked.jobs, messages: await storeWalkResults(ctx, tx, walked.messages, walked.records), records: walked.records };
 }

@@ -311,9 +311,15 @@ export function triggerApi(ctx: EngineContext) {
         results[p.index] = processed(p.notification.transactionId);
         written[at]!.recorded.push({ notification: p.notification, subscriberIds, recipients: subscriberIds.length + (paged?.count ?? 0) });
       }
-      for (const s of await upsertSubscribers(tx, env, upserts, now, ctx.organizationId, known)) known.set(s.subscriberId, s);
+      // A subscriber keeps the `_id` of the upsert that made it: those with one of these were made here.
+      const made = new Set(upserts.map((u) => u._id));
+      const created = new Set<string>();
+      for (const s of await upsertSubscribers(tx, env, upserts, now, ctx.organizationId, known)) {
+        known.set(s.subscriberId, s);
+        if (made.has(s._id)) created.add(s.subscriberId);
+      }
       await storeGivenContexts(tx.records, env, givenContexts, now);
-      const inline = await deliverInline(ctx, tx, walks, known);
+      const inline = await deliverInline(ctx, tx, walks, known, created);
       const queue = [...jobs, ...inline.jobs, ...heldJobs];
       if (queue.length > 0) await tx.jobs.enqueue(env, queue);
       const owner = new Map(written.flatMap((call) => call.recorded.map((r) => [r.notification._id, call] as const)));
