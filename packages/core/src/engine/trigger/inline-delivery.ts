@@ -53,12 +53,13 @@ export interface InlineWalked {
 /**
  * Walks that only make in-app messages, run without a job of their own. `repos` is where they read
  * (the trigger's transaction, or the storage for a fan-out); `known` holds subscribers the caller
- * already read or wrote (their latest state), and `created` those of them whose records the caller's
- * transaction made: they have no preferences yet (preferences are stored only for a subscriber that
- * exists, and go with it), so none are read for them. Each walk has its own render budget; a walk that spends
- * it, and every walk after the call's walks together spent RENDER_BUDGET_MS (they may run inside the
- * trigger's transaction), goes to a job instead: later, not failed. The walks let other work run
- * between them. A subscriber who is not there keeps a job, which records why nothing was sent.
+ * already read or wrote (their latest state), and `created` those of them whose records the
+ * caller's transaction made: they have no preferences yet (preferences are stored only for a
+ * subscriber that exists, and go with it), so none are read for them. Each walk has its own render
+ * budget; a walk that spends it, and every walk after the call's walks together spent
+ * RENDER_BUDGET_MS (they may run inside the trigger's transaction), goes to a job instead: later,
+ * not failed. The walks let other work run between them. A subscriber who is not there keeps a job,
+ * which records why nothing was sent.
  */
 export async function walkInline(ctx: EngineContext, repos: Pick<StorageRepositories, 'subscribers' | 'preferences' | 'records' | 'topics'>, walks: readonly InlineWalk[], known: ReadonlyMap<string, Subscriber>, priority: JobPriority = 'transactional', created: ReadonlySet<string> = NONE_CREATED): Promise<InlineWalked> {
   if (walks.length === 0) return { jobs: [], messages: [], records: [] };
