@@ -11,12 +11,16 @@
  * import) are copied from this checkout into `<tree>/bench/.compare-trees/` before the first run.
  * Each child runs a short warm-up, then one measured run on a fresh SQLite file / Postgres schema.
  *
+ * With `--built`, each child imports that tree's built packages (each package's `dist`, what an installed
+ * package runs; `pnpm build` there first) instead of its sources: tsx's transform keeps function names
+ * by wrapping every function made in a call (`__name`), a cost the built packages do not have.
+ *
  * Scenario `inline` is the default options' bulk trigger (walks stored in the trigger); `fanout` one
  * trigger to a topic of `--members` (100,000 by default, seeded before the clock starts).
  *
  * Options: --calls 100 (bulk calls of 100 events × 1 new subscriber per run), --rounds 3,
  *   --backends sqlite,postgres, --scenarios in_app,in_app+email, --drain per-call|end, --members 100000,
- *   --pg-url (default TIDINGS_TEST_PG_URL or postgres://postgres@127.0.0.1:5432/test).
+ *   --built, --pg-url (default TIDINGS_TEST_PG_URL or postgres://postgres@127.0.0.1:5432/test).
  * Writes the table to stdout and the raw figures to bench/results/compare-<date>.json.
  */
 import { spawn } from 'node:child_process';
@@ -38,6 +42,7 @@ const { values, positionals } = parseArgs({
     'warmup-calls': { type: 'string', default: '5' },
     'pg-url': { type: 'string' },
     members: { type: 'string', default: '100000' },
+    built: { type: 'boolean', default: false },
   },
 });
 if (positionals.length !== 2) {
@@ -55,11 +60,14 @@ function install(tree: string): string {
   for (const need of ['node_modules', 'bench/node_modules/@tidings/core', 'packages/core/src/index.ts']) {
     if (!existsSync(join(tree, need))) throw new Error(`${tree}: missing ${need} (run pnpm install --frozen-lockfile there)`);
   }
+  if (values.built && !existsSync(join(tree, 'packages/core/dist/index.js'))) throw new Error(`${tree}: not built (run pnpm build there)`);
   for (const file of FILES) {
     const target = join(tree, CHILD_DIR, file);
     mkdirSync(dirname(target), { recursive: true });
     copyFileSync(join(here, file), target);
   }
+  // The tree's own tsconfig maps @tidings/* to the sources; this one maps nothing, so imports follow the packages' exports.
+  writeFileSync(join(tree, CHILD_DIR, 'tsconfig.json'), `${JSON.stringify({ compilerOptions: { module: 'nodenext', target: 'es2022', strict: true } })}\n`);
   return join(tree, CHILD_DIR, 'compare-child.ts');
 }
 
@@ -69,9 +77,11 @@ interface ChildResult {
 }
 
 function runChild(tree: string, entry: string, backend: string, scenario: string): Promise<ChildResult> {
-  const args = ['--import', 'tsx', '--conditions=@tidings/source', entry, '--backend', backend, '--scenario', scenario, '--calls', values.calls!, '--warmup-calls', values['warmup-calls']!, '--drain', values.drain!, '--members', values.members!, '--pg-url', pgUrl];
+  const source = values.built ? [] : ['--conditions=@tidings/source'];
+  const args = ['--import', 'tsx', ...source, entry, '--backend', backend, '--scenario', scenario, '--calls', values.calls!, '--warmup-calls', values['warmup-calls']!, '--drain', values.drain!, '--members', values.members!, '--pg-url', pgUrl];
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, args, { cwd: tree, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = values.built ? { ...process.env, TSX_TSCONFIG_PATH: join(tree, CHILD_DIR, 'tsconfig.json') } : process.env;
+    const child = spawn(process.execPath, args, { cwd: tree, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk));
@@ -110,7 +120,7 @@ for (const backend of backends) {
         for (let attempt = 1; ; attempt++) {
           try {
             const result = await runChild(trees[side], entries[side], backend, scenario);
-            if (!result.core.startsWith(trees[side])) throw new Error(`child of ${trees[side]} measured ${result.core}`);
+            if (!result.core.startsWith(trees[side]) || result.core.includes('/dist/') !== values.built) throw new Error(`child of ${trees[side]} measured ${result.core}`);
             (side === 0 ? line.a : line.b).push(result.rates[0]!);
             console.log(`  ${scenario.padEnd(12)} ${backend.padEnd(8)} ${labels[side]} run ${round + 1}: ${Math.round(result.rates[0]!)} msg/s`);
             break;

@@ -21,6 +21,7 @@ import { pgSustainedWorkload } from './workloads/pg-sustained.js';
 import { send600kWorkload, sendPathWorkload } from './workloads/send-path.js';
 import { fairnessWorkload } from './workloads/fairness.js';
 import type { BenchContext, Row } from './workloads/types.js';
+import { assertBuildsCurrent, BUILT_ENVIRONMENT, PACKAGES } from './lib/packages.js';
 
 const WORKLOADS = { peer: peerWorkload, bulk: bulkWorkload, 'bulk-jobs': bulkJobsWorkload, 'code-workflows': codeWorkflowsWorkload, fanout: fanoutWorkload, broadcast: broadcastWorkload, digest: digestWorkload, http: httpWorkload, inbox: inboxCountsWorkload, 'pg-scaling': pgScalingWorkload, 'pg-processes': pgProcessesWorkload, 'pg-sustained': pgSustainedWorkload, 'pg-fanout': pgFanoutWorkload, memory: memoryWorkload, 'email-look': emailLookWorkload, send: sendPathWorkload, 'send-600k': send600kWorkload, fairness: fairnessWorkload };
 
@@ -51,6 +52,10 @@ export function resultNames(options: { quick: boolean; only?: readonly string[] 
 
 export async function runBench(options: { quick: boolean; only?: string[]; log?: (line: string) => void; write?: boolean; dir?: string }) {
   const log = options.log ?? ((line: string) => console.log(line));
+  assertBuildsCurrent();
+  // Every process the workloads start imports what this one does.
+  if (PACKAGES === 'built') Object.assign(process.env, BUILT_ENVIRONMENT);
+  log(`measuring the ${PACKAGES === 'built' ? 'built packages (dist)' : 'packages\' sources (through tsx)'}`);
   const ctx: BenchContext = { quick: options.quick, runs: options.quick ? 1 : 3, pgUrl: process.env['TIDINGS_TEST_PG_URL'], log };
   const rows: Row[] = [];
   for (const [name, workload] of Object.entries(WORKLOADS)) {
@@ -69,7 +74,7 @@ export async function runBench(options: { quick: boolean; only?: string[]; log?:
     mkdirSync(dir, { recursive: true });
     const names = resultNames(options);
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-    const meta = { date: new Date().toISOString(), quick: options.quick, only: options.only ?? null, node: process.version, cpus: (await import('node:os')).cpus().length };
+    const meta = { date: new Date().toISOString(), quick: options.quick, only: options.only ?? null, packages: PACKAGES, node: process.version, cpus: (await import('node:os')).cpus().length };
     writeFileSync(join(dir, names.json(stamp)), JSON.stringify({ ...meta, rows }, null, 2));
     writeFileSync(join(dir, names.chart), throughputChart(rows));
     if (rows.some((r) => r.backend.startsWith('peer'))) writeFileSync(join(dir, names.peerChart), peerChart(rows));

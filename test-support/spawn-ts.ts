@@ -14,6 +14,12 @@ const root = fileURLToPath(new URL('..', import.meta.url));
  */
 export const BUNDLE_DIRECTORY_VARIABLE = 'TIDINGS_TEST_SPAWN_BUNDLES';
 
+/**
+ * Set to `built` (by `pnpm bench`), children import the workspace packages' builds instead of their
+ * sources (tsx then needs a tsconfig that maps no package to its sources: TSX_TSCONFIG_PATH).
+ */
+export const PACKAGES_VARIABLE = 'TIDINGS_SPAWN_PACKAGES';
+
 /** Makes the bundle directory of a test run; the function it returns removes it. */
 export function makeBundleDirectory(): () => void {
   const directory = mkdtempSync(join(tmpdir(), 'tidings-spawn-ts-'));
@@ -62,6 +68,7 @@ function bundled(script: string): string | undefined {
  * ./x.ts`), or where it cannot be bundled.
  */
 function nodeArguments(script: string, args: readonly string[]): string[] {
+  if (process.env[PACKAGES_VARIABLE] === 'built') return ['--import', 'tsx', script];
   const loadsTypeScript = args.some((arg) => /\.[cm]?tsx?$/.test(arg));
   const bundle = loadsTypeScript ? undefined : bundled(resolve(root, script));
   return bundle ? ['--enable-source-maps', '--conditions=@tidings/source', bundle] : ['--import', 'tsx', '--conditions=@tidings/source', script];

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { createTidings, type WorkflowInput } from '@tidings/core';
 import { upsertSubscribers } from '@tidings/core/internal';
 import { sqliteStorage } from '@tidings/sqlite';
+import { tsArguments } from '../lib/packages.js';
 import { repeat } from '../lib/stats.js';
 import { freshName, tempDir } from '../lib/temp.js';
 import type { BenchContext, Row } from './types.js';
@@ -25,7 +26,7 @@ const CHILD = fileURLToPath(new URL('./fanout-child.ts', import.meta.url));
 
 /** One fan-out in a process of its own (see fanout-child.ts): seconds, the trigger's share, RSS growth. */
 async function fanOnce(filename: string): Promise<{ seconds: number; triggerSeconds: number; growthMb: number }> {
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '--conditions=@tidings/source', CHILD, filename], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--expose-gc', ...tsArguments(), CHILD, filename], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));

@@ -1,13 +1,13 @@
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createTidings } from '@tidings/core';
 import { sqliteStorage } from '@tidings/sqlite';
 import autocannon from 'autocannon';
 import { spawnTs, waitForOutput } from '../../test-support/spawn-ts.js';
+import { cliEntry } from '../lib/packages.js';
 import { freshName, tempDir } from '../lib/temp.js';
 import type { BenchContext, Row } from './types.js';
 
-const CLI = fileURLToPath(new URL('../../packages/cli/src/cli.ts', import.meta.url));
+const CLI = cliEntry();
 
 /** autocannon against one route for a while; each request's body made fresh by `body`. */
 async function load(url: string, path: string, connections: number, seconds: number, body: () => string) {

@@ -1,14 +1,14 @@
-import { fileURLToPath } from 'node:url';
 import { createTidings } from '@tidings/core';
 import { postgresStorage } from '@tidings/postgres';
 import autocannon from 'autocannon';
 import { openSse } from '../../test-support/sse-client.js';
 import { spawnTs, waitForOutput } from '../../test-support/spawn-ts.js';
+import { cliEntry } from '../lib/packages.js';
 import { percentile } from '../lib/stats.js';
 import { freshName } from '../lib/temp.js';
 import type { BenchContext, Row } from './types.js';
 
-const CLI = fileURLToPath(new URL('../../packages/cli/src/cli.ts', import.meta.url));
+const CLI = cliEntry();
 const KEY = 'bench-key';
 const CONNECTIONS = 8;
 

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { createTidings } from '@tidings/core';
 import { postgresStorage } from '@tidings/postgres';
 import pg from 'pg';
+import { tsArguments } from '../lib/packages.js';
 import { freshName } from '../lib/temp.js';
 import type { BenchContext, Row } from './types.js';
 
@@ -11,7 +12,7 @@ const WORKER = fileURLToPath(new URL('./pg-worker.ts', import.meta.url));
 
 function worker(url: string, schema: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@tidings/source', WORKER, url, schema], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...tsArguments(), WORKER, url, schema], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.on('exit', (code) => (code === 0 ? resolve(Number(/RAN (\d+)/.exec(out)?.[1] ?? 0)) : reject(new Error(`worker exited ${code}`))));
