@@ -53,7 +53,7 @@ const trees = positionals.map((p) => realpathSync(resolve(p))) as [string, strin
 const pgUrl = values['pg-url'] ?? process.env['TIDINGS_TEST_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 /** What the child needs, relative to bench/: copied so both trees run the same measuring code. */
-const FILES = ['compare-child.ts', 'workloads/bulk-jobs.ts', 'workloads/fanout.ts', 'workloads/types.ts', 'lib/stats.ts', 'lib/temp.ts'];
+const FILES = ['compare-child.ts', 'workloads/bulk-jobs.ts', 'workloads/fanout.ts', 'workloads/types.ts', 'lib/packages.ts', 'lib/stats.ts', 'lib/temp.ts'];
 const CHILD_DIR = join('bench', '.compare-trees');
 
 function install(tree: string): string {
