@@ -96,8 +96,9 @@ export async function killSpawned(): Promise<void> {
 }
 
 /**
- * Runs a TypeScript file in a child Node process, resolving workspace packages to their sources: in a
- * test run, from a bundle of it made once per run (see `nodeArguments`).
+ * Runs a TypeScript file in a child Node process, resolving workspace packages to their sources (to
+ * their builds with TIDINGS_SPAWN_PACKAGES=built): in a test run, from a bundle of it made once per
+ * run (see `nodeArguments`).
  */
 export function spawnTs(script: string, args: readonly string[] = [], env: NodeJS.ProcessEnv = {}): ChildProcess & { output: () => string; exited: Promise<number | null> } {
   const child = spawn(process.execPath, [...nodeArguments(script, args), ...args], {

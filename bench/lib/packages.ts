@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PACKAGES_VARIABLE } from '../../test-support/spawn-ts.js';
 
 /**
  * Which @tidings packages the benchmark measures: `built` (each package's `dist`, what an app that
@@ -23,7 +24,7 @@ export const BUILT_TSCONFIG = join(root, 'bench', 'tsconfig.built.json');
 export const tsArguments = (): string[] => (PACKAGES === 'built' ? ['--import', 'tsx'] : ['--import', 'tsx', '--conditions=@tidings/source']);
 
 /** What a built run's children inherit so they import the builds too (spawnTs reads the first, tsx the second). */
-export const BUILT_ENVIRONMENT = { TIDINGS_SPAWN_PACKAGES: 'built', TSX_TSCONFIG_PATH: BUILT_TSCONFIG } as const;
+export const BUILT_ENVIRONMENT = { [PACKAGES_VARIABLE]: 'built', TSX_TSCONFIG_PATH: BUILT_TSCONFIG };
 
 /** The `tidings` command line: the CLI package's build, or its source. */
 export const cliEntry = (): string => join(root, 'packages', 'cli', PACKAGES === 'built' ? 'dist/cli.js' : 'src/cli.ts');
