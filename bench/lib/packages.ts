@@ -1,7 +1,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PACKAGES_VARIABLE } from '../../test-support/spawn-ts.js';
 
 /**
  * Which @tidings packages the benchmark measures: `built` (each package's `dist`, what an app that
@@ -23,8 +22,12 @@ export const BUILT_TSCONFIG = join(root, 'bench', 'tsconfig.built.json');
 /** Node's arguments that run a bench TypeScript file importing the same packages as this process. */
 export const tsArguments = (): string[] => (PACKAGES === 'built' ? ['--import', 'tsx'] : ['--import', 'tsx', '--conditions=@tidings/source']);
 
-/** What a built run's children inherit so they import the builds too (spawnTs reads the first, tsx the second). */
-export const BUILT_ENVIRONMENT = { [PACKAGES_VARIABLE]: 'built', TSX_TSCONFIG_PATH: BUILT_TSCONFIG };
+/**
+ * What a built run's children inherit so they import the builds too: spawnTs reads the first (its
+ * PACKAGES_VARIABLE, spelled out: bench/compare-trees.ts copies this file where test-support is not),
+ * tsx the second.
+ */
+export const BUILT_ENVIRONMENT = { TIDINGS_SPAWN_PACKAGES: 'built', TSX_TSCONFIG_PATH: BUILT_TSCONFIG } as const;
 
 /** The `tidings` command line: the CLI package's build, or its source. */
 export const cliEntry = (): string => join(root, 'packages', 'cli', PACKAGES === 'built' ? 'dist/cli.js' : 'src/cli.ts');
