@@ -38,6 +38,8 @@ describe.skipIf(!chromiumAvailable)("Novu's <Subscription /> on tidings serve, i
       await page.goto(`${app.url}/subscription`);
       const button = page.locator('.nv-subscriptionButton__button');
       await button.filter({ hasText: 'Subscribe' }).waitFor();
+      // The button can show before the page's Inbox session (which makes the subscriber) is answered.
+      await expect.poll(() => tidings.subscribers.get(app.subscriberId).then((found) => found !== null, () => false), { timeout: 10_000 }).toBe(true);
       expect(await subscription()).toBeNull();
 
       // Subscribe: the membership, with Novu's default identifier and the workflow the page lists, on.
