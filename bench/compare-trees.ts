@@ -53,7 +53,7 @@ const trees = positionals.map((p) => realpathSync(resolve(p))) as [string, strin
 const pgUrl = values['pg-url'] ?? process.env['TIDINGS_TEST_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 /** What the child needs, relative to bench/: copied so both trees run the same measuring code. */
-const FILES = ['compare-child.ts', 'workloads/bulk-jobs.ts', 'workloads/fanout.ts', 'workloads/types.ts', 'lib/packages.ts', 'lib/stats.ts', 'lib/temp.ts'];
+const FILES = ['compare-child.ts', 'workloads/bulk-jobs.ts', 'workloads/fanout.ts', 'workloads/types.ts', 'lib/packages.ts', 'lib/stats.ts', 'lib/temp.ts', 'tsconfig.built.json'];
 const CHILD_DIR = join('bench', '.compare-trees');
 
 function install(tree: string): string {
@@ -66,8 +66,6 @@ function install(tree: string): string {
     mkdirSync(dirname(target), { recursive: true });
     copyFileSync(join(here, file), target);
   }
-  // The tree's own tsconfig maps @tidings/* to the sources; this one maps nothing, so imports follow the packages' exports.
-  writeFileSync(join(tree, CHILD_DIR, 'tsconfig.json'), `${JSON.stringify({ compilerOptions: { module: 'nodenext', target: 'es2022', strict: true } })}\n`);
   return join(tree, CHILD_DIR, 'compare-child.ts');
 }
 
@@ -80,7 +78,8 @@ function runChild(tree: string, entry: string, backend: string, scenario: string
   const source = values.built ? [] : ['--conditions=@tidings/source'];
   const args = ['--import', 'tsx', ...source, entry, '--backend', backend, '--scenario', scenario, '--calls', values.calls!, '--warmup-calls', values['warmup-calls']!, '--drain', values.drain!, '--members', values.members!, '--pg-url', pgUrl];
   return new Promise((done, fail) => {
-    const env = values.built ? { ...process.env, TSX_TSCONFIG_PATH: join(tree, CHILD_DIR, 'tsconfig.json') } : process.env;
+    // The tree's own tsconfig maps @tidings/* to the sources; the bench's built one maps nothing, so imports follow the packages' exports.
+    const env = values.built ? { ...process.env, TSX_TSCONFIG_PATH: join(tree, CHILD_DIR, 'tsconfig.built.json') } : process.env;
     const child = spawn(process.execPath, args, { cwd: tree, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
