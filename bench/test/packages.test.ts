@@ -7,9 +7,9 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 /** Runs bench/lib/packages.ts's check in a process of its own, as `pnpm bench` starts one. */
 function checkIn(env: NodeJS.ProcessEnv, conditions: string[]) {
   const script = "const p = await import('./bench/lib/packages.ts'); p.assertBuildsCurrent(); console.log(p.PACKAGES, p.tsArguments().join(' '), p.cliEntry());";
-  const env2 = { ...process.env, ...env };
-  for (const [name, value] of Object.entries(env)) if (value === undefined) delete env2[name];
-  return spawnSync(process.execPath, ['--import', 'tsx', ...conditions, '--input-type=module', '-e', script], { cwd: root, env: env2, encoding: 'utf8', timeout: 120_000 });
+  const childEnv = { ...process.env, ...env };
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete childEnv[name];
+  return spawnSync(process.execPath, ['--import', 'tsx', ...conditions, '--input-type=module', '-e', script], { cwd: root, env: childEnv, encoding: 'utf8', timeout: 120_000 });
 }
 
 it('a built run refuses to start when @tidings/core resolves to its sources; a source run measures the sources', () => {
