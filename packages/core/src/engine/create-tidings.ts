@@ -298,6 +298,17 @@ export function createTidings(options: TidingsOptions): Tidings {
     sweepReady = null;
     throw error;
   }));
+  // Whether this engine enqueued jobs since `runDue` last began: then it claims at once, without asking first.
+  let enqueuedSinceRun = true;
+  events.on('jobs.enqueued', () => (enqueuedSinceRun = true));
+  /**
+   * Whether any job of the environment is claimable now: one read, where each lane's empty claim is
+   * a statement of its own (three on every `runDue()` after a trigger whose walks were all inline).
+   */
+  const anyDue = async () => {
+    const next = await ctx.storage.jobs.nextDueAt(environmentId);
+    return next !== null && next <= ctx.now();
+  };
   const loop = createJobLoop(ctx, runner, onError);
   const webhookLoop = createJobLoop(ctx, webhookRunner, onError);
   const fanoutLoop = createJobLoop(ctx, fanoutRunner, onError);
@@ -345,6 +356,9 @@ export function createTidings(options: TidingsOptions): Tidings {
     },
     runDue: async () => {
       await sweepEnsured();
+      const claimAtOnce = enqueuedSinceRun;
+      enqueuedSinceRun = false;
+      if (!claimAtOnce && !(await anyDue())) return 0;
       let ran = 0;
       // Walks make outbox pages, outbox pages make deliveries, pages make walks: the lanes in turn until
       // the later two ran nothing (the walk lane runs what its own jobs enqueue before it returns).

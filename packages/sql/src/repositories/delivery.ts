@@ -144,14 +144,14 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
         return Number(result.numDeletedRows);
       },
       async nextDueAt(env, lane = {}) {
-        // A job becomes claimable at its run_at, or at its lease end when a lease is still held.
-        let query = inLane(db.selectFrom('tidings_jobs').select(['run_at', 'locked_until']).orderBy('run_at').limit(1), lane);
-        if (env !== undefined) query = query.where('env', '=', env);
-        const earliest = await query.where('locked_until', 'is', null).executeTakeFirst();
-        let leased = inLane(db.selectFrom('tidings_jobs').select(['locked_until']).where('locked_until', 'is not', null).orderBy('locked_until').limit(1), lane);
-        if (env !== undefined) leased = leased.where('env', '=', env);
-        const lease = await leased.executeTakeFirst();
-        const candidates = [earliest?.run_at, lease?.locked_until].filter((x): x is string => typeof x === 'string');
+        // A job becomes claimable at its run_at, or at its lease end when a lease is still held: the
+        // earliest of each, read in one statement.
+        const earliest = (column: 'run_at' | 'locked_until') => {
+          const query = inLane(db.selectFrom('tidings_jobs').select(`${column} as at`).where('locked_until', column === 'run_at' ? 'is' : 'is not', null).orderBy(column).limit(1), lane);
+          return env === undefined ? query : query.where('env', '=', env);
+        };
+        const rows = await db.selectFrom(earliest('run_at').as('free')).select('free.at').unionAll(db.selectFrom(earliest('locked_until').as('leased')).select('leased.at')).execute();
+        const candidates = rows.map((row) => row.at).filter((at): at is string => typeof at === 'string');
         return candidates.length === 0 ? null : candidates.sort()[0]!;
       },
       async list(env, filter = {}) {
