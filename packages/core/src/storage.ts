@@ -210,8 +210,9 @@ export interface NotificationRepository {
    * Stores each notification whose `transactionId` is not used in the environment yet (by a stored
    * notification or an earlier one of the batch) and returns the `_id`s it stored, in input order;
    * the others store nothing. Of racing inserts with one transactionId exactly one wins.
+   * `callTraces` names the record the call's decision records go to (`TraceRepository.appendCall`).
    */
-  insertMany(env: string, notifications: readonly Notification[]): Promise<string[]>;
+  insertMany(env: string, notifications: readonly Notification[], options?: { readonly callTraces?: string }): Promise<string[]>;
   getMany(env: string, ids: readonly string[]): Promise<Notification[]>;
   getByTransactionId(env: string, transactionId: string): Promise<Notification | null>;
   /** The notifications of these triggers (by their key: the cheapest read), in the order given; unknown ones are left out. */
@@ -360,6 +361,11 @@ export interface MessageRepository {
 export interface TraceRepository {
   /** Appends records; stored ones never change. */
   append(records: readonly DecisionRecord[]): Promise<void>;
+  /**
+   * Appends the records of one trigger call's walks as one record under `key`, found through the
+   * notifications stored with `callTraces: key` (one row for a bulk call instead of one per trigger).
+   */
+  appendCall(key: string, records: readonly DecisionRecord[]): Promise<void>;
   /** Records of one trigger, oldest first (ties in append order), optionally one subscriber's. */
   list(env: string, transactionId: string, subscriberId?: string): Promise<DecisionRecord[]>;
   /**

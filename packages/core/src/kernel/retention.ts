@@ -22,8 +22,9 @@ export async function deleteNotificationsBefore(records: RecordStore, jobs: Pick
     if (page.length < limit) break;
     after = notificationSort(page[page.length - 1]!);
   }
-  await deleteNotifications(records, env, doomed);
+  // The traces first: a notification names its call's trace record.
   await deleteTraces(records, env, doomed);
+  await deleteNotifications(records, env, doomed);
   await deleteOwnedDigests(records, env, doomed);
   return doomed;
 }

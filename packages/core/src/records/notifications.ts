@@ -16,9 +16,10 @@ export const notificationSort = (n: Pick<Notification, 'createdAt' | '_id'>) => 
  */
 export function notificationRepository(records: RecordStore): NotificationRepository {
   return {
-    async insertMany(env, notifications) {
+    async insertMany(env, notifications, { callTraces } = {}) {
       if (notifications.length === 0) return [];
-      const stored = new Set(await records.insertNew(env, TABLE, notifications.map((n) => ({ key: n.transactionId, i1: n._id, sort: notificationSort(n), doc: n }))));
+      // The third index value names the trace record of the call's walks.
+      const stored = new Set(await records.insertNew(env, TABLE, notifications.map((n) => ({ key: n.transactionId, i1: n._id, ...(callTraces !== undefined && { i3: callTraces }), sort: notificationSort(n), doc: n }))));
       // Within a batch the first of a transactionId wins: a later one with the same key stored nothing.
       return notifications.filter((n) => stored.delete(n.transactionId)).map((n) => n._id);
     },

@@ -3,7 +3,7 @@ import { notFound } from '../../errors.js';
 import { DIGEST_KEYS, DIGESTS } from '../../records/digests.js';
 import { PREFERENCE_CHANGES } from '../../records/preferences.js';
 import { hashedAddress, SUPPRESSIONS } from '../../records/suppressions.js';
-import { SKIPS, TRACES } from '../../records/traces.js';
+import { hasTraces, SKIPS } from '../../records/traces.js';
 import type { ErasedCounts, Notification, Subscriber, Suppression } from '../../schemas/index.js';
 import { normalAddress } from '../../schemas/suppression.js';
 import type { StorageRepositories } from '../../storage.js';
@@ -108,7 +108,7 @@ async function settleNotifications(ctx: EngineContext, tx: StorageRepositories, 
   const found = await tx.notifications.getByTransactionIds(env, transactionIds);
   for (const n of found) {
     const othersLeft =
-      (await tx.records.count(env, TRACES, { i1: n.transactionId })) > 0 ||
+      (await hasTraces(tx.records, env, n.transactionId)) ||
       (await tx.messages.listByTransaction(env, n.transactionId)).length > 0 ||
       (await tx.jobs.list(env, { transactionId: n.transactionId })).length > 0;
     if (!othersLeft) {

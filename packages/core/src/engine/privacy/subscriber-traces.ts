@@ -43,7 +43,8 @@ export async function eraseSubscriberTraces(records: RecordStore, env: string, s
     if (others.length === 0) emptied.push(record.key);
     else {
       const single = others.every((r) => r.subscriberId === others[0]!.subscriberId);
-      rewritten.push({ key: record.key, i1: record.i1, i2: record.i2, i3: single ? others[0]!.subscriberId : '*', sort: record.sort, doc: runsOf(others) });
+      // A call's record (no trigger of its own) keeps naming each record's trigger.
+      rewritten.push({ key: record.key, i1: record.i1, i2: record.i2, i3: single ? others[0]!.subscriberId : '*', sort: record.sort, doc: runsOf(others, record.i1 === null) });
     }
   }
   if (emptied.length > 0) await records.delete(env, TRACES, emptied);

@@ -113,8 +113,11 @@ export async function walkInline(ctx: EngineContext, repos: Pick<StorageReposito
   return { jobs, messages, records };
 }
 
-/** Inline walks stored inside the trigger's transaction: their messages commit with the notification. */
-export async function deliverInline(ctx: EngineContext, tx: StorageRepositories, walks: readonly InlineWalk[], known: ReadonlyMap<string, Subscriber>, created: ReadonlySet<string>): Promise<{ jobs: Job[]; messages: Message[]; records: DecisionRecord[] }> {
+/**
+ * Inline walks stored inside the trigger's transaction: their messages commit with the notification,
+ * their decision records as one record under `callTraces` when the notifications name one.
+ */
+export async function deliverInline(ctx: EngineContext, tx: StorageRepositories, walks: readonly InlineWalk[], known: ReadonlyMap<string, Subscriber>, created: ReadonlySet<string>, callTraces?: string): Promise<{ jobs: Job[]; messages: Message[]; records: DecisionRecord[] }> {
   const walked = await walkInline(ctx, tx, walks, known, 'transactional', created);
-  return { jobs: walked.jobs, messages: await storeWalkResults(ctx, tx, walked.messages, walked.records), records: walked.records };
+  return { jobs: walked.jobs, messages: await storeWalkResults(ctx, tx, walked.messages, walked.records, callTraces), records: walked.records };
 }

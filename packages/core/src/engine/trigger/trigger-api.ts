@@ -21,6 +21,7 @@ import { precomputeRuns, type RunsBySubscriber } from './precompute-runs.js';
 import { announceSkips } from '../walk/skip-events.js';
 import type { DecisionRecord } from '../../walk/trace.js';
 import { groupCommit } from './group-commit.js';
+import { newCallTraceKey } from '../../records/traces.js';
 import { watchWrite } from '../runtime/write-health.js';
 import { digestFlushKey, newJob } from '../runtime/jobs.js';
 import { cancelWaitsOf } from '../waits/cancel-waits.js';
@@ -279,7 +280,9 @@ export function triggerApi(ctx: EngineContext) {
           else withRecipients.push({ p, at, plan, subscriberIds: [...recipients], paged });
         }
         // Then the notifications, in one statement: a transactionId already used refuses its event.
-        const stored = new Set(await tx.notifications.insertMany(env, withRecipients.map((w) => w.p.notification)));
+        // With in-app walks stored here, each names the one record the group's decision records go to.
+        const callTraces = ctx.options.inlineInApp ? newCallTraceKey() : undefined;
+        const stored = new Set(await tx.notifications.insertMany(env, withRecipients.map((w) => w.p.notification), { ...(callTraces !== undefined && { callTraces }) }));
         for (const { p, at, plan, subscriberIds, paged } of withRecipients) {
           const { results } = calls[at]!;
           if (!stored.has(p.notification._id)) {
@@ -320,7 +323,7 @@ export function triggerApi(ctx: EngineContext) {
           if (made.has(s._id)) created.add(s.subscriberId);
         }
         await storeGivenContexts(tx.records, env, givenContexts, now);
-        const inline = await deliverInline(ctx, tx, walks, known, created);
+        const inline = await deliverInline(ctx, tx, walks, known, created, callTraces);
         const queue = [...jobs, ...inline.jobs, ...heldJobs];
         if (queue.length > 0) await tx.jobs.enqueue(env, queue);
         const owner = new Map(written.flatMap((call) => call.recorded.map((r) => [r.notification._id, call] as const)));

@@ -73,13 +73,13 @@ export async function readWalkSources(repos: Pick<StorageRepositories, 'notifica
 
 /**
  * The one way walks are stored, by inline delivery at trigger time and by the job runner's commit:
- * messages (a message already stored under its id is left as it is) and decision records, in the
- * caller's transaction. Returns the messages actually inserted.
+ * messages (a message already stored under its id is left as it is) and decision records (a trigger
+ * call's as one record under `callTraces`), in the caller's transaction. Returns the messages actually inserted.
  */
-export async function storeWalkResults(ctx: EngineContext, tx: StorageRepositories, messages: readonly Message[], records: readonly DecisionRecord[]): Promise<Message[]> {
+export async function storeWalkResults(ctx: EngineContext, tx: StorageRepositories, messages: readonly Message[], records: readonly DecisionRecord[], callTraces?: string): Promise<Message[]> {
   const stored = messages.length > 0 ? await tx.messages.insertMany(ctx.env, messages) : [];
   await sweepWhenExpiring(ctx, tx, stored);
-  if (records.length > 0) await tx.traces.append(records);
+  if (records.length > 0) await (callTraces === undefined ? tx.traces.append(records) : tx.traces.appendCall(callTraces, records));
   await queueWebhookEvents(ctx, tx, stored.flatMap(messageEvents));
   return stored;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SuiteContext } from '../storage-under-test.js';
 import { T0, notificationRecord, plus } from '../fixtures.js';
+import { newCallTraceKey } from '../../records/traces.js';
 
 export function notificationsSuite({ get }: SuiteContext): void {
   describe('notifications', () => {
@@ -76,6 +77,34 @@ export function notificationsSuite({ get }: SuiteContext): void {
       expect(await s.traces.list('env-a', 'tx', 'u2')).toEqual([late]);
       expect(await s.traces.list('env-b', 'tx')).toEqual([]);
       await s.traces.append([]);
+    });
+
+    it('traces.appendCall — the records of a call’s several triggers, found through the notifications that name them; retention takes each trigger’s part', async () => {
+      const s = get();
+      const key = newCallTraceKey();
+      const [a, b, c] = ['call-a', 'call-b', 'call-c'].map((transactionId, i) => notificationRecord('env-a', { transactionId, createdAt: plus(T0, i) }));
+      await s.notifications.insertMany('env-a', [a!, b!], { callTraces: key });
+      await s.notifications.insertMany('env-a', [c!]);
+      const delivered = { stepIndex: 0, stepId: 's1', type: 'in_app' as const, decision: 'delivered' as const, reason: 'rendered for in_app' };
+      const at = '2026-01-01T00:00:01.000Z';
+      const of = (transactionId: string, subscriberId: string) => ({ environmentId: 'env-a', transactionId, subscriberId, jobId: `j-${transactionId}-${subscriberId}`, at, entries: [delivered] });
+      // The records of two triggers under the call's key, each found through its notification; a third trigger's notification names none.
+      await s.traces.appendCall(key, [of('call-a', 'u1'), of('call-a', 'u2'), of('call-b', 'u1')]);
+      const later = { ...of('call-a', 'u1'), jobId: 'j-later', at: '2026-01-01T00:00:05.000Z' };
+      await s.traces.append([later]);
+      expect(await s.traces.list('env-a', 'call-a')).toEqual([of('call-a', 'u1'), of('call-a', 'u2'), later]);
+      expect(await s.traces.list('env-a', 'call-a', 'u2')).toEqual([of('call-a', 'u2')]);
+      expect(await s.traces.list('env-a', 'call-b')).toEqual([of('call-b', 'u1')]);
+      expect(await s.traces.list('env-a', 'call-c')).toEqual([]);
+      expect(await s.traces.list('env-b', 'call-a')).toEqual([]);
+
+      // Retention deletes call-a with its part of the call's record; call-b's part stays, then goes with it.
+      expect(await s.retention.deleteNotificationsBefore('env-a', plus(T0, 1), 5)).toEqual(['call-a']);
+      expect(await s.traces.list('env-a', 'call-a')).toEqual([]);
+      expect(await s.traces.list('env-a', 'call-b')).toEqual([of('call-b', 'u1')]);
+      expect(await s.records.count('env-a', 'traces', { key: [key] })).toBe(1);
+      expect(await s.retention.deleteNotificationsBefore('env-a', plus(T0, 2), 5)).toEqual(['call-b']);
+      expect(await s.records.count('env-a', 'traces', { key: [key] })).toBe(0);
     });
   });
 }

@@ -50,6 +50,8 @@ export function operatingSuite({ get, backend }: SuiteContext): void {
       const alone = await tidings.trigger({ name: 'hello', to: 'adalovelace', payload: { note: 'only hers' } });
       const shared = await tidings.trigger({ name: 'hello', to: [{ type: 'Topic', topicKey: 'readers' }, 'adalovelace'], actor: 'adalovelace' });
       await tidings.trigger({ name: 'news', to: ['adalovelace', 'bob'] });
+      // One bulk call: its triggers' decision records are one record, shared by her and bob.
+      const [bulkHers, bulkBobs] = await tidings.triggerBulk([{ name: 'hello', to: 'adalovelace' }, { name: 'hello', to: 'bob' }]);
       await tidings.trigger({ name: 'later', to: 'adalovelace' });
       await tidings.trigger({ name: 'digest', to: 'adalovelace' });
       // Debounced bursts still waiting: one for her alone, one for her and bob.
@@ -57,11 +59,11 @@ export function operatingSuite({ get, backend }: SuiteContext): void {
       await tidings.trigger({ name: 'hello', to: 'adalovelace', payload: { note: 'only hers' }, debounce });
       await tidings.trigger({ name: 'hello', to: ['adalovelace', 'bob'], payload: { note: 'for both' }, debounce });
       await tidings.runDue();
-      return { tidings, clock, alone: alone.transactionId!, shared: shared.transactionId! };
+      return { tidings, clock, alone: alone.transactionId!, shared: shared.transactionId!, bulkHers: bulkHers!.transactionId!, bulkBobs: bulkBobs!.transactionId! };
     }
 
     it('subscribers.export — one JSON document of everything held about them, in its schema', async () => {
-      const { tidings, alone } = await world();
+      const { tidings, alone, bulkHers, bulkBobs } = await world();
       const exported = await tidings.subscribers.export('adalovelace');
       expect(subscriberExportSchema.safeParse(exported).success).toBe(true);
       expect(exported.subscriber).toMatchObject({ subscriberId: 'adalovelace', email: 'Augusta.King@Analytical.test', data: { secret: 'difference-engine' } });
@@ -74,12 +76,15 @@ export function operatingSuite({ get, backend }: SuiteContext): void {
       expect(exported.pending.jobs.length).toBeGreaterThan(0);
       expect(exported.pending.digests.length).toBe(1);
       expect(exported.decisions.length).toBeGreaterThan(0);
+      // Her part of the bulk call's shared record, and nothing of bob's.
+      expect(exported.decisions.filter((d) => d.transactionId === bulkHers)).toHaveLength(1);
+      expect(exported.decisions.some((d) => d.transactionId === bulkBobs)).toBe(false);
       expect(exported.suppressions).toMatchObject([{ channel: 'email', address: 'augusta.king@analytical.test' }]);
       await expect(tidings.subscribers.export('nobody')).rejects.toMatchObject({ code: 'not_found' });
     });
 
     it('subscribers.erase — nothing of them is left in a raw read, others keep theirs, a shared trigger stays without them, and their bounced address stays suppressed as a hash', async () => {
-      const { tidings, alone, shared } = await world();
+      const { tidings, alone, shared, bulkHers, bulkBobs } = await world();
       const storage = get();
       const [ada] = await storage.subscribers.getMany('privacy', ['adalovelace']);
       const [bob] = await storage.subscribers.getMany('privacy', ['bob']);
@@ -101,6 +106,10 @@ export function operatingSuite({ get, backend }: SuiteContext): void {
       expect((await tidings.subscribers.export('bob')).messages.length).toBe(bobBefore);
       expect(await tidings.explain(shared, 'bob')).not.toEqual([]);
       expect(await tidings.explain(shared, 'adalovelace')).toEqual([]);
+      // Of the bulk call's one record, her trigger's part went with her trigger; bob's stays.
+      expect(await storage.notifications.getByTransactionId('privacy', bulkHers)).toBeNull();
+      expect(await tidings.explain(bulkHers)).toEqual([]);
+      expect((await tidings.explain(bulkBobs)).map((r) => r.subscriberId)).toEqual(['bob']);
       expect(await storage.topics.memberIds('privacy', ['readers'])).toEqual(['bob']);
       // The burst for her alone is gone; the one for both runs for bob alone.
       expect((await tidings.pending()).jobs.filter((j) => j.kind === 'debounce')).toHaveLength(1);
