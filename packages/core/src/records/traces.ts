@@ -96,7 +96,9 @@ async function putSkips(records: RecordStore, decisions: readonly DecisionRecord
 /**
  * Decision records, one record per trigger per append, read by trigger (the first index value) in
  * key order and sorted by instant here; the subscriber, or `*` when the append holds several, is the
- * third value (filtered among a trigger's few records, so not indexed).
+ * third value (filtered among a trigger's few records, so not indexed). A trigger call's walks are
+ * one record of several triggers (`appendCall`), without a first value: each trigger's notification
+ * names it.
  */
 export function traceRepository(records: RecordStore): TraceRepository {
   return {
