@@ -23,7 +23,8 @@ export async function sqliteFloor(filename: string, mode: 'jobs' | 'inline'): Pr
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   // Notifications, subscribers and decision records are records of the record store (core's `records/`), each table in one of its own.
-  const notification = db.prepare("insert into tidings_record_notifications (env, key, i1, sort, doc) values (?, ?, ?, ?, ?) on conflict do nothing returning key");
+  // Inline, a call's notifications name its one decision record (i3); through jobs, each walk's record is the trigger's (i1).
+  const notification = db.prepare("insert into tidings_record_notifications (env, key, i1, i3, sort, doc) values (?, ?, ?, ?, ?, ?) on conflict do nothing returning key");
   const subscriber = db.prepare("insert into tidings_record_subscribers (env, key, sort, doc) values (?, ?, '', ?) on conflict (env, key) do update set doc = excluded.doc");
   const job = db.prepare('insert into tidings_jobs (id, env, kind, run_at, attempts, locked_by, locked_until, transaction_id, subscriber_id, data, last_error) values (?, ?, ?, ?, 0, null, null, ?, ?, ?, null)');
   const claim = db.prepare(`update tidings_jobs set locked_by = ?, locked_until = ?, attempts = attempts + 1
@@ -31,16 +32,17 @@ export async function sqliteFloor(filename: string, mode: 'jobs' | 'inline'): Pr
   const message = db.prepare('insert into tidings_messages (id, env, subscriber_internal_id, transaction_id, channel, read, seen, created_at, doc, archived, snoozed_until, tags) values (?, ?, ?, ?, ?, 0, 0, ?, ?, 0, null, ?) on conflict do nothing returning id');
   const trace = db.prepare("insert into tidings_record_traces (env, key, i1, i3, sort, doc) values (?, ?, ?, ?, '', ?)");
   let traceSeq = 0;
+  const traceKey = () => String(traceSeq++).padStart(20, '0');
   const done = db.prepare('delete from tidings_jobs where id = ? and locked_by = ?');
   const { id, transactionId } = orderedIds();
-  const record = db.transaction((perEvent: number, call: number) => {
+  const record = db.transaction((perEvent: number, call: number, callTraces: string | null) => {
     const now = new Date().toISOString();
     const work: { tx: string; notificationId: string; subscriberId: string; internalId: string; n: number }[] = [];
     for (let e = 0; e < 100; e++) {
       const n = call * 100 + e;
       const notificationId = id();
       const tx = transactionId();
-      notification.get('default', tx, notificationId, `${now}\u0001${notificationId}`, JSON.stringify({ _id: notificationId, _environmentId: 'default', _organizationId: 'default', _templateId: BENCH_TEMPLATE_ID, templateIdentifier: 'bench', transactionId: tx, payload: { n }, overrides: {}, actorId: null, tenantId: null, context: {}, createdAt: now }));
+      notification.get('default', tx, notificationId, callTraces, `${now}\u0001${notificationId}`, JSON.stringify({ _id: notificationId, _environmentId: 'default', _organizationId: 'default', _templateId: BENCH_TEMPLATE_ID, templateIdentifier: 'bench', transactionId: tx, payload: { n }, overrides: {}, actorId: null, tenantId: null, context: {}, createdAt: now }));
       for (let k = 0; k < perEvent; k++) {
         const subscriberId = `f-${n}-${k}`;
         const internalId = id();
@@ -51,24 +53,26 @@ export async function sqliteFloor(filename: string, mode: 'jobs' | 'inline'): Pr
     }
     return work;
   });
-  const deliver = db.transaction((work: ReturnType<typeof record>, claimed: string[]) => {
+  const deliver = db.transaction((work: ReturnType<typeof record>, claimed: string[], callTraces: string | null) => {
     const now = new Date().toISOString();
+    const entries = [{ stepIndex: 0, stepId: BENCH_STEP_ID, type: 'in_app', decision: 'delivered', reason: 'rendered for in_app' }];
     for (const w of work) {
       message.get(`${w.notificationId}000${w.internalId}`, 'default', w.internalId, w.tx, 'in_app', now, messageDocument(w.notificationId, w.subscriberId, w.n, now), '');
-      const entries = [{ stepIndex: 0, stepId: BENCH_STEP_ID, type: 'in_app', decision: 'delivered', reason: 'rendered for in_app' }];
-      trace.run('default', String(traceSeq++).padStart(20, '0'), w.tx, w.subscriberId, JSON.stringify({ runs: [{ at: now, entries, who: [[w.subscriberId, w.notificationId]] }] }));
+      if (!callTraces) trace.run('default', traceKey(), w.tx, w.subscriberId, JSON.stringify({ runs: [{ at: now, entries, who: [[w.subscriberId, w.notificationId]] }] }));
     }
+    if (callTraces) trace.run('default', callTraces, null, '*', JSON.stringify({ runs: [{ at: now, entries, who: work.map((w) => [w.subscriberId, w.notificationId, w.tx]) }] }));
     for (const jobId of claimed) done.run(jobId, 'w-floor');
   });
   return {
     call(call, perEvent) {
-      const work = record(perEvent, call);
+      const callTraces = mode === 'inline' ? traceKey() : null;
+      const work = record(perEvent, call, callTraces);
       let claimed: string[] = [];
       if (mode === 'jobs') {
         const now = new Date().toISOString();
         claimed = (claim.all('w-floor', new Date(Date.now() + 30_000).toISOString(), 'default', now, now) as { id: string }[]).map((row) => row.id);
       }
-      deliver(work, claimed);
+      deliver(work, claimed, callTraces);
     },
     close() {
       db.close();
@@ -111,13 +115,14 @@ export function memoryFloor(mode: 'jobs' | 'inline', options: MemoryStorageOptio
         channel: 'in_app', read: false, seen: false, archived: false, cta: {}, _feedId: null, status: 'sent', payload: { n: w.n }, overrides: {}, contextKeys: [], tags: [], severity: 'none',
       }));
       const records: DecisionRecord[] = work.map((w, i) => ({ environmentId: 'default', transactionId: w.notification.transactionId, subscriberId: w.subscriberId, jobId: jobs[i]!.id, at: now, entries: [{ stepIndex: 0, stepId: 'step', type: 'in_app', decision: 'delivered', reason: 'rendered for in_app' }] }));
+      const callTraces = `floor-${call}`;
       await storage.transaction(async (tx) => {
-        await tx.notifications.insertMany('default', notifications);
+        await tx.notifications.insertMany('default', notifications, mode === 'inline' ? { callTraces } : {});
         await upsertSubscribers(tx, 'default', upserts, now, 'default');
         if (mode === 'jobs') await tx.jobs.enqueue('default', jobs);
         else {
           await tx.messages.insertMany('default', messages);
-          await tx.traces.append(records);
+          await tx.traces.appendCall(callTraces, records);
         }
       });
       if (mode === 'inline') return;
