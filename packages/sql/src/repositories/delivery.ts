@@ -1,6 +1,6 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import { type Job, type Message } from '@tidings/core';
-import type { KernelRepositories } from '@tidings/core/internal';
+import type { JobLane, KernelRepositories } from '@tidings/core/internal';
 import { chunk, decodeJson, encodeJson } from '../codec.js';
 import type { JobRow } from '../dialect.js';
 import type { Database } from '../tables.js';
@@ -9,6 +9,7 @@ import { MESSAGE_SELECT, messageFromRow, messageRow } from '../message-row.js';
 import { messageCondition } from '../message-filter.js';
 import { rowInserter } from '../row-inserter.js';
 import { inLane } from '../job-lane.js';
+import { reusableQuery } from '../reusable-query.js';
 import type { RepoContext } from './context.js';
 
 type Delivery = Pick<KernelRepositories, 'jobs' | 'messages'>;
@@ -72,6 +73,22 @@ const deleteClaimed = deleteReturning<{ env: string; ids: readonly string[]; wor
  * held the event loop for 0.6 s; a thousand at a time lets other requests in between.
  */
 const ROWS_PER_READ = 1_000;
+
+/** A lane's jobs as `nextDueAt` reads them: `kindsGiven` holds one value when the lane names its kinds (none: every kind). */
+type DueArgs = { env: readonly string[]; kinds: NonNullable<JobLane['kinds']>; kindsGiven: readonly boolean[]; exceptKinds: NonNullable<JobLane['exceptKinds']> };
+
+/**
+ * The instants at which a lane's first jobs become claimable, in one statement built once per shape
+ * (`runDue()` asks it on every call): the earliest unleased `run_at`, and the earliest lease end.
+ */
+const earliestClaimable = reusableQuery<DueArgs>((db, args) => {
+  const lane = { ...(args.kindsGiven.length > 0 && { kinds: args.kinds }), exceptKinds: args.exceptKinds };
+  const earliest = (column: 'run_at' | 'locked_until') => {
+    const query = inLane(db.selectFrom('tidings_jobs').select(`${column} as at`).where('locked_until', column === 'run_at' ? 'is' : 'is not', null).orderBy(column).limit(1), lane);
+    return args.env.length === 0 ? query : query.where('env', '=', args.env[0]!);
+  };
+  return db.selectFrom(earliest('run_at').as('free')).select('free.at').unionAll(db.selectFrom(earliest('locked_until').as('leased')).select('leased.at'));
+});
 
 export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
   const max = dialect.maxParams;
@@ -144,13 +161,8 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
         return Number(result.numDeletedRows);
       },
       async nextDueAt(env, lane = {}) {
-        // A job becomes claimable at its run_at, or at its lease end when a lease is still held: the
-        // earliest of each, read in one statement.
-        const earliest = (column: 'run_at' | 'locked_until') => {
-          const query = inLane(db.selectFrom('tidings_jobs').select(`${column} as at`).where('locked_until', column === 'run_at' ? 'is' : 'is not', null).orderBy(column).limit(1), lane);
-          return env === undefined ? query : query.where('env', '=', env);
-        };
-        const rows = await db.selectFrom(earliest('run_at').as('free')).select('free.at').unionAll(db.selectFrom(earliest('locked_until').as('leased')).select('leased.at')).execute();
+        const args = { env: env === undefined ? [] : [env], kinds: lane.kinds ?? [], kindsGiven: lane.kinds === undefined ? [] : [true], exceptKinds: lane.exceptKinds ?? [] };
+        const { rows } = await earliestClaimable<{ at: string | null }>(db, dialect, args);
         const candidates = rows.map((row) => row.at).filter((at): at is string => typeof at === 'string');
         return candidates.length === 0 ? null : candidates.sort()[0]!;
       },
