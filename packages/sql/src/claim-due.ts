@@ -3,7 +3,7 @@ import type { ClaimOptions } from '@tidings/core/internal';
 import { CompiledQuery, sql, type ExpressionBuilder } from 'kysely';
 import type { Db, JobRow, SqlDialect } from './dialect.js';
 import { reusableQuery } from './reusable-query.js';
-import { inLane } from './job-lane.js';
+import { inLane, laneTakesNothing } from './job-lane.js';
 import type { Database } from './tables.js';
 import { jobFromRow } from './repositories/delivery.js';
 
@@ -41,8 +41,6 @@ const claimArgs = (options: ClaimOptions): ClaimArgs => ({
   exceptKinds: options.exceptKinds ?? [],
 });
 
-/** A lane given no kind at all claims nothing. */
-const claimsNothing = (options: ClaimOptions) => options.kinds !== undefined && options.kinds.length === 0;
 
 /** The due, unleased jobs of the claim's environment (or every one) and lane, unordered. */
 function dueJobs(db: Db, { env, now, kinds, exceptKinds }: Pick<ClaimArgs, 'env' | 'now' | 'kinds' | 'exceptKinds'>) {
@@ -98,7 +96,7 @@ export function dueJobsClaim(rowLock: (select: DueSelect) => DueSelect, { inOneR
   const oneRange = reusableQuery<ClaimArgs>((db, args) => db.updateTable('tidings_jobs').set(leasedTo(args)).where('id', 'in', rowLock(dueJobIdsInOneRange(db, args))).returningAll());
   const anyDue = reusableQuery<ClaimArgs>((db, args) => dueJobs(db, args).limit(1));
   return async (db, options, dialect) => {
-    if (claimsNothing(options)) return [];
+    if (laneTakesNothing(options)) return [];
     const args = claimArgs(options);
     // A job committed after this read is one the claim would have missed had it run a moment sooner.
     if (readFirst && (await anyDue(db, dialect, args)).rows.length === 0) return [];
@@ -126,7 +124,7 @@ function inIndexOrder(query: CompiledQuery, env: string | undefined): CompiledQu
  * leased by id, and read again as leased.
  */
 export function claimDueJobsLocked(db: Db, options: ClaimOptions, transaction: <T>(db: Db, fn: (tx: Db) => Promise<T>) => Promise<T>): Promise<Job[]> {
-  if (claimsNothing(options)) return Promise.resolve([]);
+  if (laneTakesNothing(options)) return Promise.resolve([]);
   const args = claimArgs(options);
   return transaction(db, async (tx) => {
     const ids: string[] = [];

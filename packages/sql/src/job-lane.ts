@@ -2,6 +2,9 @@ import type { JobLane } from '@tidings/core/internal';
 import type { SelectQueryBuilder } from 'kysely';
 import type { Database } from './tables.js';
 
+/** A lane given no kind at all: it claims nothing, and nothing of it comes due. */
+export const laneTakesNothing = (lane: JobLane): boolean => lane.kinds !== undefined && lane.kinds.length === 0;
+
 /** A select of jobs narrowed to a lane's kinds. */
 export function inLane<Q extends SelectQueryBuilder<Database, 'tidings_jobs', object>>(query: Q, { kinds, exceptKinds }: JobLane): Q {
   let out = query;

@@ -5,7 +5,9 @@ import { cursorAfter, decodePosition } from '../util/page-cursor.js';
 import { docsOf, firstDoc } from './docs.js';
 import { foundInOrder } from '../util/found-in-order.js';
 
-const TABLE = 'notifications';
+/** The notifications' record table. */
+export const NOTIFICATIONS = 'notifications';
+const TABLE = NOTIFICATIONS;
 
 /** Orders a notification newest first by its instant, then its `_id` (the separator sorts below every id's characters). */
 export const notificationSort = (n: Pick<Notification, 'createdAt' | '_id'>) => `${n.createdAt}\u0001${n._id}`;

@@ -1,6 +1,7 @@
 import type { RecordInput, RecordStore } from './record-store.js';
 import type { DecisionRecord } from '../schemas/decision-record.js';
 import type { TraceRepository } from '../storage.js';
+import { NOTIFICATIONS } from './notifications.js';
 
 export const TRACES = 'traces';
 const TABLE = TRACES;
@@ -68,13 +69,10 @@ const appendKey = () => `${process.hrtime.bigint().toString().padStart(20, '0')}
 /** The key a trigger call's decision records are stored under (see `TraceRepository.appendCall`), made before its notifications. */
 export const newCallTraceKey = appendKey;
 
-/** The notifications' table: a notification names its call's trace record by its third index value. */
-const NOTIFICATIONS = 'notifications';
-
 /** The subscriber a record of these decisions is found by, or `*` when they are several subscribers'. */
 const subscriberOf = (decisions: readonly DecisionRecord[]) => (decisions.every((r) => r.subscriberId === decisions[0]!.subscriberId) ? decisions[0]!.subscriberId : '*');
 
-/** The call records named by these triggers' notifications. */
+/** The call records named by these triggers' notifications (by their third index value). */
 async function callRecordsOf(records: RecordStore, env: string, transactionIds: readonly string[]) {
   const keys = [...new Set((await records.get(env, NOTIFICATIONS, transactionIds)).flatMap((n) => (n.i3 ? [n.i3] : [])))];
   return keys.length === 0 ? [] : records.get(env, TABLE, keys);

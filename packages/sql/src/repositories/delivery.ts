@@ -8,7 +8,7 @@ import { deleteReturning, updateReturning } from '../returning-write.js';
 import { MESSAGE_SELECT, messageFromRow, messageRow } from '../message-row.js';
 import { messageCondition } from '../message-filter.js';
 import { rowInserter } from '../row-inserter.js';
-import { inLane } from '../job-lane.js';
+import { inLane, laneTakesNothing } from '../job-lane.js';
 import { reusableQuery } from '../reusable-query.js';
 import type { RepoContext } from './context.js';
 
@@ -74,15 +74,15 @@ const deleteClaimed = deleteReturning<{ env: string; ids: readonly string[]; wor
  */
 const ROWS_PER_READ = 1_000;
 
-/** A lane's jobs as `nextDueAt` reads them: `kindsGiven` holds one value when the lane names its kinds (none: every kind). */
-type DueArgs = { env: readonly string[]; kinds: NonNullable<JobLane['kinds']>; kindsGiven: readonly boolean[]; exceptKinds: NonNullable<JobLane['exceptKinds']> };
+/** A lane's jobs as `nextDueAt` reads them: `env` holds the environment or nothing (every one), `kinds` the lane's or nothing (every kind). */
+type DueArgs = { env: readonly string[]; kinds: NonNullable<JobLane['kinds']>; exceptKinds: NonNullable<JobLane['exceptKinds']> };
 
 /**
  * The instants at which a lane's first jobs become claimable, in one statement built once per shape
  * (`runDue()` asks it on every call): the earliest unleased `run_at`, and the earliest lease end.
  */
 const earliestClaimable = reusableQuery<DueArgs>((db, args) => {
-  const lane = { ...(args.kindsGiven.length > 0 && { kinds: args.kinds }), exceptKinds: args.exceptKinds };
+  const lane = { ...(args.kinds.length > 0 && { kinds: args.kinds }), exceptKinds: args.exceptKinds };
   const earliest = (column: 'run_at' | 'locked_until') => {
     const query = inLane(db.selectFrom('tidings_jobs').select(`${column} as at`).where('locked_until', column === 'run_at' ? 'is' : 'is not', null).orderBy(column).limit(1), lane);
     return args.env.length === 0 ? query : query.where('env', '=', args.env[0]!);
@@ -161,8 +161,8 @@ export function deliveryRepositories({ db, dialect }: RepoContext): Delivery {
         return Number(result.numDeletedRows);
       },
       async nextDueAt(env, lane = {}) {
-        const args = { env: env === undefined ? [] : [env], kinds: lane.kinds ?? [], kindsGiven: lane.kinds === undefined ? [] : [true], exceptKinds: lane.exceptKinds ?? [] };
-        const { rows } = await earliestClaimable<{ at: string | null }>(db, dialect, args);
+        if (laneTakesNothing(lane)) return null;
+        const { rows } = await earliestClaimable<{ at: string | null }>(db, dialect, { env: env === undefined ? [] : [env], kinds: lane.kinds ?? [], exceptKinds: lane.exceptKinds ?? [] });
         const candidates = rows.map((row) => row.at).filter((at): at is string => typeof at === 'string');
         return candidates.length === 0 ? null : candidates.sort()[0]!;
       },

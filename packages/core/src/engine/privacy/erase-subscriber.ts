@@ -4,6 +4,7 @@ import { DIGEST_KEYS, DIGESTS } from '../../records/digests.js';
 import { PREFERENCE_CHANGES } from '../../records/preferences.js';
 import { hashedAddress, SUPPRESSIONS } from '../../records/suppressions.js';
 import { hasTraces, SKIPS } from '../../records/traces.js';
+import { NOTIFICATIONS } from '../../records/notifications.js';
 import type { ErasedCounts, Notification, Subscriber, Suppression } from '../../schemas/index.js';
 import { normalAddress } from '../../schemas/suppression.js';
 import type { StorageRepositories } from '../../storage.js';
@@ -16,7 +17,6 @@ import { eraseFromBursts } from './erase-bursts.js';
 import { SIGNALS, TOKENS, WAITS } from '../waits/wait-records.js';
 
 const WINDOW_HITS = 'window-hits';
-const NOTIFICATIONS = 'notifications';
 
 /** How an erased subscriber is named in the audit log: a hash of their id, so the log keeps no id of theirs. */
 export const erasedName = (subscriberId: string) => `sha256:${createHash('sha256').update(subscriberId).digest('hex').slice(0, 32)}`;
