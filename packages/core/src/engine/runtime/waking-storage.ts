@@ -10,18 +10,20 @@ import { lazyMembers } from '../../util/lazy-members.js';
  * made every repository for every transaction).
  */
 function withEnqueueHook(repositories: StorageRepositories, enqueued: (jobs: readonly Job[]) => void): StorageRepositories {
-  const makers = Object.fromEntries(REPOSITORY_NAMES.map((name) => [name, () => repositories[name]])) as { -readonly [K in keyof StorageRepositories]: () => StorageRepositories[K] };
-  makers.jobs = () => {
-    const jobs = repositories.jobs;
+  const jobs = (): StorageRepositories['jobs'] => {
+    const inner = repositories.jobs;
     return {
-      ...jobs,
+      ...inner,
       async enqueue(env: string, added: readonly Job[]) {
-        await jobs.enqueue(env, added);
+        await inner.enqueue(env, added);
         enqueued(added);
       },
     };
   };
-  return lazyMembers<StorageRepositories>(makers);
+  // Made in one step: with `jobs` assigned after the object was made, young collections kept each
+  // transaction's callback alive, and the batch of jobs around it (docs/performance.md).
+  const makers = Object.fromEntries(REPOSITORY_NAMES.map((name) => [name, name === 'jobs' ? jobs : () => repositories[name]]));
+  return lazyMembers<StorageRepositories>(makers as { [K in keyof StorageRepositories]: () => StorageRepositories[K] });
 }
 
 /**
