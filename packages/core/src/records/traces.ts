@@ -1,4 +1,4 @@
-import type { RecordInput, RecordStore } from './record-store.js';
+import type { RecordInput, RecordStore, StoredRecord } from './record-store.js';
 import type { DecisionRecord } from '../schemas/decision-record.js';
 import type { TraceRepository } from '../storage.js';
 import { NOTIFICATIONS } from './notifications.js';
@@ -154,14 +154,22 @@ export async function deleteTraces(records: RecordStore, env: string, transactio
   if (transactionIds.length === 0) return;
   await records.deleteWhere(env, TABLE, { i1: transactionIds });
   const doomed = new Set(transactionIds);
+  await keepOnly(records, env, await callRecordsOf(records, env, transactionIds), (r) => !doomed.has(r.transactionId));
+  await records.deleteWhere(env, SKIPS, { i2: transactionIds });
+}
+
+/**
+ * Writes these trace records again with only the decisions `keep` keeps; a record left with none
+ * goes. A call's record (no trigger of its own) keeps naming each decision's trigger.
+ */
+export async function keepOnly(records: RecordStore, env: string, rows: readonly StoredRecord[], keep: (decision: DecisionRecord) => boolean): Promise<void> {
   const emptied: string[] = [];
   const rewritten: RecordInput[] = [];
-  for (const row of await callRecordsOf(records, env, transactionIds)) {
-    const kept = recordsOf(row.doc as TraceDoc, env, '').filter((r) => !doomed.has(r.transactionId));
+  for (const row of rows) {
+    const kept = recordsOf(row.doc as TraceDoc, env, row.i1 ?? '').filter(keep);
     if (kept.length === 0) emptied.push(row.key);
-    else rewritten.push({ key: row.key, i3: subscriberOf(kept), sort: row.sort, doc: runsOf(kept, true) });
+    else rewritten.push({ key: row.key, i1: row.i1, i2: row.i2, i3: subscriberOf(kept), sort: row.sort, doc: runsOf(kept, row.i1 === null) });
   }
   if (emptied.length > 0) await records.delete(env, TABLE, emptied);
   if (rewritten.length > 0) await records.put(env, TABLE, rewritten);
-  await records.deleteWhere(env, SKIPS, { i2: transactionIds });
 }

@@ -1,6 +1,6 @@
 import type { DecisionRecord } from '../../schemas/decision-record.js';
 import type { RecordStore, StoredRecord } from '../../records/record-store.js';
-import { recordsOf, runsOf, TRACES, type TraceDoc } from '../../records/traces.js';
+import { keepOnly, recordsOf, TRACES, type TraceDoc } from '../../records/traces.js';
 
 /** Trace records read per page of the scan of shared records. */
 const PAGE = 500;
@@ -36,18 +36,6 @@ export async function eraseSubscriberTraces(records: RecordStore, env: string, s
   const { own, shared, decisions } = await subscriberTraces(records, env, subscriberId);
   const transactionIds = new Set(decisions.map((d) => d.transactionId));
   if (own.length > 0) await records.delete(env, TRACES, own.map((r) => r.key));
-  const emptied: string[] = [];
-  const rewritten = [];
-  for (const record of shared) {
-    const others = recordsOf(record.doc as TraceDoc, env, record.i1 ?? '').filter((r) => r.subscriberId !== subscriberId);
-    if (others.length === 0) emptied.push(record.key);
-    else {
-      const single = others.every((r) => r.subscriberId === others[0]!.subscriberId);
-      // A call's record (no trigger of its own) keeps naming each record's trigger.
-      rewritten.push({ key: record.key, i1: record.i1, i2: record.i2, i3: single ? others[0]!.subscriberId : '*', sort: record.sort, doc: runsOf(others, record.i1 === null) });
-    }
-  }
-  if (emptied.length > 0) await records.delete(env, TRACES, emptied);
-  if (rewritten.length > 0) await records.put(env, TRACES, rewritten);
+  await keepOnly(records, env, shared, (r) => r.subscriberId !== subscriberId);
   return { removed: decisions.length, transactionIds };
 }
